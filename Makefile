@@ -1,0 +1,41 @@
+# Two commands do all set-up on a fresh clone: `make demo` and `make test`.
+PYTHON ?= python3.11
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+FRONTEND ?= torch
+PYTEST_ARGS ?=
+
+.PHONY: demo test test-slow bench reuse-report opinfo lint clean
+
+$(STAMP): requirements-dev.txt core/pyproject.toml frontend_numpy/pyproject.toml frontend_torch/pyproject.toml frontend_tf/pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -r requirements-dev.txt
+	$(PY) -m pip install -q --no-deps -e ./core -e ./frontend_numpy -e ./frontend_torch -e ./frontend_tf
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(PY) -m demo --frontend $(FRONTEND)
+
+test: $(STAMP)
+	$(PY) -m pytest -n 2 $(PYTEST_ARGS)
+
+test-slow: $(STAMP)
+	LAZYTENSOR_SLOW=1 $(PY) -m pytest -n 2 -m slow $(PYTEST_ARGS)
+
+bench: $(STAMP)
+	$(PY) bench/elementwise.py
+	$(PY) bench/overhead.py
+
+reuse-report: $(STAMP)
+	$(PY) ci/reuse_report.py
+
+opinfo: $(STAMP)
+	$(PY) ci/torch_opinfo.py
+
+lint: $(STAMP)
+	$(PY) -m ruff check core frontend_numpy frontend_torch frontend_tf tests bench ci
+
+clean:
+	rm -rf $(VENV)

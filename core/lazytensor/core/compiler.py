@@ -1,0 +1,264 @@
+"""Compile step: a cut graph becomes a jitted function over its parameters,
+compiled once per graph signature and kept in an executable cache.
+
+The signature is the graph's exact structure: per node in topological order
+its op, attrs and operand positions; per parameter its shape and dtype;
+constants by value; plus which parameters are donated. It never contains
+device data, so new data of the same shapes reuses the executable.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+import warnings
+from dataclasses import dataclass, field
+
+import jax
+import numpy as np
+
+from lazytensor.core.ir import Node, toposort
+from lazytensor.core.lowering import LOWERINGS
+from lazytensor.core.ops import Op
+
+_CACHE_DIR_ENV = "LAZYTENSOR_CACHE_DIR"
+
+
+@dataclass(slots=True)
+class Plan:
+    """What one execution needs: the signature and the arguments, in order."""
+
+    signature: tuple
+    skeleton: list  # data-free copies of the nodes, for tracing
+    operand_index: list  # per node, the positions of its operands
+    data_args: list  # jax arrays of the DATA leaves, in parameter order
+    scalar_banks: list  # one numpy array per scalar dtype
+    bank_dtypes: tuple
+    roots: tuple  # positions of the outputs
+    donate: tuple  # parameter positions that may be donated
+
+
+@dataclass
+class Executable:
+    compiled: object
+    nodes: int
+    compile_seconds: float
+    hits: int = 0
+
+
+@dataclass
+class ExecutableCache:
+    """Executables by graph signature; ``explain`` says why a signature missed."""
+
+    entries: dict = field(default_factory=dict)
+
+    def get(self, signature: tuple) -> Executable | None:
+        return self.entries.get(signature)
+
+    def put(self, signature: tuple, executable: Executable) -> None:
+        self.entries[signature] = executable
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def explain(self, signature: tuple) -> str:
+        """Why ``signature`` is not cached: the first difference from the
+        closest cached graph (the one sharing the longest prefix)."""
+        if not self.entries:
+            return "first graph: the cache is empty"
+        nodes = signature[0]
+        best, best_prefix = None, -1
+        for other in self.entries:
+            prefix = _common_prefix(nodes, other[0])
+            if prefix > best_prefix:
+                best, best_prefix = other, prefix
+        assert best is not None
+        other_nodes = best[0]
+        if best_prefix == len(nodes) == len(other_nodes):
+            if signature[1] != best[1]:
+                return f"same nodes, different outputs: {signature[1]} vs {best[1]}"
+            return "same graph, different donated parameters"
+        if best_prefix >= min(len(nodes), len(other_nodes)):
+            return f"graph has {len(nodes)} nodes, closest cached graph has {len(other_nodes)}"
+        return (
+            f"node {best_prefix} differs from the closest cached graph: "
+            f"{_describe(nodes[best_prefix])} vs {_describe(other_nodes[best_prefix])}"
+        )
+
+
+def _common_prefix(a: tuple, b: tuple) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def _describe(entry: tuple) -> str:
+    op = entry[0]
+    if op is Op.DATA:
+        return f"parameter {entry[2]}{list(entry[1])}"
+    if op is Op.SCALAR:
+        return f"scalar parameter {entry[1]}"
+    if op is Op.CONST:
+        return f"constant {entry[2]}{list(entry[1])} (by value)"
+    return f"{op.name} attrs={entry[1]} operands={entry[2]}"
+
+
+def plan(roots: list[Node], donatable=None) -> Plan:
+    """Walk the graph below ``roots`` and collect its signature and arguments.
+    ``donatable(leaf, uses)`` decides per DATA leaf whether its buffer may be
+    donated (``uses``: how often the graph's nodes name it as an operand);
+    by default, when nothing outside this graph can reach it any more."""
+    donatable = donatable or is_unreferenced
+    order = toposort(roots)
+    walk = _walk(order)
+    root_pos = tuple(walk.index[id(r)] for r in roots)
+    # only the lists named here hold the leaves now (see _calibrate)
+    donate = _choose_donations(walk.data_leaves, walk.uses, [order[p] for p in root_pos],
+                               donatable)
+    bank_dtypes = tuple(walk.banks)
+    scalar_banks = [np.asarray(walk.banks[d], dtype=d) for d in bank_dtypes]
+    signature = (tuple(walk.entries), root_pos, donate, bank_dtypes)
+    return Plan(signature, walk.skeleton, walk.operand_index, walk.data_args, scalar_banks,
+                bank_dtypes, root_pos, donate)
+
+
+@dataclass(slots=True)
+class _Walk:
+    index: dict = field(default_factory=dict)  # id(node) -> position
+    entries: list = field(default_factory=list)
+    skeleton: list = field(default_factory=list)
+    operand_index: list = field(default_factory=list)
+    data_args: list = field(default_factory=list)
+    data_leaves: list = field(default_factory=list)
+    banks: dict = field(default_factory=dict)  # dtype -> scalar values
+    uses: dict = field(default_factory=dict)  # id(node) -> operand references
+
+
+def _walk(order: list[Node]) -> _Walk:
+    w = _Walk()
+    for i, node in enumerate(order):
+        w.index[id(node)] = i
+        op = node.op
+        operands: tuple = ()
+        if op is Op.DATA:
+            w.entries.append((op, node.shape, node.dtype, len(w.data_args)))
+            w.data_args.append(node.data)
+            w.data_leaves.append(node)
+        elif op is Op.SCALAR:
+            bank = w.banks.setdefault(node.dtype, [])
+            w.entries.append((op, node.dtype, len(bank)))
+            bank.append(node.data)
+        elif op is Op.CONST:
+            w.entries.append((op, node.shape, node.dtype, np.asarray(node.data).tobytes()))
+        else:
+            operands = tuple(w.index[id(o)] for o in node.operands)
+            for o in node.operands:
+                w.uses[id(o)] = w.uses.get(id(o), 0) + 1
+            w.entries.append((op, node.attrs, operands))
+        w.operand_index.append(operands)
+        w.skeleton.append(Node(op, (), node.attrs, node.shape, node.dtype,
+                               node.data if op is Op.CONST else None))
+    return w
+
+
+def _choose_donations(leaves, uses, outputs, donatable) -> tuple:
+    wanted: dict[tuple, int] = {}
+    for out in outputs:
+        aval = (out.shape, out.dtype)
+        wanted[aval] = wanted.get(aval, 0) + 1
+    donate = []
+    for position, leaf in enumerate(leaves):
+        aval = (leaf.shape, leaf.dtype)
+        if wanted.get(aval, 0) and donatable(leaf, uses.get(id(leaf), 0)):
+            wanted[aval] -= 1
+            donate.append(position)
+    return tuple(donate)
+
+
+def _reference_counts(leaf: Node, uses: int) -> tuple[int, int]:
+    return sys.getrefcount(leaf) - uses, sys.getrefcount(leaf.data)
+
+
+_BASELINE: list = []  # reference counts of a leaf that only the graph holds
+
+
+def _calibrate() -> tuple[int, int]:
+    """Measure, through the same call path as a real plan, the reference
+    counts of a DATA leaf that nothing but the graph being planned holds."""
+    seen: list = []
+    leaf = Node(Op.DATA, (), (), (1,), np.dtype("float32"), data=jax.numpy.zeros(1))
+    user = Node(Op.NEG, (leaf,), (), (1,), np.dtype("float32"))
+    del leaf
+    plan([user], lambda leaf, uses: seen.append(_reference_counts(leaf, uses)) or False)
+    return seen[0]
+
+
+def is_unreferenced(leaf: Node, uses: int) -> bool:
+    """True when no live handle, view, user array or other graph holds
+    ``leaf`` or its buffer: its memory may be donated to the outputs."""
+    if not _BASELINE:
+        _BASELINE.append(_calibrate())
+    return _reference_counts(leaf, uses) == _BASELINE[0]
+
+
+def build(p: Plan) -> Executable:
+    """Trace the plan's skeleton with the lowering table, jit and compile it."""
+    # the closure captures only data-free structure, never the plan's buffers
+    skeleton, operand_index, roots = p.skeleton, p.operand_index, p.roots
+    entries, bank_dtypes, n_data = p.signature[0], p.bank_dtypes, len(p.data_args)
+
+    def replay(*args):
+        data, banks = args[:n_data], dict(zip(bank_dtypes, args[n_data:]))
+        values: list = [None] * len(skeleton)
+        for i, node in enumerate(skeleton):
+            op = node.op
+            if op is Op.DATA:
+                values[i] = data[entries[i][3]]
+            elif op is Op.SCALAR:
+                values[i] = banks[node.dtype][entries[i][2]]
+            elif op is Op.CONST:
+                values[i] = np.asarray(node.data, dtype=node.dtype)
+            else:
+                values[i] = LOWERINGS[op](node, *[values[j] for j in operand_index[i]])
+        return [values[r] for r in roots]
+
+    start = time.perf_counter()
+    jitted = jax.jit(replay, donate_argnums=p.donate)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Some donated buffers were not usable")
+        compiled = jitted.lower(*p.data_args, *p.scalar_banks).compile()
+    seconds = time.perf_counter() - start
+    return Executable(compiled, len(skeleton), seconds)
+
+
+def run(executable: Executable, p: Plan) -> list:
+    return executable.compiled(*p.data_args, *p.scalar_banks)
+
+
+def enable_persistent_cache(directory: str | None = None) -> str | None:
+    """Keep compiled executables on disk across processes (XLA's own cache),
+    in ``directory`` or ``$LAZYTENSOR_CACHE_DIR``."""
+    directory = directory or os.environ.get(_CACHE_DIR_ENV)
+    if directory:
+        jax.config.update("jax_compilation_cache_dir", directory)
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+    return directory
+
+
+def to_device(value) -> jax.Array:
+    """A host value as a fresh device array (always a copy: a buffer that we
+    may donate later must never alias memory the user holds)."""
+    return jax.device_put(np.array(value, copy=True))
+
+
+def to_host(array: jax.Array) -> np.ndarray:
+    """A device array as a fresh, writable host array."""
+    return np.array(array, copy=True)
+
+
+def block(arrays: list) -> None:
+    jax.block_until_ready(arrays)

@@ -1,0 +1,100 @@
+"""Immutable IR nodes with an abstract value and a structural key.
+
+A node is ``(op, operands, attrs, shape, dtype)``. Its shape and dtype are
+inferred by the op's rule when the node is made (``lazytensor.core.registry``),
+so a shape error is raised at the user's line. ``key`` is a structural hash
+computed once from op, attrs, abstract value and the operands' keys; leaves
+of device data hash by shape, dtype and sharding, never by value.
+
+>>> import numpy as np
+>>> a = Node(Op.SCALAR, (), (), (), np.dtype("float32"), data=1.5)
+>>> b = Node(Op.SCALAR, (), (), (), np.dtype("float32"), data=2.5)
+>>> a.key == b.key  # scalars are parameters: same structure, same key
+True
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from lazytensor.core.ops import LEAVES, Op
+
+
+class Node:
+    """One recorded operation (or leaf). Never mutated after construction."""
+
+    __slots__ = ("op", "operands", "attrs", "shape", "dtype", "key", "data", "__weakref__")
+
+    def __init__(
+        self,
+        op: Op,
+        operands: tuple[Node, ...],
+        attrs: tuple,
+        shape: tuple[int, ...],
+        dtype: np.dtype,
+        data: Any = None,
+    ) -> None:
+        self.op = op
+        self.operands = operands
+        self.attrs = attrs
+        self.shape = shape
+        self.dtype = dtype
+        self.data = data
+        if op is Op.DATA:
+            key = hash((op, shape, dtype, getattr(data, "sharding_key", None)))
+        elif op is Op.SCALAR:
+            key = hash((op, dtype))
+        elif op is Op.CONST:
+            key = hash((op, shape, dtype, _const_bytes(data)))
+        else:
+            key = hash((op, attrs, shape, dtype, *[o.key for o in operands]))
+        self.key = key
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.op in LEAVES
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def __repr__(self) -> str:
+        shape = "x".join(map(str, self.shape)) if isinstance(self.shape, tuple) else self.shape
+        return f"<{self.op.name} {self.dtype}[{shape}] #{self.key & 0xFFFF:04x}>"
+
+
+def _const_bytes(value: Any) -> bytes:
+    return np.asarray(value).tobytes()
+
+
+def toposort(roots: list[Node]) -> list[Node]:
+    """Nodes reachable from ``roots``, operands before users (iterative: graphs
+    can be deeper than Python's recursion limit).
+
+    >>> import numpy as np
+    >>> s = Node(Op.SCALAR, (), (), (), np.dtype("float32"), data=1.0)
+    >>> n = Node(Op.NEG, (s,), (), (), np.dtype("float32"))
+    >>> [x.op.name for x in toposort([n])]
+    ['SCALAR', 'NEG']
+    """
+    order: list[Node] = []
+    seen: set[int] = set()
+    for root in roots:
+        if id(root) in seen:
+            continue
+        stack = [(root, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if expanded:
+                order.append(node)
+                continue
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            stack.append((node, True))
+            for operand in reversed(node.operands):
+                if id(operand) not in seen:
+                    stack.append((operand, False))
+    return order

@@ -1,0 +1,206 @@
+"""Lowering: one table from core op to a ``jax.lax`` function.
+
+Each entry is ``fn(node, *operand_values) -> value``; it reads the node's
+attrs and its already-inferred shape/dtype and never re-infers them. Only
+this module and ``lazytensor.core.compiler`` import jax.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import jax
+import jax.numpy as jnp  # only for dtype-generic constants in a few lowerings
+from jax import lax
+
+from lazytensor.core import dtypes as dt
+from lazytensor.core.ir import Node
+from lazytensor.core.ops import Op
+
+Lowering = Callable[..., object]
+PRECISION = lax.Precision.HIGHEST  # match the frameworks' fp32 matmuls, not TF32/bf16 passes
+
+
+def _unary(fn) -> Lowering:
+    return lambda node, x: fn(x)
+
+
+def _binary(fn) -> Lowering:
+    return lambda node, x, y: fn(x, y)
+
+
+def _pow(node: Node, x, y):
+    if dt.is_inexact(node.dtype):
+        return lax.pow(x, y)
+    # integers: square-and-multiply over the exponent's bits
+    acc, base = jnp.ones_like(x), x
+    for _ in range(8 * node.dtype.itemsize):
+        acc = lax.select(lax.bitwise_and(y, jnp.ones_like(y)) == 1, acc * base, acc)
+        base = base * base
+        y = lax.shift_right_logical(y, jnp.ones_like(y))
+    return acc
+
+
+def _mode(mode: str) -> lax.GatherScatterMode:
+    return {
+        "clip": lax.GatherScatterMode.CLIP,
+        "fill": lax.GatherScatterMode.FILL_OR_DROP,
+        "promise_in_bounds": lax.GatherScatterMode.PROMISE_IN_BOUNDS,
+    }[mode]
+
+
+def _gather(node: Node, x, indices):
+    offset, collapsed, start_map, op_batch, idx_batch, slice_sizes, mode = node.attrs
+    dnums = lax.GatherDimensionNumbers(offset, collapsed, start_map, op_batch, idx_batch)
+    return lax.gather(x, indices, dnums, slice_sizes, mode=_mode(mode))
+
+
+_SCATTERS = {
+    "set": lax.scatter, "add": lax.scatter_add, "mul": lax.scatter_mul,
+    "min": lax.scatter_min, "max": lax.scatter_max,
+}
+
+
+def _scatter(node: Node, x, indices, updates):
+    window, inserted, to_operand, op_batch, idx_batch, kind, mode = node.attrs
+    dnums = lax.ScatterDimensionNumbers(window, inserted, to_operand, op_batch, idx_batch)
+    return _SCATTERS[kind](x, indices, updates, dnums, mode=_mode(mode))
+
+
+def _reduce_window(combine) -> Lowering:
+    def lower(node: Node, x, init):
+        dims, strides, padding, base_dil, win_dil = node.attrs
+        return lax.reduce_window(x, init, combine, dims, strides, padding, base_dil, win_dil)
+
+    return lower
+
+
+def _key(raw):
+    return jax.random.wrap_key_data(raw, impl="threefry2x32")
+
+
+def _rng(sample) -> Lowering:
+    def lower(node: Node, raw):
+        shape, dtype = node.attrs
+        return sample(_key(raw), shape, dtype)
+
+    return lower
+
+
+def _sort(node: Node, x):
+    axis, descending, stable = node.attrs
+    if descending:
+        return lax.rev(lax.sort(x, dimension=axis, is_stable=stable), (axis,))
+    return lax.sort(x, dimension=axis, is_stable=stable)
+
+
+def _argsort(node: Node, x):
+    axis, descending, stable, index_dtype = node.attrs
+    n = x.shape[axis]
+    src = lax.rev(x, (axis,)) if descending else x
+    iota = lax.broadcasted_iota(index_dtype, x.shape, axis)
+    _, perm = lax.sort((src, iota), dimension=axis, is_stable=stable, num_keys=1)
+    if descending:  # stable descending: sort the reversed array, map indices back
+        perm = (n - 1) - lax.rev(perm, (axis,))
+    return perm
+
+
+def _dot_general(node: Node, a, b):
+    dims, out_dtype = node.attrs
+    return lax.dot_general(a, b, dims, precision=PRECISION, preferred_element_type=out_dtype)
+
+
+def _conv(node: Node, lhs, rhs):
+    strides, padding, lhs_dil, rhs_dil, dnums, groups, batch_groups = node.attrs
+    return lax.conv_general_dilated(
+        lhs, rhs, strides, padding, lhs_dil, rhs_dil, dnums, groups, batch_groups,
+        precision=PRECISION,
+    )
+
+
+def _triangular_solve(node: Node, a, b):
+    left_side, lower, transpose_a, unit_diagonal = node.attrs
+    return lax.linalg.triangular_solve(
+        a, b, left_side=left_side, lower=lower, transpose_a=transpose_a,
+        unit_diagonal=unit_diagonal,
+    )
+
+
+LOWERINGS: dict[Op, Lowering] = {
+    Op.NEG: _unary(lax.neg), Op.ABS: _unary(lax.abs), Op.SIGN: _unary(lax.sign),
+    Op.EXP: _unary(lax.exp), Op.EXP2: _unary(lax.exp2), Op.EXPM1: _unary(lax.expm1),
+    Op.LOG: _unary(lax.log), Op.LOG1P: _unary(lax.log1p), Op.SQRT: _unary(lax.sqrt),
+    Op.RSQRT: _unary(lax.rsqrt), Op.CBRT: _unary(lax.cbrt), Op.SIN: _unary(lax.sin),
+    Op.COS: _unary(lax.cos), Op.TAN: _unary(lax.tan), Op.ASIN: _unary(lax.asin),
+    Op.ACOS: _unary(lax.acos), Op.ATAN: _unary(lax.atan), Op.SINH: _unary(lax.sinh),
+    Op.COSH: _unary(lax.cosh), Op.TANH: _unary(lax.tanh), Op.ASINH: _unary(lax.asinh),
+    Op.ACOSH: _unary(lax.acosh), Op.ATANH: _unary(lax.atanh), Op.FLOOR: _unary(lax.floor),
+    Op.CEIL: _unary(lax.ceil),
+    Op.ROUND_EVEN: _unary(lambda x: lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)),
+    Op.ROUND_AWAY: _unary(lambda x: lax.round(x, lax.RoundingMethod.AWAY_FROM_ZERO)),
+    Op.LOGISTIC: _unary(lax.logistic), Op.ERF: _unary(lax.erf), Op.ERFC: _unary(lax.erfc),
+    Op.ERF_INV: _unary(lax.erf_inv), Op.LGAMMA: _unary(lax.lgamma),
+    Op.DIGAMMA: _unary(lax.digamma), Op.NOT: _unary(lax.bitwise_not),
+    Op.POPCNT: _unary(lax.population_count), Op.CLZ: _unary(lax.clz),
+    Op.CONJ: _unary(lax.conj), Op.IS_FINITE: _unary(lax.is_finite),
+    Op.REAL: _unary(lax.real), Op.IMAG: _unary(lax.imag),
+    Op.ADD: _binary(lax.add), Op.SUB: _binary(lax.sub), Op.MUL: _binary(lax.mul),
+    Op.DIV: _binary(lax.div), Op.REM: _binary(lax.rem), Op.POW: _pow,
+    Op.MAX: _binary(lax.max), Op.MIN: _binary(lax.min), Op.ATAN2: _binary(lax.atan2),
+    Op.NEXTAFTER: _binary(lax.nextafter), Op.AND: _binary(lax.bitwise_and),
+    Op.OR: _binary(lax.bitwise_or), Op.XOR: _binary(lax.bitwise_xor),
+    Op.SHIFT_LEFT: _binary(lax.shift_left),
+    Op.SHIFT_RIGHT_ARITHMETIC: _binary(lax.shift_right_arithmetic),
+    Op.SHIFT_RIGHT_LOGICAL: _binary(lax.shift_right_logical),
+    Op.COMPLEX: _binary(lax.complex),
+    Op.EQ: _binary(lax.eq), Op.NE: _binary(lax.ne), Op.LT: _binary(lax.lt),
+    Op.LE: _binary(lax.le), Op.GT: _binary(lax.gt), Op.GE: _binary(lax.ge),
+    Op.SELECT: lambda node, p, a, b: lax.select(p, a, b),
+    Op.CLAMP: lambda node, lo, x, hi: lax.clamp(lo, x, hi),
+    Op.CONVERT: lambda node, x: lax.convert_element_type(x, node.dtype),
+    Op.BITCAST_CONVERT: lambda node, x: lax.bitcast_convert_type(x, node.dtype),
+    Op.BROADCAST_IN_DIM: lambda node, x: lax.broadcast_in_dim(x, *node.attrs),
+    Op.RESHAPE: lambda node, x: lax.reshape(x, node.shape),
+    Op.TRANSPOSE: lambda node, x: lax.transpose(x, *node.attrs),
+    Op.REV: lambda node, x: lax.rev(x, *node.attrs),
+    Op.SLICE: lambda node, x: lax.slice(x, *node.attrs),
+    Op.DYNAMIC_SLICE: lambda node, x, *idx: lax.dynamic_slice(x, idx, *node.attrs),
+    Op.DYNAMIC_UPDATE_SLICE: lambda node, x, u, *idx: lax.dynamic_update_slice(x, u, idx),
+    Op.CONCATENATE: lambda node, *xs: lax.concatenate(xs, *node.attrs),
+    Op.PAD: lambda node, x, v: lax.pad(x, v, node.attrs[0]),
+    Op.GATHER: _gather,
+    Op.SCATTER: _scatter,
+    Op.REDUCE_SUM: lambda node, x: lax.reduce_sum(x, node.attrs[0]),
+    Op.REDUCE_PROD: lambda node, x: lax.reduce_prod(x, node.attrs[0]),
+    Op.REDUCE_MAX: lambda node, x: lax.reduce_max(x, node.attrs[0]),
+    Op.REDUCE_MIN: lambda node, x: lax.reduce_min(x, node.attrs[0]),
+    Op.REDUCE_AND: lambda node, x: lax.reduce_and(x, node.attrs[0]),
+    Op.REDUCE_OR: lambda node, x: lax.reduce_or(x, node.attrs[0]),
+    Op.ARGMAX: lambda node, x: lax.argmax(x, *node.attrs),
+    Op.ARGMIN: lambda node, x: lax.argmin(x, *node.attrs),
+    Op.CUMSUM: lambda node, x: lax.cumsum(x, *node.attrs),
+    Op.CUMPROD: lambda node, x: lax.cumprod(x, *node.attrs),
+    Op.CUMMAX: lambda node, x: lax.cummax(x, *node.attrs),
+    Op.CUMMIN: lambda node, x: lax.cummin(x, *node.attrs),
+    Op.CUMLOGSUMEXP: lambda node, x: lax.cumlogsumexp(x, *node.attrs),
+    Op.REDUCE_WINDOW_SUM: _reduce_window(lax.add),
+    Op.REDUCE_WINDOW_MAX: _reduce_window(lax.max),
+    Op.REDUCE_WINDOW_MIN: _reduce_window(lax.min),
+    Op.DOT_GENERAL: _dot_general,
+    Op.CONV: _conv,
+    Op.IOTA: lambda node: lax.broadcasted_iota(*node.attrs),
+    Op.RNG_UNIFORM: _rng(jax.random.uniform),
+    Op.RNG_NORMAL: _rng(jax.random.normal),
+    Op.RNG_BITS: _rng(lambda key, shape, dtype: jax.random.bits(key, shape, dtype)),
+    Op.RNG_FOLD: lambda node, raw, d: jax.random.key_data(jax.random.fold_in(_key(raw), d)),
+    Op.SORT: _sort,
+    Op.ARGSORT: _argsort,
+    Op.TOP_K: lambda node, x: tuple(lax.top_k(x, node.attrs[0])),
+    Op.CHOLESKY: lambda node, x: lax.linalg.cholesky(x),
+    Op.TRIANGULAR_SOLVE: _triangular_solve,
+    Op.EIGH: lambda node, x: tuple(lax.linalg.eigh(x)),
+    Op.QR: lambda node, x: tuple(lax.linalg.qr(x, full_matrices=node.attrs[0])),
+    Op.SVD: lambda node, x: tuple(lax.linalg.svd(x, full_matrices=node.attrs[0])),
+    Op.LU: lambda node, x: tuple(lax.linalg.lu(x)),
+    Op.TUPLE_GET: lambda node, x: x[node.attrs[0]],
+}

@@ -1,0 +1,12 @@
+"""Shape/dtype rules, one module per op family; importing this package
+registers every core op exactly once."""
+
+from lazytensor.core.rules import (  # noqa: F401  (registration by import)
+    contract,
+    elementwise,
+    generators,
+    indexing,
+    leaves,
+    movement,
+    reduce,
+)

@@ -1,0 +1,257 @@
+"""The runtime: lazy handles, the live registry, graph cutting, execution.
+
+A ``Handle`` holds either device data (a DATA leaf) or a pending node. Every
+handle that receives a pending node is registered (weakly) with the active
+``Runtime``; ``Runtime.sync()`` materializes all live pending handles in one
+compiled graph (mark_step semantics) and re-points them at their results.
+Observing a value (``Handle.value()``) is a barrier too. A ``ViewHandle``
+computes its node from its base, so writes through it reach the base.
+
+All state lives on a ``Runtime`` object; ``use_runtime`` swaps in a fresh one.
+"""
+
+from __future__ import annotations
+
+import time
+import weakref
+from contextlib import contextmanager
+from typing import Callable
+
+import numpy as np
+
+from lazytensor.core import compiler
+from lazytensor.core.ir import Node
+from lazytensor.core.metrics import Metrics
+from lazytensor.core.ops import LEAVES, Op
+from lazytensor.core.registry import RECORDED, make
+
+DEFAULT_NODE_LIMIT = 50_000
+
+
+class Handle:
+    """A lazy tensor's storage: ``node`` is its current value."""
+
+    __slots__ = ("node", "__weakref__")
+
+    def __init__(self, node: Node) -> None:
+        self.node = node
+        if node.op not in LEAVES:
+            ACTIVE.runtime.track(self)
+
+    def assign(self, node: Node) -> None:
+        """In-place update: this handle now holds ``node``."""
+        self.node = node
+        if node.op not in LEAVES:
+            ACTIVE.runtime.track(self)
+
+    def _materialized(self, leaf: Node) -> None:
+        self.node = leaf
+
+    def value(self):
+        """The device array (a ``jax.Array``); runs what is pending."""
+        node = self.node
+        if node.op is not Op.DATA:
+            ACTIVE.runtime.sync(extra=(self,))
+            node = self.node
+        return node.data
+
+    def numpy(self) -> np.ndarray:
+        """A fresh host copy of the value (blocks until it is computed)."""
+        data = self.value()
+        ACTIVE.runtime.metrics.count("transfers_to_host")
+        return compiler.to_host(data)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.node.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.node.dtype
+
+
+Forward = Callable[[Node], Node]
+Backward = Callable[[Node, Node], Node]
+
+
+class ViewHandle(Handle):
+    """A view of a base handle: its node is ``forward(base.node)``; assigning
+    to it writes ``backward(base.node, value)`` into the base. ``backward``
+    is None for views that cannot be written (e.g. broadcasts)."""
+
+    __slots__ = ("base", "forward", "backward", "_cached", "_seen")
+
+    def __init__(self, base: Handle, forward: Forward, backward: Backward | None) -> None:
+        if isinstance(base, ViewHandle):  # compose onto the root base
+            inner_f, inner_b = base.forward, base.backward
+            outer_f, outer_b = forward, backward
+            forward = lambda n: outer_f(inner_f(n))  # noqa: E731
+            backward = None if inner_b is None or outer_b is None else (
+                lambda b, v: inner_b(b, outer_b(inner_f(b), v))
+            )
+            base = base.base
+        self.base, self.forward, self.backward = base, forward, backward
+        self._cached: Node | None = None
+        self._seen: Node | None = None
+
+    @property
+    def node(self) -> Node:  # type: ignore[override]
+        base_node = self.base.node
+        if self._seen is not base_node:
+            self._cached, self._seen = self.forward(base_node), base_node
+        return self._cached
+
+    def assign(self, node: Node) -> None:
+        if self.backward is None:
+            raise ValueError("this view cannot be written to (it repeats elements of its base)")
+        self.base.assign(self.backward(self.base.node, node))
+        self._cached, self._seen = node, self.base.node
+
+    def _materialized(self, leaf: Node) -> None:
+        self._cached, self._seen = leaf, self.base.node
+
+
+def data_leaf(array) -> Node:
+    """A DATA leaf over a device array."""
+    return Node(Op.DATA, (), (), tuple(array.shape), np.dtype(array.dtype), data=array)
+
+
+def scalar(value, dtype: np.dtype) -> Node:
+    """A Python scalar as a graph parameter: changing it never recompiles."""
+    return Node(Op.SCALAR, (), (), (), dtype, data=value)
+
+
+def constant(value, dtype: np.dtype) -> Node:
+    """A small constant, hashed and compiled in by value (shape-like data)."""
+    array = np.asarray(value, dtype=dtype)
+    return Node(Op.CONST, (), (), array.shape, array.dtype, data=array)
+
+
+class RngState:
+    """Explicit-key random numbers: key_i = fold_in(seed key, i), with the
+    seed key as device data and ``i`` as a scalar parameter, so neither a new
+    seed nor a new step recompiles. Same seed, same sequence."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.manual_seed(seed)
+
+    def manual_seed(self, seed: int) -> None:
+        seed = int(seed) & 0xFFFFFFFFFFFFFFFF
+        raw = np.array([seed >> 32, seed & 0xFFFFFFFF], dtype=np.uint32)
+        self.seed_value = seed
+        self.key = data_leaf(compiler.to_device(raw))
+        self.counter = 0
+
+    def next_key(self) -> Node:
+        self.counter += 1
+        return make(Op.RNG_FOLD, (self.key, scalar(self.counter, np.dtype(np.uint32))))
+
+
+class Runtime:
+    """Live registry, graph cutting, executable cache, metrics and RNG."""
+
+    def __init__(self, node_limit: int = DEFAULT_NODE_LIMIT, donate: bool = True) -> None:
+        self.metrics = Metrics()
+        self.cache = compiler.ExecutableCache()
+        self.rng = RngState()
+        self.node_limit = node_limit
+        self.donate = donate
+        self._pending: list[weakref.ref] = []
+        self._recorded_mark = RECORDED.recorded
+
+    def track(self, handle: Handle) -> None:
+        self._pending.append(weakref.ref(handle))
+        if RECORDED.recorded - self._recorded_mark > self.node_limit:
+            self.metrics.count("auto_cuts")
+            self.sync()
+
+    def pending_handles(self) -> list[Handle]:
+        """Live handles whose value is still a pending node."""
+        handles, seen = [], set()
+        for ref in self._pending:
+            handle = ref()
+            if handle is None or id(handle) in seen:
+                continue
+            seen.add(id(handle))
+            if handle.node.op not in LEAVES:
+                handles.append(handle)
+        return handles
+
+    def sync(self, extra: tuple = ()) -> None:
+        """Materialize every live pending handle (and ``extra``) in one graph."""
+        handles = self.pending_handles()
+        self._pending = []
+        for handle in extra:
+            if handle.node.op not in LEAVES and handle not in handles:
+                handles.append(handle)
+        recorded = RECORDED.recorded
+        self.metrics.count("ops_recorded", recorded - self._recorded_mark)
+        self._recorded_mark = recorded
+        if handles:
+            self._execute(handles)
+
+    def _execute(self, handles: list[Handle]) -> None:
+        roots: list[Node] = []
+        position: dict[int, int] = {}
+        nodes = [handle.node for handle in handles]  # once: a view recomputes its node
+        for node in nodes:
+            if id(node) not in position:
+                position[id(node)] = len(roots)
+                roots.append(node)
+        start = time.perf_counter()
+        plan = compiler.plan(roots, None if self.donate else (lambda leaf, uses: False))
+        self.metrics.add_time("trace_plan", time.perf_counter() - start)
+        executable = self.cache.get(plan.signature)
+        if executable is None:
+            self.metrics.miss(self.cache.explain(plan.signature))
+            executable = compiler.build(plan)
+            self.metrics.add_time("compile", executable.compile_seconds)
+            self.cache.put(plan.signature, executable)
+        else:
+            executable.hits += 1
+            self.metrics.count("cache_hits")
+        start = time.perf_counter()
+        outputs = compiler.run(executable, plan)
+        self.metrics.add_time("execute", time.perf_counter() - start)
+        self.metrics.count("graphs_executed")
+        self.metrics.count("nodes_executed", executable.nodes)
+        self.metrics.count("donated_buffers", len(plan.donate))
+        leaves = [data_leaf(out) for out in outputs]
+        for handle, node in zip(handles, nodes):
+            handle._materialized(leaves[position[id(node)]])
+
+    def from_host(self, value, dtype: np.dtype | None = None) -> Handle:
+        """Device data copied from a host value (numpy array or scalar)."""
+        array = np.asarray(value, dtype=dtype)
+        self.metrics.count("transfers_to_device")
+        return Handle(data_leaf(compiler.to_device(array)))
+
+
+class _Active:
+    __slots__ = ("runtime",)
+
+    def __init__(self) -> None:
+        self.runtime = Runtime()
+
+
+ACTIVE = _Active()
+
+
+def get_runtime() -> Runtime:
+    return ACTIVE.runtime
+
+
+@contextmanager
+def use_runtime(runtime: Runtime | None = None):
+    """Run a block with ``runtime`` (a fresh one by default) as the active one."""
+    previous = ACTIVE.runtime
+    ACTIVE.runtime = runtime or Runtime()
+    try:
+        yield ACTIVE.runtime
+    finally:
+        ACTIVE.runtime = previous
+
+
+def sync() -> None:
+    """Materialize all live pending values in one graph (a step marker)."""
+    ACTIVE.runtime.sync()
