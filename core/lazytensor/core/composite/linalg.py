@@ -1,0 +1,41 @@
+"""Contractions written on DOT_GENERAL: matmul with numpy/torch broadcasting
+of batch dimensions, and tensordot."""
+
+from __future__ import annotations
+
+from lazytensor.core.composite.elementwise import broadcast_shapes, broadcast_to
+from lazytensor.core.ir import Node
+from lazytensor.core.ops import Op
+from lazytensor.core.registry import ShapeError, make
+
+
+def matmul(a: Node, b: Node) -> Node:
+    """``a @ b`` with numpy semantics: 1-D operands are promoted to matrices
+    and the added axis removed; leading (batch) dims broadcast. Operands
+    must already share a dtype.
+
+    Shape rule: (..., n, k) @ (..., k, m) -> (..., n, m).
+    """
+    if a.ndim == 0 or b.ndim == 0:
+        raise ShapeError("matmul: input operand does not have enough dimensions")
+    a2 = make(Op.RESHAPE, (a,), (1, a.shape[0])) if a.ndim == 1 else a
+    b2 = make(Op.RESHAPE, (b,), (b.shape[0], 1)) if b.ndim == 1 else b
+    if a2.shape[-1] != b2.shape[-2]:
+        raise ShapeError(
+            f"matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc "
+            f"signature (n?,k),(k,m?)->(n?,m?) (size {b2.shape[-2]} is different from "
+            f"{a2.shape[-1]})"
+        )
+    batch = broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
+    a3 = broadcast_to(a2, batch + a2.shape[-2:])
+    b3 = broadcast_to(b2, batch + b2.shape[-2:])
+    nb = len(batch)
+    dims = (((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb))))
+    out = make(Op.DOT_GENERAL, (a3, b3), dims, None)
+    shape = batch + ((a.shape[-2],) if a.ndim > 1 else ()) + ((b.shape[-1],) if b.ndim > 1 else ())
+    return out if out.shape == shape else make(Op.RESHAPE, (out,), shape)
+
+
+def tensordot(a: Node, b: Node, axes_a: tuple[int, ...], axes_b: tuple[int, ...]) -> Node:
+    """Contract ``axes_a`` of a with ``axes_b`` of b; free dims of a then b."""
+    return make(Op.DOT_GENERAL, (a, b), ((tuple(axes_a), tuple(axes_b)), ((), ())), None)

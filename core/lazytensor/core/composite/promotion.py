@@ -1,0 +1,87 @@
+"""Type promotion as data: one ``Policy`` per framework, one shared
+``result_type``. Operands are either dtypes (strong: arrays/tensors) or
+Python scalar types ``bool``/``int``/``float``/``complex`` (weak: they take
+the array's dtype when their kind fits, as in NEP 50, torch and tnp).
+
+>>> import numpy as np
+>>> result_type(NUMPY, np.dtype("float32"), float)
+dtype('float32')
+>>> result_type(NUMPY, np.dtype("int32"), float)
+dtype('float64')
+>>> result_type(TORCH, np.dtype("int32"), float)
+dtype('float32')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from lazytensor.core import dtypes as dt
+
+_KIND_ORDER = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+_WEAK_KIND = {bool: "b", int: "i", float: "f", complex: "c"}
+
+
+@dataclass(frozen=True)
+class Policy:
+    """A framework's promotion rules.
+
+    ``join`` promotes two strong dtypes; ``defaults`` gives the dtype a weak
+    scalar takes when it outranks every strong operand (by kind letter);
+    ``overrides`` pins specific strong pairs where the framework differs
+    from numpy's table (e.g. torch: uint64 + int64 is an error, not float64).
+    """
+
+    name: str
+    defaults: dict
+    overrides: dict = field(default_factory=dict)
+
+    def join(self, a: np.dtype, b: np.dtype) -> np.dtype:
+        if a == b:
+            return a
+        pinned = self.overrides.get((a, b), self.overrides.get((b, a)))
+        if pinned is not None:
+            if isinstance(pinned, Exception):
+                raise pinned
+            return pinned
+        return np.promote_types(a, b)
+
+
+def _kind(d) -> int:
+    if isinstance(d, type):
+        return _KIND_ORDER[_WEAK_KIND[d]]
+    return _KIND_ORDER[dt.category(d)]
+
+
+def result_type(policy: Policy, *operands) -> np.dtype:
+    """The dtype of an elementwise op over ``operands`` under ``policy``."""
+    strong = [d for d in operands if not isinstance(d, type)]
+    weak = [d for d in operands if isinstance(d, type)]
+    result = None
+    for d in strong:
+        result = d if result is None else policy.join(result, d)
+    for w in weak:
+        if result is None:
+            result = policy.defaults[_WEAK_KIND[w]]
+        elif _kind(w) > _kind(result):
+            default = policy.defaults[_WEAK_KIND[w]]
+            if dt.is_complex(default) and dt.is_float(result):
+                default = dt.complex_dtype(result)  # float32 array + 1j -> complex64
+            result = default
+    if result is None:
+        raise TypeError("result_type needs at least one operand")
+    return result
+
+
+NUMPY = Policy("numpy", {"b": dt.bool_, "i": dt.int64, "f": dt.float64, "c": dt.complex128})
+
+TORCH = Policy(
+    "torch",
+    {"b": dt.bool_, "i": dt.int64, "f": dt.float32, "c": dt.complex64},
+    overrides={
+        (dt.uint64, dt.int64): TypeError("Promotion for uint64 and int64 types is not supported"),
+        (dt.bfloat16, dt.float16): dt.float32,
+    },
+)

@@ -1,0 +1,151 @@
+"""Reductions with numpy-style axis arguments and keepdims, and the
+statistics composites (mean, var, std, logsumexp, softmax, log_softmax).
+
+Axes are normalized here once (``normalize_axes``) for every frontend. The
+result dtype of sum/prod/mean is the caller's choice (frameworks differ:
+numpy sums int32 as int64, torch as int64, mean of ints is an error in
+torch): callers pass ``dtype``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from lazytensor.core import dtypes as dt
+from lazytensor.core.composite.elementwise import as_node, broadcast_to, convert
+from lazytensor.core.ir import Node
+from lazytensor.core.ops import Op
+from lazytensor.core.registry import ShapeError, make
+
+
+class AxisError(ShapeError, IndexError):
+    """An axis out of range (numpy's AxisError is a ValueError and IndexError)."""
+
+
+def normalize_axis(axis: int, ndim: int) -> int:
+    """A possibly negative axis as an index in ``range(ndim)``."""
+    if not -ndim <= axis < max(ndim, 1) or (ndim == 0 and axis not in (0, -1)):
+        raise AxisError(f"axis {axis} is out of bounds for array of dimension {ndim}")
+    return axis % ndim if ndim else 0
+
+
+def normalize_axes(axis: int | Sequence[int] | None, ndim: int) -> tuple[int, ...]:
+    """``None`` -> all axes; an int or a sequence -> sorted non-negative axes."""
+    if axis is None:
+        return tuple(range(ndim))
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    out = tuple(sorted(normalize_axis(int(a), ndim) for a in axes))
+    if len(set(out)) != len(out):
+        raise ShapeError("repeated axis")
+    return out
+
+
+def keep_dims(reduced: Node, shape: tuple[int, ...], axes: tuple[int, ...]) -> Node:
+    """Re-insert reduced axes as size 1."""
+    kept = tuple(1 if i in axes else s for i, s in enumerate(shape))
+    return make(Op.RESHAPE, (reduced,), kept)
+
+
+_REDUCERS = {
+    "sum": Op.REDUCE_SUM, "prod": Op.REDUCE_PROD, "max": Op.REDUCE_MAX,
+    "min": Op.REDUCE_MIN, "all": Op.REDUCE_AND, "any": Op.REDUCE_OR,
+}
+
+
+def reduce(kind: str, x: Node, axis=None, keepdims: bool = False,
+           dtype: np.dtype | None = None) -> Node:
+    """sum/prod/max/min/all/any over ``axis`` (numpy argument conventions).
+
+    ``dtype`` is the accumulation and result dtype (default: x's dtype;
+    all/any always give bool). max/min of an empty axis raise ValueError.
+    """
+    axes = normalize_axes(axis, x.ndim)
+    if kind in ("all", "any"):
+        x = convert(x, dt.bool_) if x.dtype != dt.bool_ else x
+    elif dtype is not None:
+        x = convert(x, dtype)
+    if kind in ("max", "min") and any(x.shape[a] == 0 for a in axes):
+        raise ValueError(
+            f"zero-size array to reduction operation {'maximum' if kind == 'max' else 'minimum'}"
+            " which has no identity"
+        )
+    out = make(_REDUCERS[kind], (x,), axes)
+    return keep_dims(out, x.shape, axes) if keepdims else out
+
+
+def count(x: Node, axes: tuple[int, ...]) -> int:
+    n = 1
+    for a in axes:
+        n *= x.shape[a]
+    return n
+
+
+def mean(x: Node, axis=None, keepdims: bool = False, dtype: np.dtype | None = None) -> Node:
+    """sum / count in ``dtype`` (default: x's dtype, which must be inexact)."""
+    dtype = dtype or x.dtype
+    axes = normalize_axes(axis, x.ndim)
+    total = reduce("sum", convert(x, dtype), axes, keepdims)
+    return make(Op.DIV, (total, as_node(float(count(x, axes)) if dt.is_inexact(dtype)
+                                         else count(x, axes), dtype, total.shape)))
+
+
+def var(x: Node, axis=None, keepdims: bool = False, ddof: int | float = 0,
+        dtype: np.dtype | None = None) -> Node:
+    """Variance: mean(|x - mean(x)|^2) * n / (n - ddof)."""
+    dtype = dtype or x.dtype
+    axes = normalize_axes(axis, x.ndim)
+    x = convert(x, dtype)
+    centered = make(Op.SUB, (x, broadcast_to(mean(x, axes, keepdims=True), x.shape)))
+    if dt.is_complex(dtype):
+        real = make(Op.REAL, (centered,))
+        imag = make(Op.IMAG, (centered,))
+        squared = make(Op.ADD, (make(Op.MUL, (real, real)), make(Op.MUL, (imag, imag))))
+    else:
+        squared = make(Op.MUL, (centered, centered))
+    total = reduce("sum", squared, axes, keepdims)
+    divisor = max(count(x, axes) - ddof, 0)
+    return make(Op.DIV, (total, as_node(float(divisor), total.dtype, total.shape)))
+
+
+def std(x: Node, axis=None, keepdims: bool = False, ddof: int | float = 0,
+        dtype: np.dtype | None = None) -> Node:
+    return make(Op.SQRT, (var(x, axis, keepdims, ddof, dtype),))
+
+
+def logsumexp(x: Node, axis=None, keepdims: bool = False) -> Node:
+    """log(sum(exp(x))) computed stably (max-shifted; -inf rows stay -inf)."""
+    axes = normalize_axes(axis, x.ndim)
+    peak = reduce("max", x, axes, keepdims=True)
+    finite = make(Op.IS_FINITE, (peak,))
+    peak = make(Op.SELECT, (finite, peak, as_node(0.0, x.dtype, peak.shape)))
+    shifted = make(Op.EXP, (make(Op.SUB, (x, broadcast_to(peak, x.shape))),))
+    total = make(Op.LOG, (reduce("sum", shifted, axes, keepdims=True),))
+    out = make(Op.ADD, (total, peak))
+    return out if keepdims else make(Op.RESHAPE, (out,), tuple(
+        s for i, s in enumerate(x.shape) if i not in axes))
+
+
+def log_softmax(x: Node, axis: int) -> Node:
+    axis = normalize_axis(axis, x.ndim)
+    return make(Op.SUB, (x, broadcast_to(logsumexp(x, axis, keepdims=True), x.shape)))
+
+
+def softmax(x: Node, axis: int) -> Node:
+    axis = normalize_axis(axis, x.ndim)
+    peak = reduce("max", x, axis, keepdims=True)
+    e = make(Op.EXP, (make(Op.SUB, (x, broadcast_to(peak, x.shape))),))
+    return make(Op.DIV, (e, broadcast_to(reduce("sum", e, axis, keepdims=True), x.shape)))
+
+
+def argreduce(kind: str, x: Node, axis: int | None, keepdims: bool = False,
+              index_dtype: np.dtype = dt.int64) -> Node:
+    """argmax/argmin; ``axis=None`` searches the flattened array."""
+    if axis is None:
+        flat = make(Op.RESHAPE, (x,), (int(np.prod(x.shape)),))
+        out = make(Op.ARGMAX if kind == "argmax" else Op.ARGMIN, (flat,), 0, index_dtype)
+        return make(Op.RESHAPE, (out,), (1,) * x.ndim) if keepdims else out
+    axis = normalize_axis(axis, x.ndim)
+    out = make(Op.ARGMAX if kind == "argmax" else Op.ARGMIN, (x,), axis, index_dtype)
+    return keep_dims(out, x.shape, (axis,)) if keepdims else out
