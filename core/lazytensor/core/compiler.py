@@ -24,6 +24,9 @@ from lazytensor.core.ops import Op
 
 _CACHE_DIR_ENV = "LAZYTENSOR_CACHE_DIR"
 
+# numpy, torch and tnp all have real 64-bit types; JAX narrows them unless told.
+jax.config.update("jax_enable_x64", True)
+
 
 @dataclass(slots=True)
 class Plan:

@@ -1,0 +1,161 @@
+"""Runtime semantics: barriers, caching, scalar parameters, donation safety,
+automatic graph cuts, views, RNG determinism, metrics."""
+
+import gc
+
+import numpy as np
+import pytest
+
+import lazytensor.core as lc
+from lazytensor.core import Handle, Op, ViewHandle, make
+from lazytensor.core.composite.elementwise import as_node
+from lazytensor.core.runtime import Runtime, use_runtime
+
+F32 = np.dtype("float32")
+
+
+@pytest.fixture
+def rt():
+    with use_runtime() as runtime:
+        yield runtime
+
+
+def _scaled_exp(x: Handle, s: float) -> Handle:
+    return Handle(make(Op.EXP, (make(Op.MUL, (x.node, as_node(s, F32, x.shape))),)))
+
+
+def test_observation_materializes(rt):
+    x = rt.from_host(np.arange(6, dtype=np.float32))
+    y = _scaled_exp(x, 0.5)
+    assert y.node.op is Op.EXP
+    np.testing.assert_allclose(y.numpy(), np.exp(np.arange(6, dtype=np.float32) * 0.5), 1e-6)
+    assert y.node.op is Op.DATA
+
+
+def test_sync_materializes_all_live_pending_in_one_graph(rt):
+    x = rt.from_host(np.ones(4, np.float32))
+    a, b = _scaled_exp(x, 1.0), _scaled_exp(x, 2.0)
+    lc.sync()
+    assert a.node.op is Op.DATA and b.node.op is Op.DATA
+    assert rt.metrics.counters["graphs_executed"] == 1
+
+
+def test_new_data_and_new_scalars_reuse_the_executable(rt):
+    for step in range(4):
+        x = rt.from_host(np.random.rand(3, 5).astype(np.float32))
+        y = _scaled_exp(x, 0.1 * step)
+        np.testing.assert_allclose(y.numpy(), np.exp(x.numpy() * np.float32(0.1 * step)),
+                                   rtol=1e-6)
+    assert rt.metrics.counters["cache_misses"] == 1
+    assert rt.metrics.counters["cache_hits"] == 3
+
+
+def test_cache_miss_says_why(rt):
+    _scaled_exp(rt.from_host(np.ones((2, 3), np.float32)), 1.0).numpy()
+    _scaled_exp(rt.from_host(np.ones((2, 4), np.float32)), 1.0).numpy()
+    reason = rt.metrics.miss_reasons[-1]
+    assert "parameter" in reason and "[2, 4]" in reason and "[2, 3]" in reason
+
+
+def test_rebinding_donates_but_held_values_survive(rt):
+    x = rt.from_host(np.ones((8,), np.float32))
+    for _ in range(3):
+        x = Handle(make(Op.ADD, (x.node, x.node)))
+        lc.sync()
+    assert rt.metrics.counters["donated_buffers"] >= 2
+    np.testing.assert_array_equal(x.numpy(), np.full(8, 8.0, np.float32))
+    held = rt.from_host(np.ones((8,), np.float32))
+    alias = held
+    y = Handle(make(Op.ADD, (held.node, held.node)))
+    del held
+    lc.sync()
+    np.testing.assert_array_equal(alias.numpy(), np.ones(8, np.float32))
+    np.testing.assert_array_equal(y.numpy(), np.full(8, 2.0, np.float32))
+
+
+def test_value_held_by_another_pending_graph_is_not_donated(rt):
+    x = rt.from_host(np.ones((4,), np.float32))
+    other = x.node  # e.g. a frontend keeping the node for later
+    y = Handle(make(Op.NEG, (x.node,)))
+    del x
+    y.numpy()
+    later = Handle(make(Op.ADD, (other, other)))
+    np.testing.assert_array_equal(later.numpy(), np.full(4, 2.0, np.float32))
+
+
+def test_graph_is_cut_automatically():
+    with use_runtime(Runtime(node_limit=50)) as rt:
+        x = rt.from_host(np.zeros(3, np.float32))
+        one = as_node(1.0, F32, (3,))
+        for _ in range(200):
+            x = Handle(make(Op.ADD, (x.node, one)))
+        assert rt.metrics.counters["auto_cuts"] >= 3
+        np.testing.assert_array_equal(x.numpy(), np.full(3, 200.0, np.float32))
+
+
+def test_deep_graph_does_not_hit_recursion_limit(rt):
+    x = rt.from_host(np.zeros(2, np.float32))
+    one = as_node(1.0, F32, (2,))
+    for _ in range(5000):
+        x = Handle(make(Op.ADD, (x.node, one)))
+    np.testing.assert_array_equal(x.numpy(), np.full(2, 5000.0, np.float32))
+
+
+def _row(index: int):
+    def forward(base):
+        row = make(Op.SLICE, (base,), (index, 0), (index + 1, base.shape[1]), (1, 1))
+        return make(Op.RESHAPE, (row,), (base.shape[1],))
+
+    def backward(base, value):
+        row = make(Op.RESHAPE, (value,), (1, base.shape[1]))
+        start = [lc.scalar(index, np.dtype("int32")), lc.scalar(0, np.dtype("int32"))]
+        return make(Op.DYNAMIC_UPDATE_SLICE, (base, row, *start))
+
+    return forward, backward
+
+
+def test_view_reads_and_writes_reach_the_base(rt):
+    base = rt.from_host(np.zeros((3, 4), np.float32))
+    view = ViewHandle(base, *_row(1))
+    view.assign(as_node(5.0, F32, (4,)))
+    expected = np.zeros((3, 4), np.float32)
+    expected[1] = 5.0
+    np.testing.assert_array_equal(base.numpy(), expected)
+    base.assign(make(Op.ADD, (base.node, as_node(1.0, F32, (3, 4)))))
+    np.testing.assert_array_equal(view.numpy(), np.full(4, 6.0, np.float32))
+    sub = ViewHandle(view, lambda n: make(Op.SLICE, (n,), (0,), (2,), (1,)), None)
+    np.testing.assert_array_equal(sub.numpy(), np.full(2, 6.0, np.float32))
+    with pytest.raises(ValueError, match="cannot be written"):
+        sub.assign(as_node(0.0, F32, (2,)))
+
+
+def test_rng_is_deterministic_under_a_seed(rt):
+    def draw():
+        return Handle(make(Op.RNG_UNIFORM, (rt.rng.next_key(),), (1000,), F32)).numpy()
+
+    rt.rng.manual_seed(7)
+    a1, a2 = draw(), draw()
+    rt.rng.manual_seed(7)
+    b1 = draw()
+    np.testing.assert_array_equal(a1, b1)
+    assert not np.array_equal(a1, a2)
+    assert 0.0 <= a1.min() and a1.max() < 1.0 and abs(a1.mean() - 0.5) < 0.05
+    assert rt.metrics.counters["cache_misses"] == 1
+
+
+def test_metrics_report_and_dict(rt):
+    _scaled_exp(rt.from_host(np.ones(2, np.float32)), 1.0).numpy()
+    text = lc.metrics.report()
+    d = lc.metrics.as_dict()
+    assert "cache_misses" in text and "compile" in text
+    assert d["counters"]["graphs_executed"] == 1
+    assert d["timers"]["compile"]["calls"] == 1
+
+
+def test_dead_handles_are_not_computed(rt):
+    x = rt.from_host(np.ones(2, np.float32))
+    y = _scaled_exp(x, 1.0)
+    del y
+    gc.collect()
+    lc.sync()
+    assert rt.metrics.counters["graphs_executed"] == 0
