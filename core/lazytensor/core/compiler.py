@@ -19,7 +19,7 @@ import jax
 import numpy as np
 
 from lazytensor.core.ir import Node, toposort
-from lazytensor.core.lowering import LOWERINGS
+from lazytensor.core.lowering import LOWERINGS, lower_scalar
 from lazytensor.core.ops import Op
 
 _CACHE_DIR_ENV = "LAZYTENSOR_CACHE_DIR"
@@ -33,8 +33,7 @@ class Plan:
     """What one execution needs: the signature and the arguments, in order."""
 
     signature: tuple
-    skeleton: list  # data-free copies of the nodes, for tracing
-    operand_index: list  # per node, the positions of its operands
+    order: list  # the graph's nodes, operands first (only for building on a miss)
     data_args: list  # jax arrays of the DATA leaves, in parameter order
     scalar_banks: list  # one numpy array per scalar dtype
     bank_dtypes: tuple
@@ -104,7 +103,7 @@ def _describe(entry: tuple) -> str:
     if op is Op.DATA:
         return f"parameter {entry[2]}{list(entry[1])}"
     if op is Op.SCALAR:
-        return f"scalar parameter {entry[1]}"
+        return f"scalar parameter {entry[2]}{list(entry[1])}"
     if op is Op.CONST:
         return f"constant {entry[2]}{list(entry[1])} (by value)"
     return f"{op.name} attrs={entry[1]} operands={entry[2]}"
@@ -125,16 +124,13 @@ def plan(roots: list[Node], donatable=None) -> Plan:
     bank_dtypes = tuple(walk.banks)
     scalar_banks = [np.asarray(walk.banks[d], dtype=d) for d in bank_dtypes]
     signature = (tuple(walk.entries), root_pos, donate, bank_dtypes)
-    return Plan(signature, walk.skeleton, walk.operand_index, walk.data_args, scalar_banks,
-                bank_dtypes, root_pos, donate)
+    return Plan(signature, order, walk.data_args, scalar_banks, bank_dtypes, root_pos, donate)
 
 
 @dataclass(slots=True)
 class _Walk:
     index: dict = field(default_factory=dict)  # id(node) -> position
     entries: list = field(default_factory=list)
-    skeleton: list = field(default_factory=list)
-    operand_index: list = field(default_factory=list)
     data_args: list = field(default_factory=list)
     data_leaves: list = field(default_factory=list)
     banks: dict = field(default_factory=dict)  # dtype -> scalar values
@@ -142,30 +138,32 @@ class _Walk:
 
 
 def _walk(order: list[Node]) -> _Walk:
+    """One pass over the graph: signature entries, parameters, operand uses.
+    This runs on every execution, cache hit or not: keep it lean."""
     w = _Walk()
+    index, entries, uses = w.index, w.entries, w.uses
     for i, node in enumerate(order):
-        w.index[id(node)] = i
+        index[id(node)] = i
         op = node.op
-        operands: tuple = ()
-        if op is Op.DATA:
-            w.entries.append((op, node.shape, node.dtype, len(w.data_args)))
+        if op is _DATA:
+            entries.append((op, node.shape, node.dtype, len(w.data_args)))
             w.data_args.append(node.data)
             w.data_leaves.append(node)
-        elif op is Op.SCALAR:
+        elif op is _SCALAR:
             bank = w.banks.setdefault(node.dtype, [])
-            w.entries.append((op, node.dtype, len(bank)))
+            entries.append((op, node.shape, node.dtype, len(bank)))
             bank.append(node.data)
-        elif op is Op.CONST:
-            w.entries.append((op, node.shape, node.dtype, np.asarray(node.data).tobytes()))
+        elif op is _CONST:
+            entries.append((op, node.shape, node.dtype, np.asarray(node.data).tobytes()))
         else:
-            operands = tuple(w.index[id(o)] for o in node.operands)
-            for o in node.operands:
-                w.uses[id(o)] = w.uses.get(id(o), 0) + 1
-            w.entries.append((op, node.attrs, operands))
-        w.operand_index.append(operands)
-        w.skeleton.append(Node(op, (), node.attrs, node.shape, node.dtype,
-                               node.data if op is Op.CONST else None))
+            operand_ids = [id(o) for o in node.operands]
+            for o in operand_ids:
+                uses[o] = uses.get(o, 0) + 1
+            entries.append((op, node.attrs, tuple([index[o] for o in operand_ids])))
     return w
+
+
+_DATA, _SCALAR, _CONST = Op.DATA, Op.SCALAR, Op.CONST
 
 
 def _choose_donations(leaves, uses, outputs, donatable) -> tuple:
@@ -211,8 +209,10 @@ def is_unreferenced(leaf: Node, uses: int) -> bool:
 def build(p: Plan) -> Executable:
     """Trace the plan's skeleton with the lowering table, jit and compile it."""
     # the closure captures only data-free structure, never the plan's buffers
-    skeleton, operand_index, roots = p.skeleton, p.operand_index, p.roots
-    entries, bank_dtypes, n_data = p.signature[0], p.bank_dtypes, len(p.data_args)
+    skeleton = [Node(n.op, (), n.attrs, n.shape, n.dtype, n.data if n.op is _CONST else None)
+                for n in p.order]
+    entries, bank_dtypes, n_data, roots = p.signature[0], p.bank_dtypes, len(p.data_args), p.roots
+    operand_index = [e[2] if e[0] not in (_DATA, _SCALAR, _CONST) else () for e in entries]
 
     def replay(*args):
         data, banks = args[:n_data], dict(zip(bank_dtypes, args[n_data:]))
@@ -222,7 +222,7 @@ def build(p: Plan) -> Executable:
             if op is Op.DATA:
                 values[i] = data[entries[i][3]]
             elif op is Op.SCALAR:
-                values[i] = banks[node.dtype][entries[i][2]]
+                values[i] = lower_scalar(node, banks[node.dtype][entries[i][3]])
             elif op is Op.CONST:
                 values[i] = np.asarray(node.data, dtype=node.dtype)
             else:

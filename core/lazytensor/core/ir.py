@@ -22,6 +22,9 @@ import numpy as np
 from lazytensor.core.ops import LEAVES, Op
 
 
+_DATA, _SCALAR, _CONST = Op.DATA, Op.SCALAR, Op.CONST  # (enum class lookups are slow)
+
+
 class Node:
     """One recorded operation (or leaf). Never mutated after construction."""
 
@@ -42,11 +45,11 @@ class Node:
         self.shape = shape
         self.dtype = dtype
         self.data = data
-        if op is Op.DATA:
+        if op is _DATA:
             key = hash((op, shape, dtype, getattr(data, "sharding_key", None)))
-        elif op is Op.SCALAR:
-            key = hash((op, dtype))
-        elif op is Op.CONST:
+        elif op is _SCALAR:
+            key = hash((op, shape, dtype))
+        elif op is _CONST:
             key = hash((op, shape, dtype, _const_bytes(data)))
         else:
             key = hash((op, attrs, shape, dtype, *[o.key for o in operands]))

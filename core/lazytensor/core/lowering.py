@@ -29,6 +29,11 @@ def _binary(fn) -> Lowering:
     return lambda node, x, y: fn(x, y)
 
 
+def lower_scalar(node: Node, value):
+    """A SCALAR leaf: one value from its dtype's bank, filled to the node's shape."""
+    return lax.broadcast_in_dim(value, node.shape, ()) if node.shape else value
+
+
 def _pow(node: Node, x, y):
     if dt.is_inexact(node.dtype):
         return lax.pow(x, y)
@@ -126,6 +131,37 @@ def _triangular_solve(node: Node, a, b):
     )
 
 
+def _vjp(node: Node, *values):
+    """Replay the recorded sub-graph in ``node.attrs`` with this table inside
+    ``jax.vjp``; pull the cotangent (last operand) back to the ``diff`` refs.
+    A differentiated inner node gets a zero perturbation added, so paths
+    through it still reach differentiated nodes below it."""
+    program, diff, output = node.attrs
+    *inputs, cotangent = values
+    n_inputs = len(inputs)
+    inner = [(Node(op, (), attrs, shape, dtype), refs) for op, attrs, shape, dtype, refs in program]
+
+    def forward(*diff_values):
+        vals = list(inputs) + [None] * len(inner)
+        perturb = {}
+        for ref, value in zip(diff, diff_values):
+            if ref < n_inputs:
+                vals[ref] = value
+            else:
+                perturb[ref] = value
+        for j, (skeleton, refs) in enumerate(inner):
+            value = LOWERINGS[skeleton.op](skeleton, *[vals[r] for r in refs])
+            ref = n_inputs + j
+            vals[ref] = value + perturb[ref] if ref in perturb else value
+        return vals[output]
+
+    primals = [inputs[r] if r < n_inputs else jnp.zeros(inner[r - n_inputs][0].shape,
+                                                         inner[r - n_inputs][0].dtype)
+               for r in diff]
+    _, pullback = jax.vjp(forward, *primals)
+    return tuple(pullback(cotangent))
+
+
 LOWERINGS: dict[Op, Lowering] = {
     Op.NEG: _unary(lax.neg), Op.ABS: _unary(lax.abs), Op.SIGN: _unary(lax.sign),
     Op.EXP: _unary(lax.exp), Op.EXP2: _unary(lax.exp2), Op.EXPM1: _unary(lax.expm1),
@@ -203,4 +239,5 @@ LOWERINGS: dict[Op, Lowering] = {
     Op.SVD: lambda node, x: tuple(lax.linalg.svd(x, full_matrices=node.attrs[0])),
     Op.LU: lambda node, x: tuple(lax.linalg.lu(x)),
     Op.TUPLE_GET: lambda node, x: x[node.attrs[0]],
+    Op.VJP: _vjp,
 }

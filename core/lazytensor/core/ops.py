@@ -14,7 +14,7 @@ from __future__ import annotations
 import enum
 
 
-class Op(enum.Enum):
+class Op(enum.IntEnum):
     # leaves
     DATA = enum.auto()  # device data (a jax.Array), a graph parameter
     SCALAR = enum.auto()  # a Python scalar that varies: a parameter, hashed by dtype
@@ -142,6 +142,9 @@ class Op(enum.Enum):
     SVD = enum.auto()
     # multi-output projection: picks output i of a multi-output node
     TUPLE_GET = enum.auto()
+    # automatic differentiation: vector-Jacobian product of a recorded sub-graph
+    # (see lazytensor.core.autodiff); one output per differentiated value
+    VJP = enum.auto()
 
 
 LEAVES = frozenset({Op.DATA, Op.SCALAR, Op.CONST})
@@ -172,4 +175,4 @@ ARG_REDUCE = frozenset({Op.ARGMAX, Op.ARGMIN})
 CUMULATIVE = frozenset({Op.CUMSUM, Op.CUMPROD, Op.CUMMAX, Op.CUMMIN, Op.CUMLOGSUMEXP})
 REDUCE_WINDOW = frozenset({Op.REDUCE_WINDOW_SUM, Op.REDUCE_WINDOW_MAX, Op.REDUCE_WINDOW_MIN})
 RNG = frozenset({Op.RNG_UNIFORM, Op.RNG_NORMAL, Op.RNG_BITS, Op.RNG_FOLD})
-MULTI_OUTPUT = frozenset({Op.LU, Op.QR, Op.EIGH, Op.SVD, Op.TOP_K})
+MULTI_OUTPUT = frozenset({Op.LU, Op.QR, Op.EIGH, Op.SVD, Op.TOP_K, Op.VJP})

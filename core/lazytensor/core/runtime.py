@@ -116,9 +116,10 @@ def data_leaf(array) -> Node:
     return Node(Op.DATA, (), (), tuple(array.shape), np.dtype(array.dtype), data=array)
 
 
-def scalar(value, dtype: np.dtype) -> Node:
-    """A Python scalar as a graph parameter: changing it never recompiles."""
-    return Node(Op.SCALAR, (), (), (), dtype, data=value)
+def scalar(value, dtype: np.dtype, shape: tuple[int, ...] = ()) -> Node:
+    """A Python scalar as a graph parameter (filled to ``shape``): changing
+    its value never recompiles."""
+    return Node(Op.SCALAR, (), (), shape, dtype, data=value)
 
 
 def constant(value, dtype: np.dtype) -> Node:

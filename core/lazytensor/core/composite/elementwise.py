@@ -71,8 +71,7 @@ def as_node(value: Operand, dtype: np.dtype, shape: tuple[int, ...] = ()) -> Nod
     """A Node of ``dtype`` broadcast to ``shape`` from a Node or a Python scalar."""
     if isinstance(value, Node):
         return broadcast_to(convert(value, dtype), shape)
-    node = scalar(_cast_scalar(value, dtype), dtype)
-    return node if shape == () else make(Op.BROADCAST_IN_DIM, (node,), tuple(shape), ())
+    return scalar(_cast_scalar(value, dtype), dtype, shape)
 
 
 def _cast_scalar(value, dtype: np.dtype):
@@ -106,7 +105,8 @@ def operand_shape(value: Operand) -> tuple[int, ...]:
 
 def coerce(values: Sequence[Operand], dtype: np.dtype) -> list[Node]:
     """Operands converted to ``dtype`` and broadcast to their common shape."""
-    shape = broadcast_shapes(*(operand_shape(v) for v in values))
+    shapes = {v.shape for v in values if isinstance(v, Node)}
+    shape = shapes.pop() if len(shapes) == 1 else broadcast_shapes(*shapes)
     return [as_node(v, dtype, shape) for v in values]
 
 
@@ -117,11 +117,19 @@ def apply(op: Op, *values: Operand, dtype: np.dtype) -> Node:
 
 def promote(policy: Policy, *values: Operand) -> np.dtype:
     """The result dtype of an elementwise op over ``values`` under ``policy``."""
-    return result_type(policy, *(weak_type(v) for v in values))
+    return result_type(policy, *[v.dtype if isinstance(v, Node) else weak_type(v)
+                                 for v in values])
 
 
 def binary(op: Op, a: Operand, b: Operand, policy: Policy) -> Node:
     """``op(a, b)`` with ``policy``'s promotion and numpy broadcasting."""
+    if isinstance(a, Node):
+        if isinstance(b, Node):
+            if a.shape == b.shape and a.dtype == b.dtype:  # hot path: nothing to insert
+                return make(op, (a, b))
+        else:  # hot path: array op Python scalar
+            dtype = promote(policy, a, b)
+            return make(op, (convert(a, dtype), scalar(_cast_scalar(b, dtype), dtype, a.shape)))
     return apply(op, a, b, dtype=promote(policy, a, b))
 
 

@@ -55,8 +55,20 @@ def _kind(d) -> int:
     return _KIND_ORDER[dt.category(d)]
 
 
+_MEMO: dict = {}
+
+
 def result_type(policy: Policy, *operands) -> np.dtype:
-    """The dtype of an elementwise op over ``operands`` under ``policy``."""
+    """The dtype of an elementwise op over ``operands`` under ``policy``
+    (memoized: it runs on every recorded elementwise op)."""
+    key = (policy.name, *operands)
+    found = _MEMO.get(key)
+    if found is None:
+        found = _MEMO[key] = _result_type(policy, operands)
+    return found
+
+
+def _result_type(policy: Policy, operands: tuple) -> np.dtype:
     strong = [d for d in operands if not isinstance(d, type)]
     weak = [d for d in operands if isinstance(d, type)]
     result = None

@@ -2,6 +2,7 @@
 registers every core op exactly once."""
 
 from lazytensor.core.rules import (  # noqa: F401  (registration by import)
+    autodiff,
     contract,
     elementwise,
     generators,
