@@ -159,3 +159,18 @@ def test_dead_handles_are_not_computed(rt):
     gc.collect()
     lc.sync()
     assert rt.metrics.counters["graphs_executed"] == 0
+
+
+def test_recycled_output_buffers_never_alias_held_values(rt):
+    n = 1 << 17  # 512 KiB of float32: large enough for the recycle pool
+    x = rt.from_host(np.ones(n, np.float32))
+    kept = []
+    for step in range(4):
+        y = Handle(make(Op.ADD, (x.node, as_node(float(step), F32, (n,)))))
+        y.value()
+        if step % 2 == 0:
+            kept.append((step, y))
+    assert rt.metrics.counters["recycled_buffers"] >= 1
+    for step, held in kept:
+        np.testing.assert_array_equal(held.numpy()[:3], np.full(3, 1.0 + step, np.float32))
+    np.testing.assert_array_equal(x.numpy()[:3], np.ones(3, np.float32))

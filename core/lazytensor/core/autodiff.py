@@ -51,7 +51,7 @@ from lazytensor.core import dtypes as dt
 from lazytensor.core.composite.elementwise import full
 from lazytensor.core.ir import Node, toposort
 from lazytensor.core.ops import LEAVES, Op
-from lazytensor.core.registry import DTypeError, make
+from lazytensor.core.registry import DTypeError, ShapeError, make
 
 Unconnected = Literal["zeros", "none"]
 
@@ -86,7 +86,7 @@ def grad(output: Node, wrt: Sequence[Node], cotangent: Node | None = None,
 def value_and_grad(output: Node, wrt: Sequence[Node]) -> tuple[Node, list[Node | None]]:
     """``(output, grad(output, wrt))`` for a scalar ``output``."""
     if output.shape != ():
-        raise DTypeError(f"value_and_grad needs a scalar output, got shape {output.shape}")
+        raise ShapeError(f"value_and_grad needs a scalar output, got shape {output.shape}")
     return output, grad(output, wrt)
 
 

@@ -39,6 +39,7 @@ class Plan:
     bank_dtypes: tuple
     roots: tuple  # positions of the outputs
     donate: tuple  # parameter positions that may be donated
+    scratch: list = field(default_factory=list)  # dead buffers recycled for outputs
 
 
 @dataclass
@@ -125,6 +126,33 @@ def plan(roots: list[Node], donatable=None) -> Plan:
     scalar_banks = [np.asarray(walk.banks[d], dtype=d) for d in bank_dtypes]
     signature = (tuple(walk.entries), root_pos, donate, bank_dtypes)
     return Plan(signature, order, walk.data_args, scalar_banks, bank_dtypes, root_pos, donate)
+
+
+def add_scratch(p: Plan, pool: RecyclePool) -> None:
+    """Attach dead pooled buffers for outputs that no donated input covers."""
+    covered: dict = {}
+    for position in p.donate:
+        array = p.data_args[position]
+        covered[(array.shape, array.dtype)] = covered.get((array.shape, array.dtype), 0) + 1
+    wanted = []
+    for position in p.roots:
+        node = p.order[position]
+        aval = (node.shape, node.dtype)
+        if covered.get(aval, 0):
+            covered[aval] -= 1
+        elif node.dtype.itemsize * _size(node.shape) >= pool.min_bytes:
+            wanted.append(aval)
+    if wanted:
+        p.scratch = pool.take(wanted)
+        avals = tuple((a.shape, a.dtype) for a in p.scratch)
+        p.signature = p.signature + (avals,)
+
+
+def _size(shape: tuple) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
 
 
 @dataclass(slots=True)
@@ -229,17 +257,64 @@ def build(p: Plan) -> Executable:
                 values[i] = LOWERINGS[op](node, *[values[j] for j in operand_index[i]])
         return [values[r] for r in roots]
 
+    n_args = n_data + len(p.scalar_banks)
+    donated = p.donate + tuple(range(n_args, n_args + len(p.scratch)))
     start = time.perf_counter()
-    jitted = jax.jit(replay, donate_argnums=p.donate)
+    # scratch buffers are unused inputs, kept (keep_unused) only so that XLA
+    # writes an output into their memory instead of faulting in fresh pages
+    jitted = jax.jit(lambda *args: replay(*args[:n_args]), donate_argnums=donated,
+                     keep_unused=True)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Some donated buffers were not usable")
-        compiled = jitted.lower(*p.data_args, *p.scalar_banks).compile()
+        compiled = jitted.lower(*p.data_args, *p.scalar_banks, *p.scratch).compile()
     seconds = time.perf_counter() - start
     return Executable(compiled, len(skeleton), seconds)
 
 
 def run(executable: Executable, p: Plan) -> list:
-    return executable.compiled(*p.data_args, *p.scalar_banks)
+    return executable.compiled(*p.data_args, *p.scalar_banks, *p.scratch)
+
+
+class RecyclePool:
+    """Recent large outputs, kept so that once the program drops them their
+    memory can be donated to the next graph's outputs of the same shape and
+    dtype (a fresh multi-MB output costs more in page faults than a fused
+    elementwise chain costs in arithmetic)."""
+
+    def __init__(self, min_bytes: int = 1 << 18, keep: int = 16) -> None:
+        self.min_bytes, self.keep = min_bytes, keep
+        self.arrays: list = []
+
+    def take(self, avals: list[tuple]) -> list:
+        """Dead pooled buffers matching ``avals`` (each used at most once)."""
+        taken = []
+        for aval in avals:
+            # index, never bind, the pooled arrays: a local name is a reference
+            for i in range(len(self.arrays)):
+                if _aval(self.arrays, i) == aval and _pool_only(self.arrays, i):
+                    taken.append(self.arrays.pop(i))
+                    break
+        return taken
+
+    def give(self, outputs: list) -> None:
+        self.arrays += [o for o in outputs if o.nbytes >= self.min_bytes]
+        del self.arrays[:-self.keep]
+
+
+def _aval(arrays: list, i: int) -> tuple:
+    return arrays[i].shape, arrays[i].dtype
+
+
+def _references(arrays: list, i: int) -> int:
+    return sys.getrefcount(arrays[i])
+
+
+def _pool_only(arrays: list, i: int) -> bool:
+    """True when nothing but the pool's list references ``arrays[i]``."""
+    return _references(arrays, i) == _POOL_BASELINE
+
+
+_POOL_BASELINE = _references([object()], 0)  # measured through the same path
 
 
 def enable_persistent_cache(directory: str | None = None) -> str | None:

@@ -157,6 +157,7 @@ class Runtime:
         self.rng = RngState()
         self.node_limit = node_limit
         self.donate = donate
+        self.pool = compiler.RecyclePool()
         self._pending: list[weakref.ref] = []
         self._recorded_mark = RECORDED.recorded
 
@@ -201,6 +202,8 @@ class Runtime:
                 roots.append(node)
         start = time.perf_counter()
         plan = compiler.plan(roots, None if self.donate else (lambda leaf, uses: False))
+        if self.donate:
+            compiler.add_scratch(plan, self.pool)
         self.metrics.add_time("trace_plan", time.perf_counter() - start)
         executable = self.cache.get(plan.signature)
         if executable is None:
@@ -217,6 +220,10 @@ class Runtime:
         self.metrics.count("graphs_executed")
         self.metrics.count("nodes_executed", executable.nodes)
         self.metrics.count("donated_buffers", len(plan.donate))
+        self.metrics.count("recycled_buffers", len(plan.scratch))
+        plan.scratch = []
+        if self.donate:
+            self.pool.give(outputs)
         leaves = [data_leaf(out) for out in outputs]
         for handle, node in zip(handles, nodes):
             handle._materialized(leaves[position[id(node)]])

@@ -97,3 +97,10 @@ TORCH = Policy(
         (dt.bfloat16, dt.float16): dt.float32,
     },
 )
+
+# tf.experimental.numpy: numpy's table for strong dtypes (np.result_type) and
+# NEP 50 weak Python scalars. Under prefer_float32 tnp makes Python floats
+# *strong* float32 (int32 + 1.0 -> float64, float16 + 1.0 -> float32), which
+# no weak default expresses: the tf frontend passes such floats as float32
+# nodes instead.
+TNP = Policy("tnp", {"b": dt.bool_, "i": dt.int64, "f": dt.float64, "c": dt.complex128})

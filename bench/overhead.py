@@ -1,0 +1,159 @@
+"""Microseconds per recorded op for a long chain of small ops.
+
+Two chains of ``--length`` user-level ops on a 16x16 float32 array:
+``tensor-tensor`` (``x + y``, ``x * y``, ``x - y``, ``np.maximum(x, y)`` in
+turn) and ``tensor-scalar`` (the same with Python floats). Each lazy system
+runs in two modes: ``record`` (build the graph, drop it: the tracing cost a
+program pays per op) and ``record+sync`` (build it, sync and wait: the whole
+cost per op of a cached graph, planning, cache lookup and execution included).
+numpy eager and JAX op-by-op dispatch are there for scale.
+
+Target (issue 2): at most 5 us per recorded op through lazytensor.numpy.
+
+    python bench/overhead.py [--length N] [--rounds N] [--json out.json] [--quick]
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _harness import bench_args, compare, module_available  # noqa: E402
+
+SHAPE = (16, 16)
+TARGET_US = 5.0
+KINDS = ("tensor-tensor", "tensor-scalar")
+
+
+def chain(np, x, y, length: int):
+    """``length`` elementwise ops; ``y`` is an array or a Python float."""
+    for i in range(0, length, 4):
+        x = x + y
+        x = x * y
+        x = x - y
+        x = np.maximum(x, y)
+    return x
+
+
+def _operands(kind: str, asarray):
+    rng = np.random.default_rng(0)
+    x = asarray(rng.standard_normal(SHAPE, dtype=np.float32))
+    y = asarray(rng.uniform(0.5, 1.0, SHAPE).astype(np.float32)) if kind == "tensor-tensor" else 0.5
+    return x, y
+
+
+def _step(ns, x, y, length: int, finish):
+    def step() -> None:
+        finish(chain(ns, x, y, length))
+    return step
+
+
+# ------------------------------------------------------------------ systems
+
+
+def setup_numpy(kind: str, length: int):
+    return _step(np, *_operands(kind, np.asarray), length, finish=lambda out: None)
+
+
+def setup_jax_eager(kind: str, length: int):
+    import jax
+    import jax.numpy as jnp
+
+    x, y = _operands(kind, jax.device_put)
+    return _step(jnp, x, y, length, finish=lambda out: out.block_until_ready())
+
+
+def _lazy_numpy(kind: str, length: int, sync: bool):
+    import lazytensor.numpy as lnp
+    from lazytensor.core import metrics
+
+    x, y = _operands(kind, lnp.asarray)
+    finish = (lambda out: lnp.block(lnp.sync(out))) if sync else (lambda out: None)
+    step = _step(np, x, y, length, finish)
+    metrics.reset()
+    step.info = lambda: metrics.as_dict()["counters"]
+    return step
+
+
+def setup_lazy_numpy_record(kind: str, length: int):
+    return _lazy_numpy(kind, length, sync=False)
+
+
+def setup_lazy_numpy_sync(kind: str, length: int):
+    return _lazy_numpy(kind, length, sync=True)
+
+
+def _lazy_core(kind: str, length: int, sync: bool):
+    import _core_ns as ns
+
+    from lazytensor.core import metrics
+
+    x, y = _operands(kind, ns.asarray)
+    step = _step(ns, x, y, length, (lambda out: out.block()) if sync else (lambda out: None))
+    metrics.reset()
+    step.info = lambda: metrics.as_dict()["counters"]
+    return step
+
+
+def setup_lazy_core_record(kind: str, length: int):
+    return _lazy_core(kind, length, sync=False)
+
+
+def setup_lazy_core_sync(kind: str, length: int):
+    return _lazy_core(kind, length, sync=True)
+
+
+SYSTEMS = {
+    "numpy (eager)": setup_numpy,
+    "jax op-by-op": setup_jax_eager,
+    "lazytensor.numpy record": setup_lazy_numpy_record,
+    "lazytensor.numpy record+sync": setup_lazy_numpy_sync,
+    "core direct record": setup_lazy_core_record,
+    "core direct record+sync": setup_lazy_core_sync,
+}
+
+
+def main() -> int:
+    args = bench_args(__doc__.splitlines()[0], rounds=9)
+    length = 1000
+    systems = dict(SYSTEMS)
+    if not module_available("lazytensor.numpy"):
+        print("lazytensor.numpy is not installed yet: measuring the core directly")
+        systems = {k: v for k, v in systems.items() if "lazytensor.numpy" not in k}
+    summary: dict[str, dict[str, float]] = {}
+    results = []
+    for kind in KINDS:
+        result = compare(systems, params={"kind": kind, "length": length},
+                         rounds=args.rounds, min_round_seconds=args.min_round_seconds,
+                         baseline="numpy (eager)",
+                         title=f"\n{kind} chain of {length} ops on {SHAPE} float32 (per step)")
+        results.append(result.as_dict())
+        summary[kind] = {name: res.median / length * 1e6
+                         for name, res in result.systems.items() if not res.error}
+        for name, res in result.systems.items():
+            nodes = res.info.get("ops_recorded") if res.info else None
+            calls = res.info.get("graphs_executed") if res.info else None
+            if nodes:
+                print(f"  {name}: {nodes} core nodes recorded, {calls} graphs executed")
+    print(f"\nmicroseconds per user-level op (chain of {length}, median of rounds)")
+    print(f"{'system':<32}" + "".join(f"{k:>16}" for k in KINDS))
+    for name in systems:
+        cells = "".join(f"{summary[k].get(name, float('nan')):>16.2f}" for k in KINDS)
+        print(f"{name:<32}{cells}")
+    lazy = next((n for n in systems if n.startswith("lazytensor.numpy record")),
+                "core direct record")
+    worst = max(summary[k].get(lazy, float("nan")) for k in KINDS)
+    verdict = "meets" if worst <= TARGET_US else "MISSES"
+    print(f"\n{lazy}: worst {worst:.2f} us/op ({verdict} the {TARGET_US} us target)")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"runs": results, "us_per_op": summary},
+                                              indent=2, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

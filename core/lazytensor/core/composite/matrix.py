@@ -1,0 +1,128 @@
+"""Matrix-structure composites with numpy's conventions: tril/triu,
+diagonal (and its inverse, writing a diagonal back), diag, diagflat, trace.
+
+The diagonal is read with slices and a reshape, never a gather: the (L, L)
+corner that holds it is flattened and sliced with stride L + 1.
+
+>>> import numpy as np
+>>> from lazytensor.core.runtime import constant
+>>> x = constant(np.zeros((2, 3, 4)), np.dtype("float32"))
+>>> diagonal(x, 1, 1, 2).shape, tril(x, -1).shape, diag(diagonal(x, 0, 1, 2)[0]).shape
+((2, 3), (2, 3, 4), (3, 3))
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lazytensor.core.composite import elementwise as ew
+from lazytensor.core.composite.creation import tri_mask
+from lazytensor.core.composite.reduction import normalize_axis, reduce
+from lazytensor.core.composite.shape import moveaxis, ravel, reshape
+from lazytensor.core.ir import Node
+from lazytensor.core.ops import Op
+from lazytensor.core.registry import ShapeError, make
+
+
+def _triangle(x: Node, k: int, lower: bool) -> Node:
+    if x.ndim == 0:
+        raise ShapeError("tril/triu: input must be at least 1-d")
+    n, m = x.shape[-2:] if x.ndim >= 2 else (x.shape[0], x.shape[0])
+    mask = tri_mask(n, m, k if lower else k - 1)
+    if not lower:
+        mask = make(Op.NOT, (mask,))
+    shape = ew.broadcast_shapes(x.shape, (n, m))
+    mask = ew.broadcast_to(mask, shape)
+    return make(Op.SELECT, (mask, ew.broadcast_to(x, shape), ew.full(shape, 0, x.dtype)))
+
+
+def tril(x: Node, k: int = 0) -> Node:
+    """Zero the elements above the k-th diagonal of the last two axes (a 1-d
+    input is broadcast to a square matrix first, as numpy does)."""
+    return _triangle(x, k, lower=True)
+
+
+def triu(x: Node, k: int = 0) -> Node:
+    """Zero the elements below the k-th diagonal of the last two axes."""
+    return _triangle(x, k, lower=False)
+
+
+def diagonal_length(n: int, m: int, offset: int) -> int:
+    """How many elements the ``offset`` diagonal of an (n, m) matrix has."""
+    return max(0, min(n, m - offset) if offset >= 0 else min(n + offset, m))
+
+
+def _last_two(x: Node, axis1: int, axis2: int) -> tuple[Node, int, int]:
+    if x.ndim < 2:
+        raise ShapeError("diag requires an array of at least two dimensions")
+    a, b = normalize_axis(axis1, x.ndim), normalize_axis(axis2, x.ndim)
+    if a == b:
+        raise ShapeError("axis1 and axis2 cannot be the same")
+    return moveaxis(x, (a, b), (-2, -1)), a, b
+
+
+def diagonal(x: Node, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Node:
+    """numpy.diagonal: the other axes in order, then the diagonal's axis.
+
+    Shape rule: x.shape without axis1/axis2, plus (L,), L the diagonal length."""
+    y, _, _ = _last_two(x, axis1, axis2)
+    *batch, n, m = y.shape
+    length = diagonal_length(n, m, offset)
+    row0, col0 = ((0, offset) if offset >= 0 else (-offset, 0)) if length else (0, 0)
+    nb = len(batch)
+    corner = make(Op.SLICE, (y,), (0,) * nb + (row0, col0),
+                  (*batch, row0 + length, col0 + length), (1,) * (nb + 2))
+    flat = reshape(corner, (*batch, length * length))
+    if length <= 1:
+        return reshape(flat, (*batch, length))
+    return make(Op.SLICE, (flat,), (0,) * (nb + 1), (*batch, length * length),
+                (1,) * nb + (length + 1,))
+
+
+def set_diagonal(x: Node, values: Node, offset: int = 0, axis1: int = 0,
+                 axis2: int = 1) -> Node:
+    """x with its ``offset`` diagonal (over axis1, axis2) replaced by
+    ``values``, which broadcast to ``diagonal(x, offset, axis1, axis2).shape``.
+    The inverse of ``diagonal`` for writes through a diagonal view."""
+    y, a, b = _last_two(x, axis1, axis2)
+    *batch, n, m = y.shape
+    length = diagonal_length(n, m, offset)
+    values = ew.broadcast_to(ew.convert(values, x.dtype), (*batch, length))
+    along_rows = offset >= 0  # the diagonal's i-th element sits in row i (else column i)
+    full_len = n if along_rows else m
+    pad_cfg = ((0, 0, 0),) * len(batch) + ((0, full_len - length, 0),)
+    values = make(Op.PAD, (values, ew.full((), 0, x.dtype)), pad_cfg)
+    dims = tuple(range(len(batch))) + ((len(batch),) if along_rows else (len(batch) + 1,))
+    spread = make(Op.BROADCAST_IN_DIM, (values,), y.shape, dims)
+    mask = ew.broadcast_to(_diagonal_mask(n, m, offset), y.shape)
+    out = make(Op.SELECT, (mask, spread, y))
+    return moveaxis(out, (-2, -1), (a, b))
+
+
+def _diagonal_mask(n: int, m: int, offset: int) -> Node:
+    upper = tri_mask(n, m, offset)
+    below = tri_mask(n, m, offset - 1)
+    return make(Op.AND, (upper, make(Op.NOT, (below,))))
+
+
+def diag(v: Node, k: int = 0) -> Node:
+    """numpy.diag: a 1-d input becomes a square matrix with it on the k-th
+    diagonal; a 2-d input gives its k-th diagonal."""
+    if v.ndim == 2:
+        return diagonal(v, k)
+    if v.ndim != 1:
+        raise ShapeError("Input must be 1- or 2-d.")
+    n = v.shape[0] + abs(k)
+    return set_diagonal(ew.full((n, n), 0, v.dtype), v, k)
+
+
+def diagflat(v: Node, k: int = 0) -> Node:
+    """numpy.diagflat: the flattened input on the k-th diagonal."""
+    return diag(ravel(v), k)
+
+
+def trace(x: Node, offset: int = 0, axis1: int = 0, axis2: int = 1,
+          dtype: np.dtype | None = None) -> Node:
+    """Sum along a diagonal; ``dtype`` is the accumulation dtype (numpy sums
+    small integers as int64: the caller passes it)."""
+    return reduce("sum", diagonal(x, offset, axis1, axis2), -1, dtype=dtype)

@@ -1,0 +1,449 @@
+"""numpy-style elementwise semantics written only in core ops, shared by the
+numpy and tf.experimental.numpy frontends.
+
+Every function takes operands that already share one shape and one dtype (the
+ufunc's loop dtype, chosen by the frontend's promotion policy) and returns a
+Node. The rules follow numpy 2: floor division and modulo take the sign of
+the divisor, integer division by zero gives 0, NaN compares unequal, complex
+numbers order lexicographically, ``isnan`` of an integer is False.
+
+>>> import numpy as np
+>>> from lazytensor.core.runtime import constant
+>>> a = constant(np.array([-7, 7]), np.dtype("int32"))
+>>> b = constant(np.array([2, -2]), np.dtype("int32"))
+>>> floor_divide(a, b).dtype, floor_divide(a, b).shape
+(dtype('int32'), (2,))
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from lazytensor.core import dtypes as dt
+from lazytensor.core.composite.elementwise import as_node, convert
+from lazytensor.core.ir import Node
+from lazytensor.core.ops import Op
+from lazytensor.core.registry import make
+
+_SIGNED_OF = {1: dt.int8, 2: dt.int16, 4: dt.int32, 8: dt.int64}
+
+
+def const(value, like: Node) -> Node:
+    """A scalar parameter of ``like``'s dtype broadcast to its shape."""
+    return as_node(value, like.dtype, like.shape)
+
+
+def _sel(pred: Node, a: Node, b: Node) -> Node:
+    return make(Op.SELECT, (pred, a, b))
+
+
+def _not(x: Node) -> Node:
+    return make(Op.NOT, (x,))
+
+
+def _and(a: Node, b: Node) -> Node:
+    return make(Op.AND, (a, b))
+
+
+def _or(a: Node, b: Node) -> Node:
+    return make(Op.OR, (a, b))
+
+
+def _bool_full(x: Node, value: bool) -> Node:
+    return as_node(value, dt.bool_, x.shape)
+
+
+# ---------------------------------------------------------------- predicates
+
+def isnan(x: Node) -> Node:
+    """bool, same shape; False for integers and bools."""
+    if dt.is_complex(x.dtype):
+        return _or(isnan(make(Op.REAL, (x,))), isnan(make(Op.IMAG, (x,))))
+    if not dt.is_inexact(x.dtype):
+        return _bool_full(x, False)
+    return make(Op.NE, (x, x))
+
+
+def isinf(x: Node) -> Node:
+    """bool, same shape: +-inf (either part, for complex)."""
+    if dt.is_complex(x.dtype):
+        return _or(isinf(make(Op.REAL, (x,))), isinf(make(Op.IMAG, (x,))))
+    if not dt.is_inexact(x.dtype):
+        return _bool_full(x, False)
+    return make(Op.EQ, (make(Op.ABS, (x,)), const(math.inf, x)))
+
+
+def isfinite(x: Node) -> Node:
+    """bool, same shape: neither inf nor NaN (both parts, for complex)."""
+    if dt.is_complex(x.dtype):
+        return _and(isfinite(make(Op.REAL, (x,))), isfinite(make(Op.IMAG, (x,))))
+    if not dt.is_inexact(x.dtype):
+        return _bool_full(x, True)
+    return make(Op.IS_FINITE, (x,))
+
+
+def signbit(x: Node) -> Node:
+    """bool: the sign bit is set (-0.0 and -nan included)."""
+    if not dt.is_float(x.dtype):
+        return make(Op.LT, (x, const(0, x))) if x.dtype.kind == "i" else _bool_full(x, False)
+    bits = make(Op.BITCAST_CONVERT, (x,), _SIGNED_OF[x.dtype.itemsize])
+    return make(Op.LT, (bits, const(0, bits)))
+
+
+def copysign(a: Node, b: Node) -> Node:
+    """|a| with the sign bit of b (floats)."""
+    mag = make(Op.ABS, (a,))
+    return _sel(signbit(b), make(Op.NEG, (mag,)), mag)
+
+
+# ------------------------------------------------------------------ rounding
+
+def _int_identity(op: Op):
+    def rounded(x: Node) -> Node:
+        return x if not dt.is_inexact(x.dtype) else make(op, (x,))
+
+    return rounded
+
+
+floor = _int_identity(Op.FLOOR)
+ceil = _int_identity(Op.CEIL)
+rint = _int_identity(Op.ROUND_EVEN)
+
+
+def trunc(x: Node) -> Node:
+    """Round toward zero (integers unchanged)."""
+    if not dt.is_inexact(x.dtype):
+        return x
+    return _sel(make(Op.LT, (x, const(0, x))), make(Op.CEIL, (x,)), make(Op.FLOOR, (x,)))
+
+
+def modf(x: Node) -> tuple[Node, Node]:
+    """(fractional, integral) parts, both with x's sign; modf(inf) = (0, inf)."""
+    whole = trunc(x)
+    frac = make(Op.SUB, (x, whole))
+    frac = _sel(isinf(x), copysign(const(0.0, x), x), frac)
+    return frac, whole
+
+
+# ---------------------------------------------------------- division, modulo
+
+def _int_divmod(a: Node, b: Node) -> tuple[Node, Node]:
+    zero = make(Op.EQ, (b, const(0, b)))
+    safe = _sel(zero, const(1, b), b)
+    q = make(Op.DIV, (a, safe))
+    r = make(Op.REM, (a, safe))
+    if a.dtype.kind == "i":  # C truncation -> floor: step down when signs differ
+        fix = _and(make(Op.NE, (r, const(0, r))),
+                   make(Op.NE, (make(Op.LT, (r, const(0, r))), make(Op.LT, (b, const(0, b))))))
+        q = _sel(fix, make(Op.SUB, (q, const(1, q))), q)
+        r = _sel(fix, make(Op.ADD, (r, b)), r)
+    return _sel(zero, const(0, q), q), _sel(zero, const(0, r), r)
+
+
+def _float_divmod(a: Node, b: Node) -> tuple[Node, Node]:
+    """numpy's npy_divmod: fmod, then Python's sign convention, then snap."""
+    mod = make(Op.REM, (a, b))
+    div = make(Op.DIV, (make(Op.SUB, (a, mod)), b))
+    zero, one = const(0.0, a), const(1.0, a)
+    fix = _and(make(Op.NE, (mod, zero)),
+               make(Op.NE, (make(Op.LT, (b, zero)), make(Op.LT, (mod, zero)))))
+    mod = _sel(fix, make(Op.ADD, (mod, b)), _sel(make(Op.EQ, (mod, zero)),
+                                                    copysign(zero, b), mod))
+    div = _sel(fix, make(Op.SUB, (div, one)), div)
+    floored = make(Op.FLOOR, (div,))
+    up = make(Op.GT, (make(Op.SUB, (div, floored)), const(0.5, a)))
+    floored = _sel(up, make(Op.ADD, (floored, one)), floored)
+    quotient = make(Op.DIV, (a, b))
+    floored = _sel(make(Op.EQ, (div, zero)), copysign(zero, quotient), floored)
+    b_zero = make(Op.EQ, (b, zero))
+    return _sel(b_zero, quotient, floored), _sel(b_zero, make(Op.REM, (a, b)), mod)
+
+
+def divmod_(a: Node, b: Node) -> tuple[Node, Node]:
+    """(floor_divide, remainder) with numpy's signs (remainder has b's sign)."""
+    if dt.is_inexact(a.dtype):
+        return _float_divmod(a, b)
+    if dt.is_bool(a.dtype):
+        a, b = convert(a, dt.int8), convert(b, dt.int8)
+    return _int_divmod(a, b)
+
+
+def floor_divide(a: Node, b: Node) -> Node:
+    """a // b rounded toward -inf; integer x // 0 is 0, float x // 0 is x / 0."""
+    return divmod_(a, b)[0]
+
+
+def remainder(a: Node, b: Node) -> Node:
+    """a % b with the sign of b; integer x % 0 is 0, float x % 0 is NaN."""
+    return divmod_(a, b)[1]
+
+
+def fmod(a: Node, b: Node) -> Node:
+    """C fmod: the sign of a; integer x fmod 0 is 0."""
+    if dt.is_inexact(a.dtype):
+        return make(Op.REM, (a, b))
+    zero = make(Op.EQ, (b, const(0, b)))
+    r = make(Op.REM, (a, _sel(zero, const(1, b), b)))
+    return _sel(zero, const(0, r), r)
+
+
+def true_divide(a: Node, b: Node) -> Node:
+    return make(Op.DIV, (a, b))
+
+
+def reciprocal(x: Node) -> Node:
+    """1 / x (integers: truncating, 1 / 0 gives 0)."""
+    if dt.is_inexact(x.dtype):
+        return make(Op.DIV, (const(1, x), x))
+    return fmod_quotient(const(1, x), x)
+
+
+def fmod_quotient(a: Node, b: Node) -> Node:
+    """Truncating integer division with x / 0 = 0."""
+    zero = make(Op.EQ, (b, const(0, b)))
+    q = make(Op.DIV, (a, _sel(zero, const(1, b), b)))
+    return _sel(zero, const(0, q), q)
+
+
+# ------------------------------------------------------------- order, extrema
+
+def _complex_order(strict: bool):
+    def compare(a: Node, b: Node) -> Node:
+        ra, rb = make(Op.REAL, (a,)), make(Op.REAL, (b,))
+        ia, ib = make(Op.IMAG, (a,)), make(Op.IMAG, (b,))
+        tie = make(Op.LT if strict else Op.LE, (ia, ib))
+        return _or(make(Op.LT, (ra, rb)), _and(make(Op.EQ, (ra, rb)), tie))
+
+    return compare
+
+
+_COMPLEX_COMPARE = {
+    Op.LT: lambda a, b: _complex_order(True)(a, b),
+    Op.LE: lambda a, b: _complex_order(False)(a, b),
+    Op.GT: lambda a, b: _complex_order(True)(b, a),
+    Op.GE: lambda a, b: _complex_order(False)(b, a),
+}
+
+
+def compare(op: Op, a: Node, b: Node) -> Node:
+    """A comparison; complex operands order lexicographically, as in numpy."""
+    if dt.is_complex(a.dtype) and op in _COMPLEX_COMPARE:
+        return _COMPLEX_COMPARE[op](a, b)
+    return make(op, (a, b))
+
+
+def _extremum(op: Op, keep_first: Op):
+    def pick(a: Node, b: Node) -> Node:
+        if dt.is_complex(a.dtype):
+            return _sel(_or(compare(keep_first, a, b), isnan(a)), a, b)
+        out = make(op, (a, b))
+        if not dt.is_inexact(a.dtype):
+            return out
+        return _sel(isnan(a), a, _sel(isnan(b), b, out))  # NaN propagates
+
+    return pick
+
+
+maximum = _extremum(Op.MAX, Op.GE)
+minimum = _extremum(Op.MIN, Op.LE)
+
+
+def _nan_ignoring(pick):
+    def f(a: Node, b: Node) -> Node:
+        out = pick(a, b)
+        if not dt.is_inexact(a.dtype):
+            return out
+        return _sel(isnan(a), b, _sel(isnan(b), a, out))
+
+    return f
+
+
+fmax = _nan_ignoring(maximum)
+fmin = _nan_ignoring(minimum)
+
+
+# -------------------------------------------------------------- float maths
+
+def logaddexp(a: Node, b: Node) -> Node:
+    """log(exp(a) + exp(b)) without overflow; equal infinities stay put."""
+    return _logaddexp(a, b, Op.EXP, Op.LOG1P, math.log(2.0), 1.0)
+
+
+def logaddexp2(a: Node, b: Node) -> Node:
+    """log2(2**a + 2**b) without overflow."""
+    return _logaddexp(a, b, Op.EXP2, None, 1.0, 1.0 / math.log(2.0))
+
+
+def _logaddexp(a: Node, b: Node, exp: Op, log1p: Op | None, tie: float, scale: float) -> Node:
+    peak = make(Op.MAX, (a, b))
+    gap = make(Op.NEG, (make(Op.ABS, (make(Op.SUB, (a, b)),)),))
+    e = make(exp, (gap,))
+    if log1p is not None:
+        tail = make(log1p, (e,))
+    else:  # log2(1 + e) = log1p(e) / ln 2
+        tail = make(Op.MUL, (make(Op.LOG1P, (e,)), const(scale, e)))
+    out = make(Op.ADD, (peak, tail))
+    out = _sel(make(Op.EQ, (a, b)), make(Op.ADD, (a, const(tie, a))), out)
+    return _sel(isnan(a), a, _sel(isnan(b), b, out))
+
+
+def hypot(a: Node, b: Node) -> Node:
+    """sqrt(a*a + b*b) scaled to avoid overflow; inf beats NaN."""
+    aa, bb = make(Op.ABS, (a,)), make(Op.ABS, (b,))
+    hi, lo = make(Op.MAX, (aa, bb)), make(Op.MIN, (aa, bb))
+    zero = make(Op.EQ, (hi, const(0.0, hi)))
+    ratio = make(Op.DIV, (lo, _sel(zero, const(1.0, hi), hi)))
+    root = make(Op.SQRT, (make(Op.ADD, (const(1.0, hi), make(Op.MUL, (ratio, ratio)))),))
+    out = _sel(zero, const(0.0, hi), make(Op.MUL, (hi, root)))
+    out = _sel(_or(isnan(a), isnan(b)), const(math.nan, hi), out)
+    return _sel(_or(isinf(a), isinf(b)), const(math.inf, hi), out)
+
+
+def heaviside(x: Node, h0: Node) -> Node:
+    """0 for x < 0, h0 for x == 0, 1 for x > 0, NaN for NaN."""
+    out = _sel(make(Op.LT, (x, const(0, x))), const(0.0, x),
+               _sel(make(Op.GT, (x, const(0, x))), const(1.0, x), h0))
+    return _sel(isnan(x), x, out)
+
+
+def _log_base(base: float):
+    def log(x: Node) -> Node:
+        return make(Op.DIV, (make(Op.LOG, (x,)), const(math.log(base), x)))
+
+    return log
+
+
+log2 = _log_base(2.0)
+log10 = _log_base(10.0)
+
+
+def _scaled(factor: float):
+    def scale(x: Node) -> Node:
+        return make(Op.MUL, (x, const(factor, x)))
+
+    return scale
+
+
+deg2rad = _scaled(math.pi / 180.0)
+rad2deg = _scaled(180.0 / math.pi)
+
+
+def square(x: Node) -> Node:
+    return make(Op.MUL, (x, x))
+
+
+def ldexp(x: Node, exponent: Node) -> Node:
+    """x * 2**exponent (exponent an integer array)."""
+    return make(Op.MUL, (x, make(Op.EXP2, (convert(exponent, x.dtype),))))
+
+
+def float_power(a: Node, b: Node) -> Node:
+    return make(Op.POW, (a, b))
+
+
+# ------------------------------------------------------- signs, ints, logic
+
+def absolute(x: Node) -> Node:
+    """|x|; unsigned and bool unchanged; complex -> real magnitude."""
+    return x if x.dtype.kind in "ub" else make(Op.ABS, (x,))
+
+
+def sign(x: Node) -> Node:
+    """-1, 0, 1 (NaN stays NaN; complex: x / |x|)."""
+    if x.dtype.kind == "u":
+        return convert(make(Op.NE, (x, const(0, x))), x.dtype)
+    return make(Op.SIGN, (x,))
+
+
+def right_shift(a: Node, b: Node) -> Node:
+    """Arithmetic for signed, logical for unsigned integers."""
+    op = Op.SHIFT_RIGHT_ARITHMETIC if a.dtype.kind == "i" else Op.SHIFT_RIGHT_LOGICAL
+    return make(op, (a, b))
+
+
+def bitwise_count(x: Node) -> Node:
+    """Set bits of |x|, as uint8."""
+    if dt.is_bool(x.dtype):
+        return convert(x, dt.uint8)
+    return convert(make(Op.POPCNT, (absolute(x),)), dt.uint8)
+
+
+def truthy(x: Node) -> Node:
+    """x != 0 as bool (NaN is true)."""
+    return x if dt.is_bool(x.dtype) else make(Op.NE, (x, const(0, x)))
+
+
+def logical(op: Op):
+    """logical_and/or/xor: operands compared with zero first."""
+    def f(a: Node, b: Node) -> Node:
+        return make(op, (truthy(a), truthy(b)))
+
+    return f
+
+
+def logical_not(x: Node) -> Node:
+    return _not(truthy(x))
+
+
+def add_or(a: Node, b: Node) -> Node:
+    """numpy adds bools with logical or."""
+    return make(Op.OR if dt.is_bool(a.dtype) else Op.ADD, (a, b))
+
+
+def mul_and(a: Node, b: Node) -> Node:
+    """numpy multiplies bools with logical and."""
+    return make(Op.AND if dt.is_bool(a.dtype) else Op.MUL, (a, b))
+
+
+def power(a: Node, b: Node) -> Node:
+    """a ** b (bool operands use int8 arithmetic, as numpy's loops do)."""
+    return make(Op.POW, (a, b))
+
+
+# ------------------------------------------------------------ whole-array
+
+def nan_to_num(x: Node, nan: float = 0.0, posinf: float | None = None,
+               neginf: float | None = None) -> Node:
+    """NaN -> nan, +inf -> posinf (default: the dtype's max), -inf -> neginf."""
+    if dt.is_complex(x.dtype):
+        re = nan_to_num(make(Op.REAL, (x,)), nan, posinf, neginf)
+        im = nan_to_num(make(Op.IMAG, (x,)), nan, posinf, neginf)
+        return make(Op.COMPLEX, (re, im))
+    if not dt.is_inexact(x.dtype):
+        return x
+    info = dt.finfo(x.dtype)
+    hi = float(info.max) if posinf is None else posinf
+    lo = float(info.min) if neginf is None else neginf
+    out = _sel(isnan(x), const(nan, x), x)
+    out = _sel(make(Op.EQ, (x, const(math.inf, x))), const(hi, x), out)
+    return _sel(make(Op.EQ, (x, const(-math.inf, x))), const(lo, x), out)
+
+
+def isclose(a: Node, b: Node, rtol: float, atol: float, equal_nan: bool) -> Node:
+    """|a - b| <= atol + rtol * |b| (infinities equal only to themselves)."""
+    if not dt.is_inexact(a.dtype):
+        a, b = convert(a, dt.float64), convert(b, dt.float64)
+    diff = make(Op.ABS, (make(Op.SUB, (a, b)),))
+    bound = make(Op.ADD, (const(atol, diff), make(Op.MUL, (const(rtol, diff),
+                                                           make(Op.ABS, (b,))))))
+    close = _and(make(Op.LE, (diff, bound)), _and(isfinite(a), isfinite(b)))
+    close = _or(close, make(Op.EQ, (a, b)))
+    if equal_nan:
+        close = _or(close, _and(isnan(a), isnan(b)))
+    return close
+
+
+def identity_of(dtype: np.dtype, kind: str):
+    """The identity of a reduction ``kind`` ('max', 'min', ...) in ``dtype``."""
+    if kind in ("sum", "any"):
+        return 0 if not dt.is_bool(dtype) else False
+    if kind in ("prod", "all"):
+        return 1 if not dt.is_bool(dtype) else True
+    if dt.is_bool(dtype):
+        return kind == "min"
+    if dt.is_int(dtype):
+        info = dt.iinfo(dtype)
+        return int(info.min) if kind == "max" else int(info.max)
+    return -math.inf if kind == "max" else math.inf

@@ -1,0 +1,210 @@
+"""The lazy ``ndarray``: a core ``Handle`` (a ``ViewHandle`` for views) plus
+numpy's layout, and the conversions between it and everything numpy accepts.
+
+Methods that map onto numpy functions are attached from one table in
+``_methods``; operators and ``__array_ufunc__`` live in ``_ufuncs``;
+``__array_function__`` in ``_dispatch``. This module holds only what every
+other module needs: the class, ``wrap`` (node -> array) and ``lift``
+(anything numpy accepts -> node or weak Python scalar).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from lazytensor.core.ir import Node
+from lazytensor.core.runtime import Handle, get_runtime, scalar
+from lazytensor.numpy import _layout
+
+WEAK_TYPES = (bool, int, float, complex)
+
+
+class ndarray:  # noqa: N801  (numpy's name)
+    """A lazy numpy array. Operations record core nodes; observing a value
+    (``np.asarray``, ``repr``, ``float``, ``item``, ``tolist``...) runs them.
+
+    ``_h`` is the storage handle, ``_st`` numpy's byte strides when the array
+    is not C-contiguous (None when it is)."""
+
+    __slots__ = ("_h", "_st", "__weakref__")
+    __array_priority__ = 100.0
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, shape, dtype=float, buffer=None, offset=0, strides=None, order=None):
+        host = np.ndarray(shape, dtype, buffer, offset, strides, order)
+        if buffer is None:
+            host[...] = 0
+        self._h = get_runtime().from_host(host)
+        self._st = None
+
+    # ------------------------------------------------------------ properties
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._h.node.shape
+
+    @shape.setter
+    def shape(self, value) -> None:
+        from lazytensor.numpy._shape import reshape_in_place
+
+        reshape_in_place(self, value)
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._h.node.dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self._h.node.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self._h.node.shape)
+
+    @property
+    def itemsize(self) -> int:
+        return self._h.node.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.itemsize
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        return _layout.full(self.shape, self._st, self.itemsize)
+
+    # ---------------------------------------------------------- observation
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        if copy is False:
+            raise ValueError("a lazy array lives on the device: converting it to numpy "
+                             "always copies (copy=False is impossible)")
+        host = self._h.numpy()
+        return host if dtype is None else host.astype(dtype, copy=False)
+
+    def __repr__(self) -> str:
+        return repr(self.__array__())
+
+    def __str__(self) -> str:
+        return str(self.__array__())
+
+    def __format__(self, spec: str) -> str:
+        return format(self.__array__(), spec)
+
+    def item(self, *args):
+        return self.__array__().item(*args)
+
+    def tolist(self):
+        return self.__array__().tolist()
+
+    def __bool__(self) -> bool:
+        if self.size != 1:  # numpy's own message, without reading the data
+            return bool(np.empty((0,) if self.size == 0 else (2,)))
+        return bool(self.__array__())
+
+    def __float__(self) -> float:
+        return float(self.__array__())
+
+    def __int__(self) -> int:
+        return int(self.__array__())
+
+    def __complex__(self) -> complex:
+        return complex(self.__array__())
+
+    def __index__(self) -> int:
+        return self.__array__().__index__()
+
+    def __len__(self) -> int:
+        shape = self._h.node.shape
+        if not shape:
+            raise TypeError("len() of unsized object")
+        return shape[0]
+
+    def __iter__(self):
+        if not self._h.node.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self._h.node.shape[0]))
+
+    def __reduce__(self):
+        return (_from_pickle, (self.__array__(),))
+
+    def __copy__(self) -> ndarray:
+        return self.copy()
+
+    def __deepcopy__(self, memo) -> ndarray:
+        return self.copy()
+
+
+def _from_pickle(host: np.ndarray) -> ndarray:
+    return from_host(host)
+
+
+_new = object.__new__
+
+
+def wrap(node: Node, strides=None) -> ndarray:
+    """A fresh lazy array holding ``node`` (C-contiguous unless ``strides``)."""
+    out = _new(ndarray)
+    out._h = Handle(node)
+    out._st = strides
+    return out
+
+
+def wrap_handle(handle: Handle, strides=None) -> ndarray:
+    out = _new(ndarray)
+    out._h = handle
+    out._st = strides
+    return out
+
+
+def from_host(value, dtype=None) -> ndarray:
+    """Device data copied from a host value."""
+    return wrap_handle(get_runtime().from_host(np.asarray(value, dtype=dtype)))
+
+
+def lift(value):
+    """What numpy would make of ``value``, as a core operand: a Node (strong:
+    arrays, numpy scalars, lists) or a Python scalar (weak, NEP 50)."""
+    if type(value) is ndarray:
+        return value._h.node
+    if type(value) in WEAK_TYPES:
+        return value
+    if isinstance(value, ndarray):
+        return value._h.node
+    if isinstance(value, np.generic):
+        return generic_node(value)
+    if isinstance(value, WEAK_TYPES):  # subclasses of Python scalars
+        return WEAK_TYPES[[isinstance(value, t) for t in WEAK_TYPES].index(True)](value)
+    return host_node(value)
+
+
+def generic_node(value: np.generic) -> Node:
+    """A numpy scalar as a strong, recompile-free scalar parameter."""
+    dtype = value.dtype
+    if dtype.kind not in "biufc":
+        raise TypeError(f"lazytensor.numpy does not support dtype {dtype}")
+    return scalar(value.item(), dtype)
+
+
+def host_node(value) -> Node:
+    """Host data (numpy array, nested lists, objects with __array__) as a leaf."""
+    array = np.asarray(value)
+    if array.dtype.kind not in "biufc":
+        raise TypeError(f"lazytensor.numpy does not support dtype {array.dtype}")
+    return get_runtime().from_host(array).node
+
+
+def node_of(value) -> Node:
+    """Like ``lift`` but Python scalars become strong arrays too (their numpy
+    default dtype: bool, int64, float64, complex128), as ``np.asarray`` does."""
+    lifted = lift(value)
+    if isinstance(lifted, Node):
+        return lifted
+    return scalar(lifted, np.asarray(lifted).dtype)
+
+
+def layout_of(value):
+    """(shape, strides, itemsize) for the K-order rule, or None when C."""
+    if type(value) is ndarray and value._st is not None:
+        return value.shape, value._st, value.itemsize
+    return None

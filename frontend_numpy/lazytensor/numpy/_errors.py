@@ -1,0 +1,73 @@
+"""numpy's error policy, in one place: core errors become numpy's exception
+types (``ValueError`` for shapes, ``numpy.exceptions.AxisError`` for axes,
+``TypeError`` for dtypes) with numpy's messages, raised at the caller's line.
+
+>>> from lazytensor.core.composite.reduction import AxisError as CoreAxisError
+>>> type(translate(CoreAxisError("axis 2 is out of bounds for array of dimension 1")))
+<class 'numpy.exceptions.AxisError'>
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Callable
+
+import numpy as np
+from numpy._core import _exceptions as _np_exc
+
+from lazytensor.core.composite.reduction import AxisError as CoreAxisError
+from lazytensor.core.registry import CoreError, DTypeError, ShapeError
+
+
+class LazyFallbackWarning(UserWarning):
+    """A numpy function ran eagerly on materialized inputs (it has no lazy mapping)."""
+
+
+class ViewWriteError(ValueError):
+    """A write through a view that lazytensor cannot make reach its base exactly."""
+
+
+# core error type -> numpy exception type (checked in order: most specific first)
+_TRANSLATION: tuple[tuple[type, Callable[[str], Exception]], ...] = (
+    (CoreAxisError, lambda msg: np.exceptions.AxisError(msg)),
+    (ShapeError, ValueError),
+    (DTypeError, TypeError),
+    (CoreError, RuntimeError),
+)
+
+
+def translate(exc: CoreError) -> Exception:
+    """The numpy exception that numpy raises where the core raised ``exc``."""
+    for core_type, make in _TRANSLATION:
+        if isinstance(exc, core_type):
+            return make(str(exc))
+    return exc
+
+
+def guard(fn: Callable) -> Callable:
+    """Wrap a frontend function so that core errors surface as numpy's."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except CoreError as exc:
+            raise translate(exc) from None
+
+    return wrapper
+
+
+def output_casting_error(ufunc, casting: str, from_: np.dtype, to: np.dtype, i: int):
+    """numpy's error for ``out=`` (or ``+=``) that would need an unsafe cast."""
+    return _np_exc._UFuncOutputCastingError(ufunc, casting, from_, to, i)
+
+
+def broadcast_error(*shapes: tuple[int, ...]) -> ValueError:
+    return ValueError(
+        "operands could not be broadcast together with shapes "
+        + " ".join(str(tuple(s)).replace(" ", "") for s in shapes) + " "
+    )
+
+
+def read_only_error() -> ValueError:
+    return ValueError("assignment destination is read-only")

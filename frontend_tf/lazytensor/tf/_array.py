@@ -1,0 +1,233 @@
+"""The lazy ``ndarray`` of ``lazytensor.tf.numpy`` and the conversions
+between it and everything tnp accepts (tf.Tensor, numpy, lists, scalars).
+
+An array holds a core ``Handle`` (its value, materialized at barriers) and,
+when it was made while a ``GradientTape`` records, its *symbolic* node: a
+barrier re-points the handle at device data, but gradients still need the
+recorded graph, so operations inside the recording session build on the
+symbolic nodes (``node_of``). Operators and numpy-behaviour methods are
+attached from tables in ``lazytensor.tf.numpy._methods``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from lazytensor.core import dtypes as dt
+from lazytensor.core.ir import Node
+from lazytensor.core.runtime import Handle, get_runtime, scalar
+from lazytensor.tf import _tf
+
+WEAK = (bool, int, float, complex)
+
+
+class Recording:
+    """Which tapes record now. ``session`` is one object per stretch of time
+    during which at least one tape is active (None when none is): arrays
+    made in the current session keep their symbolic node for the tapes."""
+
+    __slots__ = ("tapes", "session", "paused")
+
+    def __init__(self) -> None:
+        self.tapes: list = []
+        self.session: object | None = None
+        self.paused = 0
+
+    @property
+    def active(self) -> object | None:
+        return None if self.paused else self.session
+
+
+RECORDING = Recording()
+
+
+class ndarray:  # noqa: N801  (tnp's name)
+    """A lazy tf.experimental.numpy array with tf.Tensor's numpy-behaviour
+    methods and operators; ``numpy()`` / ``tf.convert_to_tensor`` run it."""
+
+    __slots__ = ("_h", "_sym", "_session", "__weakref__")
+    __array_priority__ = 100.0
+
+    def _node(self) -> Node:
+        """The node that operations build on (see the module docstring)."""
+        if self._session is not None and self._session is RECORDING.active:
+            return self._sym
+        return self._h.node
+
+    # ------------------------------------------------------------ properties
+    @property
+    def shape(self):
+        """``tf.TensorShape``, as on a tf.Tensor."""
+        return _tf.tf().TensorShape(self._h.node.shape)
+
+    def get_shape(self):
+        return self.shape
+
+    @property
+    def dtype(self):
+        """``tf.DType``, as on a tf.Tensor."""
+        return _tf.as_tf_dtype(self._h.node.dtype)
+
+    @property
+    def ndim(self) -> int:
+        return len(self._h.node.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self._h.node.shape)
+
+    @property
+    def data(self) -> ndarray:
+        return self
+
+    # ---------------------------------------------------------- observation
+    def numpy(self) -> np.ndarray:
+        """A host copy of the value (runs what is pending)."""
+        return self._h.numpy()
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        host = self._h.numpy()
+        return host if dtype is None else host.astype(dtype, copy=False)
+
+    def __tf_tensor__(self, dtype=None, name=None):
+        """TensorFlow's conversion protocol: ``tf.convert_to_tensor(x)`` and
+        every TF op accept a lazy array (it materializes)."""
+        tf = _tf.tf()
+        tensor = tf.constant(self._h.numpy(), name=name)
+        return tensor if dtype is None else tf.cast(tensor, dtype)
+
+    def __repr__(self) -> str:
+        node = self._h.node
+        return (f"<lazytensor.tf.Tensor: shape={node.shape}, dtype={node.dtype.name}, "
+                f"numpy={self.numpy()!r}>")
+
+    def __str__(self) -> str:
+        return f"lazytensor.tf.Tensor({self.numpy()}, shape={self._h.node.shape}, " \
+               f"dtype={self._h.node.dtype.name})"
+
+    def tolist(self):
+        return self.numpy().tolist()
+
+    def item(self):
+        return self.numpy().item()
+
+    def __bool__(self) -> bool:
+        return bool(self.numpy())
+
+    def __float__(self) -> float:
+        return float(self.numpy())
+
+    def __int__(self) -> int:
+        return int(self.numpy())
+
+    def __index__(self) -> int:
+        if not dt.is_int(self._h.node.dtype) or self._h.node.shape:
+            raise TypeError("only integer scalar arrays can be converted to a scalar index")
+        return int(self.numpy())
+
+    def __len__(self) -> int:
+        shape = self._h.node.shape
+        if not shape:
+            raise TypeError("len is not well defined for a rank-0 Tensor")
+        return shape[0]
+
+    def __iter__(self):
+        shape = self._h.node.shape
+        if not shape:
+            raise TypeError("Cannot iterate over a scalar tensor.")
+        return (self[i] for i in range(shape[0]))
+
+    def __hash__(self):
+        raise TypeError("Tensor is unhashable. Instead, use tensor.ref() as the key.")
+
+    def __copy__(self) -> ndarray:
+        return self
+
+    def __deepcopy__(self, memo) -> ndarray:
+        return self
+
+
+_new = object.__new__
+
+
+def wrap(node: Node) -> ndarray:
+    """A fresh lazy array holding ``node`` (symbolic too, while recording)."""
+    out = _new(ndarray)
+    out._h = Handle(node)
+    session = RECORDING.active
+    out._session = session
+    out._sym = node if session is not None else None
+    return out
+
+
+def from_host(value, dtype: np.dtype | None = None) -> ndarray:
+    """Device data copied from a host value (a parameter, never a constant)."""
+    out = _new(ndarray)
+    out._h = get_runtime().from_host(np.asarray(value, dtype=dtype))
+    out._session = out._sym = None
+    return out
+
+
+def _host_dtype(value) -> np.dtype:
+    """The dtype tnp gives host data: numpy's, with Python floats (and numpy
+    float scalars, which are floats too) float32 under prefer_float32."""
+    if isinstance(value, (np.ndarray, np.generic)) and not isinstance(value, (float, complex)):
+        return value.dtype
+    dtype = np.asarray(value).dtype
+    if dtype.kind not in "biufc":
+        raise TypeError(f"Cannot convert {value!r} to a lazytensor.tf array (dtype {dtype})")
+    if _tf.prefer_float32():
+        return {dt.float64: dt.float32, dt.complex128: dt.complex64}.get(dtype, dtype)
+    return dtype
+
+
+def lift(value, dtype: np.dtype | None = None) -> Node:
+    """Anything ``tnp.asarray`` accepts, as a node (of ``dtype`` if given)."""
+    if isinstance(value, ndarray):
+        node = value._node()
+    elif type(value) in WEAK or isinstance(value, np.generic):
+        host_dtype = _host_dtype(value)
+        node = scalar(np.asarray(value, host_dtype).item(), host_dtype)
+    elif _tf.is_tf_value(value):
+        node = get_runtime().from_host(value.numpy()).node
+    elif isinstance(value, (list, tuple)) and _holds_arrays(value):
+        return _stack([lift(v) for v in value], dtype)
+    else:
+        node = get_runtime().from_host(np.asarray(value, _host_dtype(value))).node
+    if dtype is not None and node.dtype != dtype:
+        from lazytensor.core.composite.elementwise import convert
+
+        node = convert(node, dtype)
+    return node
+
+
+def _holds_arrays(values) -> bool:
+    return any(isinstance(v, ndarray) or _tf.is_tf_value(v)
+               or (isinstance(v, (list, tuple)) and _holds_arrays(v)) for v in values)
+
+
+def _stack(nodes: list[Node], dtype: np.dtype | None) -> Node:
+    from lazytensor.core.composite import shape as core_shape
+    from lazytensor.core.composite.promotion import TNP
+
+    return core_shape.stack(nodes, 0, dtype, TNP)
+
+
+def operand(value):
+    """An elementwise operand: a node (strong), or a Python scalar that stays
+    weak; under prefer_float32 Python floats are strong float32, as in tnp."""
+    if isinstance(value, ndarray):
+        return value._node()
+    kind = type(value)
+    if kind is int or kind is bool:
+        return value
+    if (kind is float or kind is complex) and not _tf.prefer_float32():
+        return value
+    return lift(value)
+
+
+def node_of(value) -> Node:
+    """``value``'s node when it is a lazy array, else ``lift(value)``."""
+    return value._node() if isinstance(value, ndarray) else lift(value)

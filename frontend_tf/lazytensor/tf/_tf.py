@@ -1,0 +1,113 @@
+"""TensorFlow-specific glue: TensorFlow imported on first need (importing it
+takes seconds; recording lazy ops never needs it), dtype conversion between
+numpy dtypes and ``tf.DType``, tnp's global modes, and error translation.
+
+>>> import numpy as np
+>>> as_np_dtype(float), as_np_dtype("int32"), as_np_dtype(None, np.dtype("int8"))
+(dtype('float64'), dtype('int32'), dtype('int8'))
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from typing import NoReturn
+
+import numpy as np
+
+from lazytensor.core import dtypes as dt
+from lazytensor.core.composite.reduction import AxisError
+from lazytensor.core.registry import CoreError, DTypeError, ShapeError
+
+_NP_DTYPES = "tensorflow.python.ops.numpy_ops.np_dtypes"
+_OPS = "tensorflow.python.framework.ops"
+
+
+@functools.cache
+def tf():
+    """The ``tensorflow`` module (imported once, on first use)."""
+    import tensorflow
+
+    return tensorflow
+
+
+def tnp():
+    return tf().experimental.numpy
+
+
+def is_tf_value(value) -> bool:
+    """A tf.Tensor or tf.Variable (checked only when TensorFlow is loaded:
+    such a value cannot exist before)."""
+    if "tensorflow" not in sys.modules:
+        return False
+    t = tf()
+    return isinstance(value, (t.Tensor, t.Variable))
+
+
+_PY_TYPES = {bool: dt.bool_, int: dt.int64, float: dt.float64, complex: dt.complex128}
+
+
+def as_np_dtype(dtype, default: np.dtype | None = None) -> np.dtype | None:
+    """A dtype argument as tnp accepts it (numpy types, strings, Python types,
+    ``tf.DType``) as an ``np.dtype``; ``None`` gives ``default``."""
+    if dtype is None:
+        return default
+    if isinstance(dtype, np.dtype):
+        return dtype
+    if dtype in _PY_TYPES:
+        return _PY_TYPES[dtype]
+    if hasattr(dtype, "as_numpy_dtype"):  # tf.DType
+        return dt.canonical(dtype.as_numpy_dtype)
+    return dt.canonical(dtype)
+
+
+@functools.cache
+def as_tf_dtype(dtype: np.dtype):
+    """``np.dtype`` -> ``tf.DType`` (what ``x.dtype`` returns, as on a tf.Tensor)."""
+    return tf().as_dtype(dtype)
+
+
+def prefer_float32() -> bool:
+    """``tnp.experimental_enable_numpy_behavior(prefer_float32=True)`` is on.
+    Read from tnp's own flag (a private module attribute: tnp exposes no
+    getter), only when tnp is loaded; it is off otherwise."""
+    module = sys.modules.get(_NP_DTYPES)
+    return bool(module and module.is_prefer_float32())
+
+
+def numpy_behavior() -> bool:
+    """Whether tf.Tensor operators follow numpy promotion (tnp's numpy
+    behaviour); when off they are TensorFlow's strict same-dtype operators."""
+    module = sys.modules.get(_OPS)
+    return bool(module and module.is_numpy_style_type_promotion())
+
+
+def default_float() -> np.dtype:
+    """The dtype of a Python float / float list under tnp's current mode."""
+    return dt.float32 if prefer_float32() else dt.float64
+
+
+# core error -> the TensorFlow error class tnp raises for it, by default;
+# a function whose tnp implementation raises otherwise names its own table
+INVALID_ARGUMENT = "InvalidArgumentError"
+ERRORS = {AxisError: INVALID_ARGUMENT, ShapeError: INVALID_ARGUMENT, DTypeError: TypeError}
+
+
+def raise_as_tf(error: Exception, table: dict | None = None) -> NoReturn:
+    """Re-raise a core error as the type tnp raises for the same input."""
+    table = ERRORS if table is None else {**ERRORS, **table}
+    for core_type in type(error).__mro__:
+        target = table.get(core_type)
+        if target is not None:
+            break
+    else:
+        raise error
+    if isinstance(target, str):  # a tf.errors class, by name
+        raise getattr(tf().errors, target)(None, None, str(error)) from error
+    raise target(str(error)) from error
+
+
+__all__ = [
+    "CoreError", "ERRORS", "as_np_dtype", "as_tf_dtype", "default_float", "is_tf_value",
+    "numpy_behavior", "prefer_float32", "raise_as_tf", "tf", "tnp",
+]
