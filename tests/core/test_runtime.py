@@ -174,3 +174,18 @@ def test_recycled_output_buffers_never_alias_held_values(rt):
     for step, held in kept:
         np.testing.assert_array_equal(held.numpy()[:3], np.full(3, 1.0 + step, np.float32))
     np.testing.assert_array_equal(x.numpy()[:3], np.ones(3, np.float32))
+
+
+def test_debug_dump_dot_stablehlo_and_graph_key(rt):
+    from lazytensor.core import debug
+
+    x = rt.from_host(np.ones((2, 3), np.float32))
+    y = _scaled_exp(x, 2.0)
+    text = debug.dump(y)
+    assert "EXP" in text and "MUL" in text and "scalar parameter = 2.0" in text
+    assert "->" in debug.to_dot(y)
+    assert "stablehlo.exponential" in debug.stablehlo(y)
+    other = _scaled_exp(rt.from_host(np.zeros((2, 3), np.float32)), 5.0)
+    assert debug.graph_key(y) == debug.graph_key(other)
+    assert debug.graph_key(y) != debug.graph_key(_scaled_exp(x, 2.0), y)
+    assert y.node.op is Op.EXP  # inspecting never executes

@@ -234,8 +234,8 @@ def is_unreferenced(leaf: Node, uses: int) -> bool:
     return _reference_counts(leaf, uses) == _BASELINE[0]
 
 
-def build(p: Plan) -> Executable:
-    """Trace the plan's skeleton with the lowering table, jit and compile it."""
+def _jitted(p: Plan):
+    """The jitted replay of the plan's graph and the arguments to call it with."""
     # the closure captures only data-free structure, never the plan's buffers
     skeleton = [Node(n.op, (), n.attrs, n.shape, n.dtype, n.data if n.op is _CONST else None)
                 for n in p.order]
@@ -247,11 +247,11 @@ def build(p: Plan) -> Executable:
         values: list = [None] * len(skeleton)
         for i, node in enumerate(skeleton):
             op = node.op
-            if op is Op.DATA:
+            if op is _DATA:
                 values[i] = data[entries[i][3]]
-            elif op is Op.SCALAR:
+            elif op is _SCALAR:
                 values[i] = lower_scalar(node, banks[node.dtype][entries[i][3]])
-            elif op is Op.CONST:
+            elif op is _CONST:
                 values[i] = np.asarray(node.data, dtype=node.dtype)
             else:
                 values[i] = LOWERINGS[op](node, *[values[j] for j in operand_index[i]])
@@ -259,16 +259,27 @@ def build(p: Plan) -> Executable:
 
     n_args = n_data + len(p.scalar_banks)
     donated = p.donate + tuple(range(n_args, n_args + len(p.scratch)))
-    start = time.perf_counter()
     # scratch buffers are unused inputs, kept (keep_unused) only so that XLA
     # writes an output into their memory instead of faulting in fresh pages
     jitted = jax.jit(lambda *args: replay(*args[:n_args]), donate_argnums=donated,
                      keep_unused=True)
+    return jitted, (*p.data_args, *p.scalar_banks, *p.scratch)
+
+
+def build(p: Plan) -> Executable:
+    """Trace the plan's graph with the lowering table, jit and compile it."""
+    start = time.perf_counter()
+    jitted, args = _jitted(p)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Some donated buffers were not usable")
-        compiled = jitted.lower(*p.data_args, *p.scalar_banks, *p.scratch).compile()
-    seconds = time.perf_counter() - start
-    return Executable(compiled, len(skeleton), seconds)
+        compiled = jitted.lower(*args).compile()
+    return Executable(compiled, len(p.order), time.perf_counter() - start)
+
+
+def lower_text(p: Plan) -> str:
+    """The StableHLO module text of the plan's graph."""
+    jitted, args = _jitted(p)
+    return jitted.lower(*args).as_text()
 
 
 def run(executable: Executable, p: Plan) -> list:

@@ -57,6 +57,14 @@ def guard(fn: Callable) -> Callable:
     return wrapper
 
 
+def call_guarded(fn: Callable, *args, **kwargs):
+    """``fn(*args, **kwargs)`` with core errors translated."""
+    try:
+        return fn(*args, **kwargs)
+    except CoreError as exc:
+        raise translate(exc) from None
+
+
 def output_casting_error(ufunc, casting: str, from_: np.dtype, to: np.dtype, i: int):
     """numpy's error for ``out=`` (or ``+=``) that would need an unsafe cast."""
     return _np_exc._UFuncOutputCastingError(ufunc, casting, from_, to, i)

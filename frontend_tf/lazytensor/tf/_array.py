@@ -187,6 +187,8 @@ def lift(value, dtype: np.dtype | None = None) -> Node:
     """Anything ``tnp.asarray`` accepts, as a node (of ``dtype`` if given)."""
     if isinstance(value, ndarray):
         node = value._node()
+    elif isinstance(value, Node):
+        node = value
     elif type(value) in WEAK or isinstance(value, np.generic):
         host_dtype = _host_dtype(value)
         node = scalar(np.asarray(value, host_dtype).item(), host_dtype)
@@ -221,6 +223,8 @@ def operand(value):
     if isinstance(value, ndarray):
         return value._node()
     kind = type(value)
+    if kind is Node:
+        return value
     if kind is int or kind is bool:
         return value
     if (kind is float or kind is complex) and not _tf.prefer_float32():

@@ -1,0 +1,242 @@
+"""Rearranging composites with numpy's conventions: flip, roll, rot90, tile,
+repeat and pad (constant, edge, reflect, symmetric, wrap, empty).
+
+Static index patterns (pad's reflections, rolls) are taken as runs of
+slices, reversed slices and broadcasts joined by one concatenate, never as
+a gather: XLA fuses those into copies.
+
+>>> import numpy as np
+>>> from lazytensor.core.runtime import constant
+>>> x = constant(np.zeros((2, 3)), np.dtype("int32"))
+>>> pad(x, 2, "reflect").shape, tile(x, (2, 1, 2)).shape, repeat(x, 3, 1).shape
+((6, 7), (2, 2, 6), (2, 9))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from lazytensor.core.composite import elementwise as ew
+from lazytensor.core.composite.reduction import normalize_axes, normalize_axis
+from lazytensor.core.composite.shape import (
+    as_axes,
+    ravel,
+    reshape,
+    slice_axis,
+    transpose,
+)
+from lazytensor.core.ir import Node
+from lazytensor.core.ops import Op
+from lazytensor.core.registry import ShapeError, make
+
+
+def flip(x: Node, axis: int | Sequence[int] | None = None) -> Node:
+    """x reversed along ``axis`` (all axes when None)."""
+    axes = normalize_axes(axis, x.ndim)
+    axes = tuple(a for a in axes if x.shape[a] > 1)
+    return make(Op.REV, (x,), axes) if axes else x
+
+
+def take_static(x: Node, axis: int, index: Sequence[int]) -> Node:
+    """``x`` indexed along ``axis`` by a static list of in-range indices,
+    built from runs of step +1, -1 or 0 (slices, reversed slices,
+    broadcasts) joined by one concatenate."""
+    pieces = [_run(x, axis, start, step, length) for start, step, length in _runs(index)]
+    if not pieces:
+        return slice_axis(x, axis, 0, 0)
+    return pieces[0] if len(pieces) == 1 else make(Op.CONCATENATE, tuple(pieces), axis)
+
+
+def _runs(index: Sequence[int]) -> list[tuple[int, int, int]]:
+    """Maximal (start, step, length) runs with step in (1, -1, 0)."""
+    runs: list[list[int]] = []
+    for i in index:
+        if runs:
+            start, step, length = runs[-1]
+            if length == 1 and i - start in (1, -1, 0):
+                runs[-1] = [start, i - start, 2]
+                continue
+            if length > 1 and i == start + step * length:
+                runs[-1][2] += 1
+                continue
+        runs.append([i, 1, 1])
+    return [tuple(r) for r in runs]
+
+
+def _run(x: Node, axis: int, start: int, step: int, length: int) -> Node:
+    if step == 0:
+        one = slice_axis(x, axis, start, start + 1)
+        shape = tuple(length if d == axis else s for d, s in enumerate(x.shape))
+        return ew.broadcast_to(one, shape)
+    lo = start if step > 0 else start - length + 1
+    piece = slice_axis(x, axis, lo, lo + length)
+    return flip(piece, axis) if step < 0 else piece
+
+
+def roll(x: Node, shift: int | Sequence[int], axis: int | Sequence[int] | None = None) -> Node:
+    """Elements shifted along ``axis`` with wrap-around (the ravel when None)."""
+    if axis is None:
+        return reshape(roll(ravel(x), shift, 0), x.shape)
+    shifts, axes = as_axes(shift), as_axes(axis)
+    if len(shifts) == 1:
+        shifts = shifts * len(axes)
+    if len(axes) == 1:
+        axes = axes * len(shifts)
+    if len(shifts) != len(axes):
+        raise ShapeError("'shift' and 'axis' should be scalars or 1D sequences")
+    total: dict[int, int] = {}
+    for s, a in zip(shifts, axes):
+        a = normalize_axis(a, x.ndim)
+        total[a] = total.get(a, 0) + s
+    for a, s in total.items():
+        n = x.shape[a]
+        if n and s % n:
+            s %= n
+            x = make(Op.CONCATENATE, (slice_axis(x, a, n - s, n), slice_axis(x, a, 0, n - s)), a)
+    return x
+
+
+def rot90(x: Node, k: int = 1, axes: Sequence[int] = (0, 1)) -> Node:
+    """Rotate by 90 degrees ``k`` times in the plane of ``axes``, from the
+    first axis towards the second."""
+    axes = tuple(axes)
+    if len(axes) != 2:
+        raise ShapeError("len(axes) must be 2.")
+    if axes[0] == axes[1] or abs(axes[0] - axes[1]) == x.ndim:
+        raise ShapeError("Axes must be different.")
+    if not all(-x.ndim <= a < x.ndim for a in axes):
+        raise ShapeError(f"Axes={axes} out of range for array of ndim={x.ndim}.")
+    a, b = (normalize_axis(a, x.ndim) for a in axes)
+    k %= 4
+    if k == 0:
+        return x
+    if k == 2:
+        return flip(x, (a, b))
+    perm = list(range(x.ndim))
+    perm[a], perm[b] = b, a
+    if k == 1:
+        return transpose(flip(x, b), perm)
+    return flip(transpose(x, perm), b)
+
+
+def tile(x: Node, reps: int | Sequence[int]) -> Node:
+    """numpy.tile: x repeated ``reps`` times per axis (ranks aligned right)."""
+    reps = as_axes(reps)
+    if any(r < 0 for r in reps):
+        raise ShapeError("negative dimensions are not allowed")
+    ndim = max(len(reps), x.ndim)
+    reps = (1,) * (ndim - len(reps)) + reps
+    shape = (1,) * (ndim - x.ndim) + x.shape
+    x = reshape(x, shape)
+    if all(r == 1 for r in reps):
+        return x
+    grown = tuple(v for pair in zip(reps, shape) for v in pair)
+    spread = make(Op.BROADCAST_IN_DIM, (x,), grown, tuple(range(1, 2 * ndim, 2)))
+    return reshape(spread, tuple(r * s for r, s in zip(reps, shape)))
+
+
+def repeat(x: Node, repeats: int | Sequence[int], axis: int | None = None) -> Node:
+    """numpy.repeat with static repeats: each element ``repeats`` times (or
+    ``repeats[i]`` times for element i) along ``axis`` (the ravel when None)."""
+    if axis is None:
+        x, axis = ravel(x), 0
+    axis = normalize_axis(axis, x.ndim)
+    n = x.shape[axis]
+    counts = as_axes(repeats)
+    if any(c < 0 for c in counts):
+        raise ShapeError("repeats may not contain negative values.")
+    if len(counts) == 1:
+        r = counts[0]
+        spread = (*x.shape[:axis + 1], r, *x.shape[axis + 1:])
+        dims = tuple(d if d <= axis else d + 1 for d in range(x.ndim))
+        out = make(Op.BROADCAST_IN_DIM, (x,), spread, dims)
+        return reshape(out, (*x.shape[:axis], n * r, *x.shape[axis + 1:]))
+    if len(counts) != n:
+        raise ShapeError(f"operands could not be broadcast together with shape ({n},) "
+                         f"({len(counts)},)")
+    return take_static(x, axis, [i for i, c in enumerate(counts) for _ in range(c)])
+
+
+# ------------------------------------------------------------------------ pad
+
+def pad_widths(pad_width, ndim: int) -> tuple[tuple[int, int], ...]:
+    """numpy's pad_width forms (n, (n,), (a, b), ((a, b),), per axis) as
+    one (before, after) pair per axis."""
+    widths = np.asarray(pad_width)
+    if widths.dtype.kind not in "iu":
+        raise TypeError("`pad_width` must be of integral type.")
+    try:
+        pairs = np.broadcast_to(widths, (ndim, 2))
+    except ValueError:
+        raise ShapeError(f"operands could not be broadcast together with remapped shapes "
+                         f"[original->remapped]: {widths.shape} and requested shape "
+                         f"({ndim},2)") from None
+    if (pairs < 0).any():
+        raise ShapeError("index can't contain negative values")
+    return tuple((int(a), int(b)) for a, b in pairs)
+
+
+def _reflect(n: int, lo: int, hi: int) -> list[int]:
+    period = 2 * (n - 1)
+    out = []
+    for p in range(-lo, n + hi):
+        i = p % period if period else 0
+        out.append(period - i if i >= n else i)
+    return out
+
+
+def _symmetric(n: int, lo: int, hi: int) -> list[int]:
+    out = []
+    for p in range(-lo, n + hi):
+        i = p % (2 * n)
+        out.append(2 * n - 1 - i if i >= n else i)
+    return out
+
+
+# non-constant modes: the source index of each output position along one axis
+_PAD_INDEX = {
+    "edge": lambda n, lo, hi: [min(max(p, 0), n - 1) for p in range(-lo, n + hi)],
+    "reflect": _reflect,
+    "symmetric": _symmetric,
+    "wrap": lambda n, lo, hi: [p % n for p in range(-lo, n + hi)],
+}
+
+
+def pad(x: Node, pad_width, mode: str = "constant", constant_values=0) -> Node:
+    """numpy.pad for modes constant (scalar or per-axis (before, after)
+    values; later axes win at the corners, as in numpy), edge, reflect
+    (reflect_type 'even'), symmetric, wrap and empty (zeros).
+
+    Shape rule: each axis grows by its before + after widths; dtype kept."""
+    widths = pad_widths(pad_width, x.ndim)
+    if mode in ("constant", "empty"):
+        return _pad_constant(x, widths, 0 if mode == "empty" else constant_values)
+    if mode not in _PAD_INDEX:
+        raise NotImplementedError(f"pad mode {mode!r} is not supported by the core")
+    for axis, (lo, hi) in enumerate(widths):
+        if not lo and not hi:
+            continue
+        if x.shape[axis] == 0:
+            raise ShapeError(f"can't extend empty axis {axis} using modes other than "
+                             f"'constant' or 'empty'")
+        x = take_static(x, axis, _PAD_INDEX[mode](x.shape[axis], lo, hi))
+    return x
+
+
+def _pad_constant(x: Node, widths, values) -> Node:
+    if isinstance(values, Node) or np.ndim(values) == 0:
+        cfg = tuple((lo, hi, 0) for lo, hi in widths)
+        if all(c == (0, 0, 0) for c in cfg):
+            return x
+        return make(Op.PAD, (x, ew.as_node(values, x.dtype)), cfg)
+    pairs = np.broadcast_to(np.asarray(values, dtype=object), (x.ndim, 2))
+    for axis, ((lo, hi), (before, after)) in enumerate(zip(widths, pairs)):
+        for width, value, at_end in ((lo, before, False), (hi, after, True)):
+            if width:
+                cfg = tuple((0, width, 0) if d == axis and at_end else
+                            (width, 0, 0) if d == axis else (0, 0, 0) for d in range(x.ndim))
+                x = make(Op.PAD, (x, ew.as_node(value, x.dtype)), cfg)
+    return x
+

@@ -1,0 +1,125 @@
+"""The function table (``np.function -> lazy implementation``) behind
+``__array_function__``, and the one shared eager fallback.
+
+Implementations register with ``@implements("name", ...)``: the decorator
+guards them (core errors become numpy's) and maps every numpy function of
+that name onto them. A numpy function with no entry runs eagerly in numpy on
+materialized inputs, warns once per function (``LazyFallbackWarning``), is
+counted in ``metrics.fallback`` and returns lazy arrays again.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Callable
+
+import numpy as np
+
+from lazytensor.core.runtime import get_runtime
+from lazytensor.numpy._base import from_host, ndarray
+from lazytensor.numpy._errors import LazyFallbackWarning, guard
+
+FUNCTIONS: dict[Callable, Callable] = {}
+_NAMESPACES = (np, np.linalg, np.fft)
+_WARNED: set[str] = set()
+
+
+def implements(*names: str, namespace=np) -> Callable:
+    """Register the decorated function as the lazy version of ``namespace.name``
+    for each of ``names`` (numpy names that numpy itself lacks are skipped)."""
+
+    def register(fn: Callable) -> Callable:
+        guarded = guard(fn)
+        for name in names:
+            target = getattr(namespace, name, None)
+            if target is not None:
+                if target in FUNCTIONS:
+                    raise KeyError(f"numpy.{name} is implemented twice")
+                FUNCTIONS[target] = guarded
+        return guarded
+
+    return register
+
+
+def array_function(self, func, types, args, kwargs):
+    """``ndarray.__array_function__``: the table, else the eager fallback."""
+    impl = FUNCTIONS.get(func)
+    if impl is not None:
+        return impl(*args, **kwargs)
+    for t in types:
+        if not issubclass(t, (ndarray, np.ndarray)):
+            return NotImplemented
+    return eager(_qualified(func), func, args, kwargs)
+
+
+def _qualified(func) -> str:
+    module = getattr(func, "__module__", "numpy") or "numpy"
+    prefix = "numpy.linalg." if "linalg" in module else "numpy.fft." if "fft" in module else "numpy."
+    return prefix + getattr(func, "__name__", repr(func))
+
+
+def to_host(obj):
+    """Lazy arrays inside ``obj`` (nested lists/tuples/dicts) as host arrays."""
+    if isinstance(obj, ndarray):
+        return obj.__array__()
+    if type(obj) in (list, tuple):
+        return type(obj)(to_host(o) for o in obj)
+    if type(obj) is dict:
+        return {k: to_host(v) for k, v in obj.items()}
+    return obj
+
+
+def to_lazy(obj):
+    """Host results of an eager call as lazy arrays again."""
+    if isinstance(obj, np.ndarray) and obj.dtype.kind in "biufc":
+        return from_host(obj)
+    if isinstance(obj, np.generic) and obj.dtype.kind in "biufc":
+        return from_host(np.asarray(obj))
+    if type(obj) in (list, tuple):
+        return type(obj)(to_lazy(o) for o in obj)
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):  # named tuples (np.linalg results)
+        return type(obj)(*(to_lazy(o) for o in obj))
+    return obj
+
+
+def note_fallback(name: str) -> None:
+    """Count an eager fallback and warn the first time ``name`` falls back."""
+    get_runtime().metrics.fallback(name)
+    if name not in _WARNED:
+        _WARNED.add(name)
+        warnings.warn(
+            f"lazytensor.numpy: {name} has no lazy mapping; it runs eagerly in numpy on "
+            "materialized inputs (counted in lazytensor.core.metrics)",
+            LazyFallbackWarning, stacklevel=4,
+        )
+
+
+def eager(name: str, func: Callable, args: tuple, kwargs: dict):
+    """Run ``func`` in numpy on materialized inputs; results become lazy again.
+    Lazy ``out=`` arrays receive the result in place."""
+    note_fallback(name)
+    kwargs = dict(kwargs)
+    out = kwargs.pop("out", None)
+    lazy_out = out is not None and any(isinstance(o, ndarray) for o in _as_tuple(out))
+    if out is not None and not lazy_out:
+        kwargs["out"] = out
+    result = func(*to_host(args), **to_host(kwargs))
+    if not lazy_out:
+        return to_lazy(result)
+    return _write_out(_as_tuple(out), result)
+
+
+def _as_tuple(out) -> tuple:
+    return out if isinstance(out, tuple) else (out,)
+
+
+def _write_out(outs: tuple, result):
+    from lazytensor.numpy._ufuncs import assign
+
+    results = result if isinstance(result, tuple) else (result,)
+    for target, value in zip(outs, results):
+        if isinstance(target, ndarray):
+            host = np.broadcast_to(np.asarray(value).astype(target.dtype, copy=False),
+                                   target.shape)
+            assign(target, get_runtime().from_host(host).node)
+    return outs[0] if len(outs) == 1 else outs

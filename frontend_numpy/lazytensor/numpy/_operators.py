@@ -1,0 +1,113 @@
+"""Operators and the numpy protocols of ``ndarray``, attached from tables:
+``a + b`` is ``np.add(a, b)``, ``b + a`` reflected, ``a += b`` is
+``np.add(a, b, out=a)`` with numpy's same_kind casting check.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lazytensor.numpy import _dispatch, _ufuncs
+from lazytensor.numpy._base import WEAK_TYPES, ndarray
+from lazytensor.numpy._errors import call_guarded
+
+BINARY_OPERATORS = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
+    "floordiv": np.floor_divide, "mod": np.remainder, "pow": np.power, "matmul": np.matmul,
+    "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
+    "lshift": np.left_shift, "rshift": np.right_shift, "divmod": np.divmod,
+}
+COMPARISONS = {
+    "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
+    "gt": np.greater, "ge": np.greater_equal,
+}
+UNARY_OPERATORS = {"neg": np.negative, "pos": np.positive, "abs": np.absolute,
+                   "invert": np.invert}
+_BINARY, _UNARY, _INPLACE, _CALL = _ufuncs.binary, _ufuncs.unary, _ufuncs.inplace, _ufuncs.call
+
+
+def _operand_ok(other) -> bool:
+    """Operands an operator takes on (others get NotImplemented)."""
+    return type(other) in WEAK_TYPES or isinstance(other, (ndarray, np.ndarray, np.generic,
+                                                           list, tuple))
+
+
+def _forward(ufunc):
+    if ufunc.nout > 1:
+        def op(self, other):
+            return _CALL(ufunc, (self, other), {}) if _operand_ok(other) else NotImplemented
+    else:
+        def op(self, other):
+            if type(other) is ndarray or type(other) in WEAK_TYPES:
+                return _BINARY(ufunc, self, other)
+            return _BINARY(ufunc, self, other) if _operand_ok(other) else NotImplemented
+    return op
+
+
+def _reflected(ufunc):
+    if ufunc.nout > 1:
+        def op(self, other):
+            return _CALL(ufunc, (other, self), {}) if _operand_ok(other) else NotImplemented
+    else:
+        def op(self, other):
+            return _BINARY(ufunc, other, self) if _operand_ok(other) else NotImplemented
+    return op
+
+
+def _inplace(ufunc):
+    def op(self, other):
+        return _INPLACE(ufunc, self, other) if _operand_ok(other) else NotImplemented
+    return op
+
+
+def _unary(ufunc):
+    def op(self):
+        return _UNARY(ufunc, self)
+    return op
+
+
+def _comparison(ufunc):
+    def op(self, other):
+        if other is None or not _operand_ok(other):
+            return NotImplemented
+        return _BINARY(ufunc, self, other)
+    return op
+
+
+def array_ufunc(self, ufunc, method, *inputs, **kwargs):
+    """numpy's ufunc protocol: lazy when the table has the ufunc and method."""
+    if not _ufuncs.has_method(ufunc, method):
+        return _dispatch.eager(f"numpy.{ufunc.__name__}" + (
+            "" if method == "__call__" else f".{method}"), getattr(ufunc, method), inputs, kwargs)
+    if method == "__call__":
+        if not kwargs and ufunc.nout == 1:
+            if len(inputs) == 2 and not _ufuncs.UFUNCS[ufunc].gufunc:
+                return _BINARY(ufunc, *inputs)
+            if len(inputs) == 1:
+                return _UNARY(ufunc, inputs[0])
+        return _CALL(ufunc, inputs, kwargs)
+    return call_guarded(_ufuncs.METHODS[method], ufunc, *inputs, **kwargs)
+
+
+def array_namespace(self, api_version=None):
+    from lazytensor.numpy import array_api
+
+    return array_api
+
+
+def _install() -> None:
+    for name, ufunc in BINARY_OPERATORS.items():
+        setattr(ndarray, f"__{name}__", _forward(ufunc))
+        setattr(ndarray, f"__r{name}__", _reflected(ufunc))
+        if ufunc.nout == 1:
+            setattr(ndarray, f"__i{name}__", _inplace(ufunc))
+    for name, ufunc in COMPARISONS.items():
+        setattr(ndarray, f"__{name}__", _comparison(ufunc))
+    for name, ufunc in UNARY_OPERATORS.items():
+        setattr(ndarray, f"__{name}__", _unary(ufunc))
+    ndarray.__array_ufunc__ = array_ufunc
+    ndarray.__array_function__ = _dispatch.array_function
+    ndarray.__array_namespace__ = array_namespace
+
+
+_install()

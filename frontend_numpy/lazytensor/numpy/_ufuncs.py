@@ -1,0 +1,303 @@
+"""Applying numpy ufuncs lazily: numpy's own type resolution picks the loop
+(``ufunc.resolve_dtypes``, memoized, so NEP 50 and every loop table are
+numpy's exactly), operands are converted and broadcast to it, and the table
+in ``_ufunc_table`` supplies the core composite. Handles ``out=``, ``where=``,
+``dtype=``, ``reduce``, ``accumulate`` and ``outer``.
+
+``binary``/``unary`` are the hot paths behind operators: one memo lookup,
+one convert/broadcast per operand, one composite, one handle.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import npextra as npx
+from lazytensor.core.composite.elementwise import as_node, broadcast_shapes, convert
+from lazytensor.core.composite.reduction import normalize_axes, normalize_axis, reduce as core_reduce
+from lazytensor.core.ir import Node
+from lazytensor.core.ops import Op
+from lazytensor.core.registry import CoreError, make
+from lazytensor.numpy import _errors, _layout
+from lazytensor.numpy._base import lift, ndarray, wrap
+from lazytensor.numpy._ufunc_table import ABOVE_RANGE, MIRROR, UFUNCS
+
+_LOOPS: dict = {}
+_INT_BOUNDS = {np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max))
+               for t in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")}
+_NO_VALUE = np._NoValue  # numpy's "argument not given" marker
+
+
+def loop_dtypes(ufunc: np.ufunc, keys: tuple) -> tuple:
+    """numpy's loop for operand dtypes / weak Python types ``keys`` (memoized):
+    input dtypes then output dtypes. Raises numpy's own errors."""
+    found = _LOOPS.get((ufunc, *keys))
+    if found is None:
+        found = ufunc.resolve_dtypes((*keys, *(None,) * ufunc.nout))
+        _LOOPS[(ufunc, *keys)] = found
+    return found
+
+
+def _key(operand):
+    return operand.dtype if type(operand) is Node else type(operand)
+
+
+def _check_int_range(ufunc, operands, loop) -> Node | None:
+    """NEP 50: a Python int that does not fit the loop's integer dtype raises
+    OverflowError -- except in comparisons, whose answer is then known."""
+    for i, value in enumerate(operands):
+        if type(value) is not int or loop[i].kind not in "iu":
+            continue
+        lo, hi = _INT_BOUNDS[loop[i]]
+        if lo <= value <= hi:
+            continue
+        if ufunc in ABOVE_RANGE and len(operands) == 2:
+            base = ufunc if i == 1 else MIRROR[ufunc]  # as "array <base> value"
+            symmetric = base in (np.equal, np.not_equal)
+            answer = ABOVE_RANGE[base] if value > hi or symmetric else not ABOVE_RANGE[base]
+            return as_node(answer, dt.bool_, getattr(operands[1 - i], "shape", ()))
+        raise OverflowError(f"Python integer {value} out of bounds for {loop[i]}")
+    return None
+
+
+def _coerce(operands, dtypes) -> list[Node]:
+    shapes = [o.shape for o in operands if type(o) is Node]
+    shape = shapes[0] if all(s == shapes[0] for s in shapes) else broadcast_shapes(*shapes)
+    return [as_node(o, d, shape) for o, d in zip(operands, dtypes)]
+
+
+def _strides(values, out: Node):
+    """numpy's K-order layout of a fresh output (None: C-contiguous)."""
+    layouts = [(v.shape, v._st, v.itemsize) for v in values
+               if type(v) is ndarray and v._st is not None]
+    if not layouts or out.ndim < 2:
+        return None
+    dense = _layout.k_order(out.shape, layouts)
+    return _layout.normalize(out.shape, _layout.scale(dense, out.dtype.itemsize),
+                             out.dtype.itemsize)
+
+
+def compute(ufunc: np.ufunc, values: tuple, loop=None) -> tuple[Node, ...]:
+    """The ufunc's outputs as nodes (no out=/where= handling)."""
+    impl = UFUNCS[ufunc]
+    operands = [lift(v) for v in values]
+    if loop is None:
+        loop = loop_dtypes(ufunc, tuple(_key(o) for o in operands))
+    nin = len(operands)
+    fixed = _check_int_range(ufunc, operands, loop)
+    if fixed is not None:
+        return (fixed,)
+    if ufunc is np.power and loop[0].kind in "iu":
+        _check_int_power(operands)
+    if impl.gufunc:
+        nodes = [as_node(o, d) if type(o) is not Node else convert(o, d)
+                 for o, d in zip(operands, loop)]
+    else:
+        nodes = _coerce(operands, loop[:nin])
+    out = impl.fn(*nodes)
+    outs = out if type(out) is tuple else (out,)
+    return tuple(convert(o, d) for o, d in zip(outs, loop[nin:]))
+
+
+def _check_int_power(operands) -> None:
+    exponent = operands[1]
+    if type(exponent) is int and exponent < 0:
+        raise ValueError("Integers to negative integer powers are not allowed.")
+
+
+def binary(ufunc: np.ufunc, a, b):
+    """``ufunc(a, b)`` as a fresh lazy array (the operator path)."""
+    try:
+        (node,) = compute(ufunc, (a, b))
+    except CoreError as exc:
+        raise _errors.translate(exc) from None
+    if (type(a) is ndarray and a._st is not None) or (type(b) is ndarray and b._st is not None):
+        return wrap(node, _strides((a, b), node))
+    return wrap(node)
+
+
+def unary(ufunc: np.ufunc, a):
+    try:
+        outs = compute(ufunc, (a,))
+    except CoreError as exc:
+        raise _errors.translate(exc) from None
+    strides = a._st if type(a) is ndarray else None
+    if strides is not None:
+        strides = _strides((a,), outs[0])
+    return wrap(outs[0], strides) if len(outs) == 1 else tuple(wrap(o, strides) for o in outs)
+
+
+def call(ufunc: np.ufunc, inputs: tuple, kwargs: dict):
+    """``ufunc(*inputs, **kwargs)`` with out=, where=, dtype=, casting=."""
+    out = kwargs.pop("out", None)
+    where = kwargs.pop("where", True)
+    casting = kwargs.pop("casting", "same_kind")
+    loop = _explicit_loop(ufunc, inputs, kwargs)
+    kwargs.pop("order", None), kwargs.pop("subok", None)
+    if kwargs:
+        raise TypeError(f"{ufunc.__name__}() got unsupported keyword arguments {sorted(kwargs)}")
+    try:
+        nodes = compute(ufunc, inputs, loop)
+    except CoreError as exc:
+        raise _errors.translate(exc) from None
+    outs = _normalize_out(out, ufunc.nout)
+    strides = _strides(inputs, nodes[0])
+    results = []
+    for i, node in enumerate(nodes):
+        target = outs[i] if outs else None
+        if target is None:
+            node = _masked(node, where, None)
+            results.append(wrap(node, strides))
+        else:
+            store(ufunc, target, node, where, casting, i)
+            results.append(target)
+    return results[0] if ufunc.nout == 1 else tuple(results)
+
+
+def _explicit_loop(ufunc, inputs, kwargs):
+    dtype = kwargs.pop("dtype", None)
+    signature = kwargs.pop("signature", None)
+    if dtype is None and signature is None:
+        return None
+    keys = tuple(_key(lift(v)) for v in inputs)
+    if signature is None:
+        signature = (None,) * ufunc.nin + (np.dtype(dtype),) * ufunc.nout
+    return ufunc.resolve_dtypes((*keys, *(None,) * ufunc.nout), signature=signature)
+
+
+def _normalize_out(out, nout: int):
+    if out is None:
+        return None
+    outs = out if isinstance(out, tuple) else (out,)
+    if len(outs) != nout:
+        raise ValueError(f"The 'out' tuple must have exactly {nout} entries: one per ufunc output")
+    for o in outs:
+        if o is not None and not isinstance(o, ndarray):
+            raise TypeError("out= must be a lazytensor.numpy array (a host numpy array "
+                            "cannot receive a lazy result)")
+    return outs
+
+
+def _masked(node: Node, where, old: Node | None) -> Node:
+    if where is True:
+        return node
+    mask = as_node(lift(where), dt.bool_, node.shape)
+    fill = old if old is not None else as_node(0, node.dtype, node.shape)
+    return make(Op.SELECT, (mask, node, fill))
+
+
+def store(ufunc, target: ndarray, node: Node, where=True, casting="same_kind", i=0) -> None:
+    """Write a ufunc result into ``out`` (or ``a += b``'s left side)."""
+    to = target.dtype
+    if node.dtype != to and not np.can_cast(node.dtype, to, casting):
+        raise _errors.output_casting_error(ufunc, casting, node.dtype, to, i)
+    shape = target.shape
+    if node.shape != shape and broadcast_shapes(node.shape, shape) != shape:
+        raise ValueError(f"non-broadcastable output operand with shape {shape} doesn't "
+                         f"match the broadcast shape {broadcast_shapes(node.shape, shape)}")
+    value = as_node(node, to, shape)
+    assign(target, _masked(value, where, target._h.node))
+
+
+def assign(target: ndarray, node: Node) -> None:
+    """In-place update of ``target`` (through to its base, for a view)."""
+    handle = target._h
+    if getattr(handle, "backward", True) is None:
+        raise _errors.read_only_error()
+    handle.assign(node)
+
+
+def inplace(ufunc: np.ufunc, target: ndarray, other):
+    """``target op= other``: numpy's out=target with same_kind casting."""
+    try:
+        (node,) = compute(ufunc, (target, other))
+        store(ufunc, target, node)
+    except CoreError as exc:
+        raise _errors.translate(exc) from None
+    return target
+
+
+# ------------------------------------------------------- reduce / accumulate
+
+def reduce(ufunc, a, axis=0, dtype=None, out=None, keepdims=False, initial=_NO_VALUE,
+           where=True):
+    """``ufunc.reduce``: numpy's reduction dtype (add/multiply widen small ints)."""
+    kind = UFUNCS[ufunc].reduce
+    x = _strong(a)
+    loop = np.dtype(dtype) if dtype is not None else ufunc.resolve_dtypes(
+        (None, x.dtype, None), reduction=True)[0]
+    x = convert(x, loop)
+    if where is not True:
+        if initial is _NO_VALUE and kind in ("max", "min"):
+            raise ValueError(f"reduction operation '{ufunc.__name__}' does not have an "
+                             "identity, so to use a where mask one has to specify 'initial'")
+        x = _masked(x, where, as_node(npx.identity_of(loop, kind), loop, x.shape))
+    if kind in ("all", "any"):
+        x = npx.truthy(x)
+    axes = normalize_axes(axis, x.ndim)
+    if initial is not _NO_VALUE and kind in ("max", "min") and any(x.shape[k] == 0 for k in axes):
+        node = as_node(initial, loop, tuple(1 if k in axes else s for k, s in enumerate(x.shape)))
+        node = node if keepdims else make(Op.RESHAPE, (node,), _drop(x.shape, axes))
+    else:
+        node = core_reduce(kind, x, axes, keepdims)
+        if initial is not _NO_VALUE:
+            node = UFUNCS[ufunc].fn(node, as_node(initial, node.dtype, node.shape))
+    node = convert(node, loop) if kind not in ("all", "any") else node
+    return _finish(ufunc, node, out)
+
+
+def _drop(shape, axes) -> tuple[int, ...]:
+    return tuple(s for k, s in enumerate(shape) if k not in axes)
+
+
+def _strong(a) -> Node:
+    from lazytensor.numpy._base import node_of
+
+    return node_of(a)
+
+
+def _finish(ufunc, node: Node, out):
+    if out is None or (isinstance(out, tuple) and out[0] is None):
+        return wrap(node)
+    target = out[0] if isinstance(out, tuple) else out
+    store(ufunc, target, node)
+    return target
+
+
+def accumulate(ufunc, a, axis=0, dtype=None, out=None):
+    """``ufunc.accumulate`` along one axis (add -> cumsum, maximum -> cummax...)."""
+    scan = UFUNCS[ufunc].accumulate
+    x = _strong(a)
+    loop = np.dtype(dtype) if dtype is not None else ufunc.resolve_dtypes(
+        (None, x.dtype, None), reduction=True)[0]
+    axis = normalize_axis(axis, x.ndim)
+    x = convert(x, loop)
+    if dt.is_bool(loop):  # scans over bools run on uint8
+        node = convert(make(scan, (convert(x, dt.uint8),), axis, False), dt.bool_)
+    else:
+        node = make(scan, (x,), axis, False)
+    return _finish(ufunc, node, out)
+
+
+def outer(ufunc, a, b, **kwargs):
+    """``ufunc.outer``: every pair, result shape a.shape + b.shape."""
+    x, y = _strong(a), _strong(b)
+    x = make(Op.RESHAPE, (x,), x.shape + (1,) * y.ndim)
+    return call(ufunc, (wrap(x), wrap(y)), kwargs)
+
+
+METHODS = {"reduce": reduce, "accumulate": accumulate, "outer": outer}
+
+
+def has_method(ufunc, method: str) -> bool:
+    impl = UFUNCS.get(ufunc)
+    if impl is None:
+        return False
+    if method == "__call__":
+        return True
+    if method == "reduce":
+        return impl.reduce is not None
+    if method == "accumulate":
+        return impl.accumulate is not None
+    return method == "outer" and not impl.gufunc

@@ -1,0 +1,136 @@
+"""How a tnp function becomes a lazy one: ``lowered(impl)`` wraps a
+node-level implementation (arguments as the user passes them, results as
+core nodes) into a function over lazy arrays, translating core errors into
+the error types tnp raises; ``fallback(name)`` runs tnp eagerly instead.
+
+Factories for the two big families keep the tables one line per function:
+``unary(fn, to_float)`` (tnp's ``_scalar``) and ``binary(fn, kind)``
+(tnp's ``_bin_op``: promote both operands with the TNP policy, then apply).
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from collections.abc import Callable
+
+import numpy as np
+
+from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import elementwise as ew
+from lazytensor.core.composite.promotion import TNP
+from lazytensor.core.ir import Node
+from lazytensor.core.registry import CoreError
+from lazytensor.core.runtime import get_runtime
+from lazytensor.tf import _tf
+from lazytensor.tf._array import ndarray, node_of, operand, wrap
+
+Impl = Callable[..., object]
+
+
+def box(out):
+    """Core results as lazy arrays (lists/tuples element-wise; other Python
+    values, e.g. ``ndim``'s int, unchanged)."""
+    if isinstance(out, Node):
+        return wrap(out)
+    if isinstance(out, list):
+        return [box(o) for o in out]
+    if isinstance(out, tuple):
+        return tuple(box(o) for o in out)
+    return out
+
+
+def lowered(name: str, impl: Impl, errors: dict | None = None) -> Callable:
+    """The lazy tnp function ``name`` implemented by ``impl``."""
+
+    @functools.wraps(impl)
+    def fn(*args, **kwargs):
+        try:
+            return box(impl(*args, **kwargs))
+        except CoreError as error:
+            _tf.raise_as_tf(error, errors)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__module__ = "lazytensor.tf.numpy"
+    fn.lowered = True
+    return fn
+
+
+_WARNED: set = set()
+
+
+def _to_eager(value):
+    """Lazy arrays (also inside lists/tuples) as tf.Tensors, for eager tnp."""
+    if isinstance(value, ndarray):
+        return _tf.tf().constant(value.numpy())
+    if isinstance(value, (list, tuple)):
+        return type(value)(_to_eager(v) for v in value)
+    return value
+
+
+def _from_eager(value):
+    tf = _tf.tf()
+    if isinstance(value, tf.Tensor):
+        return wrap(get_runtime().from_host(value.numpy()).node)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_from_eager(v) for v in value)
+    return value
+
+
+def fallback(name: str, target: Callable) -> Callable:
+    """``target`` (an eager tnp function) over materialized inputs; its
+    results come back as lazy arrays. Warned once per function, counted in
+    the metrics as ``tnp.<name>``."""
+
+    @functools.wraps(target)
+    def fn(*args, **kwargs):
+        if name not in _WARNED:
+            _WARNED.add(name)
+            warnings.warn(f"lazytensor.tf.numpy.{name} is not lowered: it runs eagerly in "
+                          f"TensorFlow on materialized inputs", stacklevel=2)
+        get_runtime().metrics.fallback(f"tnp.{name}")
+        args = tuple(_to_eager(a) for a in args)
+        kwargs = {k: _to_eager(v) for k, v in kwargs.items()}
+        return _from_eager(target(*args, **kwargs))
+
+    fn.lowered = False
+    return fn
+
+
+# ------------------------------------------------------------ families
+
+def float_of(x: Node) -> Node:
+    """tnp's promote_to_float: integers and bools become float64."""
+    return x if dt.is_inexact(x.dtype) else ew.convert(x, dt.float64)
+
+
+def unary(fn: Callable[[Node], Node], to_float: bool = False) -> Impl:
+    """tnp's ``_scalar``: fn over ``asarray(x)`` (made float when asked)."""
+    if to_float:
+        return lambda x: fn(float_of(node_of(x)))
+    return lambda x: fn(node_of(x))
+
+
+def promoted(*values) -> list[Node]:
+    """Operands promoted with the TNP policy and broadcast together."""
+    operands = [operand(v) for v in values]
+    return ew.coerce(operands, ew.promote(TNP, *operands))
+
+
+def binary(fn: Callable[[Node, Node], Node], kind: str = "same") -> Impl:
+    """tnp's ``_bin_op``. ``kind``: 'same' (the promoted dtype), 'float'
+    (integers/bools computed in float64), 'bool' (operands made bool)."""
+    def impl(x1, x2):
+        if kind == "bool":
+            return fn(*ew.coerce([node_of(x1), node_of(x2)], dt.bool_))
+        a, b = promoted(x1, x2)
+        if kind == "float":
+            a, b = float_of(a), float_of(b)
+        return fn(a, b)
+
+    return impl
+
+
+def index_dtype() -> np.dtype:
+    """tnp's np.intp indices (int64)."""
+    return dt.int64

@@ -1,0 +1,452 @@
+"""tnp's math functions as a table over the core's composites: elementwise
+(tnp's ``_scalar`` / ``_bin_op`` families), reductions, contractions.
+
+Only tnp's own choices live here (which functions promote to float, tnp's
+reduction dtypes, TensorFlow's integer true division); the arithmetic is the
+core's (``composite.npextra``, ``reduction``, ``linalg``) and is the same
+code the numpy frontend runs.
+"""
+
+from __future__ import annotations
+
+import math
+
+from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import elementwise as ew
+from lazytensor.core.composite import linalg, npextra, reduction
+from lazytensor.core.composite import shape as core_shape
+from lazytensor.core.composite.promotion import TNP
+from lazytensor.core.ir import Node
+from lazytensor.core.ops import Op
+from lazytensor.core.registry import ShapeError, make
+from lazytensor.tf._array import lift, node_of
+from lazytensor.tf.numpy._lower import binary, float_of, index_dtype, promoted, unary
+
+
+def op(o: Op):
+    """A core op as a node function."""
+    return lambda *xs: make(o, xs)
+
+
+def _rounding(o: Op):
+    return lambda x: make(o, (x,)) if dt.is_float(x.dtype) else x
+
+
+def _neg(x: Node) -> Node:
+    return make(Op.NEG, (x,))
+
+
+def _scaled(factor: float):
+    return lambda x: make(Op.MUL, (x, ew.as_node(factor, x.dtype, x.shape)))
+
+
+def _fix(x: Node) -> Node:
+    return npextra.trunc(x)
+
+
+def _sinc(x: Node) -> Node:
+    pix = _scaled(math.pi)(x)
+    ratio = make(Op.DIV, (make(Op.SIN, (pix,)), pix))
+    return make(Op.SELECT, (make(Op.EQ, (x, npextra.const(0, x))), npextra.const(1, x), ratio))
+
+
+def _angle(x: Node) -> Node:
+    if dt.is_complex(x.dtype):
+        return make(Op.ATAN2, (make(Op.IMAG, (x,)), make(Op.REAL, (x,))))
+    return make(Op.SELECT, (make(Op.LT, (x, npextra.const(0, x))), npextra.const(math.pi, x),
+                            npextra.const(0, x)))
+
+
+def _reciprocal(x: Node) -> Node:
+    return make(Op.DIV, (npextra.const(1, x), x))
+
+
+def _signbit(x: Node) -> Node:
+    return make(Op.LT, (x, npextra.const(0, x))) if not dt.is_bool(x.dtype) \
+        else ew.full(x.shape, False, dt.bool_)
+
+
+UNARY_FLOAT = {  # tnp promotes integer/bool input to float64
+    "sin": op(Op.SIN), "cos": op(Op.COS), "tan": op(Op.TAN), "arcsin": op(Op.ASIN),
+    "arccos": op(Op.ACOS), "arctan": op(Op.ATAN), "sinh": op(Op.SINH), "cosh": op(Op.COSH),
+    "tanh": op(Op.TANH), "arcsinh": op(Op.ASINH), "arccosh": op(Op.ACOSH),
+    "arctanh": op(Op.ATANH), "exp": op(Op.EXP), "exp2": op(Op.EXP2), "expm1": op(Op.EXPM1),
+    "log": op(Op.LOG), "log1p": op(Op.LOG1P), "log2": npextra.log2, "log10": npextra.log10,
+    "sqrt": op(Op.SQRT), "cbrt": op(Op.CBRT), "ceil": _rounding(Op.CEIL),
+    "floor": _rounding(Op.FLOOR), "fix": _fix, "deg2rad": npextra.deg2rad,
+    "rad2deg": npextra.rad2deg, "isnan": npextra.isnan, "isfinite": npextra.isfinite,
+    "sinc": _sinc, "fabs": npextra.absolute,
+}
+UNARY_SAME = {
+    "abs": npextra.absolute, "absolute": npextra.absolute, "negative": _neg,
+    "positive": lambda x: x, "square": npextra.square, "sign": npextra.sign,
+    "conj": lambda x: make(Op.CONJ, (x,)) if dt.is_complex(x.dtype) else x,
+    "reciprocal": _reciprocal, "signbit": _signbit,
+    "bitwise_not": lambda x: make(Op.NOT, (x,)), "logical_not": npextra.logical_not,
+    "real": lambda x: make(Op.REAL, (x,)) if dt.is_complex(x.dtype) else x,
+    "imag": lambda x: make(Op.IMAG, (x,)) if dt.is_complex(x.dtype) else npextra.const(0, x),
+}
+UNARY_SAME["conjugate"] = UNARY_SAME["conj"]
+
+
+def _float_only(test):
+    """isinf/isposinf/isneginf: tnp returns Python False for non-floats."""
+    def impl(x):
+        node = node_of(x)
+        return test(node) if dt.is_inexact(node.dtype) else False
+
+    return impl
+
+
+def _eq_inf(sign: float):
+    return lambda x: make(Op.EQ, (x, npextra.const(sign * math.inf, x)))
+
+
+def _angle_impl(z, deg=False):
+    out = _angle(float_of(node_of(z)))
+    return npextra.rad2deg(out) if deg else out
+
+
+def _round(a, decimals=0):
+    """Round half to even at ``decimals`` (ints computed in float64)."""
+    x = node_of(a)
+    work = float_of(x)
+    factor = ew.as_node(10.0 ** decimals, work.dtype, work.shape)
+    out = make(Op.DIV, (make(Op.ROUND_EVEN, (make(Op.MUL, (work, factor)),)), factor))
+    return ew.convert(out, x.dtype)
+
+
+def _imag_nonzero(test: Op):
+    return lambda x: make(test, (UNARY_SAME["imag"](node_of(x)),
+                                 npextra.const(0, UNARY_SAME["imag"](node_of(x)))))
+
+
+# ------------------------------------------------------------------ binary
+
+def _true_divide(a: Node, b: Node) -> Node:
+    """TensorFlow's truediv: small ints in float32, int32/int64 in float64."""
+    if not dt.is_inexact(a.dtype):
+        target = dt.float32 if a.dtype.itemsize <= 2 and not dt.is_bool(a.dtype) else dt.float64
+        a, b = ew.convert(a, target), ew.convert(b, target)
+    return make(Op.DIV, (a, b))
+
+
+def _bool_or(fn):
+    """tnp computes boolean floor_divide/mod in int8."""
+    def f(a: Node, b: Node) -> Node:
+        if dt.is_bool(a.dtype):
+            a, b = ew.convert(a, dt.int8), ew.convert(b, dt.int8)
+        return fn(a, b)
+
+    return f
+
+
+def _maximum(a: Node, b: Node) -> Node:
+    return make(Op.OR, (a, b)) if dt.is_bool(a.dtype) else npextra.maximum(a, b)
+
+
+def _minimum(a: Node, b: Node) -> Node:
+    return make(Op.AND, (a, b)) if dt.is_bool(a.dtype) else npextra.minimum(a, b)
+
+
+def _heaviside(x: Node, h0: Node) -> Node:
+    out = make(Op.SELECT, (make(Op.LT, (x, npextra.const(0, x))), npextra.const(0, x),
+                           make(Op.SELECT, (make(Op.GT, (x, npextra.const(0, x))),
+                                            npextra.const(1, x), h0))))
+    return float_of(out)
+
+
+def _hypot(a: Node, b: Node) -> Node:
+    a, b = float_of(a), float_of(b)
+    return make(Op.SQRT, (make(Op.ADD, (npextra.square(a), npextra.square(b))),))
+
+
+def _compare(o: Op):
+    return lambda a, b: make(o, (a, b))
+
+
+BINARY = {  # name: (node function, kind)
+    "add": (npextra.add_or, "same"), "subtract": (op(Op.SUB), "same"),
+    "multiply": (npextra.mul_and, "same"), "true_divide": (_true_divide, "same"),
+    "divide": (_true_divide, "same"), "floor_divide": (_bool_or(npextra.floor_divide), "same"),
+    "mod": (_bool_or(npextra.remainder), "same"), "remainder": (_bool_or(npextra.remainder),
+                                                               "same"),
+    "power": (npextra.power, "same"), "float_power": (npextra.power, "same"),
+    "maximum": (_maximum, "same"), "minimum": (_minimum, "same"),
+    "arctan2": (op(Op.ATAN2), "float"), "nextafter": (op(Op.NEXTAFTER), "float"),
+    "heaviside": (_heaviside, "same"), "hypot": (_hypot, "same"),
+    "logaddexp": (npextra.logaddexp, "float"), "logaddexp2": (npextra.logaddexp2, "float"),
+    "bitwise_and": (op(Op.AND), "same"), "bitwise_or": (op(Op.OR), "same"),
+    "bitwise_xor": (op(Op.XOR), "same"),
+    "logical_and": (op(Op.AND), "bool"), "logical_or": (op(Op.OR), "bool"),
+    "logical_xor": (op(Op.XOR), "bool"),
+    "equal": (_compare(Op.EQ), "same"), "not_equal": (_compare(Op.NE), "same"),
+    "less": (_compare(Op.LT), "same"), "less_equal": (_compare(Op.LE), "same"),
+    "greater": (_compare(Op.GT), "same"), "greater_equal": (_compare(Op.GE), "same"),
+}
+
+
+def _divmod(x1, x2):
+    a, b = promoted(x1, x2)
+    return _bool_or(npextra.floor_divide)(a, b), _bool_or(npextra.remainder)(a, b)
+
+
+def _isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    x, y = promoted(a, b)
+    if not dt.is_inexact(x.dtype):
+        return make(Op.EQ, (x, y))
+    return npextra.isclose(x, y, rtol, atol, equal_nan)
+
+
+def _allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return reduction.reduce("all", _isclose(a, b, rtol, atol, equal_nan))
+
+
+def _array_equal(a1, a2):
+    a, b = node_of(a1), node_of(a2)
+    if a.shape != b.shape:
+        return ew.full((), False, dt.bool_)
+    dtype = ew.promote(TNP, a, b)
+    return reduction.reduce("all", make(Op.EQ, (ew.convert(a, dtype), ew.convert(b, dtype))))
+
+
+def _clip(a, a_min, a_max):
+    if a_min is None and a_max is None:
+        raise ValueError("Not more than one of `a_min` and `a_max` may be `None`.")
+    if a_min is None:
+        return _minimum(*promoted(a, a_max))
+    if a_max is None:
+        return _maximum(*promoted(a, a_min))
+    x, lo, hi = promoted(a, a_min, a_max)
+    return make(Op.MIN, (make(Op.MAX, (x, lo)), hi))
+
+
+# -------------------------------------------------------------- reductions
+
+def _int_accumulator(dtype):
+    """tnp's _TO_INT_: bools and integers narrower than 64 bits sum as int64 / uint64."""
+    if dt.is_bool(dtype) or (dt.is_int(dtype) and dtype.itemsize < 8):
+        return dt.uint64 if dt.is_unsigned(dtype) else dt.int64
+    return dtype
+
+
+def _keep(keepdims) -> bool:
+    return bool(keepdims)
+
+
+def _sum_like(kind: str, bool_kind: str):
+    def impl(a, axis=None, dtype=None, keepdims=None):
+        x = lift(a, _np_dtype(dtype))
+        if dt.is_bool(x.dtype) and dtype is not None:
+            return reduction.reduce(bool_kind, x, axis, _keep(keepdims))
+        return reduction.reduce(kind, x, axis, _keep(keepdims), _int_accumulator(x.dtype))
+
+    return impl
+
+
+def _np_dtype(dtype):
+    from lazytensor.tf._tf import as_np_dtype
+
+    return as_np_dtype(dtype)
+
+
+def _extreme(kind: str):
+    def impl(a, axis=None, keepdims=None):
+        return reduction.reduce(kind, node_of(a), axis, _keep(keepdims))
+
+    return impl
+
+
+def _mean(a, axis=None, dtype=None, out=None, keepdims=None):
+    x = float_of(lift(a, _np_dtype(dtype)))
+    return reduction.mean(x, axis, _keep(keepdims))
+
+
+def _var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=None):
+    x = float_of(lift(a, _np_dtype(dtype)))
+    return reduction.var(x, axis, _keep(keepdims), ddof)
+
+
+def _std(a, axis=None, keepdims=None):
+    return reduction.std(float_of(node_of(a)), axis, _keep(keepdims))
+
+
+def _logical_reduce(kind: str):
+    def impl(a, axis=None, keepdims=None):
+        return reduction.reduce(kind, npextra.truthy(node_of(a)), axis, _keep(keepdims))
+
+    return impl
+
+
+def _nan_reduce(kind: str, fill: int):
+    def impl(a, axis=None, dtype=None, keepdims=False):
+        x = node_of(a)
+        if dt.is_inexact(x.dtype):
+            x = make(Op.SELECT, (npextra.isnan(x), npextra.const(fill, x), x))
+        return _sum_like(kind, "any" if kind == "sum" else "all")(x, axis, dtype, keepdims)
+
+    return impl
+
+
+def _nanmean(a, axis=None, dtype=None, keepdims=None):
+    x = node_of(a)
+    if not dt.is_inexact(x.dtype):
+        return _mean(x, axis, dtype, keepdims=keepdims)
+    dtype = _np_dtype(dtype) or x.dtype
+    present = ew.convert(npextra.logical_not(npextra.isnan(x)), dtype)
+    total = _nan_reduce("sum", 0)(x, axis, dtype, keepdims)
+    return make(Op.DIV, (total, reduction.reduce("sum", present, axis, _keep(keepdims))))
+
+
+def _ptp(a, axis=None, keepdims=None):
+    x = node_of(a)
+    return make(Op.SUB, (reduction.reduce("max", x, axis, _keep(keepdims)),
+                         reduction.reduce("min", x, axis, _keep(keepdims))))
+
+
+def _count_nonzero(a, axis=None):
+    return reduction.reduce("sum", ew.convert(npextra.truthy(node_of(a)), dt.int64), axis)
+
+
+def _argminmax(kind: str):
+    def impl(a, axis=None):
+        x = node_of(a)
+        x = core_shape.atleast_1d(x) if axis is not None else x
+        return reduction.argreduce(kind, x, axis, False, index_dtype())
+
+    return impl
+
+
+def _cumulative(o: Op):
+    def impl(a, axis=None, dtype=None):
+        x = lift(a, _np_dtype(dtype))
+        if dtype is None:
+            x = ew.convert(x, _int_accumulator(x.dtype)) if not dt.is_inexact(x.dtype) else x
+        if axis is None:
+            x, axis = core_shape.ravel(x), 0
+        return make(o, (x,), reduction.normalize_axis(axis, x.ndim), False)
+
+    return impl
+
+
+def _average(a, axis=None, weights=None, returned=False):
+    if axis is not None and not isinstance(axis, int):
+        raise ValueError(f"Argument `axis` must be an integer. Received axis={axis}")
+    x = node_of(a)
+    if weights is None:
+        x = float_of(x)
+        avg = reduction.mean(x, axis)
+        total = ew.full(avg.shape, reduction.count(x, reduction.normalize_axes(axis, x.ndim)),
+                        x.dtype)
+    else:
+        x, w = promoted(x, weights)
+        x, w = float_of(x), float_of(w)
+        if axis is not None and w.ndim == 1 and x.ndim != 1:
+            w = ew.broadcast_to(make(Op.RESHAPE, (w,), tuple(
+                w.shape[0] if i == reduction.normalize_axis(axis, x.ndim) else 1
+                for i in range(x.ndim))), x.shape)
+        total = reduction.reduce("sum", w, axis)
+        avg = make(Op.DIV, (reduction.reduce("sum", make(Op.MUL, (x, w)), axis), total))
+    return (avg, ew.broadcast_to(total, avg.shape)) if returned else avg
+
+
+# ------------------------------------------------------------ contractions
+
+def _matmul(x1, x2):
+    a, b = promoted(x1, x2)
+    try:
+        return linalg.matmul(a, b)
+    except ShapeError as error:  # tnp re-raises TensorFlow's error as ValueError
+        raise ValueError(str(error)) from None
+
+
+def _dot(x1, x2):
+    a, b = promoted(x1, x2)
+    if a.ndim == 0 or b.ndim == 0:
+        return make(Op.MUL, tuple(ew.coerce([a, b], a.dtype)))
+    axis_b = 0 if b.ndim == 1 else b.ndim - 2
+    return _tensordot_nodes(a, b, (a.ndim - 1,), (axis_b,))
+
+
+def _tensordot_nodes(a: Node, b: Node, axes_a, axes_b) -> Node:
+    for i, j in zip(axes_a, axes_b):
+        if a.shape[i] != b.shape[j]:
+            raise ShapeError(f"shape-mismatch for sum: {a.shape} vs {b.shape}")
+    return linalg.tensordot(a, b, tuple(axes_a), tuple(axes_b))
+
+
+def _tensordot(a, b, axes=2):
+    x, y = promoted(a, b)
+    if isinstance(axes, int):
+        axes_a, axes_b = tuple(range(x.ndim - axes, x.ndim)), tuple(range(axes))
+    else:
+        axes_a, axes_b = (core_shape.as_axes(ax) for ax in axes)
+    axes_a = tuple(reduction.normalize_axis(i, x.ndim) for i in axes_a)
+    axes_b = tuple(reduction.normalize_axis(i, y.ndim) for i in axes_b)
+    return _tensordot_nodes(x, y, axes_a, axes_b)
+
+
+def _inner(a, b):
+    x, y = promoted(a, b)
+    if x.ndim == 0 or y.ndim == 0:
+        return make(Op.MUL, tuple(ew.coerce([x, y], x.dtype)))
+    return _tensordot_nodes(x, y, (x.ndim - 1,), (y.ndim - 1,))
+
+
+def _outer(a, b):
+    x, y = promoted(a, b)
+    col = core_shape.reshape(x, (-1, 1))
+    row = core_shape.reshape(y, (1, -1))
+    return make(Op.MUL, tuple(ew.coerce([col, row], x.dtype)))
+
+
+def _vdot(a, b):
+    x, y = (core_shape.ravel(n) for n in promoted(a, b))
+    x = UNARY_SAME["conj"](x)
+    return _tensordot_nodes(x, y, (0,), (0,))
+
+
+def _kron(a, b):
+    x, y = promoted(a, b)
+    nd = max(x.ndim, y.ndim)
+    x = core_shape.reshape(x, (1,) * (nd - x.ndim) + x.shape)
+    y = core_shape.reshape(y, (1,) * (nd - y.ndim) + y.shape)
+    xs = core_shape.reshape(x, tuple(s for d in x.shape for s in (d, 1)))
+    ys = core_shape.reshape(y, tuple(s for d in y.shape for s in (1, d)))
+    out = make(Op.MUL, tuple(ew.coerce([xs, ys], x.dtype)))
+    return core_shape.reshape(out, tuple(p * q for p, q in zip(x.shape, y.shape)))
+
+
+def _polyval(p, x):
+    coeffs, xs = promoted(p, x)
+    coeffs = core_shape.atleast_1d(coeffs)
+    acc = ew.full(xs.shape, 0, xs.dtype)
+    for i in range(coeffs.shape[0]):
+        c = make(Op.SLICE, (coeffs,), (i,), (i + 1,), (1,))
+        c = ew.broadcast_to(core_shape.reshape(c, ()), xs.shape)
+        acc = make(Op.ADD, (make(Op.MUL, (acc, xs)), c))
+    return acc
+
+
+MATH = {
+    **{name: unary(fn, True) for name, fn in UNARY_FLOAT.items()},
+    **{name: unary(fn) for name, fn in UNARY_SAME.items()},
+    **{name: binary(fn, kind) for name, (fn, kind) in BINARY.items()},
+    "isinf": _float_only(npextra.isinf), "isposinf": _float_only(_eq_inf(1.0)),
+    "isneginf": _float_only(_eq_inf(-1.0)), "angle": _angle_impl,
+    "around": _round, "round": _round,
+    "iscomplex": _imag_nonzero(Op.NE), "isreal": _imag_nonzero(Op.EQ),
+    "divmod": _divmod, "isclose": _isclose, "allclose": _allclose,
+    "array_equal": _array_equal, "clip": _clip,
+    "sum": _sum_like("sum", "any"), "prod": _sum_like("prod", "all"),
+    "amax": _extreme("max"), "max": _extreme("max"), "amin": _extreme("min"),
+    "min": _extreme("min"), "all": _logical_reduce("all"), "any": _logical_reduce("any"),
+    "mean": _mean, "var": _var, "std": _std,
+    "nansum": _nan_reduce("sum", 0), "nanprod": _nan_reduce("prod", 1), "nanmean": _nanmean,
+    "ptp": _ptp, "count_nonzero": _count_nonzero,
+    "argmax": _argminmax("argmax"), "argmin": _argminmax("argmin"),
+    "cumsum": _cumulative(Op.CUMSUM), "cumprod": _cumulative(Op.CUMPROD),
+    "average": _average,
+    "matmul": _matmul, "dot": _dot, "tensordot": _tensordot, "inner": _inner,
+    "outer": _outer, "vdot": _vdot, "kron": _kron, "polyval": _polyval,
+}

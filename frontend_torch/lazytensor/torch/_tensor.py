@@ -1,0 +1,164 @@
+"""The lazy ``torch.Tensor``: a wrapper subclass holding a core ``Handle``.
+
+A ``LazyTensor`` is a real ``torch.Tensor`` (``_make_wrapper_subclass``) on
+torch's own ``lazy`` device type, so autograd, ``nn.Module`` and
+``torch.optim`` run above it unchanged; every ATen op that reaches it goes to
+``__torch_dispatch__`` (``lazytensor.torch._dispatch``), which records core
+nodes. Its storage is ``_h``: a core ``Handle`` (a ``ViewHandle`` for views,
+so writes through a view reach its base). Shapes and dtypes come from the
+core's rules; torch sees them through the wrapper's sizes and strides.
+
+Observation materializes: ``.cpu()``, ``.numpy()``, ``.item()``,
+``.tolist()``, ``print``.
+"""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import torch
+
+from lazytensor.core import Handle, Node, ViewHandle, get_runtime
+
+DEVICE = torch.device("lazy", 0)
+
+TORCH_OF: dict[np.dtype, torch.dtype] = {
+    np.dtype(np.bool_): torch.bool,
+    np.dtype(np.uint8): torch.uint8,
+    np.dtype(np.int8): torch.int8,
+    np.dtype(np.int16): torch.int16,
+    np.dtype(np.int32): torch.int32,
+    np.dtype(np.int64): torch.int64,
+    np.dtype(np.uint16): torch.uint16,
+    np.dtype(np.uint32): torch.uint32,
+    np.dtype(np.uint64): torch.uint64,
+    np.dtype(np.float16): torch.float16,
+    np.dtype(ml_dtypes.bfloat16): torch.bfloat16,
+    np.dtype(np.float32): torch.float32,
+    np.dtype(np.float64): torch.float64,
+    np.dtype(np.complex64): torch.complex64,
+    np.dtype(np.complex128): torch.complex128,
+}
+NUMPY_OF: dict[torch.dtype, np.dtype] = {t: n for n, t in TORCH_OF.items()}
+
+_new_wrapper = torch.Tensor._make_wrapper_subclass
+
+
+class LazyTensor(torch.Tensor):
+    """A torch tensor whose value is a lazily recorded core node."""
+
+    __slots__ = ("_h",)
+    _h: Handle
+
+    # no subclass __torch_function__ wrapping: ATen-level dispatch does the work
+    __torch_function__ = torch._C._disabled_torch_function_impl
+
+    @classmethod
+    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+        # replaced by lazytensor.torch._dispatch when it is imported
+        raise RuntimeError("lazytensor.torch._dispatch is not loaded")
+
+    # ------------------------------------------------------- observation
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """The value as a fresh host array (runs what is pending)."""
+        if self.requires_grad and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. "
+                "Use tensor.detach().numpy() instead."
+            )
+        return self._h.numpy()
+
+    def tolist(self):
+        return to_cpu(self).tolist()
+
+    def __repr__(self, *, tensor_contents=None) -> str:
+        text = repr(to_cpu(self))
+        suffix = f", device='{self.device}'"
+        if self.grad_fn is not None:
+            suffix += f", grad_fn=<{type(self.grad_fn).__name__}>"
+        elif self.requires_grad:
+            suffix += ", requires_grad=True"
+        return text[:-1] + suffix + ")"
+
+    def __reduce_ex__(self, protocol):
+        return (_rebuild, (to_cpu(self), self.requires_grad))
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        with torch.no_grad():
+            copy = self.clone()
+        copy.requires_grad_(self.requires_grad)
+        for name, value in self.__dict__.items():
+            setattr(copy, name, value)
+        memo[id(self)] = copy
+        return copy
+
+
+def _rebuild(cpu: torch.Tensor, requires_grad: bool) -> LazyTensor:
+    out = to_lazy(cpu)
+    return out.requires_grad_(requires_grad) if requires_grad else out
+
+
+def wrap(node: Node, strides=None) -> LazyTensor:
+    """A new lazy tensor holding ``node`` (contiguous unless ``strides``)."""
+    t = _new_wrapper(LazyTensor, node.shape, strides, dtype=TORCH_OF[node.dtype], device=DEVICE)
+    t._h = Handle(node)
+    return t
+
+
+def wrap_handle(handle: Handle, strides=None, offset: int = 0) -> LazyTensor:
+    """A new lazy tensor over an existing handle (aliases share handles)."""
+    node = handle.node
+    t = _new_wrapper(LazyTensor, node.shape, strides, storage_offset=offset,
+                     dtype=TORCH_OF[node.dtype], device=DEVICE)
+    t._h = handle
+    return t
+
+
+def wrap_view(base: LazyTensor, forward, backward, strides=None, offset: int = 0) -> LazyTensor:
+    """A view of ``base``: its value is ``forward(base)``; writes to it go
+    back through ``backward(base, value)`` (None: the view is read-only)."""
+    return wrap_handle(ViewHandle(base._h, forward, backward), strides, offset)
+
+
+def alias(x: LazyTensor) -> LazyTensor:
+    """A new tensor object sharing ``x``'s storage and metadata (detach)."""
+    return wrap_handle(x._h, x.stride(), x.storage_offset())
+
+
+# ------------------------------------------------------------- host transfer
+def host_array(t: torch.Tensor) -> np.ndarray:
+    """A CPU tensor's value as a numpy array (bfloat16 through ml_dtypes)."""
+    t = t.detach().resolve_conj().resolve_neg()
+    if t.dtype == torch.bfloat16:
+        return t.contiguous().view(torch.int16).numpy().view(ml_dtypes.bfloat16)
+    return t.numpy()
+
+
+def from_host_array(a: np.ndarray) -> torch.Tensor:
+    if a.dtype == ml_dtypes.bfloat16:
+        return torch.from_numpy(np.ascontiguousarray(a).view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(np.ascontiguousarray(a))
+
+
+def to_lazy(t: torch.Tensor) -> LazyTensor:
+    """A lazy copy of a CPU tensor (device data, no autograd history)."""
+    if isinstance(t, LazyTensor):
+        return t
+    if t.dtype not in NUMPY_OF:
+        raise TypeError(f"lazytensor.torch does not support dtype {t.dtype}")
+    if t.device.type != "cpu":
+        t = t.cpu()
+    handle = get_runtime().from_host(host_array(t))
+    return wrap_handle(handle)
+
+
+def to_cpu(t: LazyTensor) -> torch.Tensor:
+    """The value of a lazy tensor as a new CPU tensor (materializes)."""
+    return from_host_array(t._h.numpy())
+
+
+def node_of_host(t: torch.Tensor) -> Node:
+    """A CPU tensor operand as device data (copied once)."""
+    return get_runtime().from_host(host_array(t)).node
