@@ -15,6 +15,7 @@ from typing import Callable
 import numpy as np
 from numpy._core import _exceptions as _np_exc
 
+from lazytensor.core.composite.indexing import IndexingError
 from lazytensor.core.composite.reduction import AxisError as CoreAxisError
 from lazytensor.core.registry import CoreError, DTypeError, ShapeError
 
@@ -30,6 +31,7 @@ class ViewWriteError(ValueError):
 # core error type -> numpy exception type (checked in order: most specific first)
 _TRANSLATION: tuple[tuple[type, Callable[[str], Exception]], ...] = (
     (CoreAxisError, lambda msg: np.exceptions.AxisError(msg)),
+    (IndexingError, IndexError),
     (ShapeError, ValueError),
     (DTypeError, TypeError),
     (CoreError, RuntimeError),

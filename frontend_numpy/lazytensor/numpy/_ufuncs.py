@@ -24,7 +24,7 @@ from lazytensor.numpy._base import lift, ndarray, wrap
 from lazytensor.numpy._ufunc_table import ABOVE_RANGE, MIRROR, UFUNCS
 
 _LOOPS: dict = {}
-_INT_BOUNDS = {np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max))
+INT_BOUNDS = {np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max))
                for t in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")}
 _NO_VALUE = np._NoValue  # numpy's "argument not given" marker
 
@@ -49,7 +49,7 @@ def _check_int_range(ufunc, operands, loop) -> Node | None:
     for i, value in enumerate(operands):
         if type(value) is not int or loop[i].kind not in "iu":
             continue
-        lo, hi = _INT_BOUNDS[loop[i]]
+        lo, hi = INT_BOUNDS[loop[i]]
         if lo <= value <= hi:
             continue
         if ufunc in ABOVE_RANGE and len(operands) == 2:

@@ -24,20 +24,18 @@ WEAK = (bool, int, float, complex)
 
 
 class Recording:
-    """Which tapes record now. ``session`` is one object per stretch of time
-    during which at least one tape is active (None when none is): arrays
-    made in the current session keep their symbolic node for the tapes."""
+    """Which tapes record now. ``active`` is one object per stretch of time
+    during which at least one tape records (None when none does): arrays
+    made in the active session keep their symbolic node for the tapes.
+    ``aliases`` maps a variable to the node its reads give in the session."""
 
-    __slots__ = ("tapes", "session", "paused")
+    __slots__ = ("tapes", "active", "paused", "aliases")
 
     def __init__(self) -> None:
         self.tapes: list = []
-        self.session: object | None = None
-        self.paused = 0
-
-    @property
-    def active(self) -> object | None:
-        return None if self.paused else self.session
+        self.active: object | None = None
+        self.paused: list = []  # sessions suspended by stop_recording()
+        self.aliases: dict = {}
 
 
 RECORDING = Recording()

@@ -1,0 +1,456 @@
+"""numpy basic and advanced indexing on nodes, and its functional update.
+
+``getitem(x, index)`` and ``setitem(x, index, value)`` take numpy's index
+forms: ints (negative too), slices with any step, ``None``, ``Ellipsis``,
+integer arrays (int Nodes, or static host arrays/lists, which are checked
+against the bounds at once and become constants), host boolean masks
+(converted to their ``nonzero()`` integer arrays) and Python/host 0-d bools.
+
+A boolean *Node* has a data-dependent result shape and is refused: the
+frontend materializes it and passes the host mask (``bool_indices`` gives
+the integer arrays). Out-of-bounds *dynamic* indices cannot raise lazily:
+reads clip (``mode="clip"``, as JAX) and writes are dropped. Negative
+dynamic indices wrap with ``select(i < 0, i + n, i)``.
+
+The layout follows numpy: integers count as advanced indices when any
+array is present; the broadcast index shape replaces the advanced axes in
+place when they are adjacent in the index, and goes first otherwise.
+
+Writes: basic indices become DYNAMIC_UPDATE_SLICE (unit strides) or PAD +
+SELECT (strided); advanced ones a SCATTER. XLA does not say which of several
+duplicate indices wins a scatter; numpy's rule (the last write wins) is
+enforced by scattering each update's position with ``max`` and dropping the
+updates that lost (skipped for static unique indices or ``unique_indices``).
+``kind="add"`` (and mul/min/max) accumulates over duplicates, like
+``np.add.at``.
+
+>>> import numpy as np
+>>> from lazytensor.core.runtime import constant
+>>> x = constant(np.zeros((3, 4, 5)), np.dtype("float32"))
+>>> getitem(x, (0, slice(None), [1, 2])).shape, getitem(x, (None, ..., slice(None, None, -2))).shape
+((2, 4), (1, 3, 4, 3))
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import elementwise as ew
+from lazytensor.core.composite.creation import const, iota
+from lazytensor.core.composite.shape import reshape
+from lazytensor.core.ir import Node
+from lazytensor.core.ops import Op
+from lazytensor.core.registry import CoreError, ShapeError, make
+from lazytensor.core.runtime import constant
+
+INDEX = dt.int64
+
+
+class IndexingError(CoreError, IndexError):
+    """A bad index (numpy raises IndexError)."""
+
+
+_VALID = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
+          "integer or boolean arrays are valid indices")
+_NOT_INT = "arrays used as indices must be of integer (or boolean) type"
+
+
+# ------------------------------------------------------------------ parsing
+
+def _token(entry: Any) -> tuple[str, Any]:
+    """One index entry as (kind, payload); kinds: new, ellipsis, bool0, int,
+    slice, array (a Node or a host int array), mask (a host bool array)."""
+    if entry is None:
+        return ("new", None)
+    if entry is Ellipsis:
+        return ("ellipsis", None)
+    if isinstance(entry, (bool, np.bool_)):
+        return ("bool0", bool(entry))
+    if isinstance(entry, (int, np.integer)):
+        return ("int", int(entry))
+    if isinstance(entry, slice):
+        for part in (entry.start, entry.stop, entry.step):
+            if part is not None and not isinstance(part, (int, np.integer)):
+                raise TypeError("slice indices must be integers or None or have an "
+                                "__index__ method")
+        return ("slice", entry)
+    if isinstance(entry, Node):
+        if dt.is_bool(entry.dtype):
+            raise IndexingError(
+                "a boolean Node index has a data-dependent result shape: materialize the "
+                "mask and index with the host array (or bool_indices(mask))")
+        if not dt.is_int(entry.dtype):
+            raise IndexingError(_NOT_INT)
+        return ("array", entry)
+    if isinstance(entry, (list, tuple, np.ndarray)):
+        return _host_token(np.asarray(entry))
+    raise IndexingError(_VALID)
+
+
+def _host_token(arr: np.ndarray) -> tuple[str, Any]:
+    if arr.dtype == np.bool_:
+        return ("bool0", bool(arr)) if arr.ndim == 0 else ("mask", arr)
+    if arr.dtype.kind in "iu":
+        return ("int", int(arr)) if arr.ndim == 0 else ("array", arr.astype(np.int64))
+    if arr.size == 0:  # [] is an empty integer index
+        return ("array", arr.astype(np.int64))
+    raise IndexingError(_NOT_INT)
+
+
+_CONSUMES = {"new": 0, "bool0": 0, "int": 1, "slice": 1, "array": 1}
+
+
+def _expand(index: Any, ndim: int) -> list[tuple[str, Any]]:
+    """Tokens with the ellipsis replaced by full slices (appended when absent)."""
+    tokens = [_token(e) for e in (index if isinstance(index, tuple) else (index,))]
+    if sum(kind == "ellipsis" for kind, _ in tokens) > 1:
+        raise IndexingError("an index can only have a single ellipsis ('...')")
+    used = sum(p.ndim if kind == "mask" else _CONSUMES.get(kind, 0) for kind, p in tokens)
+    if used > ndim:
+        raise IndexingError(f"too many indices for array: array is {ndim}-dimensional, but "
+                            f"{used} were indexed")
+    fill = [("slice", slice(None))] * (ndim - used)
+    at = next((i for i, (kind, _) in enumerate(tokens) if kind == "ellipsis"), len(tokens))
+    return tokens[:at] + fill + tokens[at + 1:]
+
+
+def _unmask(tokens: list, shape: tuple[int, ...]) -> tuple[list, tuple[int, ...]]:
+    """Masks become their nonzero() int arrays; 0-d bools a new size-1 axis
+    indexed by [0] (True) or [] (False). Returns tokens and the shape of x
+    with those axes inserted."""
+    out, pre_shape, dim = [], [], 0
+    for kind, p in tokens:
+        if kind == "mask":
+            for i, (want, got) in enumerate(zip(shape[dim:dim + p.ndim], p.shape)):
+                if want != got:
+                    raise IndexingError(
+                        f"boolean index did not match indexed array along axis {dim + i}; "
+                        f"size of axis is {want} but size of corresponding boolean axis is "
+                        f"{got}")
+            out += [("array", nz.astype(np.int64)) for nz in np.nonzero(p)]
+            pre_shape += shape[dim:dim + p.ndim]
+            dim += p.ndim
+        elif kind == "bool0":
+            out.append(("array", np.zeros(int(p), np.int64)))
+            pre_shape.append(1)
+        else:
+            out.append((kind, p))
+            if kind != "new":
+                pre_shape.append(shape[dim])
+                dim += 1
+    return out, tuple(pre_shape)
+
+
+# ------------------------------------------------------------------ the plan
+
+@dataclass(frozen=True)
+class IndexPlan:
+    """How an index applies to arrays of one shape.
+
+    ``pre_shape``: x with the axes of 0-d bools inserted; ``triples``: per
+    axis of pre_shape, the (start, step, length) it is sliced with (ints:
+    length 1; advanced axes: whole); ``drop``: axes removed after slicing
+    (basic ints); ``adv_dims``/``adv``: axes of the sliced array indexed by
+    the advanced index Nodes, broadcast to ``bshape``; ``static``: their host
+    values when all are known; ``z_shape``: shape after the gather;
+    ``final_shape``: with the new axes."""
+
+    pre_shape: tuple
+    triples: tuple
+    drop: tuple
+    adv_dims: tuple
+    adv: tuple
+    static: tuple | None
+    bshape: tuple
+    adjacent: bool
+    z_shape: tuple
+    final_shape: tuple
+
+    @property
+    def sliced_shape(self) -> tuple:
+        return tuple(length for _, _, length in self.triples)
+
+    @property
+    def is_basic(self) -> bool:
+        return not self.adv_dims
+
+
+def plan_index(shape: tuple[int, ...], index: Any) -> IndexPlan:
+    """Parse ``index`` against an array of ``shape`` (raises numpy's errors)."""
+    tokens, pre_shape = _unmask(_expand(index, len(shape)), tuple(shape))
+    has_adv = any(kind == "array" for kind, _ in tokens)
+    triples, drop, slots, adv, adv_dims = [], [], [], [], []
+    dim = 0
+    for kind, p in tokens:
+        if kind == "new":
+            slots.append(("new", 1))
+            continue
+        n = pre_shape[dim]
+        if kind == "int" and not has_adv:
+            triples.append((_check_int(p, n, dim), 1, 1))
+            drop.append(dim)
+        elif kind == "slice":
+            start, stop, step = p.indices(n)
+            length = len(range(start, stop, step))
+            triples.append((start, step, length))
+            slots.append(("dim", length))
+        else:  # an advanced index (ints count as one when arrays are present)
+            triples.append((0, 1, n))
+            adv_dims.append(dim - len(drop))
+            adv.append(_index_array(p, n, dim))
+            slots.append(("adv", None))
+        dim += 1
+    return _finish(pre_shape, triples, drop, adv_dims, adv, slots)
+
+
+def _finish(pre_shape, triples, drop, adv_dims, adv, slots) -> IndexPlan:
+    static = tuple(a.data for a in adv) if all(a.op is Op.CONST for a in adv) else None
+    try:
+        bshape = ew.broadcast_shapes(*(a.shape for a in adv))
+    except ShapeError:
+        shapes = " ".join(str(a.shape).replace(" ", "") for a in adv)
+        raise IndexingError(f"shape mismatch: indexing arrays could not be broadcast together "
+                            f"with shapes {shapes}") from None
+    where = [i for i, (kind, _) in enumerate(slots) if kind == "adv"]
+    adjacent = bool(where) and where[-1] - where[0] + 1 == len(where)
+    sizes: list = []
+    for i, (kind, size) in enumerate(slots):
+        if kind != "adv":
+            sizes.append((kind, size))
+        elif adjacent and i == where[0]:
+            sizes += [("dim", s) for s in bshape]
+    if where and not adjacent:
+        sizes = [("dim", s) for s in bshape] + sizes
+    final = tuple(size for _, size in sizes)
+    z_shape = tuple(size for kind, size in sizes if kind == "dim")
+    return IndexPlan(tuple(pre_shape), tuple(triples), tuple(drop), tuple(adv_dims),
+                     tuple(adv), static, bshape, adjacent, z_shape, final)
+
+
+def _check_int(i: int, n: int, axis: int) -> int:
+    if not -n <= i < n:
+        raise IndexingError(f"index {i} is out of bounds for axis {axis} with size {n}")
+    return i % n
+
+
+def _index_array(p: Any, n: int, axis: int) -> Node:
+    """An int64 index Node with negative entries wrapped (checked when static)."""
+    if isinstance(p, int):
+        return constant(_check_int(p, n, axis), INDEX)
+    if isinstance(p, np.ndarray):
+        bad = (p < -n) | (p >= n)
+        if bad.any():
+            raise IndexingError(f"index {p[bad].flat[0]} is out of bounds for axis {axis} "
+                                f"with size {n}")
+        return constant(np.where(p < 0, p + n, p), INDEX)
+    if p.op is Op.CONST:
+        return _index_array(np.asarray(p.data).astype(np.int64), n, axis)
+    return wrap_negative(ew.convert(p, INDEX), n)
+
+
+def wrap_negative(idx: Node, n: int) -> Node:
+    """select(idx < 0, idx + n, idx) for an integer index Node."""
+    negative = make(Op.LT, (idx, const(0, idx.dtype, idx.shape)))
+    return make(Op.SELECT, (negative, make(Op.ADD, (idx, const(n, idx.dtype, idx.shape))), idx))
+
+
+def bool_indices(mask: np.ndarray) -> tuple[Node, ...]:
+    """The int64 index constants that a host boolean mask selects (its
+    ``nonzero()``), for frontends that materialized a mask."""
+    return tuple(constant(nz, INDEX) for nz in np.nonzero(np.asarray(mask, dtype=bool)))
+
+
+# -------------------------------------------------------------------- reads
+
+def getitem(x: Node, index: Any, mode: str = "clip") -> Node:
+    """``x[index]`` with numpy's semantics (a copy: see views.py for views).
+
+    Shape rule: numpy's; dtype unchanged. ``mode``: what a dynamic
+    out-of-bounds array index reads ("clip" or "fill" with zeros)."""
+    return apply_plan(x, plan_index(x.shape, index), mode)
+
+
+def apply_plan(x: Node, plan: IndexPlan, mode: str = "clip") -> Node:
+    """Read ``plan`` from x (whose shape is the plan's)."""
+    y = _slice(reshape(x, plan.pre_shape), plan)
+    if not plan.is_basic:
+        y = _gather(y, plan, mode)
+    return reshape(y, plan.final_shape)
+
+
+def _slice(x: Node, plan: IndexPlan) -> Node:
+    """REV the negative-step axes, then one SLICE (basic ints keep size 1)."""
+    rev = tuple(d for d, (_, step, length) in enumerate(plan.triples) if step < 0 and length > 1)
+    if rev:
+        x = make(Op.REV, (x,), rev)
+    starts, limits, strides = [], [], []
+    for d, (start, step, length) in enumerate(plan.triples):
+        n = x.shape[d]
+        lo = (n - 1 - start if d in rev else start) if length else 0
+        stride = abs(step) if length > 1 else 1
+        starts.append(lo)
+        limits.append(lo + (length - 1) * stride + 1 if length else 0)
+        strides.append(stride)
+    if starts == [0] * x.ndim and tuple(limits) == x.shape and strides == [1] * x.ndim:
+        return x
+    return make(Op.SLICE, (x,), tuple(starts), tuple(limits), tuple(strides))
+
+
+def _y_shape(plan: IndexPlan) -> tuple:
+    return tuple(s for d, s in enumerate(plan.sliced_shape) if d not in plan.drop)
+
+
+def _stacked_indices(plan: IndexPlan) -> Node:
+    """The advanced indices broadcast and stacked: shape bshape + (k,)."""
+    cols = [reshape(ew.broadcast_to(a, plan.bshape), (*plan.bshape, 1)) for a in plan.adv]
+    return cols[0] if len(cols) == 1 else make(Op.CONCATENATE, tuple(cols), len(plan.bshape))
+
+
+def _window_dims(plan: IndexPlan) -> tuple[int, ...]:
+    """Positions in z of the sliced axes that are not advanced."""
+    ny = len(_y_shape(plan))
+    rest = [d for d in range(ny) if d not in plan.adv_dims]
+    nb = len(plan.bshape)
+    if not plan.adjacent:
+        return tuple(nb + j for j in range(len(rest)))
+    first = plan.adv_dims[0]
+    return tuple(d if d < first else d - len(plan.adv_dims) + nb for d in rest)
+
+
+def _empty_or_checked(y: Node, plan: IndexPlan) -> bool:
+    """True when there is nothing to gather/scatter; raises when a non-empty
+    index meets an empty axis (every index is out of bounds there)."""
+    if math.prod(plan.bshape) == 0:
+        return True
+    for d in plan.adv_dims:
+        if y.shape[d] == 0:
+            raise IndexingError(f"index 0 is out of bounds for axis {d} with size 0")
+    return False
+
+
+def _gather(y: Node, plan: IndexPlan, mode: str) -> Node:
+    if _empty_or_checked(y, plan):
+        return ew.full(plan.z_shape, 0, y.dtype)
+    sizes = tuple(1 if d in plan.adv_dims else s for d, s in enumerate(y.shape))
+    return make(Op.GATHER, (y, _stacked_indices(plan)), _window_dims(plan), plan.adv_dims,
+                plan.adv_dims, (), (), sizes, mode)
+
+
+# ------------------------------------------------------------------- writes
+
+_COMBINE = {"add": Op.ADD, "mul": Op.MUL, "min": Op.MIN, "max": Op.MAX}
+
+
+def setitem(x: Node, index: Any, value: Node | bool | int | float | complex,
+            kind: str = "set", unique_indices: bool = False) -> Node:
+    """The functional ``x[index] = value``: a new node equal to x except at
+    ``index``. ``value`` is converted to x's dtype and broadcast to the
+    indexed shape. ``kind`` "add"/"mul"/"min"/"max" combines with the
+    current values instead, accumulating over duplicate advanced indices.
+    ``unique_indices`` promises no duplicates (skips last-write-wins)."""
+    return update_plan(x, plan_index(x.shape, index), value, kind, unique_indices)
+
+
+def update_plan(x: Node, plan: IndexPlan, value, kind: str = "set",
+                unique_indices: bool = False) -> Node:
+    """Write ``value`` through ``plan`` into x (see ``setitem``)."""
+    value = _fit_value(ew.as_node(value, x.dtype) if not isinstance(value, Node)
+                       else ew.convert(value, x.dtype), plan)
+    x2 = reshape(x, plan.pre_shape)
+    if plan.is_basic:
+        update = reshape(value, plan.sliced_shape)
+        if kind != "set":
+            update = make(_COMBINE[kind], (_slice(x2, plan), update))
+        out = _unslice(x2, plan, update)
+    else:
+        y = _slice(x2, plan)
+        y = _scatter(y, plan, reshape(value, plan.z_shape), kind, unique_indices)
+        out = _unslice(x2, plan, y)
+    return reshape(out, x.shape)
+
+
+def _fit_value(value: Node, plan: IndexPlan) -> Node:
+    """``value`` broadcast to the indexed shape (extra leading 1s dropped)."""
+    shape = plan.final_shape
+    while value.ndim > len(shape) and value.shape[0] == 1:
+        value = reshape(value, value.shape[1:])
+    if not _broadcastable(value.shape, shape):
+        _raise_fit(value, plan)
+    return ew.broadcast_to(value, shape)
+
+
+def _broadcastable(src: tuple, dst: tuple) -> bool:
+    return len(src) <= len(dst) and all(a in (1, b) for a, b in zip(src[::-1], dst[::-1]))
+
+
+def _raise_fit(value: Node, plan: IndexPlan) -> None:
+    if plan.is_basic:
+        raise ShapeError(f"could not broadcast input array from shape {value.shape} into "
+                         f"shape {plan.final_shape}")
+    raise ShapeError(f"shape mismatch: value array of shape {value.shape} could not be "
+                     f"broadcast to indexing result of shape {plan.final_shape}")
+
+
+def _unslice(x: Node, plan: IndexPlan, update: Node) -> Node:
+    """x with ``update`` (of the sliced shape) written where ``_slice`` read."""
+    if any(length == 0 for _, _, length in plan.triples):
+        return x
+    rev = tuple(d for d, (_, step, length) in enumerate(plan.triples) if step < 0 and length > 1)
+    if rev:
+        update = make(Op.REV, (update,), rev)
+    lows = [start + (length - 1) * step if step < 0 else start
+            for start, step, length in plan.triples]
+    strides = [abs(step) if length > 1 else 1 for _, step, length in plan.triples]
+    if update.shape == x.shape:
+        return update
+    if all(s == 1 for s in strides):
+        starts = [constant(lo, INDEX) for lo in lows]
+        return make(Op.DYNAMIC_UPDATE_SLICE, (x, update, *starts))
+    cfg = tuple((lo, n - lo - (length - 1) * st - 1, st - 1)
+                for lo, st, (_, _, length), n in zip(lows, strides, plan.triples, x.shape))
+    spread = make(Op.PAD, (update, ew.full((), 0, x.dtype)), cfg)
+    mask = make(Op.PAD, (ew.full(update.shape, True, dt.bool_), ew.full((), False, dt.bool_)), cfg)
+    return make(Op.SELECT, (mask, spread, x))
+
+
+def _scatter(y: Node, plan: IndexPlan, update: Node, kind: str, unique: bool) -> Node:
+    if _empty_or_checked(y, plan):
+        return y
+    indices = _stacked_indices(plan)
+    if kind == "set" and not unique and not _statically_unique(plan):
+        indices = _last_write_wins(y, plan, indices)
+    return make(Op.SCATTER, (y, indices, update), _window_dims(plan), plan.adv_dims,
+                plan.adv_dims, (), (), kind, "fill")
+
+
+def _statically_unique(plan: IndexPlan) -> bool:
+    if plan.static is None:
+        return False
+    cols = [np.broadcast_to(a, plan.bshape).ravel() for a in plan.static]
+    flat = np.ravel_multi_index(cols, [_y_shape(plan)[d] for d in plan.adv_dims])
+    return len(np.unique(flat)) == flat.size
+
+
+def _last_write_wins(y: Node, plan: IndexPlan, indices: Node) -> Node:
+    """Indices where every update that a later duplicate overwrites points
+    out of bounds (dropped by the 'fill' scatter), as numpy's last write wins."""
+    k, nb = len(plan.adv_dims), len(plan.bshape)
+    sizes = tuple(y.shape[d] for d in plan.adv_dims)
+    pos = reshape(iota((math.prod(plan.bshape),), 0, INDEX), plan.bshape)
+    dims = tuple(range(k))
+    marks = make(Op.SCATTER, (ew.full(sizes, -1, INDEX), indices, pos), (), dims, dims,
+                 (), (), "max", "fill")
+    winner = make(Op.GATHER, (marks, indices), (), dims, dims, (), (), (1,) * k, "clip")
+    keep = make(Op.EQ, (winner, pos))
+    first = make(Op.SLICE, (indices,), (0,) * (nb + 1), (*plan.bshape, 1), (1,) * (nb + 1))
+    moved = make(Op.SELECT, (reshape(keep, first.shape), first,
+                             const(sizes[0], INDEX, first.shape)))
+    if k == 1:
+        return moved
+    rest = make(Op.SLICE, (indices,), (0,) * nb + (1,), (*plan.bshape, k), (1,) * (nb + 1))
+    return make(Op.CONCATENATE, (moved, rest), nb)

@@ -1,0 +1,233 @@
+"""Array creation with numpy's signatures and dtype defaults (float64 for
+``zeros``/``eye``/float ranges, int64 for integer ranges), on the core's
+creation composites. Fill values become scalar parameters (no recompiles).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import creation as cc
+from lazytensor.core.composite import elementwise as ew
+from lazytensor.core.composite.promotion import NUMPY, result_type
+from lazytensor.core.composite.shape import reshape
+from lazytensor.core.ir import Node
+from lazytensor.core.runtime import Handle
+from lazytensor.numpy import _layout
+from lazytensor.numpy._base import (
+    WEAK_TYPES,
+    from_host,
+    lift,
+    ndarray,
+    node_of,
+    wrap,
+    wrap_handle,
+)
+from lazytensor.numpy._dispatch import implements
+
+
+def as_dtype(dtype) -> np.dtype | None:
+    return None if dtype is None else dt.canonical(dtype)
+
+
+def _fill_dtype(value) -> np.dtype:
+    """The dtype numpy gives ``np.full(shape, value)``."""
+    lifted = lift(value)
+    return lifted.dtype if isinstance(lifted, Node) else np.asarray(lifted).dtype
+
+
+def _like_strides(a, node: Node, order: str):
+    if order not in ("K", "A") or type(a) is not ndarray or a._st is None or node.ndim < 2:
+        return None
+    dense = _layout.k_order(node.shape, [(a.shape, a._st, a.itemsize)])
+    return _layout.normalize(node.shape, _layout.scale(dense, node.dtype.itemsize),
+                             node.dtype.itemsize)
+
+
+# ------------------------------------------------------------- from data
+
+@implements("array")
+def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):
+    """A new lazy array from host data or another lazy array (a copy unless
+    ``copy=False`` and nothing needs changing)."""
+    dtype = as_dtype(dtype)
+    if isinstance(object, ndarray):
+        node = object._h.node
+        if node.ndim < ndmin:
+            node = reshape(node, (1,) * (ndmin - node.ndim) + node.shape)
+        node = ew.convert(node, dtype) if dtype is not None else node
+        if copy is False and node is object._h.node:
+            return object
+        return wrap(node)
+    if copy is False:
+        raise ValueError("Unable to avoid copy while creating a lazy array from host data.")
+    return from_host(np.array(object, dtype=dtype, ndmin=ndmin))
+
+
+@implements("asarray")
+def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
+    """``a`` itself when it already is a lazy array of ``dtype``."""
+    dtype = as_dtype(dtype)
+    if isinstance(a, ndarray) and (dtype is None or dtype == a.dtype) and not copy:
+        return a
+    return array(a, dtype, copy=True if copy is None else copy)
+
+
+@implements("asanyarray")
+def asanyarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
+    return asarray(a, dtype, copy=copy)
+
+
+@implements("ascontiguousarray")
+def ascontiguousarray(a, dtype=None, *, like=None):
+    out = asarray(a, dtype)
+    return wrap(out._h.node) if out._st is not None else out
+
+
+@implements("copy")
+def copy(a, order="K", subok=False):
+    """A fresh array with ``a``'s values (numpy's K order keeps its layout)."""
+    node = node_of(a)
+    return wrap(node, _like_strides(a, node, order))
+
+
+def array_copy(a: ndarray, order="C") -> ndarray:
+    """``ndarray.copy``: C order by default."""
+    node = a._h.node
+    return wrap_handle(Handle(node), _like_strides(a, node, order))
+
+
+# ------------------------------------------------------------- filled
+
+@implements("zeros")
+def zeros(shape, dtype=float, order="C", *, device=None, like=None):
+    return wrap(cc.zeros(shape, dt.canonical(dtype)))
+
+
+@implements("ones")
+def ones(shape, dtype=None, order="C", *, device=None, like=None):
+    return wrap(cc.ones(shape, dt.canonical(dtype or float)))
+
+
+@implements("empty")
+def empty(shape, dtype=float, order="C", *, device=None, like=None):
+    """Like numpy's ``empty``, uninitialized in spirit; zeros in fact."""
+    return zeros(shape, dtype)
+
+
+@implements("full")
+def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
+    dtype = as_dtype(dtype) or _fill_dtype(fill_value)
+    value = lift(fill_value)
+    return wrap(cc.full(shape, value, dtype))
+
+
+def _like(a, dtype, shape, value, order):
+    proto = node_of(a)
+    dtype = as_dtype(dtype) or proto.dtype
+    shape = proto.shape if shape is None else shape
+    node = cc.full(shape, value, dtype)
+    return wrap(node, _like_strides(a, node, order) if shape == proto.shape else None)
+
+
+@implements("zeros_like")
+def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    return _like(a, dtype, shape, 0, order)
+
+
+@implements("ones_like")
+def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    return _like(a, dtype, shape, 1, order)
+
+
+@implements("empty_like")
+def empty_like(prototype, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    return _like(prototype, dtype, shape, 0, order)
+
+
+@implements("full_like")
+def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    return _like(a, dtype, shape, lift(fill_value), order)
+
+
+# ------------------------------------------------------------- ranges
+
+def _number(value):
+    if isinstance(value, ndarray):
+        return value.item()
+    return value.item() if isinstance(value, np.generic) else value
+
+
+@implements("arange")
+def arange(start_or_stop, /, stop=None, step=None, *, dtype=None, device=None, like=None):
+    """numpy.arange: int64 for integer arguments, float64 otherwise."""
+    start, stop, step = (_number(v) for v in (start_or_stop, stop, step))
+    if stop is None:
+        start, stop = 0, start
+    step = 1 if step is None else step
+    return wrap(cc.arange(start, stop, step, as_dtype(dtype)))
+
+
+def _range_dtype(*values) -> np.dtype:
+    """numpy's ``result_type(start, stop, float)`` for linspace and friends."""
+    keys = [v.dtype if isinstance(v, Node) else type(v) for v in values]
+    return result_type(NUMPY, *keys, float)
+
+
+def _range_operand(value):
+    lifted = lift(value)
+    return lifted if isinstance(lifted, Node) or type(lifted) in WEAK_TYPES else node_of(value)
+
+
+@implements("linspace")
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *,
+             device=None):
+    lo, hi = _range_operand(start), _range_operand(stop)
+    compute = _range_dtype(lo, hi)
+    out = cc.linspace(lo, hi, int(num), endpoint, retstep, as_dtype(dtype), axis, compute)
+    if retstep:
+        samples, step = out
+        return wrap(samples), wrap(step)
+    return wrap(out)
+
+
+@implements("logspace")
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    lo, hi = _range_operand(start), _range_operand(stop)
+    compute = _range_dtype(lo, hi)
+    return wrap(cc.logspace(lo, hi, int(num), endpoint, base, as_dtype(dtype), axis, compute))
+
+
+@implements("geomspace")
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    if not all(type(v) in (int, float) for v in (_number(start), _number(stop))) or axis:
+        raise TypeError("lazytensor.numpy.geomspace takes real Python scalars and axis=0")
+    return wrap(cc.geomspace(_number(start), _number(stop), int(num), endpoint, as_dtype(dtype)))
+
+
+@implements("eye")
+def eye(N, M=None, k=0, dtype=float, order="C", *, device=None, like=None):
+    return wrap(cc.eye(int(N), None if M is None else int(M), int(k), dt.canonical(dtype)))
+
+
+@implements("identity")
+def identity(n, dtype=None, *, like=None):
+    return wrap(cc.identity(int(n), dt.canonical(dtype or float)))
+
+
+@implements("tri")
+def tri(N, M=None, k=0, dtype=float, *, like=None):
+    return wrap(cc.tri(int(N), None if M is None else int(M), int(k), dt.canonical(dtype)))
+
+
+@implements("meshgrid")
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    nodes = [reshape(node_of(x), (-1,)) for x in xi]
+    return tuple(wrap(n) for n in cc.meshgrid(*nodes, indexing=indexing, sparse=sparse))
+
+
+@implements("indices")
+def indices(dimensions, dtype=int, sparse=False):
+    out = cc.indices(tuple(dimensions), dt.canonical(dtype), sparse)
+    return tuple(wrap(n) for n in out) if sparse else wrap(out)

@@ -1,0 +1,74 @@
+"""Views: arrays whose storage is a ``ViewHandle`` onto a base, so that writes
+through them reach the base and writes to the base show through them, as in
+numpy. Each view op gives the core a forward function (base -> view) and a
+backward one (base, new view value -> new base), or None for read-only views
+(broadcasts, diagonals), and computes numpy's strides for the result.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from lazytensor.core.composite import shape as cs
+from lazytensor.core.ir import Node
+from lazytensor.core.runtime import ViewHandle
+from lazytensor.numpy import _layout
+from lazytensor.numpy._base import ndarray, wrap
+
+_new = object.__new__
+
+
+def view(a: ndarray, forward: Callable[[Node], Node],
+         backward: Callable[[Node, Node], Node] | None, strides) -> ndarray:
+    """A view of ``a``: ``forward(a's node)``; writes go through ``backward``."""
+    out = _new(ndarray)
+    out._h = ViewHandle(a._h, forward, backward)
+    out._st = strides
+    return out
+
+
+def is_read_only(a: ndarray) -> bool:
+    return getattr(a._h, "backward", True) is None
+
+
+def reshape_view(a: ndarray, shape: tuple[int, ...], strides) -> ndarray:
+    """``a`` seen with another shape (numpy found strides that allow it)."""
+    old = a.shape
+    return view(a, lambda n: cs.reshape(n, shape), lambda b, v: cs.reshape(v, old), strides)
+
+
+def reshape(a: ndarray, shape: tuple[int, ...], copy: bool | None = None) -> ndarray:
+    """numpy's C-order reshape: a view when strides allow it, else a copy."""
+    node = a._h.node
+    shape = cs.resolve_shape(cs.size(node), shape)
+    strides = _layout.reshape_strides(node.shape, a._st, shape, node.dtype.itemsize)
+    if strides is _layout.COPY or copy:
+        if copy is False:
+            raise ValueError("Unable to avoid creating a copy while reshaping.")
+        return wrap(cs.reshape(node, shape))
+    return reshape_view(a, shape, strides)
+
+
+def transpose(a: ndarray, perm: tuple[int, ...]) -> ndarray:
+    """``a`` with permuted axes (always a view in numpy)."""
+    node = a._h.node
+    inverse = cs.inverse_permutation(perm)
+    strides = _layout.transpose(node.shape, a._st, node.dtype.itemsize, perm)
+    return view(a, lambda n: cs.transpose(n, perm), lambda b, v: cs.transpose(v, inverse),
+                strides)
+
+
+def broadcast(a: ndarray, shape: tuple[int, ...]) -> ndarray:
+    """A read-only broadcast view (numpy's broadcast_to)."""
+    node = a._h.node
+    cs.broadcast_to(node, shape)  # numpy's error for impossible shapes, now
+    full = _layout.full(node.shape, a._st, node.dtype.itemsize)
+    lead = len(shape) - node.ndim
+    strides = [0] * lead + [0 if n == 1 and m != 1 else s
+                            for n, m, s in zip(node.shape, shape[lead:], full)]
+    st = _layout.normalize(shape, strides, node.dtype.itemsize)
+    return view(a, lambda n: cs.broadcast_to(n, shape), None, st)
+
+
+def read_only(a: ndarray, forward: Callable[[Node], Node], strides=None) -> ndarray:
+    return view(a, forward, None, strides)

@@ -1,0 +1,394 @@
+"""tnp's array functions (creation, shape, joins and splits, rearranging,
+matrices) as a table over the core's composites. What is here is tnp's own:
+argument conventions and default dtypes (``ones(dtype=None)`` is float32,
+``linspace`` takes its dtype from its end points, ``tri`` is float64...).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import creation, matrix, rearrange
+from lazytensor.core.composite import elementwise as ew
+from lazytensor.core.composite import shape as core_shape
+from lazytensor.core.composite.promotion import TNP
+from lazytensor.core.ir import Node
+from lazytensor.core.ops import Op
+from lazytensor.core.registry import ShapeError, make
+from lazytensor.tf import _tf
+from lazytensor.tf._array import lift, node_of, operand
+from lazytensor.tf.numpy._lower import float_of, promoted
+
+
+def _dtype(dtype, default=None):
+    return _tf.as_np_dtype(dtype, default)
+
+
+def _shape_arg(shape) -> tuple[int, ...]:
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return tuple(int(s) for s in (shape.numpy() if hasattr(shape, "numpy") else shape))
+
+
+def _value_dtype(a) -> np.dtype:
+    """tnp's result_type_unary(a): an array's dtype, a Python scalar's default."""
+    return node_of(a).dtype
+
+
+# ---------------------------------------------------------------- creation
+
+def _zeros(shape, dtype=float):
+    return creation.zeros(_shape_arg(shape), _dtype(dtype, _tf.default_float()))
+
+
+def _ones(shape, dtype=float):
+    return creation.ones(_shape_arg(shape), _dtype(dtype, dt.float32))
+
+
+def _like(value: int):
+    def impl(a, dtype=None):
+        return creation.full(node_of(a).shape, value, _dtype(dtype) or _value_dtype(a))
+
+    return impl
+
+
+def _full(shape, fill_value, dtype=None):
+    fill = lift(fill_value, _dtype(dtype))
+    return core_shape.broadcast_to(fill, _shape_arg(shape) or ())
+
+
+def _full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None):
+    x = node_of(a)
+    return core_shape.broadcast_to(lift(fill_value, _dtype(dtype) or x.dtype), x.shape)
+
+
+def _eye(N, M=None, k=0, dtype=float):  # noqa: N803  (tnp's names)
+    return creation.eye(int(N), int(M) if M else int(N), int(k), _dtype(dtype, dt.float32))
+
+
+def _identity(n, dtype=float):
+    return _eye(n, n, 0, dtype)
+
+
+def _asarray(a, dtype=None):
+    return lift(a, _dtype(dtype))
+
+
+def _array(val, dtype=None, copy=True, ndmin=0):
+    x = lift(val, _dtype(dtype))
+    return core_shape.reshape(x, (1,) * (ndmin - x.ndim) + x.shape) if ndmin > x.ndim else x
+
+
+def _arange(start, stop=None, step=1, dtype=None):
+    if not step:
+        raise ValueError("step must be non-zero.")
+    if dtype is None:
+        values = (start, step) if stop is None else (start, step, stop)
+        dtype = ew.promote(TNP, *(operand(v) for v in values))
+    return creation.arange(start, stop, step, _dtype(dtype))
+
+
+def _end_points_dtype(start, stop) -> np.dtype:
+    """tnp (numpy 2): result_type([start * 1.0, stop * 1.0])."""
+    kinds = [operand(start * 1.0), operand(stop * 1.0)]
+    return ew.promote(TNP, *kinds) if any(isinstance(k, Node) for k in kinds) \
+        else _tf.default_float()
+
+
+def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=float, axis=0):
+    if num < 0:
+        raise ValueError(f"Argument `num` (number of samples) must be a non-negative integer. "
+                         f"Received: num={num}")
+    out_dtype = _end_points_dtype(start, stop) if dtype else None
+    compute = out_dtype if out_dtype is not None and dt.is_inexact(out_dtype) else dt.float64
+    return creation.linspace(_end(start, compute), _end(stop, compute), int(num), endpoint,
+                             retstep, out_dtype, axis, compute)
+
+
+def _end(value, dtype: np.dtype):
+    return ew.convert(value._node(), dtype) if hasattr(value, "_node") else value
+
+
+def _logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    out = _end_points_dtype(start, stop)
+    return creation.logspace(_end(start, out), _end(stop, out), int(num), endpoint, base, out,
+                             axis, out)
+
+
+def _geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    out = _dtype(dtype) or ew.promote(TNP, operand(start), operand(stop), operand(float(num)),
+                                      _tf.default_float())
+    result = creation.geomspace(float(start), float(stop), int(num), endpoint, out,
+                                np.promote_types(out, dt.float32))
+    return core_shape.moveaxis(result, 0, axis) if axis else result
+
+
+def _tri(N, M=None, k=0, dtype=None):  # noqa: N803
+    return creation.tri(int(N), None if M is None else int(M), int(k), _dtype(dtype, dt.float64))
+
+
+def _meshgrid(*xi, **kwargs):
+    return creation.meshgrid(*(node_of(x) for x in xi), indexing=kwargs.get("indexing", "xy"))
+
+
+def _vander(x, N=None, increasing=False):  # noqa: N803
+    v = node_of(x)
+    if v.ndim != 1:
+        raise ValueError("x must be a one-dimensional array")
+    n = v.shape[0] if N is None else int(N)
+    powers = creation.arange(0, n, 1, v.dtype) if increasing else \
+        creation.arange(n - 1, -1, -1, v.dtype)
+    col = core_shape.reshape(v, (-1, 1))
+    return make(Op.POW, tuple(ew.coerce([col, core_shape.reshape(powers, (1, -1))], v.dtype)))
+
+
+def _diag_indices(n, ndim=2):
+    if n < 0 or ndim < 0:
+        raise ValueError(f"n and ndim arguments to diag_indices must be nonnegative, got {n}")
+    return (creation.arange(0, int(n), 1, dt.int32),) * ndim
+
+
+CREATION = {
+    "zeros": _zeros, "empty": _zeros, "ones": _ones, "zeros_like": _like(0),
+    "empty_like": _like(0), "ones_like": _like(1), "full": _full, "full_like": _full_like,
+    "eye": _eye, "identity": _identity, "asarray": _asarray, "asanyarray": _asarray,
+    "array": _array, "ascontiguousarray": lambda a, dtype=None: _array(a, dtype, ndmin=1),
+    "copy": lambda a: node_of(a), "arange": _arange, "linspace": _linspace,
+    "logspace": _logspace, "geomspace": _geomspace, "tri": _tri, "meshgrid": _meshgrid,
+    "vander": _vander, "diag_indices": _diag_indices,
+}
+
+
+# ------------------------------------------------------------------- shape
+
+def _reshape(a, newshape, order="C"):
+    if order != "C":
+        raise ValueError(f"Unsupported order argument {order}")
+    return core_shape.reshape(node_of(a), _shape_arg(newshape))
+
+
+def _atleast(n: int):
+    fn = {1: core_shape.atleast_1d, 2: core_shape.atleast_2d, 3: core_shape.atleast_3d}[n]
+
+    def impl(*arys):
+        out = [fn(node_of(a)) for a in arys]
+        return out[0] if len(out) == 1 else out
+
+    return impl
+
+
+def _nodes(arrays) -> list[Node]:
+    return [node_of(a) for a in arrays]
+
+
+def _concatenate(arys, axis=0):
+    if not isinstance(arys, (list, tuple)):
+        arys = [arys]
+    if not arys:
+        raise ValueError(f"Need at least one array to concatenate. Received empty input: "
+                         f"arys={arys}")
+    return core_shape.concatenate(_nodes(arys), axis, None, TNP)
+
+
+def _stack(arrays, axis=0):
+    if hasattr(arrays, "_node"):
+        x = arrays._node()
+        return x if axis == 0 else core_shape.swapaxes(x, 0, axis)
+    return core_shape.stack(_nodes(arrays), axis, None, TNP)
+
+
+def _joiner(fn):
+    return lambda tup: fn(_nodes(tup), None, TNP)
+
+
+def _sections(indices_or_sections):
+    if isinstance(indices_or_sections, (int, np.integer)):
+        return int(indices_or_sections)
+    return [int(i) for i in indices_or_sections]
+
+
+def _split(ary, indices_or_sections, axis=0):
+    return core_shape.split(node_of(ary), _sections(indices_or_sections), axis)
+
+
+def _split_on(axis: int):
+    def impl(ary, indices_or_sections):
+        x = node_of(ary)
+        return core_shape.split(x, _sections(indices_or_sections),
+                                0 if axis == 1 and x.ndim == 1 else axis)
+
+    return impl
+
+
+def _append(arr, values, axis=None):
+    if axis is None:
+        return _concatenate([core_shape.ravel(node_of(arr)), core_shape.ravel(node_of(values))])
+    return _concatenate([arr, values], axis)
+
+
+def _broadcast_to(array, shape):
+    return core_shape.broadcast_to(node_of(array), _shape_arg(shape))
+
+
+def _broadcast_arrays(*args, **kwargs):
+    return core_shape.broadcast_arrays(*_nodes(args))
+
+
+def _flatten(a, order="C"):
+    return core_shape.ravel(node_of(a))
+
+
+def _transpose(a, axes=None):
+    return core_shape.transpose(node_of(a), None if axes is None else _shape_arg(axes))
+
+
+SHAPE = {
+    "reshape": _reshape, "ravel": lambda a: core_shape.ravel(node_of(a)), "flatten": _flatten,
+    "expand_dims": lambda a, axis: core_shape.expand_dims(node_of(a), axis),
+    "squeeze": lambda a, axis=None: core_shape.squeeze(node_of(a), axis),
+    "transpose": _transpose,
+    "swapaxes": lambda a, axis1, axis2: core_shape.swapaxes(node_of(a), axis1, axis2),
+    "moveaxis": lambda a, source, destination: core_shape.moveaxis(node_of(a), source,
+                                                                   destination),
+    "broadcast_to": _broadcast_to, "broadcast_arrays": _broadcast_arrays,
+    "atleast_1d": _atleast(1), "atleast_2d": _atleast(2), "atleast_3d": _atleast(3),
+    "concatenate": _concatenate, "stack": _stack, "hstack": _joiner(core_shape.hstack),
+    "vstack": _joiner(core_shape.vstack), "dstack": _joiner(core_shape.dstack),
+    "split": _split, "vsplit": _split_on(0), "hsplit": _split_on(1), "dsplit": _split_on(2),
+    "append": _append,
+    "shape": lambda a: _tf.tf().TensorShape(node_of(a).shape),
+    "ndim": lambda a: node_of(a).ndim, "size": lambda x, axis=None: np.int64(
+        core_shape.size(node_of(x))),
+    "isscalar": lambda num: node_of(num).ndim == 0,
+}
+
+
+# ------------------------------------------------------------- rearranging
+
+def _flip(m, axis=None):
+    return rearrange.flip(node_of(m), axis)
+
+
+def _pad(array, pad_width, mode, **kwargs):
+    if mode not in ("constant", "reflect", "symmetric"):
+        raise ValueError("Unsupported padding mode: " + mode)
+    widths = np.asarray(pad_width.numpy() if hasattr(pad_width, "numpy") else pad_width)
+    return rearrange.pad(node_of(array), widths.tolist(), mode,
+                         kwargs.get("constant_values", 0))
+
+
+def _where(condition, x=None, y=None):
+    if x is None and y is None:
+        return _nonzero(condition)
+    if x is None or y is None:
+        raise ValueError("Both x and y must be ndarrays, or both must be None.")
+    cond = ew.convert(node_of(condition), dt.bool_)
+    a, b = promoted(x, y)
+    return ew.where(cond, a, b, TNP)
+
+
+def _select(condlist, choicelist, default=0):
+    if len(condlist) != len(choicelist):
+        raise ValueError(f"condlist must have length equal to choicelist ({len(condlist)} vs "
+                         f"{len(choicelist)})")
+    if not condlist:
+        raise ValueError("condlist must be non-empty")
+    output, *choices = promoted(default, *choicelist)
+    for cond, choice in zip(condlist[::-1], choices[::-1]):
+        output = ew.where(ew.convert(node_of(cond), dt.bool_), choice, output, TNP)
+    return output
+
+
+def _nonzero(a):
+    """Data-dependent shape: the mask is computed lazily, then read (a barrier)."""
+    from lazytensor.tf._array import wrap
+
+    x = core_shape.atleast_1d(node_of(a))
+    mask = wrap(make(Op.NE, (x, ew.as_node(0, x.dtype, x.shape)))).numpy()
+    return [lift(np.asarray(i, np.int64)) for i in np.nonzero(mask)]
+
+
+def _compress(condition, a, axis=None):
+    x = node_of(a)
+    if axis is None:
+        x, axis = core_shape.ravel(x), 0
+    keep = np.flatnonzero(np.asarray(_nonzero_mask(condition)))
+    return rearrange.take_static(x, axis, keep.tolist())
+
+
+def _nonzero_mask(condition):
+    from lazytensor.tf._array import wrap
+
+    return wrap(ew.convert(node_of(condition), dt.bool_)).numpy()
+
+
+def _ix(*args):
+    out = []
+    for i, a in enumerate(args):
+        x = node_of(a)
+        if x.ndim != 1:
+            raise ValueError(f"Arguments must be 1-d, got arg {i} of rank {x.ndim}")
+        if dt.is_bool(x.dtype):
+            x = _nonzero(x)[0]
+        elif not dt.is_int(x.dtype):
+            raise ValueError(f"Only integer and bool dtypes are supported, got {x.dtype}")
+        out.append(core_shape.reshape(x, tuple(-1 if j == i else 1 for j in range(len(args)))))
+    return out
+
+
+def _diff(a, n=1, axis=-1):
+    x = node_of(a)
+    if n < 0:
+        raise ValueError(f"Argument `order` must be a non-negative integer. Received: axis={n}")
+    axis = axis % x.ndim if -x.ndim <= axis < x.ndim else axis
+    if not 0 <= axis < x.ndim:
+        raise ValueError(f"Argument `axis` (received axis={axis}) is out of bounds for input "
+                         f"of rank {x.ndim}.")
+    for _ in range(n):
+        hi = core_shape.slice_axis(x, axis, 1, None)
+        lo = core_shape.slice_axis(x, axis, None, -1)
+        x = make(Op.NE if dt.is_bool(x.dtype) else Op.SUB, (hi, lo))
+    return x
+
+
+REARRANGE = {
+    "flip": _flip, "flipud": lambda m: rearrange.flip(node_of(m), 0),
+    "fliplr": lambda m: rearrange.flip(node_of(m), 1),
+    "roll": lambda a, shift, axis=None: rearrange.roll(node_of(a), shift, axis),
+    "rot90": lambda m, k=1, axes=(0, 1): rearrange.rot90(node_of(m), k, axes),
+    "tile": lambda a, reps: rearrange.tile(node_of(a), reps),
+    "repeat": lambda a, repeats, axis=None: rearrange.repeat(node_of(a), repeats, axis),
+    "pad": _pad, "where": _where, "select": _select, "nonzero": _nonzero,
+    "compress": _compress, "ix_": _ix, "diff": _diff,
+}
+
+
+# ---------------------------------------------------------------- matrices
+
+def _trace(a, offset=0, axis1=0, axis2=1, dtype=None):
+    x = lift(a, _dtype(dtype))
+    acc = dt.int64 if dt.is_bool(x.dtype) or (dt.is_int(x.dtype) and x.dtype.itemsize < 8) \
+        else x.dtype
+    return matrix.trace(x, offset, axis1, axis2, acc if dtype is None else x.dtype)
+
+
+def _diag(v, k=0):
+    x = node_of(v)
+    if x.ndim not in (1, 2):
+        raise ValueError(f"Input to diag must be 1-d or 2-d. Received: v of rank {x.ndim}")
+    return matrix.diag(x, k)
+
+
+MATRIX = {
+    "tril": lambda m, k=0: matrix.tril(node_of(m), k),
+    "triu": lambda m, k=0: matrix.triu(node_of(m), k),
+    "diag": _diag, "diagflat": lambda v, k=0: matrix.diagflat(node_of(v), k),
+    "diagonal": lambda a, offset=0, axis1=0, axis2=1: matrix.diagonal(node_of(a), offset,
+                                                                      axis1, axis2),
+    "trace": _trace,
+}
+
+ARRAYS = {**CREATION, **SHAPE, **REARRANGE, **MATRIX}
+
+__all__ = ["ARRAYS", "ShapeError", "float_of"]

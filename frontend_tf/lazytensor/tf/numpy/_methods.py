@@ -1,0 +1,151 @@
+"""The ndarray's operators and numpy-behaviour methods, attached from tables.
+
+Operators follow tf.Tensor's: with tnp's numpy behaviour on they promote as
+the tnp functions do; with it off they are TensorFlow's strict operators
+(operands must share a dtype; a Python or numpy scalar takes the array's
+dtype when it fits), so dtype errors surface as TensorFlow raises them.
+``__eq__``/``__ne__`` are elementwise and arrays are unhashable, as
+tf.Tensor is with tensor equality enabled (TF2's default).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import indexing
+from lazytensor.core.ir import Node
+from lazytensor.tf import _tf
+from lazytensor.tf._array import lift, ndarray, wrap
+
+
+def _strict(a: ndarray, other):
+    """TensorFlow's operand rule without numpy behaviour: ``other`` must
+    already have ``a``'s dtype (arrays), or convert to it (scalars)."""
+    dtype = a._h.node.dtype
+    if isinstance(other, ndarray):
+        if other._h.node.dtype != dtype:
+            raise _tf.tf().errors.InvalidArgumentError(
+                None, None, f"cannot compute the operator: expected a {dtype.name} tensor but "
+                            f"got a {other._h.node.dtype.name} tensor")
+        return other
+    value = np.asarray(other)
+    if value.dtype.kind not in "biufc" or (
+            dt.category(np.dtype(value.dtype)) > dt.category(dtype) and value.dtype.kind != "b"
+            and not _fits(value, dtype)):
+        raise _tf.tf().errors.InvalidArgumentError(
+            None, None, f"cannot compute the operator: expected a {dtype.name} tensor but got "
+                        f"a {value.dtype.name} value {other!r}")
+    return lift(value.astype(dtype))
+
+
+def _fits(value: np.ndarray, dtype: np.dtype) -> bool:
+    """A float/complex scalar converts to an int/float dtype only when exact."""
+    if dt.is_complex(np.dtype(value.dtype)):
+        return False
+    return dt.is_inexact(dtype) or bool(np.all(np.mod(value, 1) == 0))
+
+
+def _operator(fn, reflected: bool = False):
+    def method(self, other):
+        if not _tf.numpy_behavior():
+            other = _strict(self, other)
+        return fn(other, self) if reflected else fn(self, other)
+
+    return method
+
+
+# operator -> tnp function (both directions unless noted)
+BINARY_OPERATORS = {
+    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "true_divide",
+    "floordiv": "floor_divide", "mod": "mod", "pow": "power", "matmul": "matmul",
+    "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
+}
+COMPARISONS = {
+    "lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal",
+    "eq": "equal", "ne": "not_equal",
+}
+
+
+def _unary_operator(fn):
+    return lambda self: fn(self)
+
+
+UNARY_OPERATORS = {
+    "__neg__": "negative", "__pos__": "positive", "__abs__": "abs", "__invert__": "bitwise_not",
+    "__round__": "around",
+}
+
+
+def _index_entry(entry):
+    """A lazy array inside an index becomes a node (bool arrays: their host
+    mask, whose size decides the result's shape)."""
+    if isinstance(entry, ndarray):
+        node = entry._node()
+        return entry.numpy() if dt.is_bool(node.dtype) else node
+    if isinstance(entry, list) and any(isinstance(e, ndarray) for e in entry):
+        return lift(entry)
+    if _tf.is_tf_value(entry):
+        return entry.numpy()
+    return entry
+
+
+def _getitem(self: ndarray, key):
+    from lazytensor.tf.numpy._lower import lowered
+
+    if isinstance(key, tuple):
+        key = tuple(_index_entry(k) for k in key)
+    else:
+        key = _index_entry(key)
+    return lowered("__getitem__", lambda: indexing.getitem(self._node(), key))()
+
+
+def _method(fn):
+    def method(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
+
+    return method
+
+
+def _reshape(namespace: dict):
+    def reshape(self, *newshape, **kwargs):
+        shape = newshape[0] if len(newshape) == 1 and not isinstance(newshape[0], int) \
+            else newshape
+        return namespace["reshape"](self, shape, **kwargs)
+
+    return reshape
+
+
+def _astype(self, dtype, name=None):
+    from lazytensor.tf.numpy._lower import lowered
+
+    target = _tf.as_np_dtype(dtype)
+    return lowered("astype", lambda: lift(self, target))()
+
+
+# method -> tnp function (tf.Tensor's numpy-behaviour methods)
+METHODS = {
+    "transpose": "transpose", "flatten": "flatten", "ravel": "ravel", "clip": "clip",
+    "max": "amax", "min": "amin", "mean": "mean",
+}
+
+
+def install(namespace: dict) -> None:
+    """Attach the operator and method tables to ``ndarray``; ``namespace``
+    holds the lazy tnp functions by name."""
+    for op, name in BINARY_OPERATORS.items():
+        setattr(ndarray, f"__{op}__", _operator(namespace[name]))
+        setattr(ndarray, f"__r{op}__", _operator(namespace[name], reflected=True))
+    for op, name in COMPARISONS.items():
+        setattr(ndarray, f"__{op}__", _operator(namespace[name]))
+    for dunder, name in UNARY_OPERATORS.items():
+        setattr(ndarray, dunder, _unary_operator(namespace[name]))
+    for method, name in METHODS.items():
+        setattr(ndarray, method, _method(namespace[name]))
+    ndarray.reshape = _reshape(namespace)
+    ndarray.astype = _astype
+    ndarray.__getitem__ = _getitem
+    ndarray.T = property(namespace["transpose"])
+
+
+__all__ = ["Node", "install", "wrap"]

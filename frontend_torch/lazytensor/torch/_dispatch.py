@@ -1,0 +1,259 @@
+"""``__torch_dispatch__``: one dict lookup per ATen call, then its
+implementation from the ATen table (``lazytensor.torch.aten.TABLE``).
+
+An overload seen for the first time is *resolved* once and memoized. The
+resolvers, in order (a table, not a ladder):
+
+1. the overload itself in the ATen table;
+2. its packet in the table (for every non-``out=`` overload);
+3. an ``out=`` overload: the functional overload with the same arguments,
+   its results written into the ``out`` tensors;
+4. an in-place overload ``op_``: the functional ``op``, its result written
+   back into ``self`` (torch's casting rule checked);
+5. a ``_foreach_op`` overload: ``op`` applied per list element;
+6. PyTorch's own decompositions (``torch._decomp``: core ATen first);
+7. the op's CompositeImplicitAutograd kernel (``OpOverload.decompose``);
+8. the eager CPU fallback (counted and warned once).
+
+Core errors become torch's exception types: shape/dtype problems raise
+RuntimeError, out-of-range dimensions IndexError.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import torch
+from torch._ops import OpOverload
+
+from lazytensor.core import CoreError
+from lazytensor.core.composite.elementwise import convert
+from lazytensor.torch import _fallback
+from lazytensor.torch._promotion import can_cast
+from lazytensor.torch._tensor import NUMPY_OF, LazyTensor
+from lazytensor.torch.aten import TABLE
+
+Impl = Callable[..., object]
+aten = torch.ops.aten
+
+RESOLVED: dict[OpOverload, Impl] = {}
+HOW: dict[OpOverload, str] = {}  # overload -> which resolver served it (for reports)
+
+
+def dispatch(func: OpOverload, args: tuple, kwargs: dict | None):
+    impl = RESOLVED.get(func)
+    if impl is None:
+        impl = resolve(func)
+    try:
+        return impl(*args, **kwargs) if kwargs else impl(*args)
+    except CoreError as exc:
+        kind = IndexError if isinstance(exc, IndexError) else RuntimeError
+        raise kind(f"{func}: {exc}") from None
+
+
+def _torch_dispatch(cls, func, types, args=(), kwargs=None):
+    return dispatch(func, args, kwargs)
+
+
+LazyTensor.__torch_dispatch__ = classmethod(_torch_dispatch)  # type: ignore[assignment]
+
+
+# ------------------------------------------------------------------ writes
+def write(dst, src: LazyTensor) -> None:
+    """Store ``src``'s value into ``dst`` in place (in-place ops, out=,
+    copy_): same shape; a dtype change must be allowed by torch.can_cast."""
+    if not isinstance(dst, LazyTensor):
+        raise RuntimeError(
+            f"Expected all tensors to be on the same device, but found at least two "
+            f"devices, {src.device} and {dst.device}!"
+        )
+    node = src._h.node
+    if node.shape != tuple(dst.shape):
+        raise RuntimeError(
+            f"output with shape {list(dst.shape)} doesn't match the broadcast shape "
+            f"{list(node.shape)}"
+        )
+    target = NUMPY_OF[dst.dtype]
+    if node.dtype != target:
+        if not can_cast(node.dtype, target):
+            raise RuntimeError(
+                f"result type {_name(node.dtype)} can't be cast to the desired output "
+                f"type {_name(target)}"
+            )
+        node = convert(node, target)
+    assign(dst, node)
+
+
+def assign(dst: LazyTensor, node) -> None:
+    """``dst``'s storage now holds ``node`` (views write through to the base)."""
+    try:
+        dst._h.assign(node)
+    except ValueError as exc:  # a view that repeats elements (expand)
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers "
+            "to a single memory location. Please clone() the tensor before performing "
+            "the operation."
+        ) from exc
+
+
+def _name(dtype) -> str:
+    from lazytensor.torch._tensor import TORCH_OF
+
+    return str(TORCH_OF[dtype]).replace("torch.", "").capitalize()
+
+
+# --------------------------------------------------------------- resolvers
+def _exact(func: OpOverload) -> Impl | None:
+    return TABLE.get(func)
+
+
+def _out_args(func: OpOverload) -> list[str]:
+    return [a.name for a in func._schema.arguments if a.is_out]
+
+
+def _packet(func: OpOverload) -> Impl | None:
+    if _out_args(func):
+        return None
+    return TABLE.get(func.overloadpacket)
+
+
+def _functional_of(func: OpOverload) -> OpOverload | None:
+    """The overload of the same packet whose arguments are ``func``'s minus
+    its out= arguments."""
+    wanted = [(a.name, str(a.type)) for a in func._schema.arguments if not a.is_out]
+    packet = func.overloadpacket
+    for name in packet.overloads():
+        other = getattr(packet, name)
+        if _out_args(other):
+            continue
+        if [(a.name, str(a.type)) for a in other._schema.arguments] == wanted:
+            return other
+    return None
+
+
+def _out_variant(func: OpOverload) -> Impl | None:
+    names = _out_args(func)
+    if not names:
+        return None
+    functional = _functional_of(func)
+    if functional is None or not _lowered(functional):
+        return None
+    inner = resolve(functional)
+
+    def impl(*args, **kwargs):
+        outs = [kwargs.pop(n) for n in names]
+        result = inner(*args, **kwargs)
+        results = result if isinstance(result, (tuple, list)) else (result,)
+        for dst, src in zip(outs, results):
+            write(dst, src)
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    return impl
+
+
+def _inplace_variant(func: OpOverload) -> Impl | None:
+    name = func.overloadpacket.__name__
+    if not name.endswith("_") or name.startswith("_foreach") or name.startswith("__"):
+        return None
+    packet = getattr(aten, name[:-1], None)
+    functional = getattr(packet, func._overloadname, None) if packet is not None else None
+    if functional is None or not _lowered(functional):
+        return None
+    inner = resolve(functional)
+
+    def impl(self, *args, **kwargs):
+        write(self, inner(self, *args, **kwargs))
+        return self
+
+    return impl
+
+
+_LIST_TYPES = ("List[Tensor]", "List[number]", "List[Optional[Tensor]]")
+
+
+def _foreach_variant(func: OpOverload) -> Impl | None:
+    name = func.overloadpacket.__name__
+    if not name.startswith("_foreach_"):
+        return None
+    base = name[len("_foreach_"):]
+    inplace = base.endswith("_")
+    base = FOREACH_RENAMES.get(base, base)
+    per_element = getattr(aten, base, None)
+    if per_element is None:
+        return None
+    listed = [str(a.type) in _LIST_TYPES for a in func._schema.arguments]
+    length_arg = listed.index(True)
+
+    def impl(*args, **kwargs):
+        n = len(args[length_arg])
+        results = []
+        for i in range(n):
+            element = [a[i] if is_list else a for a, is_list in zip(args, listed)]
+            results.append(per_element(*element, **kwargs))
+        return None if inplace else results
+
+    return impl
+
+
+FOREACH_RENAMES = {"norm": "linalg_vector_norm"}
+
+
+def _decomposition(func: OpOverload) -> Impl | None:
+    return _DECOMPOSITIONS.get(func)
+
+
+def _implicit(func: OpOverload) -> Impl | None:
+    if torch._C._dispatch_has_kernel_for_dispatch_key(func.name(), "CompositeImplicitAutograd"):
+        return func.decompose
+    return None
+
+
+def _fallback_resolver(func: OpOverload) -> Impl:
+    return _fallback.eager(func)
+
+
+RESOLVERS: tuple[tuple[str, Callable[[OpOverload], Impl | None]], ...] = (
+    ("table", _exact),
+    ("table", _packet),
+    ("out=", _out_variant),
+    ("in-place", _inplace_variant),
+    ("foreach", _foreach_variant),
+    ("decomposition", _decomposition),
+    ("implicit", _implicit),
+    ("fallback", _fallback_resolver),
+)
+
+
+def resolve(func: OpOverload) -> Impl:
+    """The implementation of ``func``, found once and memoized."""
+    impl = RESOLVED.get(func)
+    if impl is not None:
+        return impl
+    for how, resolver in RESOLVERS:
+        impl = resolver(func)
+        if impl is not None:
+            RESOLVED[func], HOW[func] = impl, how
+            return impl
+    raise AssertionError("the fallback resolver always answers")
+
+
+def _lowered(func: OpOverload) -> bool:
+    resolve(func)
+    return HOW[func] != "fallback"
+
+
+def _decomposition_table() -> dict:
+    from torch._decomp import core_aten_decompositions, decomposition_table
+
+    table = dict(decomposition_table)
+    table.update(core_aten_decompositions())
+    for op in NO_DECOMPOSITION:
+        table.pop(op, None)
+    return table
+
+
+# torch decompositions that are wrong for eager semantics here (they
+# return copies where torch returns views, or lose in-place aliasing)
+NO_DECOMPOSITION: tuple = ()
+
+_DECOMPOSITIONS = _decomposition_table()
