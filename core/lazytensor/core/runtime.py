@@ -183,8 +183,8 @@ class Runtime:
         """Materialize every live pending handle (and ``extra``) in one graph."""
         handles = self.pending_handles()
         self._pending = []
-        for handle in extra:
-            if handle.node.op not in LEAVES and handle not in handles:
+        for handle in extra:  # observed leaves too: a shaped SCALAR or CONST has no buffer yet
+            if handle.node.op is not Op.DATA and handle not in handles:
                 handles.append(handle)
         recorded = RECORDED.recorded
         self.metrics.count("ops_recorded", recorded - self._recorded_mark)

@@ -167,14 +167,15 @@ def lift(value):
     arrays, numpy scalars, lists) or a Python scalar (weak, NEP 50)."""
     if type(value) is ndarray:
         return value._h.node
-    if type(value) in WEAK_TYPES:
+    if type(value) in WEAK_TYPES or type(value) is Node:
         return value
     if isinstance(value, ndarray):
         return value._h.node
     if isinstance(value, np.generic):
         return generic_node(value)
-    if isinstance(value, WEAK_TYPES):  # subclasses of Python scalars
-        return WEAK_TYPES[[isinstance(value, t) for t in WEAK_TYPES].index(True)](value)
+    for weak in WEAK_TYPES:  # subclasses of Python scalars (bool before int)
+        if isinstance(value, weak):
+            return weak(value)
     return host_node(value)
 
 

@@ -32,7 +32,7 @@ def implements(*names: str, namespace=np) -> Callable:
         guarded = guard(fn)
         for name in names:
             target = getattr(namespace, name, None)
-            if target is not None:
+            if target is not None and FUNCTIONS.get(target) is not guarded:  # (numpy aliases)
                 if target in FUNCTIONS:
                     raise KeyError(f"numpy.{name} is implemented twice")
                 FUNCTIONS[target] = guarded

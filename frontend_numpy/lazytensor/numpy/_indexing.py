@@ -16,6 +16,7 @@ import numpy as np
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import indexing as ci
+from lazytensor.core.composite import views as cv
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import CoreError, make
@@ -150,13 +151,11 @@ def getitem(a: ndarray, index):
         prepared = prepare(index, node.shape)
         if not prepared.basic:
             return wrap(ci.getitem(node, prepared.entries))
-        plan = ci.plan_index(node.shape, prepared.entries)
         items = prepared.items
         if len(items) == node.ndim and all(type(e) is int for e in items):
-            return wrap(ci.apply_plan(node, plan))  # numpy gives a scalar: a copy
+            return wrap(ci.getitem(node, prepared.entries))  # numpy gives a scalar: a copy
         strides = _layout.index_strides(node.shape, a._st, node.dtype.itemsize, items)
-        return view(a, lambda n: ci.apply_plan(n, plan),
-                    lambda b, v: ci.update_plan(b, plan, v), strides)
+        return view(a, *cv.view_of(node, prepared.entries), strides)
     except CoreError as exc:
         raise _errors.translate(exc) from None
 

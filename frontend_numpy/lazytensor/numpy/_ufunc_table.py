@@ -17,6 +17,7 @@ import numpy as np
 
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import npextra as npx
+from lazytensor.core.composite import tnp_shared as shared
 from lazytensor.core.composite.elementwise import convert
 from lazytensor.core.composite.linalg import matmul
 from lazytensor.core.ir import Node
@@ -182,6 +183,8 @@ UFUNCS: dict[np.ufunc, UfuncImpl] = {
     np.left_shift: _op(Op.SHIFT_LEFT),
     np.right_shift: UfuncImpl(npx.right_shift),
     np.bitwise_count: UfuncImpl(npx.bitwise_count),
+    np.gcd: UfuncImpl(shared.gcd),
+    np.lcm: UfuncImpl(shared.lcm),
     # gufuncs
     np.matmul: UfuncImpl(_matmul, gufunc=True),
     np.vecdot: UfuncImpl(_vecdot, gufunc=True),
@@ -195,3 +198,51 @@ ABOVE_RANGE = {np.equal: False, np.not_equal: True, np.less: True, np.less_equal
                np.greater: False, np.greater_equal: False}
 MIRROR = {np.less: np.greater, np.greater: np.less, np.less_equal: np.greater_equal,
           np.greater_equal: np.less_equal, np.equal: np.equal, np.not_equal: np.not_equal}
+
+
+# ufunc -> {dtype category (or "*" for any): the one primitive that computes it
+# exactly on loop-dtype operands}: the operator fast path skips the composite.
+_ANY_REAL = ("b", "i", "u", "f")
+
+
+def _ops(op: Op, kinds=("*",), **special) -> dict:
+    return {**{k: op for k in kinds}, **special}
+
+
+DIRECT: dict[np.ufunc, dict] = {
+    np.add: _ops(Op.ADD, b=Op.OR),
+    np.subtract: _ops(Op.SUB),
+    np.multiply: _ops(Op.MUL, b=Op.AND),
+    np.divide: _ops(Op.DIV),
+    np.power: _ops(Op.POW, ("f", "c")),
+    np.equal: _ops(Op.EQ),
+    np.not_equal: _ops(Op.NE),
+    np.less: _ops(Op.LT, _ANY_REAL),
+    np.less_equal: _ops(Op.LE, _ANY_REAL),
+    np.greater: _ops(Op.GT, _ANY_REAL),
+    np.greater_equal: _ops(Op.GE, _ANY_REAL),
+    np.maximum: _ops(Op.MAX, ("b", "i", "u")),
+    np.minimum: _ops(Op.MIN, ("b", "i", "u")),
+    np.bitwise_and: _ops(Op.AND),
+    np.bitwise_or: _ops(Op.OR),
+    np.bitwise_xor: _ops(Op.XOR),
+    np.left_shift: _ops(Op.SHIFT_LEFT),
+    np.arctan2: _ops(Op.ATAN2),
+    np.negative: _ops(Op.NEG),
+    np.exp: _ops(Op.EXP),
+    np.log: _ops(Op.LOG),
+    np.sqrt: _ops(Op.SQRT),
+    np.sin: _ops(Op.SIN),
+    np.cos: _ops(Op.COS),
+    np.tanh: _ops(Op.TANH),
+    np.invert: _ops(Op.NOT),
+    np.absolute: _ops(Op.ABS, ("i", "f", "c")),
+}
+
+
+def direct_op(ufunc: np.ufunc, dtype: np.dtype) -> Op | None:
+    """The single primitive computing ``ufunc`` on loop dtype ``dtype``, if any."""
+    table = DIRECT.get(ufunc)
+    if table is None:
+        return None
+    return table.get(dt.category(dtype), table.get("*"))

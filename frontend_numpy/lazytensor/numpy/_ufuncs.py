@@ -19,22 +19,25 @@ from lazytensor.core.composite.reduction import normalize_axes, normalize_axis, 
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import CoreError, make
+from lazytensor.core.runtime import scalar
 from lazytensor.numpy import _errors, _layout
 from lazytensor.numpy._base import lift, ndarray, wrap
-from lazytensor.numpy._ufunc_table import ABOVE_RANGE, MIRROR, UFUNCS
+from lazytensor.numpy._ufunc_table import ABOVE_RANGE, MIRROR, UFUNCS, direct_op
 
 _LOOPS: dict = {}
 INT_BOUNDS = {np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max))
                for t in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")}
-_NO_VALUE = np._NoValue  # numpy's "argument not given" marker
+_NO_VALUE = np._NoValue
+_BOOL = np.dtype(bool)  # numpy's "argument not given" marker
 
 
 def loop_dtypes(ufunc: np.ufunc, keys: tuple) -> tuple:
     """numpy's loop for operand dtypes / weak Python types ``keys`` (memoized):
     input dtypes then output dtypes. Raises numpy's own errors."""
     found = _LOOPS.get((ufunc, *keys))
-    if found is None:
-        found = ufunc.resolve_dtypes((*keys, *(None,) * ufunc.nout))
+    if found is None:  # (a Python bool promotes exactly like a numpy bool)
+        strong = tuple(_BOOL if k is bool else k for k in keys)
+        found = ufunc.resolve_dtypes((*strong, *(None,) * ufunc.nout))
         _LOOPS[(ufunc, *keys)] = found
     return found
 
@@ -106,10 +109,80 @@ def _check_int_power(operands) -> None:
         raise ValueError("Integers to negative integer powers are not allowed.")
 
 
+_PY_CAST = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
+
+
+class _Plan:
+    """The memoized fast path of one (ufunc, operand dtypes/types) pair: the
+    loop dtypes, the one primitive when there is one, the Python-int range
+    check. ``op`` None means: take the general ``compute`` path."""
+
+    __slots__ = ("op", "dx", "dy", "bounds", "cast")
+
+    def __init__(self, ufunc: np.ufunc, keys: tuple) -> None:
+        loop = loop_dtypes(ufunc, keys)
+        out = loop[len(keys)]
+        self.op = direct_op(ufunc, loop[0]) if ufunc.nout == 1 and (
+            len(keys) == 1 or loop[0] == loop[1]) and not UFUNCS[ufunc].gufunc else None
+        if self.op is not None and len(keys) == 2 and self.op in _EQUAL_RESULT \
+                and out != loop[0]:
+            self.op = None
+        self.dx = loop[0]
+        self.dy = loop[1] if len(keys) == 2 else None
+        weak_int = [i for i, k in enumerate(keys) if k is int and loop[i].kind in "iu"]
+        self.bounds = INT_BOUNDS[loop[weak_int[0]]] if weak_int else None
+        self.cast = _PY_CAST[dt.category(self.dx)]
+
+
+_EQUAL_RESULT = frozenset(Op) - frozenset({Op.EQ, Op.NE, Op.LT, Op.LE, Op.GT, Op.GE, Op.ABS})
+_PLANS: dict = {}
+
+
+def _plan(ufunc, keys: tuple) -> _Plan:
+    plan = _PLANS.get((ufunc, *keys))
+    if plan is None:
+        plan = _PLANS[(ufunc, *keys)] = _Plan(ufunc, keys)
+    return plan
+
+
+def _fast_binary(plan: _Plan, x, y) -> Node | None:
+    """The one-primitive path, or None when the general path is needed."""
+    op, dx = plan.op, plan.dx
+    tx, ty = type(x), type(y)
+    if tx is Node and ty is Node:
+        if x.shape != y.shape:
+            return None
+        if x.dtype is not dx and x.dtype != dx:
+            x = make(Op.CONVERT, (x,), dx)
+        if y.dtype is not dx and y.dtype != dx:
+            y = make(Op.CONVERT, (y,), dx)
+        return make(op, (x, y))
+    bounds = plan.bounds
+    if tx is Node:
+        if bounds is not None and not bounds[0] <= y <= bounds[1]:
+            return None
+        if x.dtype is not dx and x.dtype != dx:
+            x = make(Op.CONVERT, (x,), dx)
+        return make(op, (x, scalar(plan.cast(y), dx, x.shape)))
+    if ty is Node:
+        if bounds is not None and not bounds[0] <= x <= bounds[1]:
+            return None
+        if y.dtype is not dx and y.dtype != dx:
+            y = make(Op.CONVERT, (y,), dx)
+        return make(op, (scalar(plan.cast(x), dx, y.shape), y))
+    return None
+
+
 def binary(ufunc: np.ufunc, a, b):
     """``ufunc(a, b)`` as a fresh lazy array (the operator path)."""
+    x = a._h.node if type(a) is ndarray else lift(a)
+    y = b._h.node if type(b) is ndarray else lift(b)
     try:
-        (node,) = compute(ufunc, (a, b))
+        plan = _plan(ufunc, (x.dtype if type(x) is Node else type(x),
+                             y.dtype if type(y) is Node else type(y)))
+        node = _fast_binary(plan, x, y) if plan.op is not None else None
+        if node is None:
+            (node,) = compute(ufunc, (x, y))
     except CoreError as exc:
         raise _errors.translate(exc) from None
     if (type(a) is ndarray and a._st is not None) or (type(b) is ndarray and b._st is not None):
@@ -118,8 +191,16 @@ def binary(ufunc: np.ufunc, a, b):
 
 
 def unary(ufunc: np.ufunc, a):
+    x = a._h.node if type(a) is ndarray else lift(a)
     try:
-        outs = compute(ufunc, (a,))
+        plan = _plan(ufunc, (x.dtype if type(x) is Node else type(x),))
+        if plan.op is not None and type(x) is Node:
+            dx = plan.dx
+            if x.dtype is not dx and x.dtype != dx:
+                x = make(Op.CONVERT, (x,), dx)
+            outs = (make(plan.op, (x,)),)
+        else:
+            outs = compute(ufunc, (x,))
     except CoreError as exc:
         raise _errors.translate(exc) from None
     strides = a._st if type(a) is ndarray else None

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Callable
 
 from lazytensor.core.composite import shape as cs
+from lazytensor.core.composite import views as cv
 from lazytensor.core.ir import Node
 from lazytensor.core.runtime import ViewHandle
 from lazytensor.numpy import _layout
@@ -33,8 +34,7 @@ def is_read_only(a: ndarray) -> bool:
 
 def reshape_view(a: ndarray, shape: tuple[int, ...], strides) -> ndarray:
     """``a`` seen with another shape (numpy found strides that allow it)."""
-    old = a.shape
-    return view(a, lambda n: cs.reshape(n, shape), lambda b, v: cs.reshape(v, old), strides)
+    return view(a, *cv.reshape_view(a._h.node, shape), strides)
 
 
 def reshape(a: ndarray, shape: tuple[int, ...], copy: bool | None = None) -> ndarray:
@@ -52,10 +52,8 @@ def reshape(a: ndarray, shape: tuple[int, ...], copy: bool | None = None) -> nda
 def transpose(a: ndarray, perm: tuple[int, ...]) -> ndarray:
     """``a`` with permuted axes (always a view in numpy)."""
     node = a._h.node
-    inverse = cs.inverse_permutation(perm)
     strides = _layout.transpose(node.shape, a._st, node.dtype.itemsize, perm)
-    return view(a, lambda n: cs.transpose(n, perm), lambda b, v: cs.transpose(v, inverse),
-                strides)
+    return view(a, *cv.transpose_view(node, perm), strides)
 
 
 def broadcast(a: ndarray, shape: tuple[int, ...]) -> ndarray:

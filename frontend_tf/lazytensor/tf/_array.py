@@ -171,7 +171,8 @@ def from_host(value, dtype: np.dtype | None = None) -> ndarray:
 def _host_dtype(value) -> np.dtype:
     """The dtype tnp gives host data: numpy's, with Python floats (and numpy
     float scalars, which are floats too) float32 under prefer_float32."""
-    if isinstance(value, (np.ndarray, np.generic)) and not isinstance(value, (float, complex)):
+    if isinstance(value, np.ndarray) or (
+            isinstance(value, np.generic) and not isinstance(value, (float, complex))):
         return value.dtype
     dtype = np.asarray(value).dtype
     if dtype.kind not in "biufc":
@@ -187,7 +188,8 @@ def lift(value, dtype: np.dtype | None = None) -> Node:
         node = value._node()
     elif isinstance(value, Node):
         node = value
-    elif type(value) in WEAK or isinstance(value, np.generic):
+    elif type(value) in WEAK or isinstance(value, np.generic) or (
+            isinstance(value, np.ndarray) and value.ndim == 0):
         host_dtype = _host_dtype(value)
         node = scalar(np.asarray(value, host_dtype).item(), host_dtype)
     elif _tf.is_tf_value(value):

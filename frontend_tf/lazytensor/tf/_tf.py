@@ -90,7 +90,7 @@ def default_float() -> np.dtype:
 # core error -> the TensorFlow error class tnp raises for it, by default;
 # a function whose tnp implementation raises otherwise names its own table
 INVALID_ARGUMENT = "InvalidArgumentError"
-ERRORS = {AxisError: INVALID_ARGUMENT, ShapeError: INVALID_ARGUMENT, DTypeError: TypeError}
+ERRORS = {AxisError: INVALID_ARGUMENT, ShapeError: INVALID_ARGUMENT, DTypeError: INVALID_ARGUMENT}
 
 
 def raise_as_tf(error: Exception, table: dict | None = None) -> NoReturn:

@@ -13,7 +13,8 @@ resolvers, in order (a table, not a ladder):
 5. a ``_foreach_op`` overload: ``op`` applied per list element;
 6. PyTorch's own decompositions (``torch._decomp``: core ATen first);
 7. the op's CompositeImplicitAutograd kernel (``OpOverload.decompose``);
-8. the eager CPU fallback (counted and warned once).
+8. the op's CompositeExplicitAutograd kernel (it calls other ATen ops);
+9. the eager CPU fallback (counted and warned once).
 
 Core errors become torch's exception types: shape/dtype problems raise
 RuntimeError, out-of-range dimensions IndexError.
@@ -23,15 +24,15 @@ from __future__ import annotations
 
 from typing import Callable
 
-import torch
-from torch._ops import OpOverload
-
 from lazytensor.core import CoreError
 from lazytensor.core.composite.elementwise import convert
 from lazytensor.torch import _fallback
 from lazytensor.torch._promotion import can_cast
 from lazytensor.torch._tensor import NUMPY_OF, LazyTensor
 from lazytensor.torch.aten import TABLE
+
+import torch
+from torch._ops import OpOverload
 
 Impl = Callable[..., object]
 aten = torch.ops.aten
@@ -168,7 +169,8 @@ def _inplace_variant(func: OpOverload) -> Impl | None:
     return impl
 
 
-_LIST_TYPES = ("List[Tensor]", "List[number]", "List[Optional[Tensor]]")
+_ELEMENT_TYPE = {"List[Tensor]": "Tensor", "List[number]": "number",
+                 "List[Optional[Tensor]]": "Optional[Tensor]"}
 
 
 def _foreach_variant(func: OpOverload) -> Impl | None:
@@ -177,22 +179,46 @@ def _foreach_variant(func: OpOverload) -> Impl | None:
         return None
     base = name[len("_foreach_"):]
     inplace = base.endswith("_")
-    base = FOREACH_RENAMES.get(base, base)
-    per_element = getattr(aten, base, None)
-    if per_element is None:
+    element = _element_overload(func, FOREACH_RENAMES.get(base, base))
+    if element is None:
         return None
-    listed = [str(a.type) in _LIST_TYPES for a in func._schema.arguments]
+    args = func._schema.arguments
+    listed = [str(a.type) in _ELEMENT_TYPE for a in args]
+    names = [a.name for a in element._schema.arguments]
+    kw_only = {a.name for a in element._schema.arguments if a.kwarg_only}
     length_arg = listed.index(True)
 
-    def impl(*args, **kwargs):
-        n = len(args[length_arg])
+    def impl(*fargs, **fkwargs):
         results = []
-        for i in range(n):
-            element = [a[i] if is_list else a for a, is_list in zip(args, listed)]
-            results.append(per_element(*element, **kwargs))
+        for i in range(len(fargs[length_arg])):
+            pos, kw = [], dict(fkwargs)
+            for value, is_list, arg_name in zip(fargs, listed, names):
+                value = value[i] if is_list else value
+                if arg_name in kw_only:
+                    kw[arg_name] = value
+                else:
+                    pos.append(value)
+            results.append(dispatch(element, tuple(pos), kw))
         return None if inplace else results
 
     return impl
+
+
+def _element_overload(func: OpOverload, base: str) -> OpOverload | None:
+    """The overload of ``aten.<base>`` whose argument types are ``func``'s
+    with each list replaced by its element type."""
+    packet = getattr(aten, base, None)
+    if packet is None:
+        return None
+    wanted = [_ELEMENT_TYPE.get(str(a.type), str(a.type)) for a in func._schema.arguments]
+    for overload in packet.overloads():
+        candidate = getattr(packet, overload)
+        types = [str(a.type) for a in candidate._schema.arguments]
+        if types[:len(wanted)] == wanted and all(
+                a.default_value is not None or a.type.kind() == "OptionalType"
+                for a in candidate._schema.arguments[len(wanted):]):
+            return candidate
+    return None
 
 
 FOREACH_RENAMES = {"norm": "linalg_vector_norm"}
@@ -208,6 +234,17 @@ def _implicit(func: OpOverload) -> Impl | None:
     return None
 
 
+_EXPLICIT = torch._C.DispatchKey.CompositeExplicitAutograd
+
+
+def _explicit(func: OpOverload) -> Impl | None:
+    """The op's CompositeExplicitAutograd kernel, run on lazy tensors (it
+    calls other ATen ops, which dispatch here again)."""
+    if torch._C._dispatch_has_kernel_for_dispatch_key(func.name(), "CompositeExplicitAutograd"):
+        return lambda *args, **kwargs: func._op_dk(_EXPLICIT, *args, **kwargs)
+    return None
+
+
 def _fallback_resolver(func: OpOverload) -> Impl:
     return _fallback.eager(func)
 
@@ -220,6 +257,7 @@ RESOLVERS: tuple[tuple[str, Callable[[OpOverload], Impl | None]], ...] = (
     ("foreach", _foreach_variant),
     ("decomposition", _decomposition),
     ("implicit", _implicit),
+    ("explicit", _explicit),
     ("fallback", _fallback_resolver),
 )
 

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import warnings
 
-import torch
-from torch.utils._pytree import tree_map
-
 from lazytensor.core import ViewHandle, get_runtime
 from lazytensor.torch._tensor import LazyTensor, to_cpu, to_lazy, wrap_handle
+
+import torch
+from torch.utils._pytree import tree_map
 
 
 class LazyFallbackWarning(UserWarning):

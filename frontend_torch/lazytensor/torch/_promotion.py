@@ -16,11 +16,11 @@ the answer ``(computation dtype, result dtype)`` is kept as numpy dtypes.
 from __future__ import annotations
 
 import numpy as np
+from lazytensor.torch._tensor import NUMPY_OF, TORCH_OF
+
 import torch
 from torch._prims_common import ELEMENTWISE_TYPE_PROMOTION_KIND as _KIND
 from torch._prims_common import elementwise_dtypes
-
-from lazytensor.torch._tensor import NUMPY_OF, TORCH_OF
 
 DEFAULT = _KIND.DEFAULT
 NO_OPMATH = _KIND.NO_OPMATH

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import ml_dtypes
 import numpy as np
-import torch
-
 from lazytensor.core import Handle, Node, ViewHandle, get_runtime
+
+import torch
 
 DEVICE = torch.device("lazy", 0)
 
@@ -110,8 +110,11 @@ def wrap(node: Node, strides=None) -> LazyTensor:
 def wrap_handle(handle: Handle, strides=None, offset: int = 0) -> LazyTensor:
     """A new lazy tensor over an existing handle (aliases share handles)."""
     node = handle.node
-    t = _new_wrapper(LazyTensor, node.shape, strides, storage_offset=offset,
-                     dtype=TORCH_OF[node.dtype], device=DEVICE)
+    if strides is None:
+        t = _new_wrapper(LazyTensor, node.shape, dtype=TORCH_OF[node.dtype], device=DEVICE)
+    else:
+        t = _new_wrapper(LazyTensor, node.shape, strides, storage_offset=offset,
+                         dtype=TORCH_OF[node.dtype], device=DEVICE)
     t._h = handle
     return t
 

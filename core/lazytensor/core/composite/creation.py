@@ -18,7 +18,6 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite.shape import as_axes, broadcast_arrays, moveaxis, reshape
@@ -82,8 +81,8 @@ def arange_length(start: Scalar, stop: Scalar, step: Scalar) -> int:
     return max(0, math.ceil((stop - start) / step))
 
 
-# the dtype a fill is computed in (numpy computes half precision in float)
-_FILL_DTYPE = {dt.float16: dt.float32, dt.bfloat16: dt.float32}
+# the dtype a fill is computed in (numpy computes half precision in double)
+_FILL_DTYPE = {dt.float16: dt.float64, dt.bfloat16: dt.float64}
 
 
 def arange(start: Scalar, stop: Scalar | None = None, step: Scalar = 1,
@@ -101,7 +100,7 @@ def arange(start: Scalar, stop: Scalar | None = None, step: Scalar = 1,
         raise DTypeError(f"arange: unsupported dtype {dtype}")
     n = arange_length(start, stop, step)
     fill = _FILL_DTYPE.get(dtype, dtype)
-    first = _cast(start, fill)
+    first = _cast(_cast(start, dtype), fill)
     delta = _cast(_cast(start + step, dtype), fill) - first
     out = iota((n,), 0, fill)
     if delta != 1:
@@ -128,7 +127,8 @@ def linspace(start: Scalar | Node, stop: Scalar | Node, num: int = 50, endpoint:
     if num < 0:
         raise ShapeError(f"Number of samples, {num}, must be non-negative.")
     div = num - 1 if endpoint else num
-    lo, hi = broadcast_arrays(ew.as_node(start, compute_dtype), ew.as_node(stop, compute_dtype))
+    lo, hi = broadcast_arrays(*(ew.convert(v, compute_dtype) if isinstance(v, Node)
+                                else ew.as_node(v, compute_dtype) for v in (start, stop)))
     shape = (num, *lo.shape)
     delta = make(Op.SUB, (hi, lo))
     y = iota(shape, 0, compute_dtype)
@@ -231,9 +231,7 @@ def meshgrid(*xs: Node, indexing: str = "xy", sparse: bool = False) -> list[Node
     if indexing not in ("xy", "ij"):
         raise ShapeError("Valid values for `indexing` are 'xy' and 'ij'.")
     ndim = len(xs)
-    shapes = [[1] * ndim for _ in xs]
-    for i, x in enumerate(xs):
-        shapes[i][i] = -1
+    shapes = [[-1 if j == i else 1 for j in range(ndim)] for i in range(ndim)]
     if indexing == "xy" and ndim > 1:
         shapes[0][:2], shapes[1][:2] = [1, -1], [-1, 1]
     out = [reshape(x, tuple(s)) for x, s in zip(xs, shapes)]

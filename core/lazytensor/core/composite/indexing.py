@@ -25,7 +25,7 @@ updates that lost (skipped for static unique indices or ``unique_indices``).
 ``np.add.at``.
 
 >>> import numpy as np
->>> from lazytensor.core.runtime import constant
+>>> from lazytensor.core.runtime import constant, scalar
 >>> x = constant(np.zeros((3, 4, 5)), np.dtype("float32"))
 >>> getitem(x, (0, slice(None), [1, 2])).shape, getitem(x, (None, ..., slice(None, None, -2))).shape
 ((2, 4), (1, 3, 4, 3))
@@ -34,6 +34,7 @@ updates that lost (skipped for static unique indices or ``unique_indices``).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,9 +47,10 @@ from lazytensor.core.composite.shape import reshape
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import CoreError, ShapeError, make
-from lazytensor.core.runtime import constant
+from lazytensor.core.runtime import constant, scalar
 
 INDEX = dt.int64
+_KNOWN = (Op.CONST, Op.SCALAR)  # leaves whose value is known when the graph is built
 
 
 class IndexingError(CoreError, IndexError):
@@ -209,7 +211,7 @@ def plan_index(shape: tuple[int, ...], index: Any) -> IndexPlan:
 
 
 def _finish(pre_shape, triples, drop, adv_dims, adv, slots) -> IndexPlan:
-    static = tuple(a.data for a in adv) if all(a.op is Op.CONST for a in adv) else None
+    static = tuple(np.asarray(a.data) for a in adv) if all(a.op in _KNOWN for a in adv) else None
     try:
         bshape = ew.broadcast_shapes(*(a.shape for a in adv))
     except ShapeError:
@@ -240,8 +242,8 @@ def _check_int(i: int, n: int, axis: int) -> int:
 
 def _index_array(p: Any, n: int, axis: int) -> Node:
     """An int64 index Node with negative entries wrapped (checked when static)."""
-    if isinstance(p, int):
-        return constant(_check_int(p, n, axis), INDEX)
+    if isinstance(p, int):  # a parameter: a new value does not recompile
+        return scalar(_check_int(p, n, axis), INDEX)
     if isinstance(p, np.ndarray):
         bad = (p < -n) | (p >= n)
         if bad.any():
@@ -284,21 +286,34 @@ def apply_plan(x: Node, plan: IndexPlan, mode: str = "clip") -> Node:
 
 
 def _slice(x: Node, plan: IndexPlan) -> Node:
-    """REV the negative-step axes, then one SLICE (basic ints keep size 1)."""
+    """REV the negative-step axes, one SLICE for the slices, then one
+    DYNAMIC_SLICE for the basic ints (kept as size-1 axes): integer indices
+    are scalar parameters, so ``x[i]`` in a loop compiles once."""
     rev = tuple(d for d, (_, step, length) in enumerate(plan.triples) if step < 0 and length > 1)
     if rev:
         x = make(Op.REV, (x,), rev)
     starts, limits, strides = [], [], []
     for d, (start, step, length) in enumerate(plan.triples):
         n = x.shape[d]
+        if d in plan.drop:
+            start, length = 0, n
         lo = (n - 1 - start if d in rev else start) if length else 0
         stride = abs(step) if length > 1 else 1
         starts.append(lo)
         limits.append(lo + (length - 1) * stride + 1 if length else 0)
         strides.append(stride)
-    if starts == [0] * x.ndim and tuple(limits) == x.shape and strides == [1] * x.ndim:
+    if starts != [0] * x.ndim or tuple(limits) != x.shape or strides != [1] * x.ndim:
+        x = make(Op.SLICE, (x,), tuple(starts), tuple(limits), tuple(strides))
+    if not plan.drop:
         return x
-    return make(Op.SLICE, (x,), tuple(starts), tuple(limits), tuple(strides))
+    sizes = tuple(1 if d in plan.drop else s for d, s in enumerate(x.shape))
+    return make(Op.DYNAMIC_SLICE, (x, *_int_starts(plan, [0] * x.ndim)), sizes)
+
+
+def _int_starts(plan: IndexPlan, lows: Sequence[int]) -> list[Node]:
+    """Start-index scalars: parameters at the basic-int axes, constants elsewhere."""
+    return [scalar(start, INDEX) if d in plan.drop else constant(low, INDEX)
+            for d, ((start, _, _), low) in enumerate(zip(plan.triples, lows))]
 
 
 def _y_shape(plan: IndexPlan) -> tuple:
@@ -409,8 +424,7 @@ def _unslice(x: Node, plan: IndexPlan, update: Node) -> Node:
     if update.shape == x.shape:
         return update
     if all(s == 1 for s in strides):
-        starts = [constant(lo, INDEX) for lo in lows]
-        return make(Op.DYNAMIC_UPDATE_SLICE, (x, update, *starts))
+        return make(Op.DYNAMIC_UPDATE_SLICE, (x, update, *_int_starts(plan, lows)))
     cfg = tuple((lo, n - lo - (length - 1) * st - 1, st - 1)
                 for lo, st, (_, _, length), n in zip(lows, strides, plan.triples, x.shape))
     spread = make(Op.PAD, (update, ew.full((), 0, x.dtype)), cfg)
@@ -432,7 +446,7 @@ def _statically_unique(plan: IndexPlan) -> bool:
     if plan.static is None:
         return False
     cols = [np.broadcast_to(a, plan.bshape).ravel() for a in plan.static]
-    flat = np.ravel_multi_index(cols, [_y_shape(plan)[d] for d in plan.adv_dims])
+    flat = np.ravel_multi_index(cols, [_y_shape(plan)[d] for d in plan.adv_dims], mode="wrap")
     return len(np.unique(flat)) == flat.size
 
 

@@ -7,14 +7,14 @@ corner that holds it is flattened and sliced with stride L + 1.
 >>> import numpy as np
 >>> from lazytensor.core.runtime import constant
 >>> x = constant(np.zeros((2, 3, 4)), np.dtype("float32"))
->>> diagonal(x, 1, 1, 2).shape, tril(x, -1).shape, diag(diagonal(x, 0, 1, 2)[0]).shape
+>>> v = diagonal(diagonal(x, 0, 1, 2))  # (2, 3) -> (2,)
+>>> diagonal(x, 1, 1, 2).shape, tril(x, -1).shape, diag(v, 1).shape
 ((2, 3), (2, 3, 4), (3, 3))
 """
 
 from __future__ import annotations
 
 import numpy as np
-
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite.creation import tri_mask
 from lazytensor.core.composite.reduction import normalize_axis, reduce

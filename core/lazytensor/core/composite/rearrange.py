@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite.reduction import normalize_axes, normalize_axis
 from lazytensor.core.composite.shape import (

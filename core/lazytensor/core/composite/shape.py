@@ -21,7 +21,6 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-
 from lazytensor.core.composite.elementwise import broadcast_shapes, convert
 from lazytensor.core.composite.elementwise import broadcast_to as _broadcast_to
 from lazytensor.core.composite.promotion import NUMPY, Policy, result_type
@@ -68,7 +67,9 @@ def resolve_shape(total: int, shape: int | Sequence[int]) -> tuple[int, ...]:
     if unknown and known and total % known == 0:
         resolved = shape[:unknown[0]] + (total // known,) + shape[unknown[0] + 1:]
     if -1 in resolved or math.prod(resolved) != total:
-        raise ShapeError(f"cannot reshape array of size {total} into shape {_shape_str(shape)}")
+        words = ",".join("newaxis" if s == -1 else str(s) for s in shape)
+        raise ShapeError(f"cannot reshape array of size {total} into shape "
+                         f"({words}{',' if len(shape) == 1 else ''})")
     return resolved
 
 

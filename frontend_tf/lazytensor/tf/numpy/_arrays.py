@@ -9,16 +9,16 @@ from __future__ import annotations
 import numpy as np
 
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import creation, matrix, rearrange
+from lazytensor.core.composite import creation, matrix, rearrange, take
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import shape as core_shape
-from lazytensor.core.composite.promotion import TNP
+from lazytensor.core.composite.promotion import TNP, result_type
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import ShapeError, make
 from lazytensor.tf import _tf
 from lazytensor.tf._array import lift, node_of, operand
-from lazytensor.tf.numpy._lower import float_of, promoted
+from lazytensor.tf.numpy._lower import float_of, promoted, same_dtype
 
 
 def _dtype(dtype, default=None):
@@ -117,8 +117,10 @@ def _logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0)
 
 
 def _geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
-    out = _dtype(dtype) or ew.promote(TNP, operand(start), operand(stop), operand(float(num)),
-                                      _tf.default_float())
+    kinds = [ew.weak_type(v) if isinstance(v, (int, float)) else node_of(v).dtype
+             for v in (start, stop)]
+    num_kind = dt.float32 if _tf.prefer_float32() else float
+    out = _dtype(dtype) or result_type(TNP, *kinds, num_kind, _tf.default_float())
     result = creation.geomspace(float(start), float(stop), int(num), endpoint, out,
                                 np.promote_types(out, dt.float32))
     return core_shape.moveaxis(result, 0, axis) if axis else result
@@ -267,6 +269,8 @@ SHAPE = {
 # ------------------------------------------------------------- rearranging
 
 def _flip(m, axis=None):
+    if axis is not None and not isinstance(axis, (int, np.integer)):
+        raise TypeError(f"flip: axis must be an int or None, got {axis!r}")
     return rearrange.flip(node_of(m), axis)
 
 
@@ -274,7 +278,11 @@ def _pad(array, pad_width, mode, **kwargs):
     if mode not in ("constant", "reflect", "symmetric"):
         raise ValueError("Unsupported padding mode: " + mode)
     widths = np.asarray(pad_width.numpy() if hasattr(pad_width, "numpy") else pad_width)
-    return rearrange.pad(node_of(array), widths.tolist(), mode,
+    x = node_of(array)
+    if widths.shape != (x.ndim, 2):  # tnp hands pad_width to tf.pad unchanged
+        raise ShapeError(f"paddings must be a matrix with 2 columns and {x.ndim} rows, got "
+                         f"shape {widths.shape}")
+    return rearrange.pad(x, widths.tolist(), mode,
                          kwargs.get("constant_values", 0))
 
 
@@ -294,7 +302,7 @@ def _select(condlist, choicelist, default=0):
                          f"{len(choicelist)})")
     if not condlist:
         raise ValueError("condlist must be non-empty")
-    output, *choices = promoted(default, *choicelist)
+    output, *choices = same_dtype(default, *choicelist)
     for cond, choice in zip(condlist[::-1], choices[::-1]):
         output = ew.where(ew.convert(node_of(cond), dt.bool_), choice, output, TNP)
     return output
@@ -352,6 +360,26 @@ def _diff(a, n=1, axis=-1):
     return x
 
 
+def _take(a, indices, axis=None, out=None, mode="clip"):
+    if out is not None:
+        raise ValueError("out argument is not supported in take.")
+    if mode not in ("raise", "clip", "wrap"):
+        raise ValueError(f"Invalid mode '{mode}' for take")
+    if mode == "raise":
+        raise ValueError("The 'raise' mode to take is not supported.")
+    return take.take(node_of(a), _index(indices), axis, mode)
+
+
+def _index(indices):
+    """An index argument: a lazy array's node, else a static host array."""
+    return indices._node() if hasattr(indices, "_node") else np.asarray(
+        indices.numpy() if hasattr(indices, "numpy") else indices)
+
+
+def _take_along_axis(arr, indices, axis):
+    return take.take_along_axis(node_of(arr), node_of(indices), axis)
+
+
 REARRANGE = {
     "flip": _flip, "flipud": lambda m: rearrange.flip(node_of(m), 0),
     "fliplr": lambda m: rearrange.flip(node_of(m), 1),
@@ -360,17 +388,21 @@ REARRANGE = {
     "tile": lambda a, reps: rearrange.tile(node_of(a), reps),
     "repeat": lambda a, repeats, axis=None: rearrange.repeat(node_of(a), repeats, axis),
     "pad": _pad, "where": _where, "select": _select, "nonzero": _nonzero,
-    "compress": _compress, "ix_": _ix, "diff": _diff,
+    "compress": _compress, "ix_": _ix, "diff": _diff, "take": _take,
+    "take_along_axis": _take_along_axis,
 }
 
 
 # ---------------------------------------------------------------- matrices
 
 def _trace(a, offset=0, axis1=0, axis2=1, dtype=None):
+    """tnp: tf.linalg.trace (dtype kept) for the main diagonal of the last
+    two axes, else sum(diagonal) (small integers accumulate as int64)."""
     x = lift(a, _dtype(dtype))
-    acc = dt.int64 if dt.is_bool(x.dtype) or (dt.is_int(x.dtype) and x.dtype.itemsize < 8) \
-        else x.dtype
-    return matrix.trace(x, offset, axis1, axis2, acc if dtype is None else x.dtype)
+    last_two = axis1 in (-2, x.ndim - 2) and axis2 in (-1, x.ndim - 1)
+    small = dt.is_bool(x.dtype) or (dt.is_int(x.dtype) and x.dtype.itemsize < 8)
+    acc = x.dtype if (offset == 0 and last_two) or dtype is not None or not small else dt.int64
+    return matrix.trace(x, offset, axis1, axis2, acc)
 
 
 def _diag(v, k=0):

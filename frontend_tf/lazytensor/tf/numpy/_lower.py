@@ -117,6 +117,13 @@ def promoted(*values) -> list[Node]:
     return ew.coerce(operands, ew.promote(TNP, *operands))
 
 
+def same_dtype(*values) -> list[Node]:
+    """Operands promoted with the TNP policy, shapes kept (tnp's _promote_dtype)."""
+    operands = [operand(v) for v in values]
+    dtype = ew.promote(TNP, *operands)
+    return [ew.as_node(o, dtype, o.shape if isinstance(o, Node) else ()) for o in operands]
+
+
 def binary(fn: Callable[[Node, Node], Node], kind: str = "same") -> Impl:
     """tnp's ``_bin_op``. ``kind``: 'same' (the promoted dtype), 'float'
     (integers/bools computed in float64), 'bool' (operands made bool)."""

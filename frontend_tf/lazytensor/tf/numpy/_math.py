@@ -11,16 +11,25 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
-from lazytensor.core.composite import linalg, npextra, reduction
+from lazytensor.core.composite import linalg, npextra, reduction, tnp_shared
 from lazytensor.core.composite import shape as core_shape
 from lazytensor.core.composite.promotion import TNP
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
-from lazytensor.core.registry import ShapeError, make
+from lazytensor.core.registry import DTypeError, ShapeError, make
 from lazytensor.tf._array import lift, node_of
-from lazytensor.tf.numpy._lower import binary, float_of, index_dtype, promoted, unary
+from lazytensor.tf.numpy._lower import (
+    binary,
+    float_of,
+    index_dtype,
+    promoted,
+    same_dtype,
+    unary,
+)
 
 
 def op(o: Op):
@@ -62,6 +71,8 @@ def _reciprocal(x: Node) -> Node:
 
 
 def _signbit(x: Node) -> Node:
+    if dt.is_complex(x.dtype):
+        raise DTypeError(f"signbit does not accept dtype {x.dtype}")
     return make(Op.LT, (x, npextra.const(0, x))) if not dt.is_bool(x.dtype) \
         else ew.full(x.shape, False, dt.bool_)
 
@@ -71,14 +82,15 @@ UNARY_FLOAT = {  # tnp promotes integer/bool input to float64
     "arccos": op(Op.ACOS), "arctan": op(Op.ATAN), "sinh": op(Op.SINH), "cosh": op(Op.COSH),
     "tanh": op(Op.TANH), "arcsinh": op(Op.ASINH), "arccosh": op(Op.ACOSH),
     "arctanh": op(Op.ATANH), "exp": op(Op.EXP), "exp2": op(Op.EXP2), "expm1": op(Op.EXPM1),
-    "log": op(Op.LOG), "log1p": op(Op.LOG1P), "log2": npextra.log2, "log10": npextra.log10,
+    "log": op(Op.LOG), "log1p": op(Op.LOG1P),
     "sqrt": op(Op.SQRT), "cbrt": op(Op.CBRT), "ceil": _rounding(Op.CEIL),
     "floor": _rounding(Op.FLOOR), "fix": _fix, "deg2rad": npextra.deg2rad,
     "rad2deg": npextra.rad2deg, "isnan": npextra.isnan, "isfinite": npextra.isfinite,
-    "sinc": _sinc, "fabs": npextra.absolute,
+    "sinc": _sinc,
 }
 UNARY_SAME = {
-    "abs": npextra.absolute, "absolute": npextra.absolute, "negative": _neg,
+    "abs": npextra.absolute, "absolute": npextra.absolute, "fabs": npextra.absolute,
+    "negative": _neg,
     "positive": lambda x: x, "square": npextra.square, "sign": npextra.sign,
     "conj": lambda x: make(Op.CONJ, (x,)) if dt.is_complex(x.dtype) else x,
     "reciprocal": _reciprocal, "signbit": _signbit,
@@ -111,7 +123,8 @@ def _round(a, decimals=0):
     """Round half to even at ``decimals`` (ints computed in float64)."""
     x = node_of(a)
     work = float_of(x)
-    factor = ew.as_node(10.0 ** decimals, work.dtype, work.shape)
+    # tnp casts the Python factor through a float32 tensor: 0.1 -> 0.10000000149
+    factor = ew.as_node(float(np.float32(10.0 ** decimals)), work.dtype, work.shape)
     out = make(Op.DIV, (make(Op.ROUND_EVEN, (make(Op.MUL, (work, factor)),)), factor))
     return ew.convert(out, x.dtype)
 
@@ -156,9 +169,37 @@ def _heaviside(x: Node, h0: Node) -> Node:
     return float_of(out)
 
 
-def _hypot(a: Node, b: Node) -> Node:
-    a, b = float_of(a), float_of(b)
-    return make(Op.SQRT, (make(Op.ADD, (npextra.square(a), npextra.square(b))),))
+def _hypot(x1, x2):
+    """tnp: sqrt(square(x1) + square(x2)), each squared in its own dtype."""
+    a, b = promoted(npextra.square(node_of(x1)), npextra.square(node_of(x2)))
+    return make(Op.SQRT, (float_of(make(Op.ADD, (a, b))),))
+
+
+def _log_base(base: float):
+    """tnp: log(x) / np.log(base) -- a strong numpy float64 scalar."""
+    def impl(x):
+        return _true_divide(*promoted(make(Op.LOG, (float_of(node_of(x)),)),
+                                      np.float64(np.log(base))))
+
+    return impl
+
+
+def _logaddexp(exp: Op, scale):
+    """tnp: where(isnan(d), x1 + x2, max + log1p(exp(-|d|)) [/ log 2])."""
+    def impl(x1, x2):
+        a, b = promoted(x1, x2)
+        a, b = float_of(a), float_of(b)
+        delta = make(Op.SUB, (a, b))
+        tail = make(Op.LOG1P, (make(exp, (make(Op.NEG, (make(Op.ABS, (delta,)),)),)),))
+        if scale is not None:
+            tail = _true_divide(*promoted(tail, scale))
+        peak = _maximum(a, b)
+        out, nan_case = promoted(make(Op.ADD, (ew.convert(peak, tail.dtype), tail)),
+                                 make(Op.ADD, (a, b)))
+        return make(Op.SELECT, (ew.broadcast_to(npextra.isnan(delta), out.shape), nan_case,
+                                out))
+
+    return impl
 
 
 def _compare(o: Op):
@@ -173,11 +214,11 @@ BINARY = {  # name: (node function, kind)
                                                                "same"),
     "power": (npextra.power, "same"), "float_power": (npextra.power, "same"),
     "maximum": (_maximum, "same"), "minimum": (_minimum, "same"),
-    "arctan2": (op(Op.ATAN2), "float"), "nextafter": (op(Op.NEXTAFTER), "float"),
-    "heaviside": (_heaviside, "same"), "hypot": (_hypot, "same"),
-    "logaddexp": (npextra.logaddexp, "float"), "logaddexp2": (npextra.logaddexp2, "float"),
+    "arctan2": (op(Op.ATAN2), "same"), "nextafter": (op(Op.NEXTAFTER), "same"),
+    "heaviside": (_heaviside, "same"),
     "bitwise_and": (op(Op.AND), "same"), "bitwise_or": (op(Op.OR), "same"),
-    "bitwise_xor": (op(Op.XOR), "same"),
+    "bitwise_xor": (op(Op.XOR), "same"), "gcd": (tnp_shared.gcd, "same"),
+    "lcm": (tnp_shared.lcm, "same"),
     "logical_and": (op(Op.AND), "bool"), "logical_or": (op(Op.OR), "bool"),
     "logical_xor": (op(Op.XOR), "bool"),
     "equal": (_compare(Op.EQ), "same"), "not_equal": (_compare(Op.NE), "same"),
@@ -320,8 +361,10 @@ def _argminmax(kind: str):
 def _cumulative(o: Op):
     def impl(a, axis=None, dtype=None):
         x = lift(a, _np_dtype(dtype))
-        if dtype is None:
-            x = ew.convert(x, _int_accumulator(x.dtype)) if not dt.is_inexact(x.dtype) else x
+        if dt.is_bool(x.dtype):
+            raise DTypeError(f"{o.name}: bool input is not supported")
+        if dtype is None and dt.is_int(x.dtype):
+            x = ew.convert(x, np.promote_types(x.dtype, dt.int64))
         if axis is None:
             x, axis = core_shape.ravel(x), 0
         return make(o, (x,), reduction.normalize_axis(axis, x.ndim), False)
@@ -339,7 +382,7 @@ def _average(a, axis=None, weights=None, returned=False):
         total = ew.full(avg.shape, reduction.count(x, reduction.normalize_axes(axis, x.ndim)),
                         x.dtype)
     else:
-        x, w = promoted(x, weights)
+        x, w = same_dtype(x, weights)
         x, w = float_of(x), float_of(w)
         if axis is not None and w.ndim == 1 and x.ndim != 1:
             w = ew.broadcast_to(make(Op.RESHAPE, (w,), tuple(
@@ -353,7 +396,7 @@ def _average(a, axis=None, weights=None, returned=False):
 # ------------------------------------------------------------ contractions
 
 def _matmul(x1, x2):
-    a, b = promoted(x1, x2)
+    a, b = same_dtype(x1, x2)
     try:
         return linalg.matmul(a, b)
     except ShapeError as error:  # tnp re-raises TensorFlow's error as ValueError
@@ -361,7 +404,7 @@ def _matmul(x1, x2):
 
 
 def _dot(x1, x2):
-    a, b = promoted(x1, x2)
+    a, b = same_dtype(x1, x2)
     if a.ndim == 0 or b.ndim == 0:
         return make(Op.MUL, tuple(ew.coerce([a, b], a.dtype)))
     axis_b = 0 if b.ndim == 1 else b.ndim - 2
@@ -376,7 +419,7 @@ def _tensordot_nodes(a: Node, b: Node, axes_a, axes_b) -> Node:
 
 
 def _tensordot(a, b, axes=2):
-    x, y = promoted(a, b)
+    x, y = same_dtype(a, b)
     if isinstance(axes, int):
         axes_a, axes_b = tuple(range(x.ndim - axes, x.ndim)), tuple(range(axes))
     else:
@@ -387,27 +430,27 @@ def _tensordot(a, b, axes=2):
 
 
 def _inner(a, b):
-    x, y = promoted(a, b)
+    x, y = same_dtype(a, b)
     if x.ndim == 0 or y.ndim == 0:
         return make(Op.MUL, tuple(ew.coerce([x, y], x.dtype)))
     return _tensordot_nodes(x, y, (x.ndim - 1,), (y.ndim - 1,))
 
 
 def _outer(a, b):
-    x, y = promoted(a, b)
+    x, y = same_dtype(a, b)
     col = core_shape.reshape(x, (-1, 1))
     row = core_shape.reshape(y, (1, -1))
     return make(Op.MUL, tuple(ew.coerce([col, row], x.dtype)))
 
 
 def _vdot(a, b):
-    x, y = (core_shape.ravel(n) for n in promoted(a, b))
+    x, y = (core_shape.ravel(n) for n in same_dtype(a, b))
     x = UNARY_SAME["conj"](x)
     return _tensordot_nodes(x, y, (0,), (0,))
 
 
 def _kron(a, b):
-    x, y = promoted(a, b)
+    x, y = same_dtype(a, b)
     nd = max(x.ndim, y.ndim)
     x = core_shape.reshape(x, (1,) * (nd - x.ndim) + x.shape)
     y = core_shape.reshape(y, (1,) * (nd - y.ndim) + y.shape)
@@ -418,7 +461,7 @@ def _kron(a, b):
 
 
 def _polyval(p, x):
-    coeffs, xs = promoted(p, x)
+    coeffs, xs = same_dtype(p, x)
     coeffs = core_shape.atleast_1d(coeffs)
     acc = ew.full(xs.shape, 0, xs.dtype)
     for i in range(coeffs.shape[0]):
@@ -426,6 +469,17 @@ def _polyval(p, x):
         c = ew.broadcast_to(core_shape.reshape(c, ()), xs.shape)
         acc = make(Op.ADD, (make(Op.MUL, (acc, xs)), c))
     return acc
+
+
+def _cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    x, y = same_dtype(a, b)
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    return tnp_shared.cross(x, y, axisa, axisb, axisc)
+
+
+def _is_complex_obj(x) -> bool:
+    return dt.is_complex(node_of(x).dtype)
 
 
 MATH = {
@@ -436,7 +490,8 @@ MATH = {
     "isneginf": _float_only(_eq_inf(-1.0)), "angle": _angle_impl,
     "around": _round, "round": _round,
     "iscomplex": _imag_nonzero(Op.NE), "isreal": _imag_nonzero(Op.EQ),
-    "divmod": _divmod, "isclose": _isclose, "allclose": _allclose,
+    "divmod": _divmod, "hypot": _hypot, "log2": _log_base(2.0), "log10": _log_base(10.0),
+    "logaddexp": _logaddexp(Op.EXP, None), "logaddexp2": _logaddexp(Op.EXP2, np.float64(np.log(2))), "isclose": _isclose, "allclose": _allclose,
     "array_equal": _array_equal, "clip": _clip,
     "sum": _sum_like("sum", "any"), "prod": _sum_like("prod", "all"),
     "amax": _extreme("max"), "max": _extreme("max"), "amin": _extreme("min"),
@@ -448,5 +503,6 @@ MATH = {
     "cumsum": _cumulative(Op.CUMSUM), "cumprod": _cumulative(Op.CUMPROD),
     "average": _average,
     "matmul": _matmul, "dot": _dot, "tensordot": _tensordot, "inner": _inner,
-    "outer": _outer, "vdot": _vdot, "kron": _kron, "polyval": _polyval,
+    "outer": _outer, "vdot": _vdot, "kron": _kron, "polyval": _polyval, "cross": _cross,
+    "iscomplexobj": _is_complex_obj, "isrealobj": lambda x: not _is_complex_obj(x),
 }

@@ -7,12 +7,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-import torch
-
 from lazytensor.core import Node, Op, make, scalar
 from lazytensor.core.composite.elementwise import as_node, broadcast_shapes, convert
 from lazytensor.torch._promotion import dtypes, key_of
 from lazytensor.torch._tensor import NUMPY_OF, LazyTensor, node_of_host, wrap
+
+import torch
 
 aten = torch.ops.aten
 Scalar = bool | int | float | complex

@@ -1,0 +1,237 @@
+"""Run PyTorch's OpInfo database through lazytensor.torch and compare with eager.
+
+For every OpInfo in ``torch.testing._internal.common_methods_invocations.op_db``
+that supports float32 on the CPU, every sample input runs twice: eagerly on the
+CPU and on the lazy device (tensors moved with ``.to(lazytensor.torch.device())``).
+A sample is *correct* when both agree: same value (float32 tolerance, NaN equal
+to NaN), dtype and shape for every tensor output, equal non-tensor outputs, or
+both raise. A correct sample *fell back* when any ATen op it used ran through
+the eager CPU fallback (metrics ``eager_fallbacks``). An op is *fully lowered*
+when all its samples are correct and none fell back.
+
+    python ci/torch_opinfo.py                # every op (slow: run it in the background)
+    python ci/torch_opinfo.py --ops add,mm   # some ops (names or name.variant)
+    python ci/torch_opinfo.py --json out.json
+
+Targets (issue 3): >= 95% of samples correct, >= 60% of ops fully lowered.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+import warnings
+from dataclasses import asdict, dataclass, field
+
+import torch
+from torch.utils._pytree import tree_flatten, tree_map
+
+import lazytensor.torch as lt
+from lazytensor.core import get_runtime
+
+# values of these ops are random or uninitialized: compare dtype and shape only
+UNCHECKED_VALUES = (
+    "empty", "rand", "bernoulli", "normal", "dropout", "multinomial", "uniform",
+    "exponential", "geometric", "cauchy", "log_normal", "poisson", "randint",
+)
+RTOL, ATOL = 1.3e-6 * 10, 1e-5 * 10  # float32 with a margin for XLA's transcendental kernels
+
+
+@dataclass
+class OpResult:
+    name: str
+    samples: int = 0
+    correct: int = 0
+    fell_back: int = 0
+    failures: list[str] = field(default_factory=list)
+    fallback_ops: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def status(self) -> str:
+        if self.correct < self.samples:
+            return "fail"
+        return "fell back" if self.fell_back else "pass"
+
+
+def op_name(op) -> str:
+    return f"{op.name}.{op.variant_test_name}" if op.variant_test_name else op.name
+
+
+def float32_ops(names: list[str] | None = None) -> list:
+    from torch.testing._internal.common_methods_invocations import op_db
+
+    wanted = set(names or [])
+    out = []
+    for op in op_db:
+        if wanted and op_name(op) not in wanted and op.name not in wanted:
+            continue
+        try:
+            if torch.float32 not in op.supported_dtypes("cpu"):
+                continue
+        except Exception:  # noqa: BLE001  (an OpInfo without CPU dtypes)
+            continue
+        out.append(op)
+    return out
+
+
+def _to_lazy(x):
+    return x.to(lt.device()) if isinstance(x, torch.Tensor) and x.device.type == "cpu" else x
+
+
+def _to_cpu(x):
+    return x.cpu() if isinstance(x, torch.Tensor) and x.device.type == "lazy" else x
+
+
+def _same(expected, actual, exact_values: bool) -> str | None:
+    """None when outputs agree, else a short reason."""
+    exp_leaves, exp_spec = tree_flatten(expected)
+    act_leaves, act_spec = tree_flatten(actual)
+    if exp_spec != act_spec:
+        return f"structure {exp_spec} vs {act_spec}"
+    for e, a in zip(exp_leaves, act_leaves):
+        if isinstance(e, torch.Tensor):
+            if not isinstance(a, torch.Tensor):
+                return f"expected a tensor, got {type(a).__name__}"
+            if e.dtype != a.dtype or e.shape != a.shape:
+                return f"{e.dtype}{list(e.shape)} vs {a.dtype}{list(a.shape)}"
+            if exact_values and not _close(e, a):
+                return f"values differ (max |diff| {_max_diff(e, a)})"
+        elif isinstance(e, float) and isinstance(a, float):
+            if not (e == a or (math.isnan(e) and math.isnan(a)) or
+                    abs(e - a) <= ATOL + RTOL * abs(e)):
+                return f"{e} vs {a}"
+        elif exact_values and e != a:
+            return f"{e!r} vs {a!r}"
+    return None
+
+
+def _close(e: torch.Tensor, a: torch.Tensor) -> bool:
+    if e.dtype == torch.bool or not (e.is_floating_point() or e.is_complex()):
+        return torch.equal(e, a)
+    return torch.allclose(e, a, rtol=RTOL, atol=ATOL, equal_nan=True)
+
+
+def _max_diff(e: torch.Tensor, a: torch.Tensor):
+    try:
+        return (e.double() - a.double()).abs().nan_to_num(0).max().item()
+    except Exception:  # noqa: BLE001
+        return "?"
+
+
+def run_sample(op, sample, check_values: bool) -> tuple[bool, list[str], str]:
+    """(correct, fallback op names, failure reason) of one sample."""
+    def call(mapper):
+        inp = mapper(sample.input)
+        args = tree_map(mapper, sample.args)
+        kwargs = tree_map(mapper, sample.kwargs)
+        return op(inp, *args, **kwargs)
+
+    try:
+        expected, eager_error = call(lambda x: x), None
+    except Exception as exc:  # noqa: BLE001
+        expected, eager_error = None, exc
+    metrics = get_runtime().metrics
+    before = dict(metrics.fallbacks)
+    try:
+        actual = tree_map(_to_cpu, call(_to_lazy))
+        lazy_error = None
+    except Exception as exc:  # noqa: BLE001
+        actual, lazy_error = None, exc
+    fell = [k for k, v in metrics.fallbacks.items() if v > before.get(k, 0)]
+    if eager_error is not None:
+        ok = lazy_error is not None
+        return ok, fell, "" if ok else f"eager raised {type(eager_error).__name__}, lazy did not"
+    if lazy_error is not None:
+        return False, fell, f"{type(lazy_error).__name__}: {str(lazy_error).splitlines()[0][:160]}"
+    reason = _same(expected, actual, check_values)
+    return reason is None, fell, reason or ""
+
+
+def run_op(op) -> OpResult:
+    name = op_name(op)
+    result = OpResult(name)
+    start = time.perf_counter()
+    check_values = not any(word in op.name for word in UNCHECKED_VALUES)
+    try:
+        samples = list(op.sample_inputs("cpu", torch.float32, requires_grad=False))
+    except Exception as exc:  # noqa: BLE001
+        result.failures.append(f"sample_inputs raised {type(exc).__name__}")
+        return result
+    for sample in samples:
+        result.samples += 1
+        ok, fell, reason = run_sample(op, sample, check_values)
+        result.correct += ok
+        result.fell_back += bool(fell) and ok
+        result.fallback_ops.extend(f for f in fell if f not in result.fallback_ops)
+        if not ok and len(result.failures) < 3:
+            result.failures.append(reason)
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+@dataclass
+class Totals:
+    ops: int
+    samples: int
+    correct: int
+    fully_lowered: int
+    fell_back_ops: int
+    failed_ops: int
+
+    @property
+    def sample_rate(self) -> float:
+        return self.correct / max(self.samples, 1)
+
+    @property
+    def lowered_rate(self) -> float:
+        return self.fully_lowered / max(self.ops, 1)
+
+
+def totals(results: list[OpResult]) -> Totals:
+    return Totals(
+        ops=len(results), samples=sum(r.samples for r in results),
+        correct=sum(r.correct for r in results),
+        fully_lowered=sum(r.status == "pass" for r in results),
+        fell_back_ops=sum(r.status == "fell back" for r in results),
+        failed_ops=sum(r.status == "fail" for r in results),
+    )
+
+
+def run(names: list[str] | None = None, verbose: bool = True) -> tuple[list[OpResult], Totals]:
+    results = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for op in float32_ops(names):
+            r = run_op(op)
+            results.append(r)
+            if verbose:
+                detail = "; ".join(r.failures) if r.status == "fail" else \
+                    ", ".join(r.fallback_ops) if r.status == "fell back" else ""
+                print(f"{r.status:<10} {r.name:<45} {r.correct:>3}/{r.samples:<3} "
+                      f"{r.seconds:6.1f}s  {detail[:200]}", flush=True)
+    return results, totals(results)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ops", help="comma-separated op names (default: all)")
+    parser.add_argument("--json", help="write per-op results and totals here")
+    args = parser.parse_args()
+    names = args.ops.split(",") if args.ops else None
+    results, t = run(names)
+    print(f"\nops: {t.ops}  fully lowered: {t.fully_lowered} ({t.lowered_rate:.1%})  "
+          f"correct with fallback: {t.fell_back_ops}  failing: {t.failed_ops}")
+    print(f"samples: {t.samples}  correct: {t.correct} ({t.sample_rate:.1%})")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"totals": asdict(t), "ops": [asdict(r) | {"status": r.status}
+                                                    for r in results]}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,144 @@
+"""Activation functions and their gradients, written only in core ops,
+shared by every frontend (torch.nn.functional, tf.nn, jax.nn-style APIs).
+
+Each function takes a floating Node and returns one of the same shape and
+dtype; user-chosen numbers (slopes, thresholds) become scalar parameters,
+the math's own constants are compile-time constants.
+
+>>> import numpy as np
+>>> from lazytensor.core.runtime import constant
+>>> x = constant(np.linspace(-2, 2, 5), np.dtype("float32"))
+>>> gelu(x).shape, gelu(x, approximate="tanh").dtype
+((5,), dtype('float32'))
+"""
+
+from __future__ import annotations
+
+import math
+
+from lazytensor.core.composite import elementwise as ew
+from lazytensor.core.composite.creation import const
+from lazytensor.core.ir import Node
+from lazytensor.core.ops import Op
+from lazytensor.core.registry import make
+
+_SQRT_HALF = 1.0 / math.sqrt(2.0)
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+
+
+def _c(value, like: Node) -> Node:
+    return const(value, like.dtype, like.shape)
+
+
+def _p(value, like: Node) -> Node:
+    return ew.as_node(value, like.dtype, like.shape)
+
+
+def _mul(*xs: Node) -> Node:
+    out = xs[0]
+    for x in xs[1:]:
+        out = make(Op.MUL, (out, x))
+    return out
+
+
+def _add(a: Node, b: Node) -> Node:
+    return make(Op.ADD, (a, b))
+
+
+def _sub(a: Node, b: Node) -> Node:
+    return make(Op.SUB, (a, b))
+
+
+def _sel(pred: Node, a: Node, b: Node) -> Node:
+    return make(Op.SELECT, (pred, a, b))
+
+
+def relu(x: Node) -> Node:
+    return make(Op.MAX, (x, _c(0, x)))
+
+
+def threshold_backward(grad: Node, x: Node, threshold: float) -> Node:
+    """grad where x > threshold, else 0 (the gradient of relu/threshold)."""
+    return _sel(make(Op.LE, (x, _p(threshold, x))), _c(0, grad), grad)
+
+
+def gelu(x: Node, approximate: str = "none") -> Node:
+    """x * Phi(x); ``approximate="tanh"`` uses the tanh formula."""
+    half = _mul(_c(0.5, x), x)
+    if approximate == "tanh":
+        inner = _mul(_c(_SQRT_2_OVER_PI, x), _add(x, _mul(_c(0.044715, x), x, x, x)))
+        return _mul(half, _add(_c(1.0, x), make(Op.TANH, (inner,))))
+    return _mul(half, _add(_c(1.0, x), make(Op.ERF, (_mul(x, _c(_SQRT_HALF, x)),))))
+
+
+def gelu_backward(grad: Node, x: Node, approximate: str = "none") -> Node:
+    if approximate == "tanh":
+        x3 = _mul(_c(0.044715, x), x, x, x)
+        inner = _mul(_c(_SQRT_2_OVER_PI, x), _add(x, x3))
+        t = make(Op.TANH, (inner,))
+        d_inner = _mul(_c(_SQRT_2_OVER_PI, x), _add(_c(1.0, x), _mul(_c(3.0 * 0.044715, x), x, x)))
+        left = _mul(_c(0.5, x), _add(_c(1.0, x), t))
+        right = _mul(_c(0.5, x), x, _sub(_c(1.0, x), _mul(t, t)), d_inner)
+        return _mul(grad, _add(left, right))
+    cdf = _mul(_c(0.5, x), _add(_c(1.0, x), make(Op.ERF, (_mul(x, _c(_SQRT_HALF, x)),))))
+    pdf = _mul(_c(_INV_SQRT_2PI, x), make(Op.EXP, (_mul(_c(-0.5, x), x, x),)))
+    return _mul(grad, _add(cdf, _mul(x, pdf)))
+
+
+def silu(x: Node) -> Node:
+    return _mul(x, make(Op.LOGISTIC, (x,)))
+
+
+def silu_backward(grad: Node, x: Node) -> Node:
+    s = make(Op.LOGISTIC, (x,))
+    return _mul(grad, s, _add(_c(1.0, x), _mul(x, _sub(_c(1.0, x), s))))
+
+
+def sigmoid_backward(grad: Node, y: Node) -> Node:
+    """From the output y = sigmoid(x): g * y * (1 - y)."""
+    return _mul(grad, y, _sub(_c(1.0, y), y))
+
+
+def tanh_backward(grad: Node, y: Node) -> Node:
+    """From the output y = tanh(x): g * (1 - y^2)."""
+    return _mul(grad, _sub(_c(1.0, y), _mul(y, y)))
+
+
+def softplus(x: Node, beta: float = 1.0, threshold: float = 20.0) -> Node:
+    """log(1 + exp(beta x)) / beta, linear where beta x > threshold."""
+    bx = _mul(x, _p(beta, x))
+    soft = make(Op.DIV, (make(Op.LOG1P, (make(Op.EXP, (bx,)),)), _p(beta, x)))
+    return _sel(make(Op.GT, (bx, _p(threshold, x))), x, soft)
+
+
+def mish(x: Node) -> Node:
+    return _mul(x, make(Op.TANH, (softplus(x),)))
+
+
+def elu(x: Node, alpha: float = 1.0, scale: float = 1.0, input_scale: float = 1.0) -> Node:
+    """scale * (x if x > 0 else alpha * (exp(x * input_scale) - 1))."""
+    neg = _mul(_p(alpha, x), make(Op.EXPM1, (_mul(x, _p(input_scale, x)),)))
+    return _mul(_p(scale, x), _sel(make(Op.GT, (x, _c(0, x))), x, neg))
+
+
+def leaky_relu(x: Node, negative_slope: float = 0.01) -> Node:
+    return _sel(make(Op.GT, (x, _c(0, x))), x, _mul(x, _p(negative_slope, x)))
+
+
+def hardtanh(x: Node, lo: float = -1.0, hi: float = 1.0) -> Node:
+    return make(Op.MIN, (make(Op.MAX, (x, _p(lo, x))), _p(hi, x)))
+
+
+def hardsigmoid(x: Node) -> Node:
+    return _mul(hardtanh(_add(x, _c(3.0, x)), 0.0, 6.0), _c(1.0 / 6.0, x))
+
+
+def hardswish(x: Node) -> Node:
+    return _mul(x, hardsigmoid(x))
+
+
+def log_sigmoid(x: Node) -> Node:
+    """-softplus(-x), stable for large |x|."""
+    neg = make(Op.MIN, (x, _c(0, x)))
+    return _sub(neg, make(Op.LOG1P, (make(Op.EXP, (make(Op.NEG, (make(Op.ABS, (x,)),)),)),)))

@@ -1,0 +1,161 @@
+"""Losses written only in core ops, shared by every frontend: negative
+log-likelihood (class-index targets, optional class weights and an ignored
+index), cross entropy from logits (with label smoothing or probability
+targets), mean squared error, and their gradients.
+
+Class scores have the class axis ``class_axis`` (1 for torch's (N, C, ...),
+-1 for TF's (..., C)); targets have the scores' shape without it.
+``reduction`` is "none", "sum" or "mean" (mean divides by the summed weights
+of the counted targets, as torch does).
+
+>>> import numpy as np
+>>> from lazytensor.core.runtime import constant
+>>> logp = constant(np.log(np.full((4, 3), 1 / 3)), np.dtype("float32"))
+>>> target = constant(np.array([0, 1, 2, 1]), np.dtype("int64"))
+>>> nll_loss(logp, target)[0].shape
+()
+"""
+
+from __future__ import annotations
+
+from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import elementwise as ew
+from lazytensor.core.composite import reduction as red
+from lazytensor.core.composite.creation import const, iota
+from lazytensor.core.ir import Node
+from lazytensor.core.ops import Op
+from lazytensor.core.registry import ShapeError, make
+
+
+def _one_hot(target: Node, scores: Node, class_axis: int) -> Node:
+    """bool mask, scores' shape: True at each target's class."""
+    axis = class_axis % scores.ndim
+    classes = iota(scores.shape, axis, dt.int64)
+    dims = tuple(d for d in range(scores.ndim) if d != axis)
+    t = make(Op.BROADCAST_IN_DIM, (ew.convert(target, dt.int64),), scores.shape, dims)
+    return make(Op.EQ, (classes, t))
+
+
+def _target_weights(target: Node, scores: Node, weight: Node | None, ignore_index: int,
+                    class_axis: int) -> Node:
+    """Per target: its class weight (1 without weights), 0 where ignored."""
+    counted = make(Op.NE, (ew.convert(target, dt.int64),
+                           ew.as_node(ignore_index, dt.int64, target.shape)))
+    if weight is None:
+        w = const(1.0, scores.dtype, target.shape)
+    else:
+        axis = class_axis % scores.ndim
+        per_class = make(Op.BROADCAST_IN_DIM, (ew.convert(weight, scores.dtype),), scores.shape,
+                         (axis,))
+        picked = make(Op.SELECT, (_one_hot(target, scores, class_axis), per_class,
+                                  const(0.0, scores.dtype, scores.shape)))
+        w = red.reduce("sum", picked, axis)
+    return make(Op.SELECT, (counted, w, const(0.0, scores.dtype, target.shape)))
+
+
+def _check(scores: Node, target: Node, class_axis: int) -> None:
+    axis = class_axis % scores.ndim
+    expected = scores.shape[:axis] + scores.shape[axis + 1:]
+    if target.shape != expected:
+        raise ShapeError(f"expected target of shape {expected} for scores {scores.shape}, got "
+                         f"{target.shape}")
+
+
+def nll_loss(logp: Node, target: Node, weight: Node | None = None, reduction: str = "mean",
+             ignore_index: int = -100, class_axis: int = 1) -> tuple[Node, Node]:
+    """(loss, total_weight): -weight[t] * logp[t] per target, reduced."""
+    axis = class_axis % logp.ndim if logp.ndim > 1 else 0
+    _check(logp, target, axis)
+    w = _target_weights(target, logp, weight, ignore_index, axis)
+    hot = _one_hot(target, logp, axis)
+    picked = red.reduce("sum", make(Op.SELECT, (hot, logp, const(0.0, logp.dtype, logp.shape))),
+                        axis)
+    losses = make(Op.NEG, (make(Op.MUL, (picked, w)),))
+    total = red.reduce("sum", w, None)
+    if reduction == "none":
+        return losses, total
+    summed = red.reduce("sum", losses, None)
+    if reduction == "sum":
+        return summed, total
+    return make(Op.DIV, (summed, total)), total
+
+
+def nll_loss_backward(grad: Node, logp: Node, target: Node, weight: Node | None,
+                      reduction: str, ignore_index: int, total_weight: Node,
+                      class_axis: int = 1) -> Node:
+    """Gradient of ``nll_loss`` with respect to ``logp``."""
+    axis = class_axis % logp.ndim if logp.ndim > 1 else 0
+    w = _target_weights(target, logp, weight, ignore_index, axis)
+    scale = make(Op.NEG, (w,))
+    if reduction == "none":
+        scale = make(Op.MUL, (scale, ew.convert(grad, logp.dtype)))
+    else:
+        g = ew.convert(grad, logp.dtype)
+        if reduction == "mean":
+            g = make(Op.DIV, (g, total_weight))
+        scale = make(Op.MUL, (scale, ew.broadcast_to(g, scale.shape)))
+    dims = tuple(d for d in range(logp.ndim) if d != axis)
+    spread = make(Op.BROADCAST_IN_DIM, (scale,), logp.shape, dims)
+    hot = _one_hot(target, logp, axis)
+    return make(Op.SELECT, (hot, spread, const(0.0, logp.dtype, logp.shape)))
+
+
+def cross_entropy(logits: Node, target: Node, weight: Node | None = None,
+                  reduction: str = "mean", ignore_index: int = -100,
+                  label_smoothing: float = 0.0, class_axis: int = 1) -> Node:
+    """Cross entropy from logits: class-index targets (with label smoothing
+    and weights, torch's definition) or class-probability targets."""
+    axis = class_axis % logits.ndim
+    logp = red.log_softmax(logits, axis)
+    if target.dtype == logits.dtype:  # probabilities
+        terms = make(Op.MUL, (logp, target))
+        if weight is not None:
+            terms = make(Op.MUL, (terms, make(Op.BROADCAST_IN_DIM, (weight,), logp.shape,
+                                              (axis,))))
+        per = make(Op.NEG, (red.reduce("sum", terms, axis),))
+        return _reduce(per, reduction, float(_count(per)))
+    loss, total = nll_loss(logp, target, weight, reduction, ignore_index, axis)
+    if label_smoothing <= 0.0:
+        return loss
+    classes = logits.shape[axis]
+    w = _target_weights(target, logp, None, ignore_index, axis)
+    terms = logp if weight is None else make(Op.MUL, (logp, make(
+        Op.BROADCAST_IN_DIM, (weight,), logp.shape, (axis,))))
+    smooth = make(Op.MUL, (make(Op.NEG, (red.reduce("sum", terms, axis),)), w))
+    if reduction == "mean":
+        smooth = make(Op.DIV, (red.reduce("sum", smooth, None), total))
+    elif reduction == "sum":
+        smooth = red.reduce("sum", smooth, None)
+    eps = label_smoothing
+    return make(Op.ADD, (make(Op.MUL, (loss, const(1.0 - eps, loss.dtype, loss.shape))),
+                         make(Op.MUL, (smooth, const(eps / classes, loss.dtype, loss.shape)))))
+
+
+def _count(x: Node) -> int:
+    n = 1
+    for s in x.shape:
+        n *= s
+    return n
+
+
+def _reduce(per: Node, reduction: str, count: float) -> Node:
+    if reduction == "none":
+        return per
+    total = red.reduce("sum", per, None)
+    if reduction == "sum":
+        return total
+    return make(Op.DIV, (total, const(count, total.dtype)))
+
+
+def mse_loss(x: Node, y: Node, reduction: str = "mean") -> Node:
+    """(x - y)^2, reduced."""
+    d = make(Op.SUB, (x, y))
+    return _reduce(make(Op.MUL, (d, d)), reduction, float(_count(d)))
+
+
+def mse_loss_backward(grad: Node, x: Node, y: Node, reduction: str = "mean") -> Node:
+    """2 (x - y) * grad (divided by the count for "mean")."""
+    d = make(Op.SUB, (x, y))
+    g = ew.broadcast_to(ew.convert(grad, x.dtype), x.shape)
+    scale = 2.0 / _count(x) if reduction == "mean" else 2.0
+    return make(Op.MUL, (make(Op.MUL, (d, g)), const(scale, x.dtype, x.shape)))

@@ -1,0 +1,484 @@
+"""Neural-network math written only in core ops, for every frontend:
+convolution (channels-first or channels-last layouts), max/avg pooling,
+batch/layer norm, softmax gradients, losses (nll, cross entropy, mse),
+activations (gelu, silu, ...), dropout, embedding and scaled dot-product
+attention.
+
+Layouts are arguments, never a framework: ``channels_last=False`` is torch's
+(N, C, *spatial) with (O, I/groups, *k) kernels, ``True`` is TensorFlow's
+(N, *spatial, C) with (*k, I/groups, O) kernels. Python numbers that a user
+chooses (eps, momentum, dropout p, negative slopes) become scalar
+parameters (changing them never recompiles); numbers that are properties of
+the math (1/sqrt(2), 0.044715) and of static shapes are constants.
+Gradients that need more than a line come from the core's autodiff
+(``vjp``), so each forward rule here is also its backward.
+
+>>> import numpy as np
+>>> from lazytensor.core.runtime import constant
+>>> x = constant(np.zeros((2, 3, 8, 8)), np.dtype("float32"))
+>>> w = constant(np.zeros((4, 3, 3, 3)), np.dtype("float32"))
+>>> conv(x, w, (1, 1), ((1, 1), (1, 1))).shape, max_pool(x, (2, 2), (2, 2)).shape
+((2, 4, 8, 8), (2, 3, 4, 4))
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from lazytensor.core import autodiff
+from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import elementwise as ew
+from lazytensor.core.composite import reduction as red
+from lazytensor.core.composite.creation import const, iota
+from lazytensor.core.composite.linalg import matmul
+from lazytensor.core.composite.shape import reshape
+from lazytensor.core.ir import Node
+from lazytensor.core.ops import Op
+from lazytensor.core.registry import ShapeError, make
+from lazytensor.core.rules.contract import window_output
+from lazytensor.core.runtime import constant
+
+Pads = Sequence[tuple[int, int]]
+_SPATIAL = "DHW"
+
+
+def _c(value, like: Node) -> Node:
+    """A math constant of ``like``'s dtype and shape."""
+    return const(value, like.dtype, like.shape)
+
+
+def _p(value, like: Node) -> Node:
+    """A user-chosen number (a scalar parameter) of ``like``'s dtype and shape."""
+    return ew.as_node(value, like.dtype, like.shape)
+
+
+def _bin(op: Op, a: Node, b: Node) -> Node:
+    return make(op, (a, b))
+
+
+# ------------------------------------------------------------------ vjp
+def vjp(fn: Callable[..., Node], primals: Sequence[Node], cotangent: Node) -> list[Node]:
+    """Gradients of ``fn(*primals)`` pulled back from ``cotangent``, recorded
+    as one core VJP node. ``fn`` is traced on stand-in leaves, so only its
+    own ops are replayed (never the primals' history).
+
+    Shape/dtype rule: gradient i has primals[i]'s shape and dtype."""
+    stand = [Node(Op.DATA, (), (), p.shape, p.dtype) for p in primals]
+    program, inputs, refs, out_ref = autodiff._trace(fn(*stand), stand)
+    real = {id(s): p for s, p in zip(stand, primals)}
+    operands = tuple(real.get(id(i), i) for i in inputs)
+    diff = tuple(dict.fromkeys(r for r in refs if r is not None))
+    grads = []
+    node = make(Op.VJP, (*operands, cotangent), program, diff, out_ref) if diff else None
+    for p, ref in zip(primals, refs):
+        grads.append(make(Op.TUPLE_GET, (node,), diff.index(ref)) if ref is not None
+                     else ew.full(p.shape, 0, p.dtype))
+    return grads
+
+
+# ----------------------------------------------------------- convolution
+def _specs(nspatial: int, channels_last: bool) -> tuple[str, str, str]:
+    if nspatial > len(_SPATIAL):
+        raise ShapeError(f"convolution over {nspatial} spatial dims is not supported")
+    sp = _SPATIAL[len(_SPATIAL) - nspatial:]
+    if channels_last:
+        return f"N{sp}C", f"{sp}IO", f"N{sp}C"
+    return f"NC{sp}", f"OI{sp}", f"NC{sp}"
+
+
+def same_padding(sizes, kernel, strides, dilation) -> tuple[tuple[int, int], ...]:
+    """XLA/TensorFlow 'SAME' padding: output = ceil(input / stride)."""
+    pads = []
+    for n, k, s, d in zip(sizes, kernel, strides, dilation):
+        out = -(-n // s)
+        total = max((out - 1) * s + (k - 1) * d + 1 - n, 0)
+        pads.append((total // 2, total - total // 2))
+    return tuple(pads)
+
+
+def conv(x: Node, w: Node, strides: Sequence[int], padding: Pads | str,
+         dilation: Sequence[int] | None = None, groups: int = 1,
+         channels_last: bool = False) -> Node:
+    """N-d convolution (cross-correlation, as every framework computes it).
+
+    Shape rule: (N, C, *S) * (O, C/groups, *K) -> (N, O, *S') with
+    S' = (S + lo + hi - dilation*(K-1) - 1) // stride + 1 (channels first)."""
+    n = x.ndim - 2
+    dilation = tuple(dilation or (1,) * n)
+    lspec, rspec, ospec = _specs(n, channels_last)
+    if isinstance(padding, str):
+        spatial = x.shape[1:-1] if channels_last else x.shape[2:]
+        kernel = w.shape[:-2] if channels_last else w.shape[2:]
+        padding = ((0, 0),) * n if padding.upper() == "VALID" else \
+            same_padding(spatial, kernel, strides, dilation)
+    return make(Op.CONV, (x, w), tuple(strides), tuple(tuple(p) for p in padding),
+                (1,) * n, dilation, (lspec, rspec, ospec), groups, 1)
+
+
+def conv_transpose(x: Node, w: Node, strides: Sequence[int], padding: Pads,
+                   output_padding: Sequence[int], dilation: Sequence[int], groups: int = 1,
+                   ) -> Node:
+    """Transposed convolution (the gradient of ``conv`` with respect to its
+    input), channels first; ``w`` is (C_in, C_out/groups, *K) as in torch.
+
+    Shape rule: S' = (S - 1)*stride - lo - hi + dilation*(K-1) + output_padding + 1."""
+    n = x.ndim - 2
+    cin, cout_g, *k = w.shape
+    g = groups
+    w = reshape(w, (g, cin // g, cout_g, *k))
+    w = make(Op.TRANSPOSE, (w,), (0, 2, 1, *range(3, 3 + n)))
+    w = reshape(w, (g * cout_g, cin // g, *k))
+    w = make(Op.REV, (w,), tuple(range(2, 2 + n)))
+    pads = tuple(
+        (d * (kk - 1) - lo, d * (kk - 1) - hi + op)
+        for kk, (lo, hi), op, d in zip(k, padding, output_padding, dilation)
+    )
+    lspec, rspec, ospec = _specs(n, False)
+    return make(Op.CONV, (x, w), (1,) * n, pads, tuple(strides), tuple(dilation),
+                (lspec, rspec, ospec), groups, 1)
+
+
+def bias_add(x: Node, bias: Node, channel_axis: int = 1) -> Node:
+    """x + bias along ``channel_axis``."""
+    b = make(Op.BROADCAST_IN_DIM, (ew.convert(bias, x.dtype),), x.shape, (channel_axis,))
+    return make(Op.ADD, (x, b))
+
+
+# --------------------------------------------------------------- pooling
+def pool_padding(sizes, kernel, strides, padding: Pads, dilation, ceil_mode: bool,
+                 ) -> tuple[tuple[int, int], ...]:
+    """Explicit (lo, hi) padding per spatial dim; ``ceil_mode`` adds what
+    torch's ceil rounding needs on the high side (the last window must start
+    inside the input or its left padding)."""
+    out = []
+    for n, k, s, (lo, hi), d in zip(sizes, kernel, strides, padding, dilation):
+        span = d * (k - 1) + 1
+        count = (n + lo + hi - span) // s + 1
+        if ceil_mode:
+            count = -(-(n + lo + hi - span) // s) + 1
+            if (count - 1) * s >= n + lo:
+                count -= 1
+        extra = max((count - 1) * s + span - (n + lo + hi), 0)
+        out.append((lo, hi + extra))
+    return tuple(out)
+
+
+def _spatial_axes(x: Node, nspatial: int, channels_last: bool) -> tuple[int, ...]:
+    start = x.ndim - nspatial - (1 if channels_last else 0)
+    return tuple(range(start, start + nspatial))
+
+
+def _window(x: Node, axes, kernel, strides, pads, dilation):
+    dims = [1] * x.ndim
+    st = [1] * x.ndim
+    pad = [(0, 0)] * x.ndim
+    dil = [1] * x.ndim
+    for a, k, s, p, d in zip(axes, kernel, strides, pads, dilation):
+        dims[a], st[a], pad[a], dil[a] = k, s, tuple(p), d
+    return tuple(dims), tuple(st), tuple(pad), (1,) * x.ndim, tuple(dil)
+
+
+def max_pool(x: Node, kernel: Sequence[int], strides: Sequence[int] | None = None,
+             padding: Pads | None = None, dilation: Sequence[int] | None = None,
+             ceil_mode: bool = False, channels_last: bool = False) -> Node:
+    """Max over windows of the trailing spatial dims (padding counts as -inf).
+
+    Shape rule: spatial S -> window_output(S, K, stride, lo, hi, dilation)."""
+    n = len(kernel)
+    strides = tuple(strides or kernel)
+    dilation = tuple(dilation or (1,) * n)
+    axes = _spatial_axes(x, n, channels_last)
+    pads = pool_padding([x.shape[a] for a in axes], kernel, strides,
+                        padding or ((0, 0),) * n, dilation, ceil_mode)
+    low = -math.inf if dt.is_inexact(x.dtype) else int(dt.iinfo(x.dtype).min)
+    return make(Op.REDUCE_WINDOW_MAX, (x, const(low, x.dtype)),
+                *_window(x, axes, kernel, strides, pads, dilation))
+
+
+def max_pool_with_indices(x: Node, kernel: Sequence[int], strides: Sequence[int],
+                          padding: Pads, dilation: Sequence[int], ceil_mode: bool = False,
+                          index_dtype: np.dtype = dt.int64) -> tuple[Node, Node]:
+    """Channels-first max pooling with, per output, the flat index (into the
+    input's spatial plane) of the first maximal element; NaN counts as the
+    maximum (torch's rule). Windows are read as strided slices of the padded
+    input, one per kernel offset."""
+    n = len(kernel)
+    sizes = x.shape[-n:]
+    pads = pool_padding(sizes, kernel, strides, padding, dilation, ceil_mode)
+    outs = [window_output(s, k, st, lo, hi, 1, d) for s, k, st, (lo, hi), d
+            in zip(sizes, kernel, strides, pads, dilation)]
+    low = -math.inf if dt.is_inexact(x.dtype) else int(dt.iinfo(x.dtype).min)
+    cfg = ((0, 0, 0),) * (x.ndim - n) + tuple((lo, hi, 0) for lo, hi in pads)
+    padded = make(Op.PAD, (x, const(low, x.dtype)), cfg)
+    best = index = None
+    lead = x.shape[:-n]
+    for offset in np.ndindex(*kernel):
+        start = (0,) * len(lead) + tuple(o * d for o, d in zip(offset, dilation))
+        limit = lead + tuple(s + (c - 1) * st + 1 for s, c, st in zip(start[len(lead):], outs,
+                                                                   strides))
+        v = make(Op.SLICE, (padded,), start, limit, (1,) * len(lead) + tuple(strides))
+        pos = _flat_positions(lead, outs, offset, strides, pads, dilation, sizes, index_dtype)
+        if best is None:
+            best, index = v, pos
+            continue
+        better = make(Op.GT, (v, best))
+        if dt.is_inexact(x.dtype):
+            better = make(Op.OR, (better, make(Op.AND, (
+                make(Op.NE, (v, v)), make(Op.EQ, (best, best))))))
+        best = make(Op.SELECT, (better, v, best))
+        index = make(Op.SELECT, (better, pos, index))
+    return best, index
+
+
+def _flat_positions(lead, outs, offset, strides, pads, dilation, sizes, dtype) -> Node:
+    """The flat input position read by each output at one kernel offset."""
+    pos = np.zeros(tuple(outs), dtype=np.int64)
+    plane = 1
+    for axis in range(len(outs) - 1, -1, -1):
+        coord = np.arange(outs[axis]) * strides[axis] - pads[axis][0] + offset[axis] * \
+            dilation[axis]
+        shape = [1] * len(outs)
+        shape[axis] = outs[axis]
+        pos = pos + coord.reshape(shape) * plane
+        plane *= sizes[axis]
+    node = constant(pos.astype(dtype), dtype)
+    return make(Op.BROADCAST_IN_DIM, (node,), tuple(lead) + tuple(outs),
+                tuple(range(len(lead), len(lead) + len(outs))))
+
+
+def max_pool_backward(grad: Node, indices: Node, input_shape: Sequence[int],
+                      nspatial: int) -> Node:
+    """Scatter-add ``grad`` to the input positions named by ``indices``
+    (flat spatial indices, as ``max_pool_with_indices`` gives)."""
+    lead = tuple(input_shape[:-nspatial])
+    plane = math.prod(input_shape[-nspatial:])
+    batch = math.prod(lead)
+    g = reshape(grad, (batch, -1))
+    idx = reshape(ew.convert(indices, dt.int64), (batch, g.shape[1], 1))
+    zeros = ew.full((batch, plane), 0, grad.dtype)
+    out = make(Op.SCATTER, (zeros, idx, g), (), (1,), (1,), (0,), (0,), "add", "fill")
+    return reshape(out, tuple(input_shape))
+
+
+def avg_pool(x: Node, kernel: Sequence[int], strides: Sequence[int] | None = None,
+             padding: Pads | None = None, ceil_mode: bool = False,
+             count_include_pad: bool = True, divisor_override: int | None = None,
+             channels_last: bool = False) -> Node:
+    """Mean over windows; the divisor follows torch/TF: every element of the
+    window inside the padded input (``count_include_pad``) or only the real
+    elements, or ``divisor_override``. Divisors depend on shapes only, so
+    they are constants."""
+    n = len(kernel)
+    strides = tuple(strides or kernel)
+    padding = tuple(padding or ((0, 0),) * n)
+    axes = _spatial_axes(x, n, channels_last)
+    sizes = [x.shape[a] for a in axes]
+    pads = pool_padding(sizes, kernel, strides, padding, (1,) * n, ceil_mode)
+    window = _window(x, axes, kernel, strides, pads, (1,) * n)
+    total = make(Op.REDUCE_WINDOW_SUM, (x, const(0, x.dtype)), *window)
+    if divisor_override:
+        return make(Op.DIV, (total, _c(divisor_override, total)))
+    counts = _window_counts(sizes, kernel, strides, padding, pads, count_include_pad)
+    shape = [1] * x.ndim
+    for a, c in zip(axes, counts.shape):
+        shape[a] = c
+    divisor = constant(counts.reshape(shape).astype(x.dtype), x.dtype)
+    return make(Op.DIV, (total, ew.broadcast_to(divisor, total.shape)))
+
+
+def _window_counts(sizes, kernel, strides, padding, pads, include_pad: bool) -> np.ndarray:
+    counts = np.ones((), dtype=np.float64)
+    for n, k, s, (lo, hi), (plo, phi) in zip(sizes, kernel, strides, padding, pads):
+        inside = np.zeros(n + plo + phi)
+        inside[plo - lo if include_pad else plo: plo + n + (hi if include_pad else 0)] = 1
+        c = np.array([inside[i * s: i * s + k].sum()
+                      for i in range(window_output(n, k, s, plo, phi))])
+        counts = np.multiply.outer(counts, c)
+    return counts
+
+
+# ---------------------------------------------------------- normalization
+def layer_norm(x: Node, normalized_ndim: int, weight: Node | None, bias: Node | None,
+               eps: float) -> tuple[Node, Node, Node]:
+    """(out, mean, rstd) normalizing over the last ``normalized_ndim`` dims;
+    mean and rstd keep those dims as size 1. Half types compute in float32."""
+    compute = dt.float32 if x.dtype in (dt.float16, dt.bfloat16) else x.dtype
+    xc = ew.convert(x, compute)
+    axes = tuple(range(x.ndim - normalized_ndim, x.ndim))
+    mean = red.mean(xc, axes, keepdims=True)
+    centered = _bin(Op.SUB, xc, ew.broadcast_to(mean, xc.shape))
+    var = red.mean(_bin(Op.MUL, centered, centered), axes, keepdims=True)
+    rstd = make(Op.RSQRT, (_bin(Op.ADD, var, _p(eps, var)),))
+    out = _bin(Op.MUL, centered, ew.broadcast_to(rstd, xc.shape))
+    out = _affine(out, weight, bias, x.ndim - normalized_ndim)
+    return ew.convert(out, x.dtype), mean, rstd
+
+
+def _affine(out: Node, weight: Node | None, bias: Node | None, first_axis: int) -> Node:
+    dims = tuple(range(first_axis, out.ndim))
+    if weight is not None:
+        w = make(Op.BROADCAST_IN_DIM, (ew.convert(weight, out.dtype),), out.shape, dims)
+        out = _bin(Op.MUL, out, w)
+    if bias is not None:
+        b = make(Op.BROADCAST_IN_DIM, (ew.convert(bias, out.dtype),), out.shape, dims)
+        out = _bin(Op.ADD, out, b)
+    return out
+
+
+def layer_norm_backward(grad: Node, x: Node, mean: Node, rstd: Node, weight: Node | None,
+                        normalized_ndim: int) -> tuple[Node, Node, Node]:
+    """(grad_x, grad_weight, grad_bias) of ``layer_norm``."""
+    compute = rstd.dtype
+    g, xc = ew.convert(grad, compute), ew.convert(x, compute)
+    k = x.ndim - normalized_ndim
+    axes = tuple(range(k, x.ndim))
+    xhat = _bin(Op.MUL, _bin(Op.SUB, xc, ew.broadcast_to(mean, xc.shape)),
+                ew.broadcast_to(rstd, xc.shape))
+    gw = red.reduce("sum", _bin(Op.MUL, g, xhat), tuple(range(k)))
+    gb = red.reduce("sum", g, tuple(range(k)))
+    if weight is not None:
+        g = _bin(Op.MUL, g, make(Op.BROADCAST_IN_DIM, (ew.convert(weight, compute),),
+                                 g.shape, axes))
+    mg = ew.broadcast_to(red.mean(g, axes, keepdims=True), g.shape)
+    mgx = ew.broadcast_to(red.mean(_bin(Op.MUL, g, xhat), axes, keepdims=True), g.shape)
+    gx = _bin(Op.MUL, ew.broadcast_to(rstd, g.shape),
+              _bin(Op.SUB, _bin(Op.SUB, g, mg), _bin(Op.MUL, xhat, mgx)))
+    return (ew.convert(gx, x.dtype), ew.convert(gw, x.dtype), ew.convert(gb, x.dtype))
+
+
+def batch_norm(x: Node, weight: Node | None, bias: Node | None, mean: Node, invstd: Node,
+               channel_axis: int = 1) -> Node:
+    """(x - mean) * invstd * weight + bias with per-channel statistics."""
+    compute = invstd.dtype
+    shape = x.shape
+
+    def per_channel(v: Node) -> Node:
+        return make(Op.BROADCAST_IN_DIM, (ew.convert(v, compute),), shape, (channel_axis,))
+
+    out = _bin(Op.MUL, _bin(Op.SUB, ew.convert(x, compute), per_channel(mean)),
+               per_channel(invstd))
+    if weight is not None:
+        out = _bin(Op.MUL, out, per_channel(weight))
+    if bias is not None:
+        out = _bin(Op.ADD, out, per_channel(bias))
+    return ew.convert(out, x.dtype)
+
+
+def batch_stats(x: Node, eps: float, channel_axis: int = 1) -> tuple[Node, Node, Node]:
+    """(mean, biased var, invstd) per channel over every other axis."""
+    compute = dt.float32 if x.dtype in (dt.float16, dt.bfloat16) else x.dtype
+    xc = ew.convert(x, compute)
+    axes = tuple(a for a in range(x.ndim) if a != channel_axis)
+    mean = red.mean(xc, axes)
+    centered = _bin(Op.SUB, xc, make(Op.BROADCAST_IN_DIM, (mean,), xc.shape, (channel_axis,)))
+    var = red.mean(_bin(Op.MUL, centered, centered), axes)
+    return mean, var, make(Op.RSQRT, (_bin(Op.ADD, var, _p(eps, var)),))
+
+
+def batch_norm_backward(grad: Node, x: Node, weight: Node | None, mean: Node, invstd: Node,
+                        training: bool, channel_axis: int = 1) -> tuple[Node, Node, Node]:
+    """(grad_x, grad_weight, grad_bias) of ``batch_norm``; in training the
+    statistics are functions of x (their gradient is included)."""
+    compute = invstd.dtype
+    g, xc = ew.convert(grad, compute), ew.convert(x, compute)
+    axes = tuple(a for a in range(x.ndim) if a != channel_axis)
+
+    def per_channel(v: Node) -> Node:
+        return make(Op.BROADCAST_IN_DIM, (v,), x.shape, (channel_axis,))
+
+    xhat = _bin(Op.MUL, _bin(Op.SUB, xc, per_channel(mean)), per_channel(invstd))
+    gb = red.reduce("sum", g, axes)
+    gw = red.reduce("sum", _bin(Op.MUL, g, xhat), axes)
+    scale = invstd if weight is None else _bin(Op.MUL, invstd, ew.convert(weight, compute))
+    if training:
+        count = float(math.prod(x.shape[a] for a in axes))
+        mg = per_channel(_bin(Op.DIV, gb, _c(count, gb)))
+        mgx = per_channel(_bin(Op.DIV, gw, _c(count, gw)))
+        g = _bin(Op.SUB, _bin(Op.SUB, g, mg), _bin(Op.MUL, xhat, mgx))
+    gx = _bin(Op.MUL, g, per_channel(scale))
+    return ew.convert(gx, x.dtype), ew.convert(gw, x.dtype), ew.convert(gb, x.dtype)
+
+
+# ------------------------------------------------------- softmax gradients
+def softmax_backward(grad: Node, out: Node, axis: int) -> Node:
+    """Gradient of softmax from its output: y * (g - sum(g * y))."""
+    gy = _bin(Op.MUL, grad, out)
+    total = ew.broadcast_to(red.reduce("sum", gy, axis, keepdims=True), gy.shape)
+    return _bin(Op.SUB, gy, _bin(Op.MUL, out, total))
+
+
+def log_softmax_backward(grad: Node, out: Node, axis: int) -> Node:
+    """Gradient of log_softmax from its output: g - exp(y) * sum(g)."""
+    total = ew.broadcast_to(red.reduce("sum", grad, axis, keepdims=True), grad.shape)
+    return _bin(Op.SUB, grad, _bin(Op.MUL, make(Op.EXP, (out,)), total))
+
+
+def safe_softmax(x: Node, axis: int) -> Node:
+    """softmax whose fully masked rows (all -inf) are 0 instead of NaN."""
+    y = red.softmax(x, axis)
+    masked = red.reduce("all", make(Op.EQ, (x, _c(-math.inf, x))), axis, keepdims=True)
+    return make(Op.SELECT, (ew.broadcast_to(masked, y.shape), _c(0.0, y), y))
+
+
+# ------------------------------------------------- dropout, embedding, attention
+def dropout(x: Node, p: float, key: Node) -> tuple[Node, Node]:
+    """(x * keep / (1 - p), keep): each element kept with probability 1 - p,
+    drawn from ``key`` (a core RNG key)."""
+    u = make(Op.RNG_UNIFORM, (key,), x.shape, dt.float32)
+    keep = make(Op.GE, (u, ew.as_node(p, dt.float32, x.shape)))
+    scale = 0.0 if p >= 1 else 1.0 / (1.0 - p)
+    kept = _bin(Op.MUL, x, _p(scale, x))
+    return make(Op.SELECT, (keep, kept, _c(0, x))), keep
+
+
+def embedding(table: Node, indices: Node) -> Node:
+    """Rows of ``table`` picked by integer ``indices``: shape indices.shape + (D,).
+    Out-of-range indices are clipped (they cannot raise lazily)."""
+    flat = reshape(ew.convert(indices, dt.int64), (-1, 1))
+    rows = make(Op.GATHER, (table, flat), (1,), (0,), (0,), (), (), (1, table.shape[1]), "clip")
+    return reshape(rows, (*indices.shape, table.shape[1]))
+
+
+def embedding_backward(grad: Node, indices: Node, num_rows: int,
+                       padding_idx: int | None = None) -> Node:
+    """Scatter-add of ``grad`` rows into a (num_rows, D) zero table; the
+    ``padding_idx`` row gets no gradient."""
+    dim = grad.shape[-1]
+    flat_idx = reshape(ew.convert(indices, dt.int64), (-1,))
+    rows = reshape(grad, (-1, dim))
+    if padding_idx is not None:
+        keep = make(Op.NE, (flat_idx, const(padding_idx, dt.int64, flat_idx.shape)))
+        rows = make(Op.SELECT, (ew.broadcast_to(reshape(keep, (-1, 1)), rows.shape), rows,
+                                _c(0, rows)))
+    zeros = ew.full((num_rows, dim), 0, grad.dtype)
+    return make(Op.SCATTER, (zeros, reshape(flat_idx, (-1, 1)), rows), (1,), (0,), (0,), (), (),
+                "add", "fill")
+
+
+def scaled_dot_product_attention(q: Node, k: Node, v: Node, mask: Node | None = None,
+                                 is_causal: bool = False, scale: float | None = None,
+                                 dropout_p: float = 0.0, key: Node | None = None) -> Node:
+    """softmax(q @ k^T * scale + mask) @ v over (..., L, E) x (..., S, E) x
+    (..., S, Ev). A bool ``mask`` keeps where True; a float mask is added;
+    ``is_causal`` keeps the lower triangle. Fully masked rows give 0."""
+    scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
+    kt = make(Op.TRANSPOSE, (k,), (*range(k.ndim - 2), k.ndim - 1, k.ndim - 2))
+    scores = matmul(_bin(Op.MUL, q, _p(scale, q)), kt)
+    length, source = scores.shape[-2], scores.shape[-1]
+    if is_causal:
+        causal = make(Op.GE, (iota((length, source), 0), iota((length, source), 1)))
+        mask = causal if mask is None else make(Op.AND, (ew.broadcast_to(mask, causal.shape),
+                                                          causal))
+    if mask is not None:
+        if dt.is_bool(mask.dtype):
+            scores = make(Op.SELECT, (ew.broadcast_to(mask, scores.shape), scores,
+                                      _c(-math.inf, scores)))
+        else:
+            scores = _bin(Op.ADD, scores, ew.broadcast_to(ew.convert(mask, scores.dtype),
+                                                          scores.shape))
+    weights = safe_softmax(scores, -1)
+    if dropout_p > 0.0 and key is not None:
+        weights, _ = dropout(weights, dropout_p, key)
+    return matmul(weights, v)

@@ -1,0 +1,380 @@
+"""numpy functions beyond ufuncs and reductions: where, clip, round, complex
+parts, closeness tests, products (dot, inner, outer, tensordot, kron),
+differences, sorting, take, and the data-dependent ones (nonzero, argwhere,
+unique...), which materialize what decides their shape.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import elementwise as ew
+from lazytensor.core.composite import npextra as npx
+from lazytensor.core.composite import shape as cs
+from lazytensor.core.composite import sorting as csort
+from lazytensor.core.composite import take as ctake
+from lazytensor.core.composite import tnp_shared as shared
+from lazytensor.core.composite.linalg import matmul, tensordot as core_tensordot
+from lazytensor.core.composite.promotion import NUMPY
+from lazytensor.core.composite.reduction import normalize_axis
+from lazytensor.core.ir import Node
+from lazytensor.core.ops import Op
+from lazytensor.core.registry import make
+from lazytensor.numpy import _ufuncs, _views
+from lazytensor.numpy._base import from_host, lift, ndarray, node_of, wrap
+from lazytensor.numpy._dispatch import implements
+from lazytensor.numpy._ufuncs import store
+
+
+def _finish(node: Node, out):
+    if out is None:
+        return wrap(node)
+    store(np.add, out, node, casting="unsafe")
+    return out
+
+
+def _promote(*values) -> np.dtype:
+    return ew.promote(NUMPY, *values)
+
+
+# ---------------------------------------------------------------- selection
+
+@implements("where")
+def where(condition, x=None, y=None, /):
+    """Elements of x where condition, else of y (NEP 50 promotion of x, y);
+    with one argument, ``nonzero(condition)``."""
+    if x is None and y is None:
+        return nonzero(condition)
+    if x is None or y is None:
+        raise ValueError("either both or neither of x and y should be given")
+    cond = npx.truthy(node_of(condition))
+    a, b = lift(x), lift(y)
+    return wrap(ew.where(cond, a, b, NUMPY))
+
+
+@implements("clip")
+def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue,
+         max=np._NoValue, **kwargs):
+    """minimum(maximum(a, a_min), a_max) with numpy's promotion (None: no bound)."""
+    lo = a_min if a_min is not np._NoValue else (None if min is np._NoValue else min)
+    hi = a_max if a_max is not np._NoValue else (None if max is np._NoValue else max)
+    if lo is None and hi is None and a_min is np._NoValue and min is np._NoValue:
+        raise ValueError("One of max or min must be given")
+    result = a
+    if lo is not None:
+        result = _ufuncs.call(np.maximum, (result, lo), {})
+    if hi is not None:
+        result = _ufuncs.call(np.minimum, (result, hi), {})
+    if result is a:
+        result = wrap(node_of(a))
+    return _finish(result._h.node, out) if out is not None else result
+
+
+@implements("round", "around")
+def round_(a, decimals=0, out=None):
+    """Round half to even at ``decimals`` (numpy scales by 10**decimals)."""
+    x = node_of(a)
+    if not dt.is_inexact(x.dtype):
+        if decimals >= 0:
+            return _finish(x, out)
+        scale = 10 ** (-decimals)
+        q = npx.floor_divide(make(Op.ADD, (x, npx.const(scale // 2, x))), npx.const(scale, x))
+        return _finish(make(Op.MUL, (q, npx.const(scale, x))), out)
+    if dt.is_complex(x.dtype):
+        re = round_(wrap(make(Op.REAL, (x,))), decimals)._h.node
+        im = round_(wrap(make(Op.IMAG, (x,))), decimals)._h.node
+        return _finish(make(Op.COMPLEX, (re, im)), out)
+    if decimals == 0:
+        return _finish(make(Op.ROUND_EVEN, (x,)), out)
+    factor = npx.const(10.0 ** abs(decimals), x)
+    scaled = make(Op.MUL if decimals > 0 else Op.DIV, (x, factor))
+    rounded = make(Op.ROUND_EVEN, (scaled,))
+    return _finish(make(Op.DIV if decimals > 0 else Op.MUL, (rounded, factor)), out)
+
+
+# ---------------------------------------------------------------- complex parts
+
+@implements("real")
+def real(val):
+    """A view of the real part (the array itself for real dtypes)."""
+    a = val if isinstance(val, ndarray) else wrap(node_of(val))
+    if not dt.is_complex(a.dtype):
+        return a
+    return _views.view(a, lambda n: make(Op.REAL, (n,)),
+                       lambda b, v: make(Op.COMPLEX, (ew.convert(v, dt.real_dtype(b.dtype)),
+                                                      make(Op.IMAG, (b,)))), a.strides)
+
+
+@implements("imag")
+def imag(val):
+    """A view of the imaginary part (read-only zeros for real dtypes)."""
+    a = val if isinstance(val, ndarray) else wrap(node_of(val))
+    if not dt.is_complex(a.dtype):
+        return _views.read_only(a, lambda n: ew.full(n.shape, 0, n.dtype))
+    return _views.view(a, lambda n: make(Op.IMAG, (n,)),
+                       lambda b, v: make(Op.COMPLEX, (make(Op.REAL, (b,)),
+                                                      ew.convert(v, dt.real_dtype(b.dtype)))),
+                       a.strides)
+
+
+@implements("angle")
+def angle(z, deg=False):
+    x = node_of(z)
+    if not dt.is_complex(x.dtype):
+        x = ew.convert(x, dt.float64 if not dt.is_inexact(x.dtype) else x.dtype)
+        out = make(Op.ATAN2, (npx.const(0.0, x), x))
+    else:
+        out = make(Op.ATAN2, (make(Op.IMAG, (x,)), make(Op.REAL, (x,))))
+    return wrap(npx.rad2deg(out) if deg else out)
+
+
+@implements("iscomplexobj")
+def iscomplexobj(x):
+    return dt.is_complex(node_of(x).dtype)
+
+
+@implements("isrealobj")
+def isrealobj(x):
+    return not dt.is_complex(node_of(x).dtype)
+
+
+# -------------------------------------------------------------------- closeness
+
+@implements("nan_to_num")
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    return wrap(npx.nan_to_num(node_of(x), nan, posinf, neginf))
+
+
+def _close_operands(a, b):
+    x, y = lift(a), lift(b)
+    dtype = _promote(x, y, 1.0)
+    return ew.coerce([x, y], dtype)
+
+
+@implements("isclose")
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    x, y = _close_operands(a, b)
+    return wrap(npx.isclose(x, y, float(rtol), float(atol), bool(equal_nan)))
+
+
+@implements("allclose")
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """A Python bool (materializes the answer, as numpy returns one)."""
+    close = isclose(a, b, rtol, atol, equal_nan)._h.node
+    return bool(wrap(make(Op.REDUCE_AND, (close,), tuple(range(close.ndim)))))
+
+
+@implements("array_equal")
+def array_equal(a1, a2, equal_nan=False):
+    x, y = node_of(a1), node_of(a2)
+    if x.shape != y.shape:
+        return False
+    same = _ufuncs.call(np.equal, (wrap(x), wrap(y)), {})._h.node
+    if equal_nan:
+        both = make(Op.AND, (npx.isnan(x), npx.isnan(y)))
+        same = make(Op.OR, (same, both))
+    return bool(wrap(make(Op.REDUCE_AND, (same,), tuple(range(same.ndim)))))
+
+
+@implements("array_equiv")
+def array_equiv(a1, a2):
+    x, y = node_of(a1), node_of(a2)
+    try:
+        cs.broadcast_shapes(x.shape, y.shape)
+    except ValueError:
+        return False
+    same = _ufuncs.call(np.equal, (wrap(x), wrap(y)), {})._h.node
+    return bool(wrap(make(Op.REDUCE_AND, (same,), tuple(range(same.ndim)))))
+
+
+# -------------------------------------------------------------------- products
+
+def _same(a, b) -> tuple[Node, Node]:
+    x, y = node_of(a), node_of(b)
+    dtype = _promote(x, y)
+    return ew.convert(x, dtype), ew.convert(y, dtype)
+
+
+@implements("dot")
+def dot(a, b, out=None):
+    """numpy.dot: scalars multiply; 1-d/2-d are matmul; N-d contracts the
+    last axis of a with the second-to-last of b."""
+    x, y = _same(a, b)
+    if x.ndim == 0 or y.ndim == 0:
+        return _finish(_ufuncs.call(np.multiply, (wrap(x), wrap(y)), {})._h.node, out)
+    if y.ndim <= 2:
+        return _finish(_ufuncs.UFUNCS[np.matmul].fn(x, y) if x.ndim <= 2 else
+                       _tensordot(x, y, (x.ndim - 1,), (0,)), out)
+    return _finish(_tensordot(x, y, (x.ndim - 1,), (y.ndim - 2,)), out)
+
+
+def _tensordot(x: Node, y: Node, ax: tuple, bx: tuple) -> Node:
+    for i, j in zip(ax, bx):
+        if x.shape[i] != y.shape[j]:
+            raise ValueError("shapes " + str(x.shape) + " and " + str(y.shape) +
+                             " not aligned: " + f"{x.shape[i]} (dim {i}) != {y.shape[j]} (dim {j})")
+    if dt.is_bool(x.dtype):
+        out = core_tensordot(ew.convert(x, dt.int32), ew.convert(y, dt.int32), ax, bx)
+        return make(Op.NE, (out, npx.const(0, out)))
+    return core_tensordot(x, y, ax, bx)
+
+
+@implements("vdot")
+def vdot(a, b, /):
+    x, y = _same(a, b)
+    x = make(Op.CONJ, (x,)) if dt.is_complex(x.dtype) else x
+    return wrap(_tensordot(cs.ravel(x), cs.ravel(y), (0,), (0,)))
+
+
+@implements("inner")
+def inner(a, b, /):
+    x, y = _same(a, b)
+    if x.ndim == 0 or y.ndim == 0:
+        return _ufuncs.call(np.multiply, (wrap(x), wrap(y)), {})
+    return wrap(_tensordot(x, y, (x.ndim - 1,), (y.ndim - 1,)))
+
+
+@implements("outer")
+def outer(a, b, out=None):
+    x, y = _same(a, b)
+    x, y = cs.ravel(x), cs.ravel(y)
+    prod = _ufuncs.call(np.multiply, (wrap(cs.reshape(x, (-1, 1))), wrap(y)), {})
+    return _finish(prod._h.node, out) if out is not None else prod
+
+
+@implements("tensordot")
+def tensordot(a, b, axes=2):
+    x, y = _same(a, b)
+    if isinstance(axes, (int, np.integer)):
+        n = int(axes)
+        ax, bx = tuple(range(x.ndim - n, x.ndim)), tuple(range(n))
+    else:
+        ax, bx = (cs.as_axes(v) for v in axes)
+        if len(ax) != len(bx):
+            raise ValueError("shape-mismatch for sum")
+        ax = tuple(normalize_axis(i, x.ndim) for i in ax)
+        bx = tuple(normalize_axis(i, y.ndim) for i in bx)
+    return wrap(_tensordot(x, y, ax, bx))
+
+
+@implements("kron")
+def kron(a, b):
+    x, y = _same(a, b)
+    nd = max(x.ndim, y.ndim)
+    x = cs.reshape(x, (1,) * (nd - x.ndim) + x.shape)
+    y = cs.reshape(y, (1,) * (nd - y.ndim) + y.shape)
+    xs = tuple(v for s in x.shape for v in (s, 1))
+    ys = tuple(v for s in y.shape for v in (1, s))
+    prod = _ufuncs.call(np.multiply, (wrap(cs.reshape(x, xs)), wrap(cs.reshape(y, ys))), {})
+    return wrap(cs.reshape(prod._h.node, tuple(p * q for p, q in zip(x.shape, y.shape))))
+
+
+@implements("cross")
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    x, y = _same(a, b)
+    return wrap(shared.cross(x, y, axisa, axisb, axisc))
+
+
+# ----------------------------------------------------------------- differences
+
+@implements("diff")
+def diff(a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):
+    x = node_of(a)
+    edges = [None if e is np._NoValue else lift(e) for e in (prepend, append)]
+    dtype = _promote(x, *(e for e in edges if e is not None))
+    edges = [e if e is None or not isinstance(e, Node) else ew.convert(e, dtype) for e in edges]
+    return wrap(csort.diff(ew.convert(x, dtype), int(n), axis, *edges))
+
+
+@implements("ediff1d")
+def ediff1d(ary, to_end=None, to_begin=None):
+    x = cs.ravel(node_of(ary))
+    out = diff(wrap(x))._h.node
+    parts = [cs.ravel(ew.convert(node_of(v), x.dtype)) for v in (to_begin,) if v is not None]
+    parts += [out] + [cs.ravel(ew.convert(node_of(v), x.dtype)) for v in (to_end,)
+                      if v is not None]
+    return wrap(cs.concatenate(parts) if len(parts) > 1 else out)
+
+
+# ---------------------------------------------------------------------- sorting
+
+def _sort_axis(x: Node, axis) -> tuple[Node, int]:
+    if axis is None:
+        return cs.ravel(x), 0
+    return x, normalize_axis(axis, x.ndim)
+
+
+@implements("sort")
+def sort(a, axis=-1, kind=None, order=None, *, stable=None):
+    """A sorted copy (stable; NaNs last, as numpy)."""
+    x = node_of(a)
+    return wrap(csort.sort(x, axis) if x.ndim else x)
+
+
+@implements("argsort")
+def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
+    """Indices that sort ``a`` (a stable sort: numpy's answer for ties)."""
+    return wrap(csort.argsort(node_of(a), axis))
+
+
+def sort_in_place(a: ndarray, axis=-1, kind=None, order=None, *, stable=None) -> None:
+    """``ndarray.sort``: sorts ``a`` itself."""
+    from lazytensor.numpy._ufuncs import assign
+
+    assign(a, sort(a, axis)._h.node)
+
+
+# ------------------------------------------------------------------------ take
+
+@implements("take")
+def take(a, indices, axis=None, out=None, mode="raise"):
+    """Elements at ``indices`` along ``axis`` (of the ravel when None); host
+    indices are bounds-checked, lazy ones clip."""
+    idx = indices._h.node if isinstance(indices, ndarray) else (
+        int(indices) if isinstance(indices, (int, np.integer)) else np.asarray(indices))
+    return _finish(ctake.take(node_of(a), idx, axis, mode), out)
+
+
+# ------------------------------------------------------- data-dependent shapes
+
+def _host(a) -> np.ndarray:
+    return a.__array__() if isinstance(a, ndarray) else np.asarray(a)
+
+
+@implements("nonzero")
+def nonzero(a):
+    """Indices of the nonzero elements (materializes ``a``: the count decides
+    the shape)."""
+    return tuple(from_host(i) for i in np.nonzero(_host(a)))
+
+
+@implements("argwhere")
+def argwhere(a):
+    return from_host(np.argwhere(_host(a)))
+
+
+@implements("flatnonzero")
+def flatnonzero(a):
+    return from_host(np.flatnonzero(_host(a)))
+
+
+@implements("unique")
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
+           *, equal_nan=True, sorted=True):
+    out = np.unique(_host(ar), return_index, return_inverse, return_counts, axis,
+                    equal_nan=equal_nan)
+    return tuple(from_host(o) for o in out) if isinstance(out, tuple) else from_host(out)
+
+
+@implements("compress")
+def compress(condition, a, axis=None, out=None):
+    """Slices where the (materialized) condition holds."""
+    return _finish(ctake.compress(_host(condition).astype(bool), node_of(a), axis), out)
+
+
+@implements("extract")
+def extract(condition, arr):
+    return take(arr, np.flatnonzero(_host(condition)))

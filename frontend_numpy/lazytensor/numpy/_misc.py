@@ -1,0 +1,131 @@
+"""The rest of the numpy namespace that maps onto core composites: dtype
+queries, the take/put family, in-place helpers (copyto, putmask,
+fill_diagonal), searching and partitioning.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import elementwise as ew
+from lazytensor.core.composite import matrix as cm
+from lazytensor.core.composite import sorting as csort
+from lazytensor.core.composite import take as ctake
+from lazytensor.core.composite.promotion import NUMPY
+from lazytensor.core.ops import Op
+from lazytensor.core.registry import make
+from lazytensor.numpy._base import lift, ndarray, node_of, wrap
+from lazytensor.numpy._dispatch import implements
+from lazytensor.numpy._indexing import setitem
+from lazytensor.numpy._ufuncs import assign, store
+
+
+def _dtype_of(x):
+    return x.dtype if isinstance(x, ndarray) else x
+
+
+@implements("result_type")
+def result_type(*arrays_and_dtypes):
+    """numpy's result_type, reading lazy arrays' dtypes without their data."""
+    return np.result_type(*(_dtype_of(x) for x in arrays_and_dtypes))
+
+
+@implements("can_cast")
+def can_cast(from_, to, casting="safe"):
+    return np.can_cast(_dtype_of(from_), to, casting)
+
+
+@implements("min_scalar_type")
+def min_scalar_type(a):
+    return np.min_scalar_type(a.__array__() if isinstance(a, ndarray) else a)
+
+
+# ------------------------------------------------------------------ take / put
+
+def _index_operand(indices):
+    """Host indices stay host (bounds-checked, static); lazy ones are Nodes."""
+    return indices._h.node if isinstance(indices, ndarray) else np.asarray(indices)
+
+
+@implements("take_along_axis")
+def take_along_axis(arr, indices, axis=-1):
+    idx = _index_operand(indices)
+    if isinstance(idx, np.ndarray):
+        idx = lift(idx)
+    return wrap(ctake.take_along_axis(node_of(arr), idx, axis))
+
+
+@implements("put_along_axis")
+def put_along_axis(arr, indices, values, axis):
+    """In place: ``arr`` receives ``values`` at ``indices`` along ``axis``."""
+    idx = _index_operand(indices)
+    if isinstance(idx, np.ndarray):
+        idx = lift(idx)
+    assign(arr, ctake.put_along_axis(arr._h.node, idx, lift(values), axis))
+
+
+@implements("putmask")
+def putmask(a, mask, values):
+    """In place: a[mask] = values, repeating ``values`` as numpy does (only a
+    scalar or same-shape ``values`` stay lazy)."""
+    v = lift(values)
+    if not isinstance(v, type(a._h.node)) or v.shape in ((), a.shape):
+        target = a._h.node
+        m = ew.as_node(node_of(mask), dt.bool_, target.shape)
+        assign(a, make(Op.SELECT, (m, ew.as_node(v, target.dtype, target.shape), target)))
+        return
+    setitem(a, np.asarray(mask.__array__() if isinstance(mask, ndarray) else mask, bool),
+            np.resize(np.asarray(values), int(np.count_nonzero(np.asarray(mask)))))
+
+
+@implements("copyto")
+def copyto(dst, src, casting="same_kind", where=True):
+    """In place: dst = src (broadcast), where ``where``; numpy's casting check."""
+    node = node_of(src) if not isinstance(lift(src), (bool, int, float, complex)) else lift(src)
+    if isinstance(node, type(dst._h.node)):
+        if node.dtype != dst.dtype and not np.can_cast(node.dtype, dst.dtype, casting):
+            raise TypeError(f"Cannot cast array data from {node.dtype!r} to {dst.dtype!r} "
+                            f"according to the rule {casting!r}")
+    else:
+        node = ew.as_node(node, dst.dtype)
+    store(np.add, dst, node, where, "unsafe")
+
+
+@implements("fill_diagonal")
+def fill_diagonal(a, val, wrap=False):
+    """In place: the main diagonal of a 2-d (or all-equal-sides) array."""
+    target = a._h.node
+    if target.ndim != 2 or wrap:
+        raise NotImplementedError("lazytensor.numpy.fill_diagonal: 2-d arrays, wrap=False")
+    length = min(target.shape)
+    values = ew.as_node(lift(val), target.dtype, ())
+    if isinstance(lift(val), type(target)) and lift(val).ndim:
+        flat = np.resize(np.asarray(val.__array__() if isinstance(val, ndarray) else val),
+                         length)
+        values = lift(flat.astype(target.dtype))
+    assign(a, cm.set_diagonal(target, values))
+
+
+# ----------------------------------------------------------- search, partition
+
+@implements("searchsorted")
+def searchsorted(a, v, side="left", sorter=None):
+    x, y = lift(a), lift(v)
+    dtype = ew.promote(NUMPY, x, y)
+    x = ew.as_node(x, dtype, getattr(x, "shape", ()))
+    scalar = not hasattr(y, "shape")
+    y = ew.as_node(y, dtype, getattr(y, "shape", ()))
+    order = None if sorter is None else node_of(sorter)
+    out = csort.searchsorted(x, y, side, order)
+    return wrap(out) if not scalar else wrap(out)
+
+
+@implements("partition")
+def partition(a, kth, axis=-1, kind="introselect", order=None):
+    return wrap(csort.partition(node_of(a), kth, axis))
+
+
+@implements("argpartition")
+def argpartition(a, kth, axis=-1, kind="introselect", order=None):
+    return wrap(csort.argpartition(node_of(a), kth, axis))

@@ -1,0 +1,323 @@
+"""Reductions with numpy's signatures and dtype rules: sum/prod widen small
+integers to int64 (numpy's add/multiply reduction loops), mean/var/std of
+integers are float64, float16 means accumulate in float32, var of complex
+is real; NaN-ignoring variants; cumulative sums and products.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import elementwise as ew
+from lazytensor.core.composite import npextra as npx
+from lazytensor.core.composite import reduction as cred
+from lazytensor.core.composite.shape import ravel
+from lazytensor.core.ir import Node
+from lazytensor.core.ops import Op
+from lazytensor.core.registry import make
+from lazytensor.numpy._base import ndarray, node_of, wrap
+from lazytensor.numpy._creation import as_dtype
+from lazytensor.numpy._dispatch import implements
+from lazytensor.numpy._ufuncs import accumulate, reduce, store
+
+_NV = np._NoValue
+
+
+def _kd(keepdims) -> bool:
+    return False if keepdims is _NV else bool(keepdims)
+
+
+def _where(where):
+    return True if where is _NV else where
+
+
+def _finish(node: Node, out):
+    if out is None:
+        return wrap(node)
+    store(np.add, out, node, casting="unsafe")
+    return out
+
+
+# ------------------------------------------------------------ ufunc reductions
+
+@implements("sum")
+def sum_(a, axis=None, dtype=None, out=None, keepdims=_NV, initial=_NV, where=_NV):
+    return reduce(np.add, a, axis, dtype, out, _kd(keepdims), initial, _where(where))
+
+
+@implements("prod")
+def prod(a, axis=None, dtype=None, out=None, keepdims=_NV, initial=_NV, where=_NV):
+    return reduce(np.multiply, a, axis, dtype, out, _kd(keepdims), initial, _where(where))
+
+
+@implements("max", "amax")
+def max_(a, axis=None, out=None, keepdims=_NV, initial=_NV, where=_NV):
+    return reduce(np.maximum, a, axis, None, out, _kd(keepdims), initial, _where(where))
+
+
+@implements("min", "amin")
+def min_(a, axis=None, out=None, keepdims=_NV, initial=_NV, where=_NV):
+    return reduce(np.minimum, a, axis, None, out, _kd(keepdims), initial, _where(where))
+
+
+@implements("all")
+def all_(a, axis=None, out=None, keepdims=_NV, *, where=_NV):
+    return reduce(np.logical_and, a, axis, None, out, _kd(keepdims), _NV, _where(where))
+
+
+@implements("any")
+def any_(a, axis=None, out=None, keepdims=_NV, *, where=_NV):
+    return reduce(np.logical_or, a, axis, None, out, _kd(keepdims), _NV, _where(where))
+
+
+@implements("ptp")
+def ptp(a, axis=None, out=None, keepdims=_NV):
+    hi = max_(a, axis, keepdims=keepdims)
+    lo = min_(a, axis, keepdims=keepdims)
+    return _finish(make(Op.SUB, (hi._h.node, lo._h.node)), out)
+
+
+@implements("count_nonzero")
+def count_nonzero(a, axis=None, *, keepdims=False):
+    x = npx.truthy(node_of(a))
+    return wrap(cred.reduce("sum", ew.convert(x, dt.int64), axis, keepdims))
+
+
+# ------------------------------------------------------------------- statistics
+
+def _stat_dtypes(x: Node, dtype) -> tuple[np.dtype, np.dtype]:
+    """(compute dtype, result dtype) of numpy's mean/var for ``x``."""
+    if dtype is not None:
+        d = as_dtype(dtype)
+        return (dt.float32 if d == dt.float16 else d), d
+    if not dt.is_inexact(x.dtype):
+        return dt.float64, dt.float64
+    if x.dtype == dt.float16:
+        return dt.float32, dt.float16
+    return x.dtype, x.dtype
+
+
+def _masked_count(x: Node, where, axes, keepdims, dtype) -> Node:
+    mask = ew.as_node(node_of(where), dt.bool_, x.shape)
+    return cred.reduce("sum", ew.convert(mask, dtype), axes, keepdims)
+
+
+@implements("mean")
+def mean(a, axis=None, dtype=None, out=None, keepdims=_NV, *, where=_NV):
+    x = node_of(a)
+    compute, result = _stat_dtypes(x, dtype)
+    keep, where = _kd(keepdims), _where(where)
+    if where is True:
+        node = cred.mean(ew.convert(x, compute), axis, keep, compute)
+    else:
+        axes = cred.normalize_axes(axis, x.ndim)
+        total = sum_(wrap(ew.convert(x, compute)), axes, compute, keepdims=keep, where=where)
+        node = make(Op.DIV, (total._h.node, _masked_count(x, where, axes, keep, compute)))
+    return _finish(ew.convert(node, result), out)
+
+
+def _variance(x: Node, axis, compute, ddof, keep, where) -> Node:
+    if where is True:
+        return cred.var(ew.convert(x, compute), axis, keep, ddof, compute)
+    axes = cred.normalize_axes(axis, x.ndim)
+    xc = ew.convert(x, compute)
+    mu = mean(wrap(xc), axes, keepdims=True, where=where)._h.node
+    diff = make(Op.SUB, (xc, ew.broadcast_to(mu, x.shape)))
+    sq = make(Op.MUL, (diff, make(Op.CONJ, (diff,)) if dt.is_complex(compute) else diff))
+    sq = ew.convert(sq, dt.real_dtype(compute))
+    total = sum_(wrap(sq), axes, keepdims=keep, where=where)._h.node
+    count = _masked_count(x, where, axes, keep, total.dtype)
+    return make(Op.DIV, (total, make(Op.SUB, (count, npx.const(ddof, count)))))
+
+
+@implements("var")
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_NV, *, where=_NV, mean=_NV,
+        correction=_NV):
+    x = node_of(a)
+    compute, result = _stat_dtypes(x, dtype)
+    ddof = correction if correction is not _NV else ddof
+    node = _variance(x, axis, compute, ddof, _kd(keepdims), _where(where))
+    return _finish(ew.convert(node, dt.real_dtype(result)), out)
+
+
+@implements("std")
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_NV, *, where=_NV, mean=_NV,
+        correction=_NV):
+    x = node_of(a)
+    compute, result = _stat_dtypes(x, dtype)
+    ddof = correction if correction is not _NV else ddof
+    node = make(Op.SQRT, (_variance(x, axis, compute, ddof, _kd(keepdims), _where(where)),))
+    return _finish(ew.convert(node, dt.real_dtype(result)), out)
+
+
+@implements("average")
+def average(a, axis=None, weights=None, returned=False, *, keepdims=_NV):
+    x = node_of(a)
+    keep = _kd(keepdims)
+    if weights is None:
+        avg = mean(wrap(x), axis, keepdims=keep)
+        count = math.prod(x.shape) // max(math.prod(avg.shape), 1)
+        return (avg, wrap(ew.full(avg.shape, float(count), avg.dtype))) if returned else avg
+    w = node_of(weights)
+    dtype = np.result_type(x.dtype, w.dtype, np.float64 if not dt.is_inexact(x.dtype) else x.dtype)
+    x, w = ew.convert(x, dtype), ew.convert(w, dtype)
+    if w.shape != x.shape:
+        axis_n = cred.normalize_axis(axis, x.ndim)
+        w = ew.broadcast_to(make(Op.RESHAPE, (w,), tuple(
+            w.shape[0] if d == axis_n else 1 for d in range(x.ndim))), x.shape)
+    total_w = cred.reduce("sum", w, axis, keep)
+    avg = make(Op.DIV, (cred.reduce("sum", make(Op.MUL, (x, w)), axis, keep), total_w))
+    return (wrap(avg), wrap(total_w)) if returned else wrap(avg)
+
+
+# ------------------------------------------------------------------ arg-reductions
+
+def _argreduce(kind: str, a, axis, out, keepdims) -> ndarray:
+    x = node_of(a)
+    if dt.is_complex(x.dtype):
+        raise NotImplementedError(f"lazytensor.numpy.{kind} of complex arrays")
+    node = cred.argreduce(kind, x, None if axis is None else int(axis), bool(keepdims))
+    return _finish(node, out)
+
+
+@implements("argmax")
+def argmax(a, axis=None, out=None, *, keepdims=_NV):
+    return _argreduce("argmax", a, axis, out, _kd(keepdims))
+
+
+@implements("argmin")
+def argmin(a, axis=None, out=None, *, keepdims=_NV):
+    return _argreduce("argmin", a, axis, out, _kd(keepdims))
+
+
+# --------------------------------------------------------------------- scans
+
+def _scan(ufunc, a, axis, dtype, out):
+    x = node_of(a)
+    if axis is None:
+        x, axis = ravel(x), 0
+    return accumulate(ufunc, wrap(x), axis, dtype, out)
+
+
+@implements("cumsum")
+def cumsum(a, axis=None, dtype=None, out=None):
+    return _scan(np.add, a, axis, dtype, out)
+
+
+@implements("cumprod")
+def cumprod(a, axis=None, dtype=None, out=None):
+    return _scan(np.multiply, a, axis, dtype, out)
+
+
+def _cumulative(ufunc, x, axis, dtype, out, include_initial, identity):
+    node = node_of(x)
+    if axis is None:
+        if node.ndim > 1:
+            raise ValueError("For arrays which have more than one dimension ``axis`` "
+                             "argument is required.")
+        axis = 0
+    result = _scan(ufunc, wrap(node), axis, dtype, None)
+    if include_initial:
+        res = result._h.node
+        axis = cred.normalize_axis(axis, res.ndim)
+        shape = tuple(1 if d == axis else s for d, s in enumerate(res.shape))
+        first = ew.full(shape, identity, res.dtype)
+        result = wrap(make(Op.CONCATENATE, (first, res), axis))
+    return _finish(result._h.node, out) if out is not None else result
+
+
+@implements("cumulative_sum")
+def cumulative_sum(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+    return _cumulative(np.add, x, axis, dtype, out, include_initial, 0)
+
+
+@implements("cumulative_prod")
+def cumulative_prod(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+    return _cumulative(np.multiply, x, axis, dtype, out, include_initial, 1)
+
+
+# ---------------------------------------------------------------- NaN-ignoring
+
+def _nan_replaced(a, value) -> Node:
+    x = node_of(a)
+    if not dt.is_inexact(x.dtype):
+        return x
+    return make(Op.SELECT, (npx.isnan(x), npx.const(value, x), x))
+
+
+@implements("nansum")
+def nansum(a, axis=None, dtype=None, out=None, keepdims=_NV, initial=_NV, where=_NV):
+    return sum_(wrap(_nan_replaced(a, 0)), axis, dtype, out, keepdims, initial, where)
+
+
+@implements("nanprod")
+def nanprod(a, axis=None, dtype=None, out=None, keepdims=_NV, initial=_NV, where=_NV):
+    return prod(wrap(_nan_replaced(a, 1)), axis, dtype, out, keepdims, initial, where)
+
+
+def _nan_extremum(kind: str, a, axis, out, keepdims, initial, where):
+    x = node_of(a)
+    pick = max_ if kind == "max" else min_
+    if not dt.is_inexact(x.dtype):
+        return pick(wrap(x), axis, out, keepdims, initial, where)
+    fill = -math.inf if kind == "max" else math.inf
+    found = pick(wrap(_nan_replaced(x, fill)), axis, None, keepdims, initial, where)._h.node
+    all_nan = cred.reduce("all", npx.isnan(x), axis, _kd(keepdims))
+    return _finish(make(Op.SELECT, (all_nan, npx.const(math.nan, found), found)), out)
+
+
+@implements("nanmax")
+def nanmax(a, axis=None, out=None, keepdims=_NV, initial=_NV, where=_NV):
+    return _nan_extremum("max", a, axis, out, keepdims, initial, where)
+
+
+@implements("nanmin")
+def nanmin(a, axis=None, out=None, keepdims=_NV, initial=_NV, where=_NV):
+    return _nan_extremum("min", a, axis, out, keepdims, initial, where)
+
+
+def _valid(a, where):
+    x = node_of(a)
+    valid = make(Op.NOT, (npx.isnan(x),))
+    if _where(where) is not True:
+        valid = make(Op.AND, (valid, ew.as_node(node_of(where), dt.bool_, x.shape)))
+    return wrap(valid)
+
+
+@implements("nanmean")
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=_NV, *, where=_NV):
+    x = node_of(a)
+    if not dt.is_inexact(x.dtype):
+        return mean(wrap(x), axis, dtype, out, keepdims, where=where)
+    return mean(wrap(x), axis, dtype, out, keepdims, where=_valid(x, where))
+
+
+@implements("nanvar")
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_NV, *, where=_NV,
+           mean=_NV, correction=_NV):
+    x = node_of(a)
+    mask = _valid(x, where) if dt.is_inexact(x.dtype) else where
+    return var(wrap(_nan_replaced(x, 0)), axis, dtype, out, ddof, keepdims, where=mask,
+               correction=correction)
+
+
+@implements("nanstd")
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_NV, *, where=_NV,
+           mean=_NV, correction=_NV):
+    x = node_of(a)
+    mask = _valid(x, where) if dt.is_inexact(x.dtype) else where
+    return std(wrap(_nan_replaced(x, 0)), axis, dtype, out, ddof, keepdims, where=mask,
+               correction=correction)
+
+
+@implements("nancumsum")
+def nancumsum(a, axis=None, dtype=None, out=None):
+    return cumsum(wrap(_nan_replaced(a, 0)), axis, dtype, out)
+
+
+@implements("nancumprod")
+def nancumprod(a, axis=None, dtype=None, out=None):
+    return cumprod(wrap(_nan_replaced(a, 1)), axis, dtype, out)

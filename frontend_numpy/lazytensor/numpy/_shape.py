@@ -1,0 +1,423 @@
+"""Shape functions with numpy's signatures and numpy's view-or-copy answers:
+reshape/ravel (views when the strides allow), transpose & co, expand_dims,
+squeeze, flips, rot90, split pieces, broadcasts (read-only views), and the
+joins, tilings and paddings (copies), on the core's shape composites.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lazytensor.core.composite import matrix as cm
+from lazytensor.core.composite import rearrange as cr
+from lazytensor.core.composite import shape as cs
+from lazytensor.core.composite.reduction import normalize_axes, normalize_axis
+from lazytensor.core.runtime import ViewHandle
+from lazytensor.numpy import _layout, _views
+from lazytensor.numpy._base import ndarray, node_of, wrap
+from lazytensor.numpy._creation import array_copy, as_dtype, asarray
+from lazytensor.numpy._dispatch import implements
+from lazytensor.numpy._ufuncs import store
+
+
+def _lazy(a) -> ndarray:
+    return a if isinstance(a, ndarray) else asarray(a)
+
+
+def _shape_arg(shape) -> tuple[int, ...]:
+    return cs.as_axes(shape)
+
+
+# ---------------------------------------------------------------- reshaping
+
+@implements("reshape")
+def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
+    """numpy.reshape: a view when numpy's stride rule allows one, else a copy."""
+    a = _lazy(a)
+    shape = _shape_arg(shape if shape is not None else newshape)
+    if order == "F":
+        rev = tuple(range(a.ndim))[::-1]
+        flipped = _views.transpose(a, rev)
+        out = _views.reshape(flipped, shape[::-1], copy)
+        return _views.transpose(out, tuple(range(len(shape)))[::-1])
+    if order not in ("C", "A"):
+        raise ValueError(f"order must be one of 'C', 'F', 'A', got {order!r}")
+    return _views.reshape(a, shape, copy)
+
+
+def _memory_order(a: ndarray) -> tuple[int, ...]:
+    """Axes from largest to smallest stride (numpy's K order for ravel)."""
+    strides = a.strides
+    return tuple(sorted(range(a.ndim), key=lambda d: -abs(strides[d])))
+
+
+@implements("ravel")
+def ravel(a, order="C"):
+    """A 1-d view when the data are contiguous in ``order``, else a copy."""
+    a = _lazy(a)
+    if order == "F" or (order == "A" and a._st is not None and _is_f(a)):
+        a = _views.transpose(a, tuple(range(a.ndim))[::-1])
+    elif order == "K" and a._st is not None:
+        a = _views.transpose(a, _memory_order(a))
+    if a._st is None:
+        return _views.reshape(a, (a.size,))
+    return wrap(cs.ravel(a._h.node))
+
+
+def _is_f(a: ndarray) -> bool:
+    rev = a.strides[::-1]
+    return _layout.normalize(a.shape[::-1], rev, a.itemsize) is None
+
+
+def flatten(a: ndarray, order="C") -> ndarray:
+    """``ndarray.flatten``: always a copy."""
+    out = ravel(a, order)
+    return wrap(out._h.node) if isinstance(out._h, ViewHandle) else out
+
+
+def reshape_in_place(a: ndarray, shape) -> None:
+    """``a.shape = shape``: allowed only when no copy is needed (numpy)."""
+    node = a._h.node
+    new = cs.resolve_shape(cs.size(node), _shape_arg(shape))
+    strides = _layout.reshape_strides(node.shape, a._st, new, node.dtype.itemsize)
+    if strides is _layout.COPY:
+        raise AttributeError("Incompatible shape for in-place modification. Use "
+                             "`.reshape()` to make a copy with the desired shape.")
+    moved = _views.reshape_view(a, new, strides)
+    a._h, a._st = moved._h, moved._st
+
+
+@implements("expand_dims")
+def expand_dims(a, axis):
+    a = _lazy(a)
+    node = cs.expand_dims(a._h.node, axis)
+    return _views.reshape(a, node.shape)
+
+
+@implements("squeeze")
+def squeeze(a, axis=None):
+    a = _lazy(a)
+    node = cs.squeeze(a._h.node, axis)
+    return _views.reshape(a, node.shape)
+
+
+def _atleast(ndim: int, arys):
+    out = []
+    for a in arys:
+        a = _lazy(a)
+        node = cs.atleast_nd(a._h.node, ndim)
+        out.append(a if node is a._h.node else _views.reshape(a, node.shape))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+@implements("atleast_1d")
+def atleast_1d(*arys):
+    return _atleast(1, arys)
+
+
+@implements("atleast_2d")
+def atleast_2d(*arys):
+    return _atleast(2, arys)
+
+
+@implements("atleast_3d")
+def atleast_3d(*arys):
+    return _atleast(3, arys)
+
+
+# ------------------------------------------------------------ permutations
+
+@implements("transpose", "permute_dims")
+def transpose(a, axes=None):
+    """A view with permuted axes (reversed when ``axes`` is None)."""
+    a = _lazy(a)
+    node = a._h.node
+    out = cs.transpose(node, axes)
+    perm = out.attrs[0] if out is not node else tuple(range(node.ndim))
+    return _views.transpose(a, perm)
+
+
+@implements("matrix_transpose")
+def matrix_transpose(x, /):
+    x = _lazy(x)
+    if x.ndim < 2:
+        raise ValueError("Input array must be at least 2-dimensional")
+    return swapaxes(x, -1, -2)
+
+
+@implements("swapaxes")
+def swapaxes(a, axis1, axis2):
+    a = _lazy(a)
+    n = a.ndim
+    i, j = normalize_axis(axis1, n), normalize_axis(axis2, n)
+    perm = list(range(n))
+    perm[i], perm[j] = j, i
+    return _views.transpose(a, tuple(perm))
+
+
+@implements("moveaxis")
+def moveaxis(a, source, destination):
+    a = _lazy(a)
+    node = a._h.node
+    out = cs.moveaxis(node, source, destination)
+    return _views.transpose(a, out.attrs[0] if out is not node else tuple(range(node.ndim)))
+
+
+# ------------------------------------------------------------- broadcasts
+
+@implements("broadcast_to")
+def broadcast_to(array, shape, subok=False):
+    """A read-only view (numpy's) of ``array`` broadcast to ``shape``."""
+    return _views.broadcast(_lazy(array), _shape_arg(shape))
+
+
+@implements("broadcast_arrays")
+def broadcast_arrays(*args, subok=False):
+    """Views broadcast to the common shape; the broadcast ones are read-only
+    (numpy lets them be written with a warning, repeating each write)."""
+    arrays = [_lazy(a) for a in args]
+    shape = cs.broadcast_shapes(*(a.shape for a in arrays))
+    return tuple(a if a.shape == shape else _views.broadcast(a, shape) for a in arrays)
+
+
+# ------------------------------------------------------------------- joins
+
+def _join(fn, arrays, out, dtype, casting, *args):
+    nodes = [node_of(a) for a in arrays]
+    if dtype is not None and casting != "unsafe":
+        for n in nodes:
+            if not np.can_cast(n.dtype, as_dtype(dtype), casting):
+                raise TypeError(f"Cannot cast array data from {n.dtype!r} to "
+                                f"{as_dtype(dtype)!r} according to the rule {casting!r}")
+    node = fn(nodes, *args, dtype=as_dtype(dtype))
+    if out is None:
+        return wrap(node)
+    store(np.add, out, node, casting=casting)
+    return out
+
+
+@implements("concatenate", "concat")
+def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    return _join(cs.concatenate, arrays, out, dtype, casting, axis)
+
+
+@implements("stack")
+def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    return _join(cs.stack, arrays, out, dtype, casting, axis)
+
+
+@implements("hstack")
+def hstack(tup, *, dtype=None, casting="same_kind"):
+    return _join(cs.hstack, tup, None, dtype, casting)
+
+
+@implements("vstack", "row_stack")
+def vstack(tup, *, dtype=None, casting="same_kind"):
+    return _join(cs.vstack, tup, None, dtype, casting)
+
+
+@implements("dstack")
+def dstack(tup):
+    return _join(cs.dstack, tup, None, None, "same_kind")
+
+
+@implements("column_stack")
+def column_stack(tup):
+    return _join(cs.column_stack, tup, None, None, "same_kind")
+
+
+# ------------------------------------------------------------------ splits
+
+def _pieces(a: ndarray, points, axis: int) -> list:
+    lead = (slice(None),) * axis
+    return [a[lead + (slice(lo, hi),)] for lo, hi in zip(points[:-1], points[1:])]
+
+
+@implements("array_split")
+def array_split(ary, indices_or_sections, axis=0):
+    """Views of near-equal sections (or between the given split points)."""
+    a = _lazy(ary)
+    axis = normalize_axis(axis, a.ndim)
+    n = a.shape[axis]
+    if isinstance(indices_or_sections, (int, np.integer)):
+        sections = int(indices_or_sections)
+        if sections <= 0:
+            raise ValueError("number sections must be larger than 0.")
+        each, extra = divmod(n, sections)
+        sizes = [each + 1] * extra + [each] * (sections - extra)
+        points = [0] + list(np.cumsum(sizes).tolist())
+    else:
+        points = [0, *(int(p) for p in indices_or_sections), n]
+    return _pieces(a, points, axis)
+
+
+@implements("split")
+def split(ary, indices_or_sections, axis=0):
+    a = _lazy(ary)
+    if isinstance(indices_or_sections, (int, np.integer)):
+        n = a.shape[normalize_axis(axis, a.ndim)]
+        if int(indices_or_sections) <= 0 or n % int(indices_or_sections):
+            raise ValueError("array split does not result in an equal division")
+    return array_split(a, indices_or_sections, axis)
+
+
+@implements("hsplit")
+def hsplit(ary, indices_or_sections):
+    a = _lazy(ary)
+    if a.ndim == 0:
+        raise ValueError("hsplit only works on arrays of 1 or more dimensions")
+    return split(a, indices_or_sections, 1 if a.ndim > 1 else 0)
+
+
+@implements("vsplit")
+def vsplit(ary, indices_or_sections):
+    a = _lazy(ary)
+    if a.ndim < 2:
+        raise ValueError("vsplit only works on arrays of 2 or more dimensions")
+    return split(a, indices_or_sections, 0)
+
+
+@implements("dsplit")
+def dsplit(ary, indices_or_sections):
+    a = _lazy(ary)
+    if a.ndim < 3:
+        raise ValueError("dsplit only works on arrays of 3 or more dimensions")
+    return split(a, indices_or_sections, 2)
+
+
+# ------------------------------------------------------------ rearranging
+
+@implements("flip")
+def flip(m, axis=None):
+    """A view reversed along ``axis`` (all axes when None)."""
+    a = _lazy(m)
+    axes = normalize_axes(axis, a.ndim)
+    index = tuple(slice(None, None, -1) if d in axes else slice(None) for d in range(a.ndim))
+    return a[index]
+
+
+@implements("fliplr")
+def fliplr(m):
+    a = _lazy(m)
+    if a.ndim < 2:
+        raise ValueError("Input must be >= 2-d.")
+    return flip(a, 1)
+
+
+@implements("flipud")
+def flipud(m):
+    a = _lazy(m)
+    if a.ndim < 1:
+        raise ValueError("Input must be >= 1-d.")
+    return flip(a, 0)
+
+
+@implements("rot90")
+def rot90(m, k=1, axes=(0, 1)):
+    """A view rotated in the plane of ``axes`` (flips and a transpose)."""
+    a = _lazy(m)
+    cr.rot90(a._h.node, k, axes)  # numpy's argument errors
+    i, j = (normalize_axis(x, a.ndim) for x in axes)
+    k %= 4
+    if k == 0:
+        return a[...]
+    if k == 2:
+        return flip(flip(a, i), j)
+    perm = list(range(a.ndim))
+    perm[i], perm[j] = j, i
+    if k == 1:
+        return transpose(flip(a, j), perm)
+    return flip(transpose(a, perm), j)
+
+
+@implements("roll")
+def roll(a, shift, axis=None):
+    return wrap(cr.roll(node_of(a), shift, axis))
+
+
+@implements("tile")
+def tile(A, reps):
+    return wrap(cr.tile(node_of(A), reps))
+
+
+@implements("repeat")
+def repeat(a, repeats, axis=None):
+    if isinstance(repeats, (ndarray, np.ndarray)):
+        repeats = np.asarray(repeats).tolist()  # static counts (data-dependent shape)
+    return wrap(cr.repeat(node_of(a), repeats, axis))
+
+
+@implements("pad")
+def pad(array, pad_width, mode="constant", **kwargs):
+    values = kwargs.pop("constant_values", 0)
+    if kwargs.pop("reflect_type", "even") != "even" or kwargs:
+        raise NotImplementedError(f"lazytensor.numpy.pad: unsupported options {sorted(kwargs)}")
+    if not isinstance(mode, str):
+        raise NotImplementedError("lazytensor.numpy.pad: callable modes are not supported")
+    return wrap(cr.pad(node_of(array), pad_width, mode, values))
+
+
+# ----------------------------------------------------------------- matrices
+
+@implements("tril")
+def tril(m, k=0):
+    return wrap(cm.tril(node_of(m), int(k)))
+
+
+@implements("triu")
+def triu(m, k=0):
+    return wrap(cm.triu(node_of(m), int(k)))
+
+
+@implements("diagonal")
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    """A read-only view of a diagonal (as numpy's)."""
+    a = _lazy(a)
+    out = cm.diagonal(a._h.node, offset, axis1, axis2)  # numpy's errors, now
+    i, j = normalize_axis(axis1, a.ndim), normalize_axis(axis2, a.ndim)
+    st = a.strides
+    strides = [st[d] for d in range(a.ndim) if d not in (i, j)] + [st[i] + st[j]]
+    layout = _layout.normalize(out.shape, strides, a.itemsize)
+    return _views.read_only(a, lambda n: cm.diagonal(n, offset, axis1, axis2), layout)
+
+
+@implements("diag")
+def diag(v, k=0):
+    v = _lazy(v)
+    if v.ndim == 2:
+        return diagonal(v, k)
+    return wrap(cm.diag(v._h.node, int(k)))
+
+
+@implements("diagflat")
+def diagflat(v, k=0):
+    return wrap(cm.diagflat(node_of(v), int(k)))
+
+
+@implements("trace")
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    from lazytensor.numpy._reductions import sum_
+
+    return sum_(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype, out=out)
+
+
+# ----------------------------------------------------------- shape queries
+
+@implements("shape")
+def shape(a):
+    return _lazy(a).shape
+
+
+@implements("ndim")
+def ndim(a):
+    return _lazy(a).ndim
+
+
+@implements("size")
+def size(a, axis=None):
+    a = _lazy(a)
+    return a.size if axis is None else a.shape[normalize_axis(axis, a.ndim)]
+
+
+def copy_method(a: ndarray, order="C") -> ndarray:
+    return array_copy(a, order)

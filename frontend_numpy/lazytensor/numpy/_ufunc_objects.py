@@ -1,0 +1,54 @@
+"""``lazytensor.numpy.add`` & co: numpy's ufunc objects, lazy. Calling one
+(or its ``reduce``/``accumulate``/``outer``) records core ops even when no
+argument is a lazy array yet; ufuncs the core cannot express run eagerly.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lazytensor.numpy import _ufuncs
+from lazytensor.numpy._operators import array_ufunc
+
+
+class ufunc:  # noqa: N801  (numpy's name)
+    """A lazy wrapper of one ``numpy.ufunc``; other attributes are numpy's."""
+
+    __slots__ = ("_np", "__name__")
+
+    def __init__(self, np_ufunc: np.ufunc) -> None:
+        self._np = np_ufunc
+        self.__name__ = np_ufunc.__name__
+
+    def __call__(self, *args, **kwargs):
+        np_ufunc = self._np
+        if not kwargs and len(args) == 2 and np_ufunc in _ufuncs.UFUNCS and \
+                np_ufunc.nout == 1 and not _ufuncs.UFUNCS[np_ufunc].gufunc:
+            return _ufuncs.binary(np_ufunc, *args)
+        return array_ufunc(None, np_ufunc, "__call__", *args, **kwargs)
+
+    def reduce(self, *args, **kwargs):
+        return array_ufunc(None, self._np, "reduce", *args, **kwargs)
+
+    def accumulate(self, *args, **kwargs):
+        return array_ufunc(None, self._np, "accumulate", *args, **kwargs)
+
+    def outer(self, *args, **kwargs):
+        return array_ufunc(None, self._np, "outer", *args, **kwargs)
+
+    def at(self, *args, **kwargs):
+        return array_ufunc(None, self._np, "at", *args, **kwargs)
+
+    def reduceat(self, *args, **kwargs):
+        return array_ufunc(None, self._np, "reduceat", *args, **kwargs)
+
+    def __getattr__(self, name: str):
+        return getattr(self._np, name)
+
+    def __repr__(self) -> str:
+        return f"<lazy ufunc '{self.__name__}'>"
+
+
+def all_ufuncs() -> dict[str, ufunc]:
+    """Every ufunc in numpy's namespace, by its numpy name (aliases included)."""
+    return {name: ufunc(obj) for name, obj in vars(np).items() if isinstance(obj, np.ufunc)}

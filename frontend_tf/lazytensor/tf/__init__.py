@@ -1,0 +1,14 @@
+"""lazytensor.tf: tf.experimental.numpy programs, run lazily on the shared core.
+
+``lazytensor.tf.numpy`` mirrors ``tf.experimental.numpy``;
+``GradientTape`` and ``Variable`` mirror TensorFlow's for training;
+``sync()`` is the step marker (materializes everything pending in one graph).
+"""
+
+from lazytensor.core import metrics
+from lazytensor.core.runtime import sync
+from lazytensor.tf import numpy
+from lazytensor.tf._array import ndarray as Tensor
+from lazytensor.tf.tape import GradientTape, Variable
+
+__all__ = ["GradientTape", "Tensor", "Variable", "metrics", "numpy", "sync"]

@@ -1,0 +1,260 @@
+"""``GradientTape`` and ``Variable`` with tf.GradientTape's semantics; the
+gradients themselves come from the core (``lazytensor.core.autodiff``) and
+are recorded lazily like any other op.
+
+What a tape differentiates: the operations recorded while it is active.
+Every read of a trainable variable (and every ``tape.watch(x)``) inside the
+tape gives a fresh alias node (an identity convert), so values computed
+before the tape from the same variable stay constants, as in TensorFlow.
+Arrays made while a tape records keep their symbolic node, so a barrier
+inside the tape (``print(loss)``) does not cut the gradient's graph.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+from lazytensor.core import dtypes as dt
+from lazytensor.core.autodiff import grad
+from lazytensor.core.composite import elementwise as ew
+from lazytensor.core.composite import reduction
+from lazytensor.core.ir import Node
+from lazytensor.core.ops import Op
+from lazytensor.core.registry import make
+from lazytensor.core.runtime import Handle
+from lazytensor.tf import _tf
+from lazytensor.tf._array import RECORDING, lift, ndarray, wrap
+
+
+def _alias(node: Node) -> Node:
+    """A distinct node with ``node``'s value (the variable's read)."""
+    return make(Op.CONVERT, (node,), node.dtype)
+
+
+class Variable(ndarray):
+    """A mutable, trainable array (tf.Variable's API subset): ``assign``,
+    ``assign_add``, ``assign_sub``, ``read_value``, ``numpy``; it takes part
+    in every tnp function and operator like an array."""
+
+    __slots__ = ("trainable", "name")
+
+    def __init__(self, initial_value, trainable: bool = True, name: str | None = None,
+                 dtype=None) -> None:
+        value = initial_value() if callable(initial_value) else initial_value
+        self._h = Handle(lift(value, _tf.as_np_dtype(dtype)))
+        self._session = self._sym = None
+        self.trainable, self.name = trainable, name or "Variable"
+
+    def _node(self) -> Node:
+        session = RECORDING.active
+        if session is None or not self.trainable:
+            return self._h.node
+        return _read(self, session)
+
+    def read_value(self) -> ndarray:
+        return wrap(self._node())
+
+    def value(self) -> ndarray:
+        return self.read_value()
+
+    def assign(self, value, use_locking=None, name=None, read_value=True):
+        node = lift(value, self._h.node.dtype)
+        if node.shape != self._h.node.shape:
+            raise ValueError(f"Cannot assign value of shape {node.shape} to a variable with "
+                             f"shape {self._h.node.shape}")
+        self._h.assign(node)
+        return self if read_value else None
+
+    def assign_add(self, delta, use_locking=None, name=None, read_value=True):
+        return self.assign(make(Op.ADD, (self._h.node, lift(delta, self._h.node.dtype))),
+                           read_value=read_value)
+
+    def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
+        return self.assign(make(Op.SUB, (self._h.node, lift(delta, self._h.node.dtype))),
+                           read_value=read_value)
+
+    def __repr__(self) -> str:
+        node = self._h.node
+        return (f"<lazytensor.tf.Variable '{self.name}' shape={node.shape} "
+                f"dtype={node.dtype.name}, numpy={self.numpy()!r}>")
+
+
+def _read(var: Variable, session: object) -> Node:
+    """The variable's alias in this recording session (one per value)."""
+    source = var._h.node
+    known = RECORDING.aliases.get(id(var))
+    if known is not None and known[0] is source:
+        return known[1]
+    alias = _alias(source)
+    RECORDING.aliases[id(var)] = (source, alias)
+    for tape in RECORDING.tapes:
+        if tape.watch_accessed_variables:
+            tape._watch(var, alias)
+    return alias
+
+
+class GradientTape:
+    """Records operations on lazy arrays for ``gradient``, like
+    ``tf.GradientTape`` (``persistent``, ``watch_accessed_variables``,
+    nested tapes, ``stop_recording``)."""
+
+    def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True) -> None:
+        self.persistent = persistent
+        self.watch_accessed_variables = watch_accessed_variables
+        self._sessions: list[object] = []  # the recording sessions this tape saw
+        self._watched: dict[int, tuple[object, list[Node]]] = {}
+        self._used = False
+        self._recording = False
+
+    def __enter__(self) -> GradientTape:
+        if RECORDING.active is None:
+            RECORDING.active = object()
+            RECORDING.aliases = {}
+        self._sessions.append(RECORDING.active)
+        RECORDING.tapes.append(self)
+        self._recording = True
+        return self
+
+    def __exit__(self, *exc) -> None:
+        RECORDING.tapes.remove(self)
+        self._recording = False
+        if not RECORDING.tapes:
+            RECORDING.active = None
+            RECORDING.aliases = {}
+
+    def _watch(self, key: object, node: Node) -> None:
+        entry = self._watched.setdefault(id(key), (key, []))
+        if not any(n is node for n in entry[1]):
+            entry[1].append(node)
+
+    def watch(self, tensor) -> None:
+        """Differentiate with respect to ``tensor`` (arrays, variables,
+        nested lists/tuples/dicts of them) from now on."""
+        for t in _flatten(tensor):
+            if isinstance(t, Variable):
+                _read(t, RECORDING.active) if self._recording else None
+                if not self.watch_accessed_variables or not self._recording:
+                    self._watch(t, t._h.node)
+                continue
+            if not isinstance(t, ndarray) or not self._recording:
+                raise ValueError(f"GradientTape.watch needs a lazy array inside the tape, got "
+                                 f"{type(t).__name__}")
+            alias = _alias(t._node())
+            t._sym, t._session = alias, RECORDING.active
+            self._watch(t, alias)
+
+    def watched_variables(self) -> tuple:
+        return tuple(k for k, _ in self._watched.values() if isinstance(k, Variable))
+
+    @contextmanager
+    def stop_recording(self):
+        """Operations in this block are not recorded (as tf's)."""
+        saved = RECORDING.active
+        RECORDING.active = None
+        try:
+            yield
+        finally:
+            RECORDING.active = saved
+
+    def reset(self) -> None:
+        self._watched.clear()
+        self._sessions.clear()
+
+    def gradient(self, target, sources, output_gradients=None,
+                 unconnected_gradients="none"):
+        """d(sum of target) / d(each source), with ``sources``' structure;
+        None where a source is unconnected or not floating (as TensorFlow)."""
+        if self._used and not self.persistent:
+            raise RuntimeError("A non-persistent GradientTape can only be used to compute one "
+                               "set of gradients (or jacobians)")
+        self._used = True
+        output = self._objective(target, output_gradients)
+        flat = _flatten(sources)
+        wrt = [self._source_nodes(s) for s in flat]
+        grads = _grads(output, wrt)
+        if _zeros_wanted(unconnected_gradients):
+            grads = [wrap(ew.full(tuple(s._h.node.shape), 0, s._h.node.dtype)) if g is None
+                     else g for g, s in zip(grads, flat)]
+        return _unflatten(sources, iter(grads))
+
+    def _symbolic(self, t) -> Node | None:
+        if isinstance(t, Variable):
+            return t._h.node
+        if isinstance(t, ndarray):
+            return t._sym if t._session in self._sessions else t._h.node
+        return None
+
+    def _objective(self, target, output_gradients) -> Node | None:
+        """One scalar whose gradient is the tape's: sum_i <target_i, ct_i>."""
+        targets = [self._symbolic(t) for t in _flatten(target)]
+        cts = _flatten(output_gradients) if output_gradients is not None else [None] * len(
+            targets)
+        terms = []
+        for node, ct in zip(targets, cts):
+            if node is None or not dt.is_inexact(node.dtype):
+                continue
+            if ct is not None:
+                node = make(Op.MUL, (node, ew.broadcast_to(lift(ct, node.dtype), node.shape)))
+            terms.append(reduction.reduce("sum", node))
+        if not terms:
+            return None
+        total = terms[0]
+        for term in terms[1:]:
+            total = make(Op.ADD, tuple(ew.coerce([total, term], ew.promote(
+                _tnp_policy(), total, term))))
+        return total
+
+    def _source_nodes(self, source) -> list[Node]:
+        """The nodes standing for ``source`` in this tape: its watched aliases,
+        or (an array made inside the tape) its symbolic node."""
+        entry = self._watched.get(id(source))
+        if entry is not None:
+            return entry[1]
+        if isinstance(source, ndarray) and not isinstance(source, Variable) \
+                and source._session in self._sessions:
+            return [source._sym]
+        return []
+
+
+def _tnp_policy():
+    from lazytensor.core.composite.promotion import TNP
+
+    return TNP
+
+
+def _zeros_wanted(unconnected) -> bool:
+    return str(getattr(unconnected, "value", unconnected)).lower() == "zero"
+
+
+def _grads(output: Node | None, wrt: list[list[Node]]) -> list:
+    """One gradient per source: the sum over its nodes (None when it has
+    none, when it is not floating, or when ``output`` is None)."""
+    flat = [n for nodes in wrt for n in nodes if dt.is_inexact(n.dtype)]
+    results = grad(output, flat, unconnected="none") if output is not None and flat else []
+    by_id = {id(n): g for n, g in zip(flat, results)}
+    out = []
+    for nodes in wrt:
+        parts = [by_id[id(n)] for n in nodes if by_id.get(id(n)) is not None]
+        total = parts[0] if parts else None
+        for part in parts[1:]:
+            total = make(Op.ADD, (total, part))
+        out.append(None if total is None else wrap(total))
+    return out
+
+
+def _flatten(structure) -> list:
+    if isinstance(structure, (list, tuple)):
+        return [x for item in structure for x in _flatten(item)]
+    if isinstance(structure, dict):
+        return [x for key in sorted(structure) for x in _flatten(structure[key])]
+    return [structure]
+
+
+def _unflatten(structure, values):
+    if isinstance(structure, (list, tuple)):
+        return type(structure)(_unflatten(item, values) for item in structure)
+    if isinstance(structure, dict):
+        rebuilt = {key: _unflatten(structure[key], values) for key in sorted(structure)}
+        return {key: rebuilt[key] for key in structure}
+    return next(values)
+

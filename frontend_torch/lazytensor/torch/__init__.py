@@ -1,0 +1,19 @@
+"""lazytensor.torch: unchanged PyTorch programs, recorded lazily on the
+shared core and compiled with XLA.
+
+>>> import torch, lazytensor.torch as lt
+>>> dev = lt.device()
+>>> x = torch.ones(2, 3, device=dev)
+>>> (x * 2).sum().item()
+12.0
+"""
+
+from lazytensor.torch import _dispatch  # noqa: F401  (installs __torch_dispatch__)
+from lazytensor.torch._device import device, manual_seed, mark_step, sync
+from lazytensor.torch._fallback import LazyFallbackWarning
+from lazytensor.torch._tensor import LazyTensor, to_cpu, to_lazy
+
+__all__ = [
+    "LazyFallbackWarning", "LazyTensor", "device", "manual_seed", "mark_step", "sync",
+    "to_cpu", "to_lazy",
+]

@@ -1,0 +1,120 @@
+"""The lazy device: torch's own ``lazy`` device type, step markers, seeding,
+and the few registrations that let torch create tensors on it.
+
+- ``device()`` is ``torch.device("lazy", 0)``. torch already treats that
+  device type as one without real memory: autograd runs its backward on the
+  CPU thread, and views are replayed rather than rebuilt with as_strided.
+- Factory functions with ``device=`` go through torch's BackendSelect to the
+  ``Lazy`` dispatch key; we register kernels there for the allocators
+  (``empty``, ``empty_strided``), the host copy (``_copy_from``) and the
+  factories whose composite kernels would resize an empty output
+  (``arange``). Everything else (``zeros``, ``randn``, ``full``, ``eye``...)
+  is torch's composite kernel calling ops on the new lazy tensor.
+- torch.optim picks its ``foreach`` implementation only for devices it
+  lists and for plain ``Tensor``/``Parameter`` types; we add the lazy
+  device and ``LazyTensor`` to those lists so that SGD, Adam and AdamW use
+  their default foreach implementation here, as on an accelerator.
+"""
+
+from __future__ import annotations
+
+from lazytensor.core import get_runtime
+from lazytensor.core import sync as core_sync
+from lazytensor.core.composite.creation import arange as core_arange
+from lazytensor.core.composite.elementwise import as_node
+from lazytensor.torch._tensor import DEVICE, NUMPY_OF, LazyTensor, host_array, wrap
+
+import torch
+
+
+def device(index: int = 0) -> torch.device:
+    """The lazy device (``torch.device('lazy', 0)``)."""
+    if index != 0:
+        raise ValueError("lazytensor.torch has one lazy device (index 0)")
+    return DEVICE
+
+
+def mark_step() -> None:
+    """The step marker: materialize every live pending tensor in one graph
+    (as ``torch_xla``'s ``mark_step``). Forgetting it stays correct."""
+    core_sync()
+
+
+def sync() -> None:
+    """Same as ``mark_step``."""
+    core_sync()
+
+
+def manual_seed(seed: int) -> None:
+    """Seed torch's generator and the lazy random streams."""
+    torch.manual_seed(seed)
+    get_runtime().rng.manual_seed(seed)
+
+
+# ------------------------------------------------- Lazy-key registrations
+def _dtype(dtype) -> torch.dtype:
+    return torch.get_default_dtype() if dtype is None else dtype
+
+
+def _empty(size, *, dtype=None, layout=None, device=None, pin_memory=None,
+           memory_format=None):
+    return wrap(as_node(0, NUMPY_OF[_dtype(dtype)], tuple(int(s) for s in size)))
+
+
+def _empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
+    shape = tuple(int(s) for s in size)
+    return wrap(as_node(0, NUMPY_OF[_dtype(dtype)], shape), tuple(int(s) for s in stride))
+
+
+def _copy_from(src, dst, non_blocking=False):
+    from lazytensor.torch._dispatch import assign
+
+    value = get_runtime().from_host(host_array(src.to(dst.dtype))).node
+    assign(dst, value)
+    return dst
+
+
+def _arange_dtype(values, dtype) -> torch.dtype:
+    if dtype is not None:
+        return dtype
+    if any(isinstance(v, float) for v in values):
+        return torch.get_default_dtype()
+    return torch.int64
+
+
+def _arange(start, end=None, step=1, *, dtype=None, layout=None, device=None,
+            pin_memory=None):
+    if end is None:
+        start, end = 0, start
+    values = [v.item() if isinstance(v, torch.Tensor) else v for v in (start, end, step)]
+    if values[2] == 0:
+        raise RuntimeError("step must be nonzero")
+    target = NUMPY_OF[_arange_dtype(values, dtype)]
+    return wrap(core_arange(*values, dtype=target))
+
+
+_LIBRARY = torch.library.Library("aten", "IMPL", "Lazy")  # noqa: TOR901
+for _name, _kernel in (
+    ("empty.memory_format", _empty), ("empty_strided", _empty_strided),
+    ("_copy_from", _copy_from), ("arange", _arange), ("arange.start", _arange),
+    ("arange.start_step", _arange),
+):
+    _LIBRARY.impl(_name, _kernel)
+
+
+# --------------------------------------------- optimizers: foreach default
+def _enable_optimizer_foreach() -> None:
+    from torch.optim import optimizer
+
+    if LazyTensor not in optimizer._foreach_supported_types:
+        optimizer._foreach_supported_types.append(LazyTensor)
+    listed = optimizer._get_foreach_kernels_supported_devices
+    if not getattr(listed, "_lazy", False):
+        def with_lazy() -> list[str]:
+            return [*listed(), DEVICE.type]
+
+        with_lazy._lazy = True  # type: ignore[attr-defined]
+        optimizer._get_foreach_kernels_supported_devices = with_lazy
+
+
+_enable_optimizer_foreach()

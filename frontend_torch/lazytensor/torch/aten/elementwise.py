@@ -1,0 +1,413 @@
+"""Elementwise ATen ops: one row per op naming its core op (or shared
+composite) and torch's type-promotion kind for it.
+
+Promotion follows torch exactly (``lazytensor.torch._promotion``); the math
+is the core's (``lazytensor.core.composite``: ``npextra`` holds the
+numpy/torch-shared rounding, division and NaN rules).
+"""
+
+from __future__ import annotations
+
+import math
+
+from lazytensor.core import Node, Op, make
+from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import npextra
+from lazytensor.core.composite.elementwise import as_node, broadcast_shapes, convert
+from lazytensor.torch import _promotion as P
+from lazytensor.torch._promotion import key_of
+from lazytensor.torch._tensor import LazyTensor, wrap
+from lazytensor.torch.aten._common import (
+    aten,
+    binary_op,
+    elementwise,
+    node,
+    operand,
+    unary_op,
+)
+
+# ----------------------------------------------------------------- unary
+UNARY_FLOAT = {  # integer inputs become the default float dtype
+    aten.exp: Op.EXP, aten.exp2: Op.EXP2, aten.expm1: Op.EXPM1, aten.log: Op.LOG,
+    aten.log1p: Op.LOG1P, aten.sqrt: Op.SQRT, aten.rsqrt: Op.RSQRT, aten.sin: Op.SIN,
+    aten.cos: Op.COS, aten.tan: Op.TAN, aten.asin: Op.ASIN, aten.acos: Op.ACOS,
+    aten.atan: Op.ATAN, aten.sinh: Op.SINH, aten.cosh: Op.COSH, aten.tanh: Op.TANH,
+    aten.asinh: Op.ASINH, aten.acosh: Op.ACOSH, aten.atanh: Op.ATANH,
+    aten.sigmoid: Op.LOGISTIC, aten.erf: Op.ERF, aten.erfc: Op.ERFC, aten.erfinv: Op.ERF_INV,
+    aten.lgamma: Op.LGAMMA, aten.digamma: Op.DIGAMMA,
+}
+
+
+def _log_base(base: float):
+    scale = 1.0 / math.log(base)
+    return lambda x: make(Op.MUL, (make(Op.LOG, (x,)), as_node(scale, x.dtype, x.shape)))
+
+
+def _reciprocal(x: Node) -> Node:
+    return make(Op.DIV, (as_node(1, x.dtype, x.shape), x))
+
+
+UNARY_FLOAT_FN = {
+    aten.log2: _log_base(2.0), aten.log10: _log_base(10.0), aten.reciprocal: _reciprocal,
+}
+
+
+def _unary(fn, kind):
+    def impl(x):
+        n = x._h.node
+        computation, result = P.dtypes(kind, (n.dtype, bool(n.shape)))
+        out = fn(convert(n, computation))
+        return wrap(convert(out, result), None if x.is_contiguous() else x.stride())
+
+    return impl
+
+
+def _neg(x: Node) -> Node:
+    if dt.is_bool(x.dtype):
+        raise RuntimeError(
+            "Negation, the `-` operator, on a bool tensor is not supported. If you are "
+            "trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+    return make(Op.NEG, (x,))
+
+
+def _bool_identity(op: Op):
+    return lambda x: x if dt.is_bool(x.dtype) else make(op, (x,))
+
+
+def _frac(x: Node) -> Node:
+    return make(Op.SUB, (x, npextra.trunc(x)))
+
+
+def _relu(x: Node) -> Node:
+    return make(Op.MAX, (x, as_node(0, x.dtype, x.shape)))
+
+
+def _round(x: Node, decimals: int = 0) -> Node:
+    if not dt.is_inexact(x.dtype):
+        return x
+    if decimals == 0:
+        return make(Op.ROUND_EVEN, (x,))
+    scale = as_node(10.0 ** decimals, x.dtype, x.shape)
+    return make(Op.DIV, (make(Op.ROUND_EVEN, (make(Op.MUL, (x, scale)),)), scale))
+
+
+def _abs(x: Node) -> Node:
+    return x if dt.is_bool(x.dtype) else make(Op.ABS, (x,))
+
+
+def _logical_not(x: Node) -> Node:
+    return make(Op.NOT, (_truthy(x),))
+
+
+def _truthy(x: Node) -> Node:
+    return x if dt.is_bool(x.dtype) else make(Op.NE, (x, as_node(0, x.dtype, x.shape)))
+
+
+def _isposinf(x: Node) -> Node:
+    return make(Op.EQ, (x, as_node(math.inf, x.dtype, x.shape))) if dt.is_inexact(x.dtype) \
+        else as_node(False, dt.bool_, x.shape)
+
+
+def _isneginf(x: Node) -> Node:
+    return make(Op.EQ, (x, as_node(-math.inf, x.dtype, x.shape))) if dt.is_inexact(x.dtype) \
+        else as_node(False, dt.bool_, x.shape)
+
+
+def _square(x: Node) -> Node:
+    return make(Op.MUL, (x, x))
+
+
+def _sign(x: Node) -> Node:
+    return x if dt.is_bool(x.dtype) else npextra.sign(x)
+
+
+UNARY_SAME = {  # (function, promotion kind)
+    aten.neg: (_neg, P.DEFAULT), aten.abs: (_abs, P.COMPLEX_TO_FLOAT),
+    aten.sign: (_sign, P.DEFAULT), aten.sgn: (_sign, P.DEFAULT),
+    aten.floor: (npextra.floor, P.DEFAULT), aten.ceil: (npextra.ceil, P.DEFAULT),
+    aten.trunc: (npextra.trunc, P.DEFAULT), aten.fix: (npextra.trunc, P.DEFAULT),
+    aten.frac: (_frac, P.DEFAULT), aten.relu: (_relu, P.DEFAULT),
+    aten.bitwise_not: (unary_op(Op.NOT), P.DEFAULT), aten.square: (_square, P.BOOL_TO_LONG),
+    aten.positive: (lambda x: x, P.DEFAULT),
+    aten.isnan: (npextra.isnan, P.ALWAYS_BOOL), aten.isinf: (npextra.isinf, P.ALWAYS_BOOL),
+    aten.isfinite: (npextra.isfinite, P.ALWAYS_BOOL),
+    aten.isposinf: (_isposinf, P.ALWAYS_BOOL), aten.isneginf: (_isneginf, P.ALWAYS_BOOL),
+    aten.signbit: (npextra.signbit, P.ALWAYS_BOOL),
+    aten.logical_not: (_logical_not, P.ALWAYS_BOOL),
+}
+
+
+def _round_impl(x, decimals: int = 0):
+    return _unary(lambda n: _round(n, decimals), P.DEFAULT)(x)
+
+
+def _nan_to_num(x, nan=None, posinf=None, neginf=None):
+    fn = lambda n: npextra.nan_to_num(n, 0.0 if nan is None else nan, posinf, neginf)  # noqa: E731
+    return _unary(fn, P.DEFAULT)(x)
+
+
+def _logit(x, eps=None):
+    def fn(n: Node) -> Node:
+        if eps is not None:
+            n = make(Op.CLAMP, (as_node(eps, n.dtype, n.shape), n,
+                                as_node(1.0 - eps, n.dtype, n.shape)))
+        one = as_node(1.0, n.dtype, n.shape)
+        return make(Op.LOG, (make(Op.DIV, (n, make(Op.SUB, (one, n)))),))
+
+    return _unary(fn, P.INT_TO_FLOAT)(x)
+
+
+def _identity(x):
+    """conj/resolve_conj/resolve_neg of a real tensor: a copy of its value."""
+    return wrap(node(x))
+
+
+# ----------------------------------------------------------------- binary
+def _add(alpha_op: Op):
+    def impl(a, b, alpha=1):
+        if alpha != 1:
+            if isinstance(b, (bool, int, float, complex)):
+                b = b * alpha
+            else:
+                return elementwise(lambda x, y: make(alpha_op, (x, _scaled(y, alpha))),
+                                   P.DEFAULT, a, b)
+        if (isinstance(a, LazyTensor) and isinstance(b, LazyTensor)):
+            na, nb = a._h.node, b._h.node
+            if na.shape == nb.shape and na.dtype == nb.dtype and not dt.is_bool(na.dtype):
+                return wrap(make(alpha_op, (na, nb)))  # hot path
+        return elementwise(binary_op(alpha_op), P.DEFAULT, a, b)
+
+    return impl
+
+
+def _scaled(y: Node, alpha) -> Node:
+    return make(Op.MUL, (y, as_node(alpha, y.dtype, y.shape)))
+
+
+def _check_sub(a, b, alpha=1):
+    if P.dtypes_of(P.DEFAULT, a, b)[1] == dt.bool_:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. "
+            "Use the `^` or `logical_xor()` operator instead."
+        )
+
+
+def _sub(a, b, alpha=1):
+    _check_sub(a, b)
+    return _add(Op.SUB)(a, b, alpha)
+
+
+def _rsub(a, b, alpha=1):
+    return _sub(b, a, alpha) if not isinstance(b, (bool, int, float, complex)) \
+        else _sub_scalar_first(b, a, alpha)
+
+
+def _sub_scalar_first(s, t, alpha):
+    return elementwise(lambda x, y: make(Op.SUB, (x, _scaled(y, alpha))), P.DEFAULT, s, t)
+
+
+def _mul(a, b):
+    if isinstance(a, LazyTensor) and isinstance(b, LazyTensor):
+        na, nb = a._h.node, b._h.node
+        if na.shape == nb.shape and na.dtype == nb.dtype and not dt.is_bool(na.dtype):
+            return wrap(make(Op.MUL, (na, nb)))
+    return elementwise(_mul_nodes, P.DEFAULT, a, b)
+
+
+def _mul_nodes(x: Node, y: Node) -> Node:
+    return make(Op.AND, (x, y)) if dt.is_bool(x.dtype) else make(Op.MUL, (x, y))
+
+
+def _div(a, b, rounding_mode=None):
+    if rounding_mode is None:
+        return elementwise(binary_op(Op.DIV), P.INT_TO_FLOAT, a, b)
+    fn = npextra.floor_divide if rounding_mode == "floor" else _trunc_divide
+    return elementwise(fn, P.DEFAULT, a, b)
+
+
+def _trunc_divide(x: Node, y: Node) -> Node:
+    if dt.is_inexact(x.dtype):
+        return npextra.trunc(make(Op.DIV, (x, y)))
+    return make(Op.DIV, (x, y))
+
+
+def _pow(a, b):
+    if isinstance(b, (int, float)) and not isinstance(b, bool) and isinstance(a, LazyTensor):
+        special = _POW_SPECIAL.get(b)
+        if special is not None and dt.is_inexact(a._h.node.dtype):
+            return elementwise(special, P.DEFAULT, a)
+        if isinstance(b, int) and b < 0 and not dt.is_inexact(P.dtypes_of(P.DEFAULT, a, b)[1]):
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+    return elementwise(binary_op(Op.POW), P.BOOL_TO_LONG, a, b)
+
+
+_POW_SPECIAL = {
+    2: lambda x: make(Op.MUL, (x, x)), 1: lambda x: x, 0.5: lambda x: make(Op.SQRT, (x,)),
+    -1: _reciprocal,
+}
+
+
+def _logical(op: Op):
+    return lambda a, b: elementwise(lambda x, y: make(op, (_truthy(x), _truthy(y))),
+                                    P.ALWAYS_BOOL, a, b)
+
+
+def _xlogy(x: Node, y: Node) -> Node:
+    out = make(Op.MUL, (x, make(Op.LOG, (y,))))
+    zero = make(Op.EQ, (x, as_node(0, x.dtype, x.shape)))
+    out = make(Op.SELECT, (zero, as_node(0.0, x.dtype, x.shape), out))
+    return make(Op.SELECT, (npextra.isnan(y), y, out))
+
+
+def _shift_right(x: Node, y: Node) -> Node:
+    op = Op.SHIFT_RIGHT_LOGICAL if dt.is_unsigned(x.dtype) else Op.SHIFT_RIGHT_ARITHMETIC
+    return make(op, (x, y))
+
+
+BINARY = {  # (function of nodes, promotion kind)
+    aten.maximum: (npextra.maximum, P.DEFAULT), aten.minimum: (npextra.minimum, P.DEFAULT),
+    aten.fmax: (npextra.fmax, P.DEFAULT), aten.fmin: (npextra.fmin, P.DEFAULT),
+    aten.remainder: (npextra.remainder, P.DEFAULT), aten.fmod: (npextra.fmod, P.DEFAULT),
+    aten.floor_divide: (npextra.floor_divide, P.DEFAULT),
+    aten.true_divide: (binary_op(Op.DIV), P.INT_TO_FLOAT),
+    aten.atan2: (binary_op(Op.ATAN2), P.INT_TO_FLOAT),
+    aten.arctan2: (binary_op(Op.ATAN2), P.INT_TO_FLOAT),
+    aten.hypot: (npextra.hypot, P.DEFAULT), aten.copysign: (npextra.copysign, P.INT_TO_FLOAT),
+    aten.nextafter: (binary_op(Op.NEXTAFTER), P.NO_OPMATH),
+    aten.logaddexp: (npextra.logaddexp, P.DEFAULT), aten.logaddexp2: (npextra.logaddexp2,
+                                                                      P.DEFAULT),
+    aten.xlogy: (_xlogy, P.INT_TO_FLOAT),
+    aten.bitwise_and: (binary_op(Op.AND), P.DEFAULT),
+    aten.bitwise_or: (binary_op(Op.OR), P.DEFAULT),
+    aten.bitwise_xor: (binary_op(Op.XOR), P.DEFAULT),
+    aten.__and__: (binary_op(Op.AND), P.DEFAULT), aten.__or__: (binary_op(Op.OR), P.DEFAULT),
+    aten.__xor__: (binary_op(Op.XOR), P.DEFAULT),
+    aten.bitwise_left_shift: (binary_op(Op.SHIFT_LEFT), P.DEFAULT),
+    aten.__lshift__: (binary_op(Op.SHIFT_LEFT), P.DEFAULT),
+    aten.bitwise_right_shift: (_shift_right, P.DEFAULT),
+    aten.__rshift__: (_shift_right, P.DEFAULT),
+    aten.eq: (binary_op(Op.EQ), P.ALWAYS_BOOL), aten.ne: (binary_op(Op.NE), P.ALWAYS_BOOL),
+    aten.lt: (binary_op(Op.LT), P.ALWAYS_BOOL), aten.le: (binary_op(Op.LE), P.ALWAYS_BOOL),
+    aten.gt: (binary_op(Op.GT), P.ALWAYS_BOOL), aten.ge: (binary_op(Op.GE), P.ALWAYS_BOOL),
+}
+
+
+def _binary(fn, kind):
+    return lambda a, b: elementwise(fn, kind, a, b)
+
+
+# ---------------------------------------------------------------- ternary
+def _where(cond, a, b):
+    c = operand(cond)
+    if not dt.is_bool(c.dtype):
+        raise RuntimeError(
+            f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+            f"{cond.dtype}"
+        )
+    result = P.dtypes_of(P.NO_OPMATH, a, b)[1]
+    values = [c, operand(a), operand(b)]
+    shape = broadcast_shapes(*[v.shape for v in values if isinstance(v, Node)])
+    return wrap(make(Op.SELECT, tuple(as_node(v, d, shape) for v, d in
+                                      zip(values, (dt.bool_, result, result)))))
+
+
+def _clamp(x, min=None, max=None):  # noqa: A002  (ATen's argument names)
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+
+    def fn(n: Node, *bounds: Node) -> Node:
+        it = iter(bounds)
+        if min is not None:
+            n = npextra.maximum(n, next(it))
+        if max is not None:
+            n = npextra.minimum(n, next(it))
+        return n
+
+    return elementwise(fn, P.DEFAULT, x, *[v for v in (min, max) if v is not None])
+
+
+def _clamp_min(x, min):  # noqa: A002
+    return _clamp(x, min=min)
+
+
+def _clamp_max(x, max):  # noqa: A002
+    return _clamp(x, max=max)
+
+
+def _lerp(start, end, weight):
+    if isinstance(weight, (int, float)):  # torch's two-sided formula, side chosen statically
+        def fn(s: Node, e: Node) -> Node:
+            diff = make(Op.SUB, (e, s))
+            if abs(weight) < 0.5:
+                return make(Op.ADD, (s, make(Op.MUL, (as_node(weight, s.dtype, s.shape), diff))))
+            w1 = as_node(weight - 1.0, s.dtype, s.shape)
+            return make(Op.ADD, (e, make(Op.MUL, (w1, diff))))
+
+        return elementwise(fn, P.DEFAULT, start, end)
+
+    def fn3(s: Node, e: Node, w: Node) -> Node:
+        diff = make(Op.SUB, (e, s))
+        low = make(Op.LT, (make(Op.ABS, (w,)), as_node(0.5, w.dtype, w.shape)))
+        a = make(Op.ADD, (s, make(Op.MUL, (w, diff))))
+        b = make(Op.ADD, (e, make(Op.MUL, (make(Op.SUB, (w, as_node(1.0, w.dtype, w.shape))),
+                                           diff))))
+        return make(Op.SELECT, (low, a, b))
+
+    return elementwise(fn3, P.DEFAULT, start, end, weight)
+
+
+def _addcmul(self, t1, t2, value=1):
+    def fn(s: Node, a: Node, b: Node) -> Node:
+        prod = make(Op.MUL, (a, b))
+        if value != 1:
+            prod = make(Op.MUL, (as_node(value, s.dtype, s.shape), prod))
+        return make(Op.ADD, (s, prod))
+
+    return elementwise(fn, P.DEFAULT, self, t1, t2)
+
+
+def _addcdiv(self, t1, t2, value=1):
+    if not any(dt.is_inexact(k[0]) for k in (key_of(t1), key_of(t2))
+               if isinstance(k, tuple)):
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future release "
+            "addcdiv will perform a true division of tensor1 and tensor2."
+        )
+
+    def fn(s: Node, a: Node, b: Node) -> Node:
+        quotient = make(Op.DIV, (a, b))
+        if value != 1:
+            quotient = make(Op.MUL, (as_node(value, s.dtype, s.shape), quotient))
+        return make(Op.ADD, (s, quotient))
+
+    return elementwise(fn, P.DEFAULT, self, t1, t2)
+
+
+def _table() -> dict:
+    table: dict = {}
+    for op, core_op in UNARY_FLOAT.items():
+        table[op] = _unary(unary_op(core_op), P.INT_TO_FLOAT)
+    for op, fn in UNARY_FLOAT_FN.items():
+        table[op] = _unary(fn, P.INT_TO_FLOAT)
+    for op, (fn, kind) in UNARY_SAME.items():
+        table[op] = _unary(fn, kind)
+    for op, (fn, kind) in BINARY.items():
+        table[op] = _binary(fn, kind)
+    table.update({
+        aten.round: _round_impl, aten.nan_to_num: _nan_to_num, aten.logit: _logit,
+        aten.conj: _identity, aten.resolve_conj: _identity, aten.resolve_neg: _identity,
+        aten.conj_physical: _identity,
+        aten.add: _add(Op.ADD), aten.sub: _sub, aten.rsub: _rsub, aten.mul: _mul,
+        aten.div: _div, aten.pow: _pow, aten.logical_and: _logical(Op.AND),
+        aten.logical_or: _logical(Op.OR), aten.logical_xor: _logical(Op.XOR),
+        aten.where.self: _where, aten.where.ScalarSelf: _where,
+        aten.where.ScalarOther: _where, aten.where.Scalar: _where,
+        aten.clamp: _clamp, aten.clip: _clamp, aten.clamp_min: _clamp_min,
+        aten.clamp_max: _clamp_max, aten.lerp: _lerp, aten.addcmul: _addcmul,
+        aten.addcdiv: _addcdiv,
+    })
+    return table
+
+
+TABLE = _table()

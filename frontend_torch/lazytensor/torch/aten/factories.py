@@ -1,0 +1,141 @@
+"""Random fills and factories. torch's factory functions allocate with
+``empty`` (the Lazy-key kernel in ``_device``) and then fill in place, so
+the fills (``uniform_``, ``normal_``, ``random_``, ``bernoulli_``,
+``exponential_``) are what records the random numbers, from keys seeded by
+torch's generator (``lazytensor.torch._rng``)."""
+
+from __future__ import annotations
+
+import numpy as np
+from lazytensor.core import Node, Op, make
+from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import creation
+from lazytensor.core.composite.elementwise import as_node, convert
+from lazytensor.torch._rng import next_key
+from lazytensor.torch._tensor import NUMPY_OF, wrap
+from lazytensor.torch.aten._common import aten, node
+
+import torch
+
+
+def _assign(self, value: Node):
+    from lazytensor.torch._dispatch import assign
+
+    assign(self, convert(value, node(self).dtype))
+    return self
+
+
+def _sample_dtype(x: Node) -> np.dtype:
+    return x.dtype if dt.is_float(x.dtype) and x.dtype != dt.float16 and \
+        x.dtype != dt.bfloat16 else dt.float32
+
+
+def _uniform_node(x: Node, low, high, generator) -> Node:
+    d = _sample_dtype(x)
+    u = make(Op.RNG_UNIFORM, (next_key(generator),), x.shape, d)
+    if (low, high) != (0, 1):
+        u = make(Op.ADD, (make(Op.MUL, (u, as_node(high - low, d, x.shape))),
+                          as_node(low, d, x.shape)))
+    return u
+
+
+def _uniform_(self, low=0.0, high=1.0, *, generator=None):
+    return _assign(self, _uniform_node(node(self), low, high, generator))
+
+
+def _normal_node(x: Node, mean, std, generator) -> Node:
+    d = _sample_dtype(x)
+    z = make(Op.RNG_NORMAL, (next_key(generator),), x.shape, d)
+    if std != 1:
+        z = make(Op.MUL, (z, as_node(std, d, x.shape)))
+    if mean != 0:
+        z = make(Op.ADD, (z, as_node(mean, d, x.shape)))
+    return z
+
+
+def _normal_(self, mean=0.0, std=1.0, *, generator=None):
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    return _assign(self, _normal_node(node(self), mean, std, generator))
+
+
+def _random_(self, low=None, high=None, *, generator=None):
+    x = node(self)
+    if low is not None and high is None:
+        low, high = 0, low
+    if high is None:
+        digits = {dt.float16: 11, dt.bfloat16: 8, dt.float32: 24, dt.float64: 53}
+        high = 2 ** digits[x.dtype] + 1 if x.dtype in digits else \
+            (2 if dt.is_bool(x.dtype) else int(np.iinfo(x.dtype).max) + 1)
+    low = low or 0
+    span = high - low
+    bits = make(Op.RNG_BITS, (next_key(generator),), x.shape, dt.uint64)
+    offset = make(Op.REM, (bits, as_node(span, dt.uint64, x.shape)))
+    value = make(Op.ADD, (convert(offset, dt.int64), as_node(low, dt.int64, x.shape)))
+    return _assign(self, value)
+
+
+def _bernoulli_(self, p=0.5, *, generator=None):
+    x = node(self)
+    u = make(Op.RNG_UNIFORM, (next_key(generator),), x.shape, dt.float32)
+    prob = convert(node(p), dt.float32) if isinstance(p, torch.Tensor) else \
+        as_node(p, dt.float32, x.shape)
+    if prob.shape != x.shape:
+        from lazytensor.core.composite.elementwise import broadcast_to
+
+        prob = broadcast_to(prob, x.shape)
+    return _assign(self, make(Op.LT, (u, prob)))
+
+
+def _bernoulli(x, p=None, *, generator=None):
+    """bernoulli(probabilities) -> samples of x's dtype."""
+    n = node(x)
+    probs = n if p is None else as_node(p, n.dtype, n.shape)
+    u = make(Op.RNG_UNIFORM, (next_key(generator),), n.shape, _sample_dtype(n))
+    return wrap(convert(make(Op.LT, (u, convert(probs, u.dtype))), n.dtype))
+
+
+def _exponential_(self, lambd=1.0, *, generator=None):
+    x = node(self)
+    u = _uniform_node(x, 0.0, 1.0, generator)
+    sample = make(Op.DIV, (make(Op.NEG, (make(Op.LOG1P, (make(Op.NEG, (u,)),)),)),
+                           as_node(lambd, u.dtype, u.shape)))
+    return _assign(self, sample)
+
+
+def _linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None):
+    target = NUMPY_OF[dtype or torch.get_default_dtype()]
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    values = [v.item() if isinstance(v, torch.Tensor) else v for v in (start, end)]
+    if steps == 1:
+        return wrap(as_node(values[0], target, (1,)))
+    compute = dt.float64 if target in (dt.float64, dt.int64) else dt.float32
+    step = (values[1] - values[0]) / (steps - 1)
+    i = creation.iota((steps,), 0, compute)
+    half = steps // 2
+    # torch fills the first half from start and the second half from end
+    lo = make(Op.ADD, (as_node(values[0], compute, (steps,)),
+                       make(Op.MUL, (i, as_node(step, compute, (steps,))))))
+    back = make(Op.SUB, (as_node(float(steps - 1), compute, (steps,)), i))
+    hi = make(Op.SUB, (as_node(values[1], compute, (steps,)),
+                       make(Op.MUL, (back, as_node(step, compute, (steps,))))))
+    first = make(Op.LT, (i, as_node(float(half), compute, (steps,))))
+    out = make(Op.SELECT, (first, lo, hi))
+    if dt.is_int(target):
+        out = make(Op.FLOOR, (out,)) if step >= 0 else out
+    return wrap(convert(out, target))
+
+
+def _scalar_tensor(value, *, dtype=None, layout=None, device=None, pin_memory=None):
+    target = NUMPY_OF[dtype or torch.get_default_dtype()]
+    return wrap(as_node(value, target, ()))
+
+
+TABLE = {
+    aten.uniform_: _uniform_, aten.normal_: _normal_, aten.random_: _random_,
+    aten.bernoulli_.float: _bernoulli_, aten.bernoulli_.Tensor: _bernoulli_,
+    aten.bernoulli.default: _bernoulli, aten.bernoulli.p: _bernoulli,
+    aten.exponential_: _exponential_, aten.linspace.default: _linspace,
+    aten.scalar_tensor: _scalar_tensor,
+}

@@ -1,0 +1,446 @@
+"""Neural-network ATen ops (forward and backward) onto the core's shared
+NN composites (``lazytensor.core.composite.nn``, ``activations``,
+``losses``) and matrix products. Only torch's argument conventions live
+here: reduction enums, ``output_mask``s, saved statistics, in-place running
+stats, torch's index layout of max pooling."""
+
+from __future__ import annotations
+
+import numpy as np
+from lazytensor.core import Node, Op, make
+from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import activations as act
+from lazytensor.core.composite import losses
+from lazytensor.core.composite import nn as cnn
+from lazytensor.core.composite import reduction as R
+from lazytensor.core.composite.elementwise import as_node, broadcast_to, convert
+from lazytensor.core.composite.linalg import matmul
+from lazytensor.core.composite.shape import reshape
+from lazytensor.torch import _promotion as P
+from lazytensor.torch._rng import next_key
+from lazytensor.torch._tensor import NUMPY_OF, wrap
+from lazytensor.torch.aten._common import aten, dim, elementwise, node
+
+REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
+
+
+def _opt(x) -> Node | None:
+    return None if x is None else node(x)
+
+
+def _same_dtype(name: str, a: Node, b: Node) -> None:
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"{name}: expected m1 and m2 to have the same dtype, but got: "
+                           f"{a.dtype} != {b.dtype}")
+
+
+# ------------------------------------------------------------ products
+def _mm(a, b):
+    na, nb = node(a), node(b)
+    if na.ndim != 2 or nb.ndim != 2:
+        raise RuntimeError(f"{'self' if na.ndim != 2 else 'mat2'} must be a matrix")
+    if na.shape[1] != nb.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({na.shape[0]}x"
+                           f"{na.shape[1]} and {nb.shape[0]}x{nb.shape[1]})")
+    _same_dtype("mm", na, nb)
+    return wrap(make(Op.DOT_GENERAL, (na, nb), (((1,), (0,)), ((), ())), None))
+
+
+def _bmm(a, b):
+    na, nb = node(a), node(b)
+    if na.ndim != 3 or nb.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor" if na.ndim != 3
+                           else "batch2 must be a 3D tensor")
+    if na.shape[0] != nb.shape[0] or na.shape[2] != nb.shape[1]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{na.shape[0]}, {na.shape[2]}] but got: [{nb.shape[0]}, "
+                           f"{nb.shape[1]}].")
+    _same_dtype("bmm", na, nb)
+    return wrap(make(Op.DOT_GENERAL, (na, nb), (((2,), (1,)), ((0,), (0,))), None))
+
+
+def _scaled_sum(bias, product: Node, beta, alpha) -> Node:
+    if alpha != 1:
+        product = make(Op.MUL, (product, as_node(alpha, product.dtype, product.shape)))
+    if beta == 0:
+        return product
+    b = broadcast_to(convert(node(bias), product.dtype), product.shape)
+    if beta != 1:
+        b = make(Op.MUL, (b, as_node(beta, b.dtype, b.shape)))
+    return make(Op.ADD, (b, product))
+
+
+def _addmm(bias, m1, m2, *, beta=1, alpha=1):
+    return wrap(_scaled_sum(bias, node(_mm(m1, m2)), beta, alpha))
+
+
+def _baddbmm(bias, b1, b2, *, beta=1, alpha=1):
+    return wrap(_scaled_sum(bias, node(_bmm(b1, b2)), beta, alpha))
+
+
+def _dot(a, b):
+    na, nb = node(a), node(b)
+    if na.ndim != 1 or nb.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {na.ndim}D and {nb.ndim}D tensors")
+    if na.shape != nb.shape:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{na.shape[0]}] and src "
+                           f"[{nb.shape[0]}] to have the same number of elements, but got "
+                           f"{na.shape[0]} and {nb.shape[0]} elements respectively")
+    _same_dtype("dot", na, nb)
+    return wrap(make(Op.DOT_GENERAL, (na, nb), (((0,), (0,)), ((), ())), None))
+
+
+def _mv(m, v):
+    nm, nv = node(m), node(v)
+    _same_dtype("mv", nm, nv)
+    return wrap(matmul(nm, nv))
+
+
+# ---------------------------------------------------------- convolution
+def _pairs(padding, n: int):
+    return tuple((p, p) for p in _expand(padding, n))
+
+
+def _expand(values, n: int) -> tuple[int, ...]:
+    values = tuple(values)
+    return values * n if len(values) == 1 else values
+
+
+def _conv_nodes(x: Node, w: Node, stride, padding, dilation, transposed, output_padding,
+                groups) -> Node:
+    n = w.ndim - 2
+    if transposed:
+        return cnn.conv_transpose(x, w, _expand(stride, n), _pairs(padding, n),
+                                  _expand(output_padding, n), _expand(dilation, n), groups)
+    return cnn.conv(x, w, _expand(stride, n), _pairs(padding, n), _expand(dilation, n), groups)
+
+
+def _convolution(x, weight, bias, stride, padding, dilation, transposed, output_padding,
+                 groups):
+    nx, nw = node(x), node(weight)
+    if nx.dtype != nw.dtype:
+        raise RuntimeError(f"Input type ({x.dtype}) and weight type ({weight.dtype}) should be "
+                           "the same")
+    batched = nx.ndim == nw.ndim
+    if not batched:
+        nx = reshape(nx, (1, *nx.shape))
+    out = _conv_nodes(nx, nw, stride, padding, dilation, transposed, output_padding, groups)
+    if bias is not None:
+        out = cnn.bias_add(out, node(bias), 1)
+    return wrap(out if batched else reshape(out, out.shape[1:]))
+
+
+def _convolution_backward(grad, x, weight, bias_sizes, stride, padding, dilation, transposed,
+                          output_padding, groups, output_mask):
+    g, nx, nw = node(grad), node(x), node(weight)
+
+    def forward(a: Node, b: Node) -> Node:
+        return _conv_nodes(a, b, stride, padding, dilation, transposed, output_padding, groups)
+
+    gx, gw = cnn.vjp(forward, (nx, nw), g)
+    gb = R.reduce("sum", g, tuple(d for d in range(g.ndim) if d != 1)) if output_mask[2] \
+        else None
+    outs = (gx, gw, gb)
+    return tuple(wrap(o) if keep and o is not None else None for o, keep in zip(outs, output_mask))
+
+
+# --------------------------------------------------------------- pooling
+def _pool_args(n: int, kernel, stride, padding, dilation=1):
+    kernel = _expand(kernel if isinstance(kernel, (list, tuple)) else [kernel], n)
+    stride = _expand(stride, n) if stride not in (None, [], ()) else kernel
+    padding = _expand(padding if isinstance(padding, (list, tuple)) else [padding], n)
+    dilation = _expand(dilation if isinstance(dilation, (list, tuple)) else [dilation], n)
+    for k, p in zip(kernel, padding):
+        if p > k // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={p}, kernel_size={k} and dilation=1")
+    return kernel, stride, tuple((p, p) for p in padding), dilation
+
+
+def _max_pool(n: int):
+    def impl(x, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+        nx = node(x)
+        k, s, p, d = _pool_args(n, kernel_size, stride, padding, dilation)
+        values, indices = cnn.max_pool_with_indices(nx, k, s, p, d, ceil_mode)
+        return wrap(values), wrap(indices)
+
+    return impl
+
+
+def _max_pool_backward(n: int):
+    def impl(grad, x, kernel_size, stride, padding, dilation, ceil_mode, indices):
+        return wrap(cnn.max_pool_backward(node(grad), node(indices), node(x).shape, n))
+
+    return impl
+
+
+def _avg_nodes(n, nx, kernel_size, stride, padding, ceil_mode, count_include_pad,
+               divisor_override) -> Node:
+    k, s, p, _ = _pool_args(n, kernel_size, stride, padding)
+    return cnn.avg_pool(nx, k, s, p, ceil_mode, count_include_pad, divisor_override)
+
+
+def _avg_pool(n: int):
+    def impl(x, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True,
+             divisor_override=None):
+        return wrap(_avg_nodes(n, node(x), kernel_size, stride, padding, ceil_mode,
+                               count_include_pad, divisor_override))
+
+    return impl
+
+
+def _avg_pool_backward(n: int):
+    def impl(grad, x, kernel_size, stride, padding, ceil_mode, count_include_pad,
+             divisor_override):
+        def forward(a: Node) -> Node:
+            return _avg_nodes(n, a, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                              divisor_override)
+
+        return wrap(cnn.vjp(forward, (node(x),), node(grad))[0])
+
+    return impl
+
+
+# ----------------------------------------------------------- normalization
+def _layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):
+    nx = node(x)
+    k = len(normalized_shape)
+    if tuple(nx.shape[nx.ndim - k:]) != tuple(normalized_shape):
+        raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input "
+                           f"with shape [*, {', '.join(map(str, normalized_shape))}], but got "
+                           f"input of size{list(nx.shape)}")
+    out, mean, rstd = cnn.layer_norm(nx, k, _opt(weight), _opt(bias), eps)
+    return wrap(out), wrap(mean), wrap(rstd)
+
+
+def _layer_norm_backward(grad, x, normalized_shape, mean, rstd, weight, bias, output_mask):
+    gx, gw, gb = cnn.layer_norm_backward(node(grad), node(x), node(mean), node(rstd),
+                                         _opt(weight), len(normalized_shape))
+    outs = (gx, gw if weight is not None else None, gb if bias is not None else None)
+    return tuple(wrap(o) if keep and o is not None else None for o, keep in zip(outs, output_mask))
+
+
+def _batch_norm(x, weight, bias, running_mean, running_var, training, momentum, eps):
+    from lazytensor.torch._dispatch import assign
+
+    nx = node(x)
+    if training:
+        mean, var, invstd = cnn.batch_stats(nx, eps)
+        if running_mean is not None:
+            count = int(np.prod(nx.shape)) // nx.shape[1]
+            unbiased = make(Op.MUL, (var, as_node(count / max(count - 1, 1), var.dtype,
+                                                  var.shape)))
+            for stat, new in ((running_mean, mean), (running_var, unbiased)):
+                old = node(stat)
+                mixed = make(Op.ADD, (
+                    make(Op.MUL, (old, as_node(1.0 - momentum, old.dtype, old.shape))),
+                    make(Op.MUL, (convert(new, old.dtype), as_node(momentum, old.dtype,
+                                                                    old.shape)))))
+                assign(stat, mixed)
+    else:
+        mean = convert(node(running_mean), dt.float32 if nx.dtype != dt.float64 else nx.dtype)
+        var = convert(node(running_var), mean.dtype)
+        invstd = make(Op.RSQRT, (make(Op.ADD, (var, as_node(eps, var.dtype, var.shape))),))
+    out = cnn.batch_norm(nx, _opt(weight), _opt(bias), mean, invstd)
+    if not training:
+        empty = as_node(0, mean.dtype, (0,))
+        return wrap(out), wrap(empty), wrap(empty)
+    return wrap(out), wrap(mean), wrap(invstd)
+
+
+def _batch_norm_backward(grad, x, weight, running_mean, running_var, save_mean, save_invstd,
+                         train, eps, output_mask):
+    nx = node(x)
+    if train:
+        mean, invstd = node(save_mean), node(save_invstd)
+    else:
+        mean = node(running_mean)
+        var = node(running_var)
+        invstd = make(Op.RSQRT, (make(Op.ADD, (var, as_node(eps, var.dtype, var.shape))),))
+    gx, gw, gb = cnn.batch_norm_backward(node(grad), nx, _opt(weight), mean, invstd, train)
+    outs = (gx, gw, gb)
+    return tuple(wrap(o) if keep else None for o, keep in zip(outs, output_mask))
+
+
+def _legit(x, weight, bias, running_mean, running_var, training, momentum, eps):
+    return _batch_norm(x, weight, bias, running_mean, running_var, training, momentum, eps)
+
+
+def _legit_no_stats(x, weight, bias, training, momentum, eps):
+    return _batch_norm(x, weight, bias, None, None, True, momentum, eps)
+
+
+def _legit_no_training(x, weight, bias, running_mean, running_var, momentum, eps):
+    return _batch_norm(x, weight, bias, running_mean, running_var, False, momentum, eps)
+
+
+# ----------------------------------------------------------------- softmax
+def _softmax(log: bool):
+    def impl(x, d, half_to_float=False):
+        nx = node(x)
+        if not dt.is_inexact(nx.dtype):
+            raise RuntimeError(f"\"softmax_lastdim_kernel_impl\" not implemented for "
+                               f"'{x.dtype}'")
+        axis = dim(d, nx.ndim)
+        if nx.ndim == 0:
+            return wrap(as_node(0.0 if log else 1.0, nx.dtype, ()))
+        return wrap(R.log_softmax(nx, axis) if log else R.softmax(nx, axis))
+
+    return impl
+
+
+def _softmax_backward(log: bool):
+    def impl(grad, output, d, input_dtype):
+        g, y = node(grad), node(output)
+        if y.ndim == 0:
+            return wrap(as_node(0.0, y.dtype, ()))
+        axis = dim(d, y.ndim)
+        out = cnn.log_softmax_backward(g, y, axis) if log else cnn.softmax_backward(g, y, axis)
+        return wrap(out)
+
+    return impl
+
+
+def _safe_softmax(x, d, dtype=None):
+    nx = node(x)
+    if dtype is not None:
+        nx = convert(nx, NUMPY_OF[dtype])
+    return wrap(cnn.safe_softmax(nx, dim(d, nx.ndim)))
+
+
+# ------------------------------------------------------------------ losses
+def _nll(x, target, weight=None, reduction=1, ignore_index=-100):
+    loss, total = losses.nll_loss(node(x), node(target), _opt(weight), REDUCTIONS[reduction],
+                                  ignore_index, 1)
+    return wrap(loss), wrap(total)
+
+
+def _nll_backward(grad, x, target, weight, reduction, ignore_index, total_weight):
+    return wrap(losses.nll_loss_backward(node(grad), node(x), node(target), _opt(weight),
+                                         REDUCTIONS[reduction], ignore_index,
+                                         node(total_weight), 1))
+
+
+def _mse(x, target, reduction=1):
+    def fn(a: Node, b: Node) -> Node:
+        return losses.mse_loss(a, b, REDUCTIONS[reduction])
+
+    return elementwise(fn, P.DEFAULT, x, target)
+
+
+def _mse_backward(grad, x, target, reduction):
+    def fn(g: Node, a: Node, b: Node) -> Node:
+        return losses.mse_loss_backward(g, a, b, REDUCTIONS[reduction])
+
+    nx = node(x)
+    out = fn(node(grad), nx, broadcast_to(convert(node(target), nx.dtype), nx.shape))
+    return wrap(out)
+
+
+# ------------------------------------------------------------- activations
+def _float_unary(fn):
+    return lambda x, *args: elementwise(lambda n: fn(n, *args), P.INT_TO_FLOAT, x)
+
+
+def _grad_of(fn):
+    """Backward ops (grad, saved, *args): grad and saved share a dtype."""
+    def impl(grad, saved, *args):
+        g, s = node(grad), node(saved)
+        return wrap(fn(convert(g, s.dtype), s, *args))
+
+    return impl
+
+
+def _gelu(x, *, approximate="none"):
+    return elementwise(lambda n: act.gelu(n, approximate), P.INT_TO_FLOAT, x)
+
+
+def _gelu_backward(grad, x, *, approximate="none"):
+    return wrap(act.gelu_backward(node(grad), node(x), approximate))
+
+
+def _hardtanh(x, min_val=-1.0, max_val=1.0):
+    return elementwise(lambda n: act.hardtanh(n, min_val, max_val), P.DEFAULT, x)
+
+
+def _leaky_relu(x, negative_slope=0.01):
+    return elementwise(lambda n: act.leaky_relu(n, negative_slope), P.DEFAULT, x)
+
+
+def _elu(x, alpha=1.0, scale=1.0, input_scale=1.0):
+    return elementwise(lambda n: act.elu(n, alpha, scale, input_scale), P.DEFAULT, x)
+
+
+def _softplus(x, beta=1.0, threshold=20.0):
+    return elementwise(lambda n: act.softplus(n, beta, threshold), P.DEFAULT, x)
+
+
+def _log_sigmoid_forward(x):
+    out = elementwise(act.log_sigmoid, P.DEFAULT, x)
+    return out, wrap(as_node(0, node(out).dtype, (0,)))
+
+
+# ------------------------------------------------------ dropout, embedding
+def _native_dropout(x, p, train):
+    nx = node(x)
+    if not train or p == 0:
+        return wrap(nx), wrap(as_node(True, dt.bool_, nx.shape))
+    out, keep = cnn.dropout(nx, p, next_key())
+    return wrap(out), wrap(keep)
+
+
+def _native_dropout_backward(grad, mask, scale):
+    g = node(grad)
+    kept = make(Op.SELECT, (node(mask), g, as_node(0, g.dtype, g.shape)))
+    return wrap(make(Op.MUL, (kept, as_node(scale, g.dtype, g.shape))))
+
+
+def _embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    nw, ni = node(weight), node(indices)
+    if not dt.is_int(ni.dtype):
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the "
+                           f"following scalar types: Long, Int; but got {indices.dtype} instead")
+    return wrap(cnn.embedding(nw, ni))
+
+
+def _embedding_backward(grad, indices, num_weights, padding_idx, scale_grad_by_freq):
+    if scale_grad_by_freq:
+        raise NotImplementedError("scale_grad_by_freq")
+    pad = None if padding_idx < 0 else padding_idx
+    return wrap(cnn.embedding_backward(node(grad), node(indices), num_weights, pad))
+
+
+TABLE = {
+    aten.mm: _mm, aten.bmm: _bmm, aten.addmm: _addmm, aten.baddbmm: _baddbmm, aten.dot: _dot,
+    aten.mv: _mv, aten.convolution: _convolution,
+    aten.convolution_backward: _convolution_backward,
+    aten.max_pool2d_with_indices: _max_pool(2), aten.max_pool3d_with_indices: _max_pool(3),
+    aten.max_pool2d_with_indices_backward: _max_pool_backward(2),
+    aten.max_pool3d_with_indices_backward: _max_pool_backward(3),
+    aten.avg_pool2d: _avg_pool(2), aten.avg_pool3d: _avg_pool(3),
+    aten.avg_pool2d_backward: _avg_pool_backward(2),
+    aten.avg_pool3d_backward: _avg_pool_backward(3),
+    aten.native_layer_norm: _layer_norm, aten.native_layer_norm_backward: _layer_norm_backward,
+    aten.native_batch_norm: _batch_norm, aten.native_batch_norm_backward: _batch_norm_backward,
+    aten._native_batch_norm_legit.default: _legit,
+    aten._native_batch_norm_legit.no_stats: _legit_no_stats,
+    aten._native_batch_norm_legit_no_training: _legit_no_training,
+    aten._softmax: _softmax(False), aten._log_softmax: _softmax(True),
+    aten._softmax_backward_data: _softmax_backward(False),
+    aten._log_softmax_backward_data: _softmax_backward(True),
+    aten._safe_softmax: _safe_softmax,
+    aten.nll_loss_forward: _nll, aten.nll_loss_backward: _nll_backward,
+    aten.nll_loss2d_forward: _nll, aten.nll_loss2d_backward: _nll_backward,
+    aten.mse_loss: _mse, aten.mse_loss_backward: _mse_backward,
+    aten.gelu: _gelu, aten.gelu_backward: _gelu_backward,
+    aten.silu: _float_unary(act.silu), aten.silu_backward: _grad_of(act.silu_backward),
+    aten.mish: _float_unary(act.mish), aten.hardswish: _float_unary(act.hardswish),
+    aten.hardsigmoid: _float_unary(act.hardsigmoid),
+    aten.sigmoid_backward: _grad_of(act.sigmoid_backward),
+    aten.tanh_backward: _grad_of(act.tanh_backward),
+    aten.threshold_backward: _grad_of(lambda g, x, t: act.threshold_backward(g, x, t)),
+    aten.hardtanh: _hardtanh, aten.leaky_relu: _leaky_relu, aten.elu: _elu,
+    aten.softplus: _softplus, aten.log_sigmoid_forward: _log_sigmoid_forward,
+    aten.native_dropout: _native_dropout, aten.native_dropout_backward: _native_dropout_backward,
+    aten.embedding: _embedding, aten.embedding_dense_backward: _embedding_backward,
+}

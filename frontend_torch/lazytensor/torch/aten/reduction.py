@@ -1,0 +1,272 @@
+"""Reductions, arg-reductions, scans, sorting and norms, with torch's
+argument conventions (``dim`` lists, ``keepdim``, ``dtype``, ``correction``)
+and result dtypes (integer sums are int64, mean needs a float input).
+The math is ``lazytensor.core.composite.reduction``."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from lazytensor.core import Node, Op, make
+from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import reduction as R
+from lazytensor.core.composite.elementwise import as_node, convert
+from lazytensor.torch._tensor import wrap
+from lazytensor.torch.aten._common import aten, dims, node, np_dtype
+from lazytensor.torch.aten._common import dim as _dim
+
+INDEX = dt.int64
+
+
+def _sum_dtype(x: Node, dtype) -> np.dtype:
+    if dtype is not None:
+        return np_dtype(dtype)
+    return dt.int64 if (dt.is_int(x.dtype) or dt.is_bool(x.dtype)) else x.dtype
+
+
+def _sum(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+    n = node(x)
+    return wrap(R.reduce("sum", convert(n, _sum_dtype(n, dtype)), dims(dim, n.ndim), keepdim))
+
+
+def _prod(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+    n = node(x)
+    axes = dims(dim, n.ndim) if dim is not None else tuple(range(n.ndim))
+    return wrap(R.reduce("prod", convert(n, _sum_dtype(n, dtype)), axes, keepdim))
+
+
+def _mean(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+    n = node(x)
+    target = np_dtype(dtype, n.dtype)
+    if not dt.is_inexact(target):
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating "
+            f"point or complex dtype. Got: {_torch_name(target)}"
+        )
+    return wrap(R.mean(convert(n, target), dims(dim, n.ndim), keepdim))
+
+
+def _torch_name(d: np.dtype) -> str:
+    from lazytensor.torch._tensor import TORCH_OF
+
+    return str(TORCH_OF[d]).replace("torch.", "").capitalize().replace("Int64", "Long")
+
+
+def _extreme(kind: str, name: str):
+    def impl(x, dim=(), keepdim=False):  # noqa: A002
+        n = node(x)
+        axes = dims(dim, n.ndim)
+        if any(n.shape[a] == 0 for a in axes) or (n.ndim and not n.shape[0] and not axes):
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for "
+                             "input.numel() == 0. Specify the reduction dim with the 'dim' "
+                             "argument.")
+        return wrap(_nan_reduce(kind, n, axes, keepdim))
+
+    return impl
+
+
+def _nan_reduce(kind: str, n: Node, axes, keepdim: bool) -> Node:
+    """max/min that propagate NaN (torch does) over ``axes``."""
+    out = R.reduce(kind, n, axes, keepdim)
+    if not dt.is_inexact(n.dtype) or not axes:
+        return out
+    isnan = make(Op.NE, (n, n))
+    has_nan = R.reduce("any", isnan, axes, keepdim)
+    return make(Op.SELECT, (has_nan, as_node(math.nan, n.dtype, out.shape), out))
+
+
+def _arg(kind: str):
+    def impl(x, dim=None, keepdim=False):  # noqa: A002
+        n = node(x)
+        if n.ndim == 0:
+            return wrap(as_node(0, INDEX, (1,) * 0))
+        axis = None if dim is None else _dim(dim, n.ndim)
+        if n.shape and (axis is None and math.prod(n.shape) == 0 or
+                        axis is not None and n.shape[axis] == 0):
+            raise IndexError(f"{kind}(): Expected reduction dim {dim} to have non-zero size.")
+        return wrap(R.argreduce(kind, n, axis, keepdim, INDEX))
+
+    return impl
+
+
+def _max_dim(kind: str):
+    def impl(x, dim, keepdim=False):  # noqa: A002
+        n = node(x)
+        d = _dim(dim, n.ndim)
+        if n.ndim == 0:
+            return wrap(n), wrap(as_node(0, INDEX, ()))
+        if n.shape[d] == 0:
+            raise IndexError(f"{kind}(): Expected reduction dim {d} to have non-zero size.")
+        values = _nan_reduce(kind, n, (d,), keepdim)
+        indices = R.argreduce("argmax" if kind == "max" else "argmin", n, d, keepdim, INDEX)
+        return wrap(values), wrap(indices)
+
+    return impl
+
+
+def _max_other(a, b):
+    from lazytensor.torch.aten.elementwise import TABLE as EW
+
+    return EW[aten.maximum](a, b)
+
+
+def _min_other(a, b):
+    from lazytensor.torch.aten.elementwise import TABLE as EW
+
+    return EW[aten.minimum](a, b)
+
+
+def _logical_reduce(kind: str):
+    def impl(x, dim=None, keepdim=False):  # noqa: A002
+        n = node(x)
+        out = R.reduce(kind, n, dims(dim, n.ndim), keepdim)
+        return wrap(convert(out, dt.uint8) if n.dtype == dt.uint8 else out)
+
+    return impl
+
+
+def _var_like(sqrt: bool, with_mean: bool):
+    def impl(x, dim=None, *, correction=None, keepdim=False):  # noqa: A002
+        n = node(x)
+        axes = dims(dim, n.ndim)
+        ddof = 1 if correction is None else correction
+        if not dt.is_inexact(n.dtype):
+            raise RuntimeError("std and var only support floating point and complex dtypes")
+        v = R.var(n, axes, keepdim, ddof)
+        if dt.is_complex(n.dtype):
+            v = make(Op.REAL, (v,)) if dt.is_complex(v.dtype) else v
+        out = make(Op.SQRT, (v,)) if sqrt else v
+        if not with_mean:
+            return wrap(out)
+        return wrap(out), wrap(R.mean(n, axes, keepdim))
+
+    return impl
+
+
+def _logsumexp(x, dim, keepdim=False):  # noqa: A002
+    n = node(x)
+    if not dt.is_inexact(n.dtype):
+        n = convert(n, dt.float32)
+    return wrap(R.logsumexp(n, dims(dim, n.ndim), keepdim))
+
+
+def _scan(op: Op):
+    def impl(x, dim, *, dtype=None):  # noqa: A002
+        n = node(x)
+        n = convert(n, _sum_dtype(n, dtype)) if op in (Op.CUMSUM, Op.CUMPROD) else n
+        if n.ndim == 0:
+            return wrap(n)
+        return wrap(make(op, (n,), _dim(dim, n.ndim), False))
+
+    return impl
+
+
+def _cum_extreme(op: Op, compare: Op):
+    """cummax/cummin: values and the index of the last extreme seen so far."""
+    def impl(x, dim):  # noqa: A002
+        n = node(x)
+        if n.ndim == 0:
+            return wrap(n), wrap(as_node(0, INDEX, ()))
+        d = _dim(dim, n.ndim)
+        values = make(op, (n,), d, False)
+        hit = make(Op.EQ, (n, values))
+        if dt.is_inexact(n.dtype):
+            hit = make(Op.OR, (hit, make(Op.NE, (n, n))))
+        positions = make(Op.IOTA, (), INDEX, n.shape, d)
+        marked = make(Op.SELECT, (hit, positions, as_node(-1, INDEX, n.shape)))
+        return wrap(values), wrap(make(Op.CUMMAX, (marked,), d, False))
+
+    return impl
+
+
+def _vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+    n = node(x)
+    if dtype is not None:
+        n = convert(n, np_dtype(dtype))
+    if not dt.is_inexact(n.dtype):
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor "
+                           f"as input. Got {_torch_name(n.dtype)}")
+    axes = dims(dim, n.ndim)
+    a = make(Op.ABS, (n,))
+    return wrap(_norm_of(a, float(ord), axes, keepdim))
+
+
+def _norm_of(a: Node, p: float, axes, keepdim: bool) -> Node:
+    if p == math.inf:
+        return R.reduce("max", a, axes, keepdim)
+    if p == -math.inf:
+        return R.reduce("min", a, axes, keepdim)
+    if p == 0:
+        nz = convert(make(Op.NE, (a, as_node(0, a.dtype, a.shape))), a.dtype)
+        return R.reduce("sum", nz, axes, keepdim)
+    if p == 1:
+        return R.reduce("sum", a, axes, keepdim)
+    if p == 2:
+        return make(Op.SQRT, (R.reduce("sum", make(Op.MUL, (a, a)), axes, keepdim),))
+    powered = make(Op.POW, (a, as_node(p, a.dtype, a.shape)))
+    total = R.reduce("sum", powered, axes, keepdim)
+    return make(Op.POW, (total, as_node(1.0 / p, total.dtype, total.shape)))
+
+
+def _count_nonzero(x, dim=None):  # noqa: A002
+    n = node(x)
+    nz = convert(make(Op.NE, (n, as_node(0, n.dtype, n.shape))), INDEX)
+    return wrap(R.reduce("sum", nz, dims(dim, n.ndim), False))
+
+
+def _sort(x, dim=-1, descending=False, *, stable=False):  # noqa: A002
+    n = node(x)
+    if n.ndim == 0:
+        return wrap(n), wrap(as_node(0, INDEX, ()))
+    d = _dim(dim, n.ndim)
+    values = make(Op.SORT, (n,), d, bool(descending), True)
+    indices = make(Op.ARGSORT, (n,), d, bool(descending), True, INDEX)
+    return wrap(values), wrap(indices)
+
+
+def _sort_stable(x, *, stable=None, dim=-1, descending=False):  # noqa: A002
+    return _sort(x, dim, descending)
+
+
+def _argsort(x, dim=-1, descending=False, *, stable=False):  # noqa: A002
+    return _sort(x, dim, descending)[1]
+
+
+def _topk(x, k, dim=-1, largest=True, sorted=True):  # noqa: A002
+    values, indices = _sort(x, dim, largest)
+    n = node(values)
+    if n.ndim == 0:
+        return values, indices
+    d = _dim(dim, n.ndim)
+    if not 0 <= k <= n.shape[d]:
+        raise RuntimeError("selected index k out of range")
+    start, limit = [0] * n.ndim, list(n.shape)
+    limit[d] = k
+    cut = lambda v: wrap(make(Op.SLICE, (node(v),), tuple(start), tuple(limit),  # noqa: E731
+                              (1,) * n.ndim))
+    return cut(values), cut(indices)
+
+
+def _table() -> dict:
+    return {
+        aten.sum: _sum, aten.prod: _prod, aten.mean: _mean,
+        aten.amax: _extreme("max", "amax"), aten.amin: _extreme("min", "amin"),
+        aten.max.default: _extreme("max", "max"), aten.min.default: _extreme("min", "min"),
+        aten.max.dim: _max_dim("max"), aten.min.dim: _max_dim("min"),
+        aten.max.other: _max_other, aten.min.other: _min_other,
+        aten.argmax: _arg("argmax"), aten.argmin: _arg("argmin"),
+        aten.any: _logical_reduce("any"), aten.all: _logical_reduce("all"),
+        aten.var.correction: _var_like(False, False), aten.std.correction: _var_like(True, False),
+        aten.var_mean.correction: _var_like(False, True),
+        aten.std_mean.correction: _var_like(True, True),
+        aten.logsumexp: _logsumexp, aten.cumsum: _scan(Op.CUMSUM),
+        aten.cumprod: _scan(Op.CUMPROD), aten.logcumsumexp: _scan(Op.CUMLOGSUMEXP),
+        aten.cummax: _cum_extreme(Op.CUMMAX, Op.GE), aten.cummin: _cum_extreme(Op.CUMMIN, Op.LE),
+        aten.linalg_vector_norm: _vector_norm, aten.count_nonzero: _count_nonzero,
+        aten.sort.default: _sort, aten.sort.stable: _sort_stable, aten.argsort: _argsort,
+        aten.topk: _topk,
+    }
+
+
+TABLE = _table()

@@ -1,0 +1,114 @@
+"""Every op of the op database against eager numpy: values (dtype-fitting
+tolerance), dtype and shape, over the dtypes and broadcasting shapes of its
+entry, and Python scalars where the entry says so. Where numpy raises, the
+lazy call must raise the same exception type.
+
+All cases of one op are recorded first and materialized in one graph (one
+compile per op keeps the suite fast).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import lazytensor.numpy as lnp
+from np_opdb import OPS, OpInfo, sample, tolerance, xfail_reason
+
+PY_SCALARS = (2, 3.5, True)
+
+
+def _inputs(op: OpInfo, dtype: str, shapes: tuple, seed: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return [sample(dtype, shape, op.domain, rng) for shape in shapes]
+
+
+def _cases(op: OpInfo):
+    seed = 0
+    for dtype in op.dtypes:
+        if xfail_reason(op, dtype):
+            continue
+        for shapes in op.cases():
+            seed += 1
+            yield f"{dtype}{shapes}", _inputs(op, dtype, shapes, seed)
+        if op.scalars:
+            x = _inputs(op, dtype, ((3, 4),), seed)[0]
+            for s in PY_SCALARS:
+                yield f"{dtype} op {s!r}", [x, s]
+                yield f"{s!r} op {dtype}", [s, x]
+
+
+def _run_numpy(op: OpInfo, args):
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            return op.fn(np, *args), None
+        except Exception as exc:  # noqa: BLE001  (the type is what we compare)
+            return None, exc
+
+
+def _lazy_args(args):
+    return [lnp.asarray(a) if isinstance(a, (np.ndarray, np.generic)) else a for a in args]
+
+
+def _outputs(result) -> list:
+    return list(result) if isinstance(result, tuple) else [result]
+
+
+def _compare(label: str, op: OpInfo, expected, actual) -> list[str]:
+    problems = []
+    exp_list, act_list = _outputs(expected), _outputs(actual)
+    if len(exp_list) != len(act_list):
+        return [f"{label}: {len(act_list)} outputs, numpy gives {len(exp_list)}"]
+    for want, got in zip(exp_list, act_list):
+        if not isinstance(got, lnp.ndarray):
+            problems.append(f"{label}: result is {type(got).__name__}, not a lazy array")
+            continue
+        want = np.asarray(want)
+        host = np.asarray(got)
+        if host.dtype != want.dtype:
+            problems.append(f"{label}: dtype {host.dtype}, numpy gives {want.dtype}")
+        elif host.shape != want.shape:
+            problems.append(f"{label}: shape {host.shape}, numpy gives {want.shape}")
+        else:
+            rtol, atol = tolerance(want.dtype, op)
+            try:
+                np.testing.assert_allclose(host, want, rtol=rtol, atol=atol, equal_nan=True)
+            except AssertionError as exc:
+                problems.append(f"{label}: values differ\n{exc}")
+    return problems
+
+
+@pytest.mark.parametrize("op", OPS, ids=[op.name for op in OPS])
+def test_op_matches_numpy(op: OpInfo):
+    pending, problems = [], []
+    for label, args in _cases(op):
+        expected, error = _run_numpy(op, args)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                actual = op.fn(np, *_lazy_args(args))
+        except Exception as exc:  # noqa: BLE001
+            if error is None or not isinstance(exc, type(error)):
+                problems.append(f"{label}: raised {type(exc).__name__}: {exc}; numpy "
+                                f"{'raises ' + type(error).__name__ if error else 'does not'}")
+            continue
+        if error is not None:
+            problems.append(f"{label}: numpy raises {type(error).__name__}: {error}; lazy "
+                            "does not")
+            continue
+        pending.append((label, expected, actual))
+    lnp.sync()  # one graph for all cases of this op
+    for label, expected, actual in pending:
+        problems += _compare(label, op, expected, actual)
+    assert not problems, f"{op.name}:\n" + "\n".join(problems[:12])
+
+
+def test_every_ufunc_in_the_table_has_an_entry():
+    names = {op.name for op in OPS}
+    from lazytensor.numpy._ufunc_table import UFUNCS
+
+    missing = [u.__name__ for u in UFUNCS if u.__name__ not in names]
+    assert not missing, missing

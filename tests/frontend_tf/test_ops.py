@@ -1,0 +1,54 @@
+"""Every lowered tnp function against eager tnp: values, dtype and shape over
+the op database's samples; where tnp raises, lnp raises the same type."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import assert_same, lnp, tnp
+from opdb import OPS, Host
+
+
+def convert(ns, value):
+    """Sample arguments for namespace ``ns``: numpy arrays become its arrays."""
+    if isinstance(value, Host):
+        return value.value
+    if isinstance(value, np.ndarray):
+        return ns.asarray(value)
+    if isinstance(value, list) and value and isinstance(value[0], np.ndarray):
+        return [convert(ns, v) for v in value]
+    return value
+
+
+def call(ns, name, args, kwargs):
+    args = tuple(convert(ns, a) for a in args)
+    kwargs = {k: convert(ns, v) for k, v in kwargs.items()}
+    return getattr(ns, name)(*args, **kwargs)
+
+
+def outcome(ns, name, args, kwargs):
+    try:
+        return call(ns, name, args, kwargs), None
+    except Exception as error:  # noqa: BLE001  (compared between namespaces)
+        return None, error
+
+
+def test_every_lowered_function_has_samples():
+    missing = sorted(set(lnp.LOWERED) - set(OPS))
+    assert not missing, f"lowered without samples in opdb.OPS: {missing}"
+
+
+@pytest.mark.parametrize("name", sorted(lnp.LOWERED))
+def test_matches_tnp(name, fresh_metrics):
+    for i, (args, kwargs) in enumerate(OPS[name]()):
+        context = f"{name} sample {i}: {[getattr(a, 'dtype', a) for a in args]} {kwargs}"
+        want, want_error = outcome(tnp, name, args, kwargs)
+        got, got_error = outcome(lnp, name, args, kwargs)
+        if want_error is not None:
+            assert got_error is not None, f"{context}: tnp raised {want_error!r}, lnp did not"
+            assert isinstance(got_error, type(want_error)), \
+                f"{context}: tnp raised {type(want_error).__name__}, lnp {got_error!r}"
+            continue
+        assert got_error is None, f"{context}: lnp raised {got_error!r}"
+        assert_same(got, want, context)
+    assert fresh_metrics.as_dict()["counters"]["eager_fallbacks"] == 0
