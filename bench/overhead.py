@@ -72,7 +72,13 @@ def _lazy_numpy(kind: str, length: int, sync: bool):
     from lazytensor.core import metrics
 
     x, y = _operands(kind, lnp.asarray)
-    finish = (lambda out: lnp.block(lnp.sync(out))) if sync else (lambda out: None)
+    from elementwise import block_lazy
+
+    def finish(out) -> None:
+        if sync:
+            lnp.sync()
+            block_lazy(out)
+
     step = _step(np, x, y, length, finish)
     metrics.reset()
     step.info = lambda: metrics.as_dict()["counters"]

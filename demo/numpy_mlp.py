@@ -71,7 +71,7 @@ def accuracy(np, params, x, labels) -> float:
 
 def train(np, digits: data.Digits, epochs: int, mark_step=lambda: None) -> tuple:
     """Train from a fixed seed; ``mark_step`` ends each step (lazy runs)."""
-    params = init_params(np, [digits.x_train.shape[1], HIDDEN, data.N_CLASSES])
+    params = init_params(np, [digits.x_train.shape[1], HIDDEN, HIDDEN, data.N_CLASSES])
     batches = [(np.asarray(x), np.asarray(data.one_hot(y))) for x, y in digits.batches(BATCH, 0)]
 
     def run_epoch(epoch: int) -> tuple[int, float]:
@@ -93,7 +93,7 @@ def main(args: argparse.Namespace) -> int:
     epochs = args.epochs or EPOCHS
     digits = data.load()
     print(f"digits: {len(digits.y_train)} train / {len(digits.y_test)} test images; "
-          f"MLP 64-{HIDDEN}-10, batch {BATCH}, {epochs} epochs, plain SGD")
+          f"MLP 64-{HIDDEN}-{HIDDEN}-10, batch {BATCH}, {epochs} epochs, plain SGD")
     eager = Result("numpy (eager)", *train(numpy, digits, epochs))
     try:
         lnp = import_frontend("lazytensor.numpy")

@@ -53,7 +53,6 @@ def train(torch, digits: data.Digits, epochs: int, device, mark_step=lambda: Non
 def main(args: argparse.Namespace) -> int:
     import torch
 
-    torch.set_num_threads(1)  # a fair comparison: XLA's CPU code runs on one thread here
     epochs = args.epochs or EPOCHS
     digits = data.load()
     print(f"digits: {len(digits.y_train)} train / {len(digits.y_test)} test images; "

@@ -280,8 +280,8 @@ def test_last_write_wins_drops_every_overwritten_update():
     """XLA leaves the order of duplicate scatter writes open, so the losers'
     indices are moved out of bounds (dropped) instead of relying on order."""
     idx = np.array([1, 4, 1, 1, 4, 0])
-    plan = ix.plan_index((6, 3), (dev(idx), dev(np.array([[2], [2], [0], [2], [2], [1]]))))
+    plan = ix.plan_index((6, 3), (dev(idx), dev(np.array([2, 2, 0, 2, 2, 1]))))
     y = dev(np.zeros((6, 3)))
     (moved,) = run(ix._last_write_wins(y, plan, ix._stacked_indices(plan)))
     # (row, col) pairs: (1,2) (4,2) (1,0) (1,2) (4,2) (0,1): the first and second lose
-    np.testing.assert_array_equal(moved[..., 0], [[6], [6], [1], [1], [4], [0]][:6])
+    np.testing.assert_array_equal(moved, [[6, 2], [6, 2], [1, 0], [1, 2], [4, 2], [0, 1]])

@@ -189,3 +189,11 @@ def test_debug_dump_dot_stablehlo_and_graph_key(rt):
     assert debug.graph_key(y) == debug.graph_key(other)
     assert debug.graph_key(y) != debug.graph_key(_scaled_exp(x, 2.0), y)
     assert y.node.op is Op.EXP  # inspecting never executes
+
+
+def test_leaf_handles_materialize_to_arrays_of_their_shape(rt):
+    filled = Handle(lc.scalar(2.5, F32, (2, 3)))
+    np.testing.assert_array_equal(filled.numpy(), np.full((2, 3), 2.5, np.float32))
+    const = Handle(lc.constant([1, 2], np.dtype("int32")))
+    out = const.numpy()
+    assert out.dtype == np.int32 and out.tolist() == [1, 2]

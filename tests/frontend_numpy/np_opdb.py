@@ -131,6 +131,8 @@ FUNCTIONS = [
     _f("matmul", lambda xp, a, b: a @ b, 2, shapes=(((3, 4), (4, 2)), ((2, 3, 4), (4,)),
                                                    ((4,), (2, 4, 3)), ((2, 1, 2, 3), (3, 3, 2)))),
     _f("vecdot", lambda xp, a, b: xp.vecdot(a, b), 2, shapes=(((3, 4), (4,)),)),
+    _f("matvec", lambda xp, a, b: xp.matvec(a, b), 2, shapes=(((2, 3, 4), (4,)),)),
+    _f("vecmat", lambda xp, a, b: xp.vecmat(a, b), 2, shapes=(((3,), (2, 3, 4)),)),
     _f("dot", lambda xp, a, b: xp.dot(a, b), 2, shapes=(((3, 4), (4, 2)), ((4,), (4,)),
                                                        ((2, 3, 4), (4, 5)))),
     _f("tensordot", lambda xp, a, b: xp.tensordot(a, b, axes=([1], [0])), 2,

@@ -39,18 +39,20 @@ def dtype_name(value) -> str:
 TOLERANCE = {"float16": 5e-3, "bfloat16": 2e-2, "float32": 2e-5, "complex64": 2e-5}
 
 
-def assert_same(got, want, context: str = "") -> None:
-    """Values (dtype tolerance), dtype and shape of a lazy result equal tnp's."""
+def assert_same(got, want, context: str = "", precision: str | None = None) -> None:
+    """Values, dtype and shape of a lazy result equal tnp's. The tolerance is
+    the result dtype's, or ``precision``'s when the inputs were less precise
+    (a float64 result computed from float32 values carries float32 error)."""
     if isinstance(want, (list, tuple)):
         assert isinstance(got, (list, tuple)) and len(got) == len(want), context
         for g, w in zip(got, want):
-            assert_same(g, w, context)
+            assert_same(g, w, context, precision)
         return
     assert dtype_name(got) == dtype_name(want), f"{context}: dtype {dtype_name(got)} vs " \
                                                 f"{dtype_name(want)}"
     g, w = np.asarray(to_numpy(got)), np.asarray(to_numpy(want))
     assert g.shape == w.shape, f"{context}: shape {g.shape} vs {w.shape}"
-    tol = TOLERANCE.get(w.dtype.name, 1e-12)
+    tol = max(TOLERANCE.get(w.dtype.name, 1e-12), TOLERANCE.get(precision, 0.0))
     if w.dtype.kind in "fc":
         np.testing.assert_allclose(g, w, rtol=tol, atol=tol, equal_nan=True, err_msg=context)
     else:

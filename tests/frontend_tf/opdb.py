@@ -368,3 +368,23 @@ OPS["diagonal"] = _samples(((arr((3, 4), F32),), {}), ((arr((2, 3, 3), I32), 1, 
 OPS["trace"] = _samples(((arr((3, 4), F32),), {}), ((arr((3, 3), I32), 1), {}),
                         ((arr((2, 3, 3), F64),), {"axis1": 1, "axis2": 2}),
                         ((arr((3, 3), "int8"),), {}))
+
+
+def _distinct(shape, dtype):
+    """Values without ties (sort orders of equal keys differ between sorts)."""
+    n = int(np.prod(shape))
+    return (RNG.permutation(n) - n // 2).reshape(shape).astype(dtype)
+
+
+OPS["sort"] = _samples(((_distinct((3, 4), F32),), {}), ((_distinct((3, 4), I32),), {"axis": 0}),
+                       ((_distinct((2, 3), F64),), {"axis": None}),
+                       ((_distinct((4,), F32),), {"kind": "stable"}))
+OPS["argsort"] = _samples(((_distinct((3, 4), F32),), {}), ((_distinct((3, 4), I32),), {"axis": 0}),
+                          ((_distinct((2, 3), F64),), {"axis": None}),
+                          ((arr((3,), "complex64"),), {}), ((np.float32(2.0),), {}))
+OPS["einsum"] = _samples(
+    (("ij,jk->ik", arr((2, 3), F32), arr((3, 4), F32)), {}),
+    (("ii->i", arr((3, 3), F64)), {}), (("ij->", arr((2, 3), I32)), {}),
+    (("bij,bjk->bik", arr((2, 2, 3), F32), arr((2, 3, 2), F32)), {}),
+    (("i,i", arr((3,), I32), arr((3,), F32)), {}),
+    (("...j,j->...", arr((2, 3, 4), F32), arr((4,), F32)), {}))

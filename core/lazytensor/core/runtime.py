@@ -50,10 +50,14 @@ class Handle:
     def value(self):
         """The device array (a ``jax.Array``); runs what is pending."""
         node = self.node
-        if node.op is not Op.DATA:
+        if node.op is Op.DATA:
+            return node.data
+        if node.op in LEAVES:  # a scalar parameter or constant: host values
+            host = np.broadcast_to(np.asarray(node.data, dtype=node.dtype), node.shape)
+            self._materialized(data_leaf(compiler.to_device(host)))
+        else:
             ACTIVE.runtime.sync(extra=(self,))
-            node = self.node
-        return node.data
+        return self.node.data
 
     def numpy(self) -> np.ndarray:
         """A fresh host copy of the value (blocks until it is computed)."""

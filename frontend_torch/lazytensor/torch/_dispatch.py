@@ -8,13 +8,15 @@ resolvers, in order (a table, not a ladder):
 2. its packet in the table (for every non-``out=`` overload);
 3. an ``out=`` overload: the functional overload with the same arguments,
    its results written into the ``out`` tensors;
-4. an in-place overload ``op_``: the functional ``op``, its result written
+4. an in-place view op (``squeeze_``, ``t_``...): the view, and torch's
+   meta kernel updates the wrapper's sizes and strides;
+5. an in-place overload ``op_``: the functional ``op``, its result written
    back into ``self`` (torch's casting rule checked);
-5. a ``_foreach_op`` overload: ``op`` applied per list element;
-6. PyTorch's own decompositions (``torch._decomp``: core ATen first);
-7. the op's CompositeImplicitAutograd kernel (``OpOverload.decompose``);
-8. the op's CompositeExplicitAutograd kernel (it calls other ATen ops);
-9. the eager CPU fallback (counted and warned once).
+6. a ``_foreach_op`` overload: ``op`` applied per list element;
+7. PyTorch's own decompositions (``torch._decomp``: core ATen first);
+8. the op's CompositeImplicitAutograd kernel (``OpOverload.decompose``);
+9. the op's CompositeExplicitAutograd kernel (it calls other ATen ops);
+10. the eager CPU fallback (counted and warned once).
 
 Core errors become torch's exception types: shape/dtype problems raise
 RuntimeError, out-of-range dimensions IndexError.
@@ -33,6 +35,7 @@ from lazytensor.torch.aten import TABLE
 
 import torch
 from torch._ops import OpOverload
+from torch.utils._mode_utils import no_dispatch
 
 Impl = Callable[..., object]
 aten = torch.ops.aten
@@ -152,6 +155,35 @@ def _out_variant(func: OpOverload) -> Impl | None:
     return impl
 
 
+def _inplace_view(func: OpOverload) -> Impl | None:
+    """squeeze_, t_, transpose_, as_strided_...: self becomes a view of its
+    old storage. Its wrapper metadata (sizes, strides) is updated by running
+    torch's meta kernel on it with dispatch disabled (what torch's own
+    ``return_and_correct_aliasing`` does for wrapper subclasses)."""
+    if torch.Tag.inplace_view not in func.tags:
+        return None
+    name = func.overloadpacket.__name__
+    packet = getattr(aten, name[:-1], None)
+    functional = getattr(packet, func._overloadname, None) if packet is not None else None
+    if functional is None:
+        return None
+    inner = resolve(functional)
+
+    def impl(self, *args, **kwargs):
+        view = inner(self, *args, **kwargs)
+        with no_dispatch():
+            meta = torch._C._meta_in_tls_dispatch_include()
+            torch._C._set_meta_in_tls_dispatch_include(True)
+            try:
+                func(self, *args, **kwargs)
+            finally:
+                torch._C._set_meta_in_tls_dispatch_include(meta)
+        self._h = view._h
+        return self
+
+    return impl
+
+
 def _inplace_variant(func: OpOverload) -> Impl | None:
     name = func.overloadpacket.__name__
     if not name.endswith("_") or name.startswith("_foreach") or name.startswith("__"):
@@ -253,6 +285,7 @@ RESOLVERS: tuple[tuple[str, Callable[[OpOverload], Impl | None]], ...] = (
     ("table", _exact),
     ("table", _packet),
     ("out=", _out_variant),
+    ("in-place view", _inplace_view),
     ("in-place", _inplace_variant),
     ("foreach", _foreach_variant),
     ("decomposition", _decomposition),

@@ -140,9 +140,10 @@ def host_array(t: torch.Tensor) -> np.ndarray:
 
 
 def from_host_array(a: np.ndarray) -> torch.Tensor:
+    a = np.require(a, requirements="C")
     if a.dtype == ml_dtypes.bfloat16:
-        return torch.from_numpy(np.ascontiguousarray(a).view(np.int16)).view(torch.bfloat16)
-    return torch.from_numpy(np.ascontiguousarray(a))
+        return torch.from_numpy(a.view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(a)
 
 
 def to_lazy(t: torch.Tensor) -> LazyTensor:

@@ -12,6 +12,10 @@ the integer arrays). Out-of-bounds *dynamic* indices cannot raise lazily:
 reads clip (``mode="clip"``, as JAX) and writes are dropped. Negative
 dynamic indices wrap with ``select(i < 0, i + n, i)``.
 
+Python ints become scalar parameters (DYNAMIC_SLICE / DYNAMIC_UPDATE_SLICE
+starts, or gather indices), so ``x[i]`` in a loop over ``i`` compiles once;
+slices are static SLICE attributes.
+
 The layout follows numpy: integers count as advanced indices when any
 array is present; the broadcast index shape replaces the advanced axes in
 place when they are adjacent in the index, and goes first otherwise.
@@ -25,14 +29,17 @@ updates that lost (skipped for static unique indices or ``unique_indices``).
 ``np.add.at``.
 
 >>> import numpy as np
->>> from lazytensor.core.runtime import constant, scalar
+>>> from lazytensor.core.runtime import constant
 >>> x = constant(np.zeros((3, 4, 5)), np.dtype("float32"))
 >>> getitem(x, (0, slice(None), [1, 2])).shape, getitem(x, (None, ..., slice(None, None, -2))).shape
 ((2, 4), (1, 3, 4, 3))
+>>> setitem(x, ([0, 0], 1), 7.0).shape
+(3, 4, 5)
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -160,7 +167,8 @@ class IndexPlan:
     (basic ints); ``adv_dims``/``adv``: axes of the sliced array indexed by
     the advanced index Nodes, broadcast to ``bshape``; ``static``: their host
     values when all are known; ``z_shape``: shape after the gather;
-    ``final_shape``: with the new axes."""
+    ``final_shape``: with the new axes; ``rev``/``window``: the REV axes and
+    the SLICE (starts, limits, strides) that read the slices (None: none)."""
 
     pre_shape: tuple
     triples: tuple
@@ -172,6 +180,8 @@ class IndexPlan:
     adjacent: bool
     z_shape: tuple
     final_shape: tuple
+    rev: tuple
+    window: tuple | None
 
     @property
     def sliced_shape(self) -> tuple:
@@ -230,8 +240,28 @@ def _finish(pre_shape, triples, drop, adv_dims, adv, slots) -> IndexPlan:
         sizes = [("dim", s) for s in bshape] + sizes
     final = tuple(size for _, size in sizes)
     z_shape = tuple(size for kind, size in sizes if kind == "dim")
+    rev, window = _window(pre_shape, triples, drop)
     return IndexPlan(tuple(pre_shape), tuple(triples), tuple(drop), tuple(adv_dims),
-                     tuple(adv), static, bshape, adjacent, z_shape, final)
+                     tuple(adv), static, bshape, adjacent, z_shape, final, rev, window)
+
+
+def _window(shape, triples, drop) -> tuple[tuple, tuple | None]:
+    """The REV axes (negative steps) and the SLICE attrs, in reversed
+    coordinates, that read the slices (basic-int axes stay whole)."""
+    rev = tuple(d for d, (_, step, length) in enumerate(triples) if step < 0 and length > 1)
+    starts, limits, strides = [], [], []
+    for d, (start, step, length) in enumerate(triples):
+        n = shape[d]
+        if d in drop:
+            start, length = 0, n
+        lo = (n - 1 - start if d in rev else start) if length else 0
+        stride = abs(step) if length > 1 else 1
+        starts.append(lo)
+        limits.append(lo + (length - 1) * stride + 1 if length else 0)
+        strides.append(stride)
+    if not any(starts) and tuple(limits) == tuple(shape) and all(s == 1 for s in strides):
+        return rev, None
+    return rev, (tuple(starts), tuple(limits), tuple(strides))
 
 
 def _check_int(i: int, n: int, axis: int) -> int:
@@ -289,21 +319,10 @@ def _slice(x: Node, plan: IndexPlan) -> Node:
     """REV the negative-step axes, one SLICE for the slices, then one
     DYNAMIC_SLICE for the basic ints (kept as size-1 axes): integer indices
     are scalar parameters, so ``x[i]`` in a loop compiles once."""
-    rev = tuple(d for d, (_, step, length) in enumerate(plan.triples) if step < 0 and length > 1)
-    if rev:
-        x = make(Op.REV, (x,), rev)
-    starts, limits, strides = [], [], []
-    for d, (start, step, length) in enumerate(plan.triples):
-        n = x.shape[d]
-        if d in plan.drop:
-            start, length = 0, n
-        lo = (n - 1 - start if d in rev else start) if length else 0
-        stride = abs(step) if length > 1 else 1
-        starts.append(lo)
-        limits.append(lo + (length - 1) * stride + 1 if length else 0)
-        strides.append(stride)
-    if starts != [0] * x.ndim or tuple(limits) != x.shape or strides != [1] * x.ndim:
-        x = make(Op.SLICE, (x,), tuple(starts), tuple(limits), tuple(strides))
+    if plan.rev:
+        x = make(Op.REV, (x,), plan.rev)
+    if plan.window is not None:
+        x = make(Op.SLICE, (x,), *plan.window)
     if not plan.drop:
         return x
     sizes = tuple(1 if d in plan.drop else s for d, s in enumerate(x.shape))
@@ -312,8 +331,14 @@ def _slice(x: Node, plan: IndexPlan) -> Node:
 
 def _int_starts(plan: IndexPlan, lows: Sequence[int]) -> list[Node]:
     """Start-index scalars: parameters at the basic-int axes, constants elsewhere."""
-    return [scalar(start, INDEX) if d in plan.drop else constant(low, INDEX)
+    return [scalar(start, INDEX) if d in plan.drop else index_constant(low)
             for d, ((start, _, _), low) in enumerate(zip(plan.triples, lows))]
+
+
+@functools.lru_cache(maxsize=1024)
+def index_constant(value: int) -> Node:
+    """An int64 scalar constant (nodes are immutable, so one per value is shared)."""
+    return constant(value, INDEX)
 
 
 def _y_shape(plan: IndexPlan) -> tuple:

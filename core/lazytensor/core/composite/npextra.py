@@ -109,7 +109,15 @@ def _int_identity(op: Op):
 
 floor = _int_identity(Op.FLOOR)
 ceil = _int_identity(Op.CEIL)
-rint = _int_identity(Op.ROUND_EVEN)
+_rint_real = _int_identity(Op.ROUND_EVEN)
+
+
+def rint(x: Node) -> Node:
+    """Round half to even (complex: each part)."""
+    if dt.is_complex(x.dtype):
+        parts = (_rint_real(make(Op.REAL, (x,))), _rint_real(make(Op.IMAG, (x,))))
+        return make(Op.COMPLEX, parts)
+    return _rint_real(x)
 
 
 def trunc(x: Node) -> Node:

@@ -41,6 +41,8 @@ def as_axes(axis: Axes) -> tuple[int, ...]:
     """An int or a sequence of ints as a tuple of ints."""
     if isinstance(axis, (int, np.integer)):
         return (int(axis),)
+    if type(axis) is tuple and all(type(a) is int for a in axis):
+        return axis
     return tuple(int(a) for a in axis)
 
 
@@ -57,6 +59,8 @@ def normalize_axis_tuple(axis: Axes, ndim: int, what: str = "axis") -> tuple[int
 def resolve_shape(total: int, shape: int | Sequence[int]) -> tuple[int, ...]:
     """``shape`` with one ``-1`` resolved so that it holds ``total`` elements."""
     shape = as_axes(shape)
+    if math.prod(shape) == total and all(s >= 0 for s in shape):
+        return shape
     unknown = [i for i, s in enumerate(shape) if s == -1]
     if len(unknown) > 1:
         raise ShapeError("can only specify one unknown dimension")
@@ -81,6 +85,8 @@ def reshape(x: Node, shape: int | Sequence[int]) -> Node:
     """x with a new shape of the same size (one entry may be -1).
 
     Shape rule: prod(shape) == prod(x.shape); dtype unchanged."""
+    if shape == x.shape:
+        return x
     shape = resolve_shape(size(x), shape)
     return x if shape == x.shape else make(Op.RESHAPE, (x,), shape)
 

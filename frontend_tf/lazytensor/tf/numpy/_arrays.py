@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import creation, matrix, rearrange, take
+from lazytensor.core.composite import creation, einsum, matrix, rearrange, sorting, take
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import shape as core_shape
 from lazytensor.core.composite.promotion import TNP, result_type
@@ -43,7 +43,9 @@ def _zeros(shape, dtype=float):
 
 
 def _ones(shape, dtype=float):
-    return creation.ones(_shape_arg(shape), _dtype(dtype, dt.float32))
+    if dtype is None:  # tnp hands None on to tf.ones, which refuses it
+        raise TypeError("Cannot convert the argument `type_value`: None to a TensorFlow DType.")
+    return creation.ones(_shape_arg(shape), _dtype(dtype))
 
 
 def _like(value: int):
@@ -380,6 +382,39 @@ def _take_along_axis(arr, indices, axis):
     return take.take_along_axis(node_of(arr), node_of(indices), axis)
 
 
+def _sort_args(kind, order, kinds):
+    if kind not in kinds:
+        raise ValueError(f"Invalid value for argument `kind`. Only kind in {kinds} is "
+                         f"supported. Received: kind={kind}")
+    if order is not None:
+        raise ValueError("The `order` argument is not supported. Pass order=None")
+
+
+def _sort(a, axis=-1, kind="quicksort", order=None):
+    _sort_args(kind, order, ("quicksort",))
+    return sorting.sort(node_of(a), axis)
+
+
+def _argsort(a, axis=-1, kind="quicksort", order=None):
+    _sort_args(kind, order, ("quicksort", "stable"))
+    x = node_of(a)
+    if dt.is_complex(x.dtype):
+        raise TypeError(f"argsort does not support complex64/complex128 dtypes. Received "
+                        f"dtype: {x.dtype}")
+    if x.ndim == 0:
+        return creation.zeros((1,), dt.int64)
+    return sorting.argsort(x, axis, index_dtype=dt.int64)
+
+
+def _einsum(subscripts, *operands, **kwargs):
+    casting = kwargs.get("casting", "safe")
+    if casting not in ("safe", "no"):
+        raise ValueError(f"Invalid value for argument `casting`. Expected casting=\"safe\" or "
+                         f"casting=\"no\". Received: casting={casting}")
+    nodes = same_dtype(*operands) if casting == "safe" else [node_of(x) for x in operands]
+    return einsum.einsum(subscripts, *nodes)
+
+
 REARRANGE = {
     "flip": _flip, "flipud": lambda m: rearrange.flip(node_of(m), 0),
     "fliplr": lambda m: rearrange.flip(node_of(m), 1),
@@ -389,7 +424,8 @@ REARRANGE = {
     "repeat": lambda a, repeats, axis=None: rearrange.repeat(node_of(a), repeats, axis),
     "pad": _pad, "where": _where, "select": _select, "nonzero": _nonzero,
     "compress": _compress, "ix_": _ix, "diff": _diff, "take": _take,
-    "take_along_axis": _take_along_axis,
+    "take_along_axis": _take_along_axis, "sort": _sort, "argsort": _argsort,
+    "einsum": _einsum,
 }
 
 

@@ -1,2 +1,275 @@
-"""placeholder"""
-TABLE: dict = {}
+"""Indexing ATen ops: advanced indexing (``index``, ``index_put``), gather
+and scatter along a dim, index_select/add/copy/fill, masked_fill, take.
+
+The semantics are numpy's advanced indexing, which torch shares; the core
+does the work (``lazytensor.core.composite.indexing``). torch-specific
+parts: index tensors on the CPU are bounds-checked on the host and sent as
+device data (a new index never recompiles), boolean masks are materialized
+(their result shape depends on their values), and torch's error types.
+Lazy integer indices cannot raise when out of bounds: reads clip, writes
+are dropped (as in torch_xla and JAX).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from lazytensor.core import Node, Op, get_runtime, make
+from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import indexing as ix
+from lazytensor.core.composite.creation import iota
+from lazytensor.core.composite.elementwise import (
+    as_node,
+    broadcast_shapes,
+    broadcast_to,
+    convert,
+)
+from lazytensor.core.composite.shape import ravel, reshape
+from lazytensor.torch._tensor import LazyTensor, host_array, wrap
+from lazytensor.torch.aten._common import aten, dim, node
+
+import torch
+
+_INDEX_DTYPES = (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8, torch.bool)
+
+
+def _entry(t, size: int, axis: int):
+    """One ``indices`` entry as a core index (None -> full slice)."""
+    if t is None:
+        return slice(None)
+    if t.dtype not in _INDEX_DTYPES:
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    if t.dtype in (torch.bool, torch.uint8):
+        mask = t._h.numpy() if isinstance(t, LazyTensor) else host_array(t)
+        return np.asarray(mask, dtype=bool)
+    if isinstance(t, LazyTensor):
+        return node(t)
+    host = host_array(t).astype(np.int64)
+    bad = (host < -size) | (host >= size)
+    if bad.any():
+        raise IndexError(f"index {host[bad].flat[0]} is out of bounds for dimension {axis} "
+                         f"with size {size}")
+    return get_runtime().from_host(np.where(host < 0, host + size, host)).node
+
+
+def _index_tuple(x: Node, indices) -> tuple:
+    out, axis = [], 0
+    for t in indices:
+        entry = _entry(t, x.shape[axis] if axis < x.ndim else 0, axis)
+        out.append(entry)
+        axis += entry.ndim if isinstance(entry, np.ndarray) and entry.dtype == bool else 1
+    return tuple(out)
+
+
+def _index(x, indices):
+    n = node(x)
+    return wrap(ix.getitem(n, _index_tuple(n, indices)))
+
+
+def _index_put(x, indices, values, accumulate=False):
+    n = node(x)
+    v = node(values)
+    return wrap(ix.setitem(n, _index_tuple(n, indices), convert(v, n.dtype),
+                           "add" if accumulate else "set"))
+
+
+def _along(n: Node, d: int, index: Node | None) -> tuple:
+    return (slice(None),) * d + ((index,) if index is not None else ())
+
+
+def _index_select(x, d, index):
+    n = node(x)
+    d = dim(d, n.ndim)
+    idx = node(index)
+    if idx.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    if n.ndim == 0:
+        return wrap(reshape(ix.getitem(reshape(n, (1,)), (reshape(idx, (-1,)),)), ()))
+    return wrap(ix.getitem(n, _along(n, d, reshape(idx, (-1,)))))
+
+
+def _coordinates(index: Node, d: int) -> Node:
+    """Full coordinates (index.shape + (ndim,)) that address, for every
+    position of ``index``, the element whose dim-``d`` coordinate is the
+    index value and whose other coordinates are the position's own."""
+    shape = index.shape
+    cols = []
+    for axis in range(len(shape)):
+        col = convert(index, dt.int64) if axis == d else iota(shape, axis, dt.int64)
+        cols.append(reshape(col, (*shape, 1)))
+    return cols[0] if len(cols) == 1 else make(Op.CONCATENATE, tuple(cols), len(shape))
+
+
+def _wrapped(index: Node, size: int) -> Node:
+    return ix.wrap_negative(convert(index, dt.int64), size)
+
+
+def _gather(x, d, index, *, sparse_grad=False):
+    n, idx = node(x), node(index)
+    out_shape = idx.shape
+    n = reshape(n, (1,)) if n.ndim == 0 else n
+    idx = reshape(idx, (1,) * n.ndim) if idx.ndim == 0 else idx
+    d = dim(d, n.ndim)
+    if idx.ndim != n.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as input "
+                           "tensor")
+    if 0 in idx.shape:
+        return wrap(as_node(0, n.dtype, out_shape))
+    coords = _coordinates(_wrapped(idx, n.shape[d]), d)
+    out = make(Op.GATHER, (n, coords), (), tuple(range(n.ndim)), tuple(range(n.ndim)), (), (),
+               (1,) * n.ndim, "clip")
+    return wrap(reshape(out, out_shape))
+
+
+_SCATTER_KINDS = {None: "set", "add": "add", "multiply": "mul", "sum": "add", "prod": "mul",
+                  "amax": "max", "amin": "min"}
+
+
+def _scatter_nodes(n: Node, d: int, idx: Node, src: Node, kind: str) -> Node:
+    if 0 in idx.shape:
+        return n
+    src = make(Op.SLICE, (src,), (0,) * src.ndim, idx.shape, (1,) * src.ndim) \
+        if src.shape != idx.shape else src
+    coords = _coordinates(_wrapped(idx, n.shape[d]), d)
+    return make(Op.SCATTER, (n, coords, convert(src, n.dtype)), (), tuple(range(n.ndim)),
+                tuple(range(n.ndim)), (), (), kind, "fill")
+
+
+def _scalar_safe(fn):
+    """Run a scatter on 1-element views of 0-dim operands."""
+    def impl(x, d, index, src, *args, **kwargs):
+        n = node(x)
+        if n.ndim:
+            return wrap(fn(n, dim(d, n.ndim), node(index), src, *args, **kwargs))
+        dim(d, 0)
+        idx = reshape(node(index), (1,))
+        if isinstance(src, torch.Tensor):
+            src = reshape(node(src), (1,))
+        return wrap(reshape(fn(reshape(n, (1,)), 0, idx, src, *args, **kwargs), ()))
+
+    return impl
+
+
+def _source(n: Node, idx: Node, src) -> Node:
+    if isinstance(src, (Node, torch.Tensor)):
+        return src if isinstance(src, Node) else node(src)
+    return as_node(src, n.dtype, idx.shape)
+
+
+def _scatter_core(n: Node, d: int, idx: Node, src, reduce=None) -> Node:
+    return _scatter_nodes(n, d, idx, _source(n, idx, src), _SCATTER_KINDS[reduce])
+
+
+def _scatter(x, d, index, src=None, *, value=None, reduce=None):
+    return _scalar_safe(_scatter_core)(x, d, index, src if value is None else value,
+                                       reduce=reduce)
+
+
+def _scatter_add(x, d, index, src):
+    return _scatter(x, d, index, src, reduce="add")
+
+
+def _scatter_reduce_core(n: Node, d: int, idx: Node, src, reduce, include_self=True) -> Node:
+    s = _source(n, idx, src)
+    if reduce == "mean":
+        return _scatter_mean(n, d, idx, s, include_self)
+    kind = _SCATTER_KINDS[reduce]
+    if not include_self:
+        ident = {"add": 0, "mul": 1, "max": _lowest(n.dtype), "min": _highest(n.dtype)}[kind]
+        n = _scatter_nodes(n, d, idx, as_node(ident, n.dtype, idx.shape), "set")
+    return _scatter_nodes(n, d, idx, s, kind)
+
+
+def _scatter_mean(n: Node, d: int, idx: Node, s: Node, include_self: bool) -> Node:
+    base = n if include_self else _scatter_nodes(n, d, idx, as_node(0, n.dtype, idx.shape),
+                                                 "set")
+    total = _scatter_nodes(base, d, idx, s, "add")
+    start = as_node(1 if include_self else 0, n.dtype, n.shape)
+    count = _scatter_nodes(start, d, idx, as_node(1, n.dtype, idx.shape), "add")
+    safe = make(Op.SELECT, (make(Op.EQ, (count, as_node(0, n.dtype, n.shape))),
+                            as_node(1, n.dtype, n.shape), count))
+    mean = make(Op.DIV, (total, safe))
+    if not dt.is_inexact(n.dtype):
+        from lazytensor.core.composite import npextra
+
+        mean = npextra.floor_divide(total, safe)
+    return make(Op.SELECT, (make(Op.EQ, (count, as_node(0, n.dtype, n.shape))), n, mean))
+
+
+def _scatter_reduce(x, d, index, src, reduce, *, include_self=True):
+    return _scalar_safe(_scatter_reduce_core)(x, d, index, src, reduce,
+                                              include_self=include_self)
+
+
+def _lowest(d: np.dtype):
+    return -np.inf if dt.is_inexact(d) else int(np.iinfo(d).min)
+
+
+def _highest(d: np.dtype):
+    return np.inf if dt.is_inexact(d) else int(np.iinfo(d).max)
+
+
+def _index_update(kind: str):
+    def impl(x, d, index, source, *, alpha=1):
+        n = node(x)
+        d = dim(d, n.ndim)
+        idx = reshape(node(index), (-1,))
+        if isinstance(source, torch.Tensor):
+            value = convert(node(source), n.dtype)
+        else:
+            value = source
+        if kind == "add" and alpha != 1:
+            value = make(Op.MUL, (value, as_node(alpha, n.dtype, value.shape)))
+        if n.ndim == 0:
+            return wrap(reshape(ix.setitem(reshape(n, (1,)), (idx,), reshape(value, (-1,))
+                                           if isinstance(value, Node) else value, kind), ()))
+        if isinstance(value, Node) and value.ndim == n.ndim:
+            value = _move_axis_first(value, d) if d else value
+            key = (idx,)
+            target = _move_axis_first(n, d) if d else n
+            out = ix.setitem(target, key, value, kind)
+            return wrap(_move_axis_back(out, d) if d else out)
+        return wrap(ix.setitem(n, _along(n, d, idx), value, kind))
+
+    return impl
+
+
+def _move_axis_first(n: Node, d: int) -> Node:
+    perm = (d, *[a for a in range(n.ndim) if a != d])
+    return make(Op.TRANSPOSE, (n,), perm)
+
+
+def _move_axis_back(n: Node, d: int) -> Node:
+    perm = list(range(1, n.ndim))
+    perm.insert(d, 0)
+    return make(Op.TRANSPOSE, (n,), tuple(perm))
+
+
+def _masked_fill(x, mask, value):
+    n, m = node(x), node(mask)
+    if not dt.is_bool(m.dtype):
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{mask.dtype}")
+    if isinstance(value, torch.Tensor) and value.dim() != 0:
+        raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but "
+                           f"got tensor with {value.dim()} dimension(s).")
+    shape = broadcast_shapes(n.shape, m.shape)
+    if isinstance(value, torch.Tensor):
+        v = broadcast_to(convert(node(value), n.dtype), shape)
+    else:
+        v = as_node(value, n.dtype, shape)
+    return wrap(make(Op.SELECT, (broadcast_to(m, shape), v, broadcast_to(n, shape))))
+
+
+def _take(x, index):
+    n, idx = node(x), node(index)
+    flat = ravel(n)
+    return wrap(reshape(ix.getitem(flat, (reshape(idx, (-1,)),)), idx.shape))
+
+
+TABLE = {
+    aten.index.Tensor: _index, aten.index_put: _index_put, aten._index_put_impl: _index_put,
+    aten.index_select: _index_select, aten.gather: _gather, aten.scatter: _scatter,
+    aten.scatter_add: _scatter_add, aten.scatter_reduce.two: _scatter_reduce,
+    aten.index_add: _index_update("add"), aten.index_copy: _index_update("set"),
+    aten.index_fill: _index_update("set"), aten.masked_fill: _masked_fill, aten.take: _take,
+}

@@ -136,6 +136,8 @@ def _permute(x, dims):
 def _transpose(x, dim0, dim1):
     n = x.dim()
     a, b = dim(dim0, n), dim(dim1, n)
+    if n == 0:
+        return alias(x)
     perm = list(range(n))
     perm[a], perm[b] = perm[b], perm[a]
     return _permute(x, perm)

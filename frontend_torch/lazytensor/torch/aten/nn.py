@@ -284,6 +284,8 @@ def _softmax(log: bool):
         axis = dim(d, nx.ndim)
         if nx.ndim == 0:
             return wrap(as_node(0.0 if log else 1.0, nx.dtype, ()))
+        if 0 in nx.shape:
+            return wrap(nx)
         return wrap(R.log_softmax(nx, axis) if log else R.softmax(nx, axis))
 
     return impl
