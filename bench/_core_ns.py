@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import jax
 import numpy as np
-
 from lazytensor.core import Handle, Op, get_runtime, make
 from lazytensor.core.composite.elementwise import binary
 from lazytensor.core.composite.promotion import NUMPY

@@ -37,6 +37,7 @@ import subprocess
 import sys
 import time
 import traceback
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -90,7 +91,7 @@ class Comparison:
         if against is None or against not in self.systems:
             return []
         mine, theirs = self.systems[name].times, self.systems[against].times
-        return [a / b for a, b in zip(mine, theirs) if b > 0]
+        return [a / b for a, b in zip(mine, theirs, strict=False) if b > 0]
 
     def ratio(self, name: str, against: str | None) -> float:
         """Median of the per-round ratios ``name / against`` (nan if unknown)."""
@@ -232,41 +233,15 @@ def compare(
     """
     params = dict(params or {})
     core = worker_core() if core is None else core
-    env = {**os.environ, **SINGLE_THREAD_ENV}
-    if os.environ.get("XLA_FLAGS"):
-        env["XLA_FLAGS"] = f"{os.environ['XLA_FLAGS']} {SINGLE_THREAD_ENV['XLA_FLAGS']}"
     results = {name: SystemResult(name) for name in systems}
-    workers: dict[str, Worker] = {}
-    parent_affinity = os.sched_getaffinity(0)
-    others = parent_affinity - {core}
-    if others:  # keep the parent off the workers' core
-        os.sched_setaffinity(0, others)
-    try:
+    with _parent_off_core(core), _Pool(core, quiet) as pool:
         for name, setup in systems.items():
-            _start(name, setup_path(setup), params, warmup, min_round_seconds, core, env,
-                   workers, results[name], quiet)
-        live = [n for n in systems if n in workers]
+            pool.start(results[name], setup_path(setup), params=params, warmup=warmup,
+                       min_round_seconds=min_round_seconds)
         for r in range(rounds):
-            shift = r % max(len(live), 1)
-            for name in live[shift:] + live[:shift]:
-                if results[name].error:
-                    continue
-                try:
-                    reply = workers[name].ask(cmd="round", n=results[name].inner)
-                    results[name].times.append(reply["seconds"] / results[name].inner)
-                except (WorkerError, RuntimeError) as exc:
-                    results[name].error = str(exc)
+            pool.round(r, results)
             _progress(quiet, f"round {r + 1}/{rounds}")
-        for name in live:
-            if not results[name].error:
-                try:
-                    results[name].info = workers[name].ask(cmd="info")["info"]
-                except (WorkerError, RuntimeError) as exc:
-                    results[name].info = {"error": str(exc)}
-    finally:
-        for worker in workers.values():
-            worker.close()
-        os.sched_setaffinity(0, parent_affinity)
+        pool.collect_info(results)
     comparison = Comparison(title, params, rounds, core, results, baseline, reference)
     _progress(quiet, "")
     if not quiet:
@@ -276,24 +251,71 @@ def compare(
     return comparison
 
 
+@contextmanager
+def _parent_off_core(core: int):
+    """Keep the parent process off the workers' core while they run."""
+    saved = os.sched_getaffinity(0)
+    if saved - {core}:
+        os.sched_setaffinity(0, saved - {core})
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, saved)
+
+
+class _Pool:
+    """The workers of one comparison, one per system, all on ``core``."""
+
+    def __init__(self, core: int, quiet: bool) -> None:
+        self.core, self.quiet = core, quiet
+        self.env = {**os.environ, **SINGLE_THREAD_ENV}
+        if os.environ.get("XLA_FLAGS"):
+            self.env["XLA_FLAGS"] = f"{os.environ['XLA_FLAGS']} {SINGLE_THREAD_ENV['XLA_FLAGS']}"
+        self.workers: dict[str, Worker] = {}
+
+    def __enter__(self) -> _Pool:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for worker in self.workers.values():
+            worker.close()
+
+    def start(self, result: SystemResult, path: str, **setup) -> None:
+        _progress(self.quiet, f"setting up {result.name}")
+        worker = self.workers[result.name] = Worker(result.name, self.core, self.env)
+        try:
+            reply = worker.ask(cmd="setup", setup=path, **setup)
+            result.inner, result.setup_seconds = reply["inner"], reply["setup_seconds"]
+        except (WorkerError, RuntimeError) as exc:
+            result.error = str(exc)
+            if not self.quiet:
+                print(f"{result.name}: setup failed:\n{exc}", file=sys.stderr)
+
+    def round(self, r: int, results: dict[str, SystemResult]) -> None:
+        """One step batch per healthy system, the order rotating by round."""
+        live = [name for name in self.workers if not results[name].error]
+        shift = r % max(len(live), 1)
+        for name in live[shift:] + live[:shift]:
+            res = results[name]
+            try:
+                reply = self.workers[name].ask(cmd="round", n=res.inner)
+                res.times.append(reply["seconds"] / res.inner)
+            except (WorkerError, RuntimeError) as exc:
+                res.error = str(exc)
+
+    def collect_info(self, results: dict[str, SystemResult]) -> None:
+        for name, worker in self.workers.items():
+            if not results[name].error:
+                try:
+                    results[name].info = worker.ask(cmd="info")["info"]
+                except (WorkerError, RuntimeError) as exc:
+                    results[name].info = {"error": str(exc)}
+
+
 def _progress(quiet: bool, text: str) -> None:
     """A one-line progress note on a terminal's stderr (nothing in logs)."""
     if not quiet and sys.stderr.isatty():
         print(f"\r  {text:<60}", file=sys.stderr, end="" if text else "\r", flush=True)
-
-
-def _start(name, path, params, warmup, min_round_seconds, core, env, workers, result, quiet):
-    _progress(quiet, f"setting up {name}")
-    worker = Worker(name, core, env)
-    workers[name] = worker
-    try:
-        reply = worker.ask(cmd="setup", setup=path, params=params, warmup=warmup,
-                           min_round_seconds=min_round_seconds)
-        result.inner, result.setup_seconds = reply["inner"], reply["setup_seconds"]
-    except (WorkerError, RuntimeError) as exc:
-        result.error = str(exc)
-        if not quiet:
-            print(f"{name}: setup failed:\n{exc}", file=sys.stderr)
 
 
 def module_available(name: str) -> bool:

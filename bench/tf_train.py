@@ -40,7 +40,7 @@ def train_step(np_, tf_, params, x, y):
     with tf_.GradientTape() as tape:
         loss = loss_fn(np_, params, x, y)
     grads = tape.gradient(loss, params)
-    for p, g in zip(params, grads):
+    for p, g in zip(params, grads, strict=False):
         p.assign_sub(LR * g)
     return loss
 
@@ -110,7 +110,7 @@ def setup_jax(hidden: int):
     @jax.jit
     def step(params, x, y):
         loss, grads = jax.value_and_grad(lambda p: loss_fn(jnp, p, x, y))(params)
-        return loss, [p - LR * g for p, g in zip(params, grads)]
+        return loss, [p - LR * g for p, g in zip(params, grads, strict=False)]
 
     state = {"params": [jax.device_put(p) for p in init]}
     x, y = jax.device_put(x), jax.device_put(y)

@@ -26,11 +26,10 @@ import time
 import warnings
 from dataclasses import asdict, dataclass, field
 
-import torch
-from torch.utils._pytree import tree_flatten, tree_map
-
 import lazytensor.torch as lt
+import torch
 from lazytensor.core import get_runtime
+from torch.utils._pytree import tree_flatten, tree_map
 
 # values of these ops are random or uninitialized: compare dtype and shape only
 UNCHECKED_VALUES = (
@@ -79,11 +78,30 @@ def float32_ops(names: list[str] | None = None) -> list:
 
 
 def _to_lazy(x):
-    return x.to(lt.device()) if isinstance(x, torch.Tensor) and x.device.type == "cpu" else x
+    if isinstance(x, torch.Tensor) and x.device.type == "cpu" and x.layout == torch.strided:
+        return x.to(lt.device())
+    if isinstance(x, torch.device) or x == "cpu":
+        return lt.device()
+    return x
 
 
 def _to_cpu(x):
     return x.cpu() if isinstance(x, torch.Tensor) and x.device.type == "lazy" else x
+
+
+def _outputs_to_cpu(out):
+    if isinstance(out, torch.Size):
+        return out
+    return tree_map(_to_cpu, out)
+
+
+def _use_lazy_mark_step() -> None:
+    """torch.testing's RNG wrappers call ``torch._lazy.mark_step()`` for
+    outputs on the lazy device (torch's own TorchScript lazy backend); here
+    the lazy device is ours, so its step marker is ours too."""
+    import torch._lazy
+
+    torch._lazy.mark_step = lambda *args, **kwargs: lt.mark_step()
 
 
 def _same(expected, actual, exact_values: bool) -> str | None:
@@ -127,7 +145,8 @@ def run_sample(op, sample, check_values: bool) -> tuple[bool, list[str], str]:
     def call(mapper):
         inp = mapper(sample.input)
         args = tree_map(mapper, sample.args)
-        kwargs = tree_map(mapper, sample.kwargs)
+        kwargs = {k: (mapper(v) if k == "device" else tree_map(mapper, v))
+                  for k, v in sample.kwargs.items()}
         return op(inp, *args, **kwargs)
 
     try:
@@ -137,7 +156,7 @@ def run_sample(op, sample, check_values: bool) -> tuple[bool, list[str], str]:
     metrics = get_runtime().metrics
     before = dict(metrics.fallbacks)
     try:
-        actual = tree_map(_to_cpu, call(_to_lazy))
+        actual = _outputs_to_cpu(call(_to_lazy))
         lazy_error = None
     except Exception as exc:  # noqa: BLE001
         actual, lazy_error = None, exc
@@ -203,6 +222,7 @@ def totals(results: list[OpResult]) -> Totals:
 
 def run(names: list[str] | None = None, verbose: bool = True) -> tuple[list[OpResult], Totals]:
     results = []
+    _use_lazy_mark_step()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for op in float32_ops(names):

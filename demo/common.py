@@ -25,7 +25,8 @@ class Result:
 HEADER = f"{'run':<26}{'test acc':>9}{'last loss':>12}{'steps/s':>12}{'1st epoch s':>12}"
 
 
-def fit(run_epoch: Callable[[int], tuple[int, float]], epochs: int) -> tuple[int, float, float, float]:
+def fit(run_epoch: Callable[[int], tuple[int, float]],
+        epochs: int) -> tuple[int, float, float, float]:
     """Call ``run_epoch(epoch) -> (steps, last_loss)`` ``epochs`` times; the
     epoch must end with its work finished (a host read of the loss does it).
     Returns (steps, last loss, first epoch seconds, steady steps per second)."""

@@ -29,7 +29,7 @@ def init_params(np, sizes: list[int], seed: int = 0) -> list[list]:
     """He-initialised weights and zero biases, as ``np`` arrays."""
     rng = numpy.random.default_rng(seed)
     params = []
-    for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
+    for fan_in, fan_out in zip(sizes[:-1], sizes[1:], strict=True):
         w = rng.standard_normal((fan_in, fan_out)).astype(numpy.float32)
         params.append([np.asarray(w * math.sqrt(2.0 / fan_in)),
                        np.asarray(numpy.zeros(fan_out, numpy.float32))])

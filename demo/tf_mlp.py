@@ -27,7 +27,7 @@ def init_params(tf, sizes: list[int], seed: int = 0) -> list:
     """He-initialised weights and zero biases as ``tf.Variable``s."""
     rng = numpy.random.default_rng(seed)
     params = []
-    for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
+    for fan_in, fan_out in zip(sizes[:-1], sizes[1:], strict=True):
         w = rng.standard_normal((fan_in, fan_out)).astype(numpy.float32)
         params += [tf.Variable(tf.tnp.asarray(w * math.sqrt(2.0 / fan_in))),
                    tf.Variable(tf.tnp.zeros(fan_out, dtype=tf.tnp.float32))]
@@ -35,7 +35,7 @@ def init_params(tf, sizes: list[int], seed: int = 0) -> list:
 
 
 def forward(tnp, params, x):
-    for w, b in zip(params[:-2:2], params[1:-2:2]):
+    for w, b in zip(params[:-2:2], params[1:-2:2], strict=True):
         x = tnp.maximum(tnp.matmul(x, w) + b, 0.0)
     return tnp.matmul(x, params[-2]) + params[-1]
 
@@ -51,7 +51,7 @@ def train_step(tf, params, x, onehot, lr: float):
     with tf.GradientTape() as tape:
         loss = loss_fn(tf.tnp, forward(tf.tnp, params, x), onehot)
     grads = tape.gradient(loss, params)
-    for p, g in zip(params, grads):
+    for p, g in zip(params, grads, strict=True):
         p.assign_sub(lr * g)
     return loss
 

@@ -6,7 +6,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-
 from lazytensor.core import DTypeError, Handle, Op, ShapeError, make, use_runtime
 from lazytensor.core.autodiff import grad, value_and_grad
 from lazytensor.core.composite import linalg, reduction
@@ -50,7 +49,7 @@ def test_mlp_gradients_match_jax(dtype):
     got = run(gw, gb, gx)
     want = jax.grad(mlp_loss_jax, (1, 2, 0))(xv, wv, bv)
     tol = 1e-5 if dtype == np.float32 else 1e-12
-    for g, r in zip(got, want):
+    for g, r in zip(got, want, strict=False):
         np.testing.assert_allclose(g, r, rtol=tol, atol=tol)
 
 

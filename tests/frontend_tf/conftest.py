@@ -11,10 +11,9 @@ import pytest
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
+import lazytensor.tf.numpy as lnp  # noqa: E402
 import tensorflow as tf  # noqa: E402
 import tensorflow.experimental.numpy as tnp  # noqa: E402
-
-import lazytensor.tf.numpy as lnp  # noqa: E402
 
 tnp.experimental_enable_numpy_behavior()
 
@@ -45,7 +44,7 @@ def assert_same(got, want, context: str = "", precision: str | None = None) -> N
     (a float64 result computed from float32 values carries float32 error)."""
     if isinstance(want, (list, tuple)):
         assert isinstance(got, (list, tuple)) and len(got) == len(want), context
-        for g, w in zip(got, want):
+        for g, w in zip(got, want, strict=False):
             assert_same(g, w, context, precision)
         return
     assert dtype_name(got) == dtype_name(want), f"{context}: dtype {dtype_name(got)} vs " \

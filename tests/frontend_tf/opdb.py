@@ -28,7 +28,7 @@ class Host:
 
 def arr(shape, dtype, lo=-2.0, hi=2.0) -> np.ndarray:
     dtype = np.dtype(dtype)
-    if dtype == bool:
+    if dtype.kind == "b":
         return RNG.random(shape) > 0.5
     if dtype.kind in "iu":
         return RNG.integers(max(lo, np.iinfo(dtype).min), hi + 1, shape).astype(dtype)

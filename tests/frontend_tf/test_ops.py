@@ -6,9 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import assert_same, lnp, tnp
-from opdb import OPS, Host
-
 from lazytensor.tf import sync as lnp_sync
+from opdb import OPS, Host
 
 
 def convert(ns, value):

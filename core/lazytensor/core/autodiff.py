@@ -50,7 +50,7 @@ from typing import Literal
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite.elementwise import full
 from lazytensor.core.ir import Node, toposort
-from lazytensor.core.ops import LEAVES, Op
+from lazytensor.core.ops import Op
 from lazytensor.core.registry import DTypeError, ShapeError, make
 
 Unconnected = Literal["zeros", "none"]
@@ -75,7 +75,7 @@ def grad(output: Node, wrt: Sequence[Node], cotangent: Node | None = None,
     diff = tuple(dict.fromkeys(r for r in refs if r is not None))
     vjp = make(Op.VJP, (*inputs, cotangent), program, diff, out_ref) if diff else None
     grads: list[Node | None] = []
-    for node, ref in zip(wrt, refs):
+    for node, ref in zip(wrt, refs, strict=False):
         if ref is not None:
             grads.append(make(Op.TUPLE_GET, (vjp,), diff.index(ref)))
         else:
@@ -102,54 +102,56 @@ def _trace(output: Node, wrt: Sequence[Node]):
     ``wrt`` (replayed inside the VJP: ``program``) and its inputs.
 
     Returns ``(program, inputs, refs, out_ref)``; ``refs[i]`` is the ref of
-    ``wrt[i]`` (None when ``output`` does not depend on it)."""
+    ``wrt[i]`` (None when ``output`` does not depend on it). One pass over
+    the graph in topological order; runs on every training step."""
     targets = {id(n) for n in wrt}
-    order = toposort([output])
-    inner: dict[int, bool] = {}  # id -> the node depends on a wrt node
-    for node in order:
-        below = any(inner.get(id(o), False) for o in node.operands)
-        inner[id(node)] = below or id(node) in targets
-    inputs: list[Node] = []
-    input_ref: dict[int, int] = {}
-
-    def input_of(node: Node) -> int:
-        if id(node) not in input_ref:
-            input_ref[id(node)] = len(inputs)
-            inputs.append(node)
-        return input_ref[id(node)]
-
-    # a wrt node is an input unless it depends on another wrt node
-    replayed = [n for n in order if inner[id(n)] and not _is_input(n, targets, inner)]
-    for node in order:
-        if id(node) in targets and _is_input(node, targets, inner):
-            input_of(node)
+    dependent: set[int] = set()  # ids of nodes that depend on a wrt node
+    roots: set[int] = set()  # wrt nodes with nothing differentiated below: inputs
+    replayed: list[Node] = []
+    for node in toposort([output]):
+        nid = id(node)
+        below = False
+        for o in node.operands:
+            if id(o) in dependent:
+                below = True
+                break
+        if below:
+            dependent.add(nid)
+            replayed.append(node)
+        elif nid in targets:
+            dependent.add(nid)
+            roots.add(nid)
+    inputs: list[Node] = [n for n in wrt if id(n) in roots]
+    input_ref = {}
+    for node in inputs:
+        input_ref.setdefault(id(node), len(input_ref))
+    inputs = list({id(n): n for n in inputs}.values())
     local = {id(n): j for j, n in enumerate(replayed)}
     entries = []
     for node in replayed:
-        operand_refs = tuple(
-            local[id(o)] + _OFFSET if id(o) in local else input_of(o) for o in node.operands
-        )
-        entries.append((node.op, node.attrs, node.shape, node.dtype, operand_refs))
+        refs = []
+        for o in node.operands:
+            oid = id(o)
+            if oid in local:
+                refs.append(_OFFSET + local[oid])
+            else:
+                if oid not in input_ref:
+                    input_ref[oid] = len(inputs)
+                    inputs.append(o)
+                refs.append(input_ref[oid])
+        entries.append((node.op, node.attrs, node.shape, node.dtype, tuple(refs)))
     n_inputs = len(inputs)
     program = tuple(_shift(e, n_inputs) for e in entries)
 
     def ref(node: Node) -> int | None:
         if id(node) in local:
             return n_inputs + local[id(node)]
-        return input_ref.get(id(node)) if inner.get(id(node)) else None
+        return input_ref.get(id(node)) if id(node) in dependent else None
 
     return program, inputs, [ref(n) for n in wrt], ref(output)
 
 
 _OFFSET = 1 << 40  # marks inner refs until the number of inputs is known
-
-
-def _is_input(node: Node, targets: set, inner: dict) -> bool:
-    """A wrt node is an input of the program when nothing below it is
-    differentiated; leaves are always inputs."""
-    if node.op in LEAVES:
-        return True
-    return id(node) in targets and not any(inner.get(id(o), False) for o in node.operands)
 
 
 def _shift(entry: tuple, n_inputs: int) -> tuple:

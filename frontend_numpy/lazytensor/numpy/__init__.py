@@ -34,7 +34,7 @@ from lazytensor.numpy._math import (
 )
 from lazytensor.numpy._math import round_ as round  # noqa: A004
 from lazytensor.numpy._misc import (
-    argpartition, can_cast, copyto, fill_diagonal, min_scalar_type, partition, put_along_axis,
+    argpartition, can_cast, copyto, einsum, fill_diagonal, min_scalar_type, partition, put_along_axis,
     putmask, result_type, searchsorted, take_along_axis,
 )
 from lazytensor.numpy._reductions import (
@@ -54,6 +54,7 @@ from lazytensor.numpy._shape import (
     reshape, roll, rot90, shape, size, split, squeeze, stack, swapaxes, tile, trace,
     transpose, tril, triu, vsplit, vstack,
 )
+from lazytensor.numpy._stats import median, percentile, quantile
 from lazytensor.numpy._ufunc_objects import all_ufuncs as _all_ufuncs
 from lazytensor.numpy._ufunc_objects import ufunc
 

@@ -83,7 +83,8 @@ class ndarray:  # noqa: N801  (numpy's name)
         return host if dtype is None else host.astype(dtype, copy=False)
 
     def __repr__(self) -> str:
-        return repr(self.__array__())
+        host = self.__array__()  # 0-d: where numpy would hand back a scalar
+        return repr(host[()] if host.ndim == 0 else host)
 
     def __str__(self) -> str:
         return str(self.__array__())

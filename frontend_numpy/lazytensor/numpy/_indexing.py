@@ -76,7 +76,7 @@ def prepare(index, shape: tuple[int, ...]) -> Index:
 def _normalize_entry(entry):
     if isinstance(entry, np.integer):
         return int(entry)
-    if isinstance(entry, (list, tuple)):
+    if isinstance(entry, (list, tuple, range)) or hasattr(entry, "__array__"):
         host = np.asarray(entry)
         return host.astype(np.int64) if host.size == 0 else host
     if isinstance(entry, (bool, np.bool_)):

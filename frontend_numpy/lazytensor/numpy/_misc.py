@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import einsum as ceinsum
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import matrix as cm
 from lazytensor.core.composite import sorting as csort
@@ -129,3 +130,36 @@ def partition(a, kth, axis=-1, kind="introselect", order=None):
 @implements("argpartition")
 def argpartition(a, kth, axis=-1, kind="introselect", order=None):
     return wrap(csort.argpartition(node_of(a), kth, axis))
+
+
+# ------------------------------------------------------------------- einsum
+
+def _sublist_form(operands) -> tuple[str, list]:
+    """einsum(a, [0, 1], b, [1, 2], [0, 2]) as 'ab,bc->ac' plus the arrays."""
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+    def term(sub) -> str:
+        return "".join("..." if s is Ellipsis else letters[int(s)] for s in sub)
+
+    arrays, terms = list(operands[0::2]), [term(s) for s in operands[1::2]]
+    if len(operands) % 2:
+        return ",".join(terms) + "->" + term(operands[-1]), arrays[:-1]
+    return ",".join(terms), arrays
+
+
+@implements("einsum")
+def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=False):
+    """numpy.einsum (explicit, implicit and sublist forms) in the operands'
+    promoted dtype (or ``dtype``)."""
+    if isinstance(operands[0], str):
+        subscripts, arrays = operands[0], list(operands[1:])
+    else:
+        subscripts, arrays = _sublist_form(operands)
+    nodes = [node_of(a) for a in arrays]
+    target = np.dtype(dtype) if dtype is not None else \
+        ew.promote(NUMPY, *nodes) if nodes else None
+    node = ceinsum.einsum(subscripts.replace(" ", ""), *nodes, dtype=target)
+    if out is None:
+        return wrap(node)
+    store(np.add, out, node, casting=casting)
+    return out

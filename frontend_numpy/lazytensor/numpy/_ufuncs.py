@@ -13,13 +13,14 @@ from __future__ import annotations
 import numpy as np
 
 from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import indexing as ci
 from lazytensor.core.composite import npextra as npx
 from lazytensor.core.composite.elementwise import as_node, broadcast_shapes, convert
 from lazytensor.core.composite.reduction import normalize_axes, normalize_axis, reduce as core_reduce
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
-from lazytensor.core.registry import CoreError, make
-from lazytensor.core.runtime import scalar
+from lazytensor.core.registry import RECORDED, CoreError, make
+from lazytensor.core.runtime import get_runtime, scalar
 from lazytensor.numpy import _errors, _layout
 from lazytensor.numpy._base import lift, ndarray, wrap
 from lazytensor.numpy._ufunc_table import ABOVE_RANGE, MIRROR, UFUNCS, direct_op
@@ -66,7 +67,10 @@ def _check_int_range(ufunc, operands, loop) -> Node | None:
 
 def _coerce(operands, dtypes) -> list[Node]:
     shapes = [o.shape for o in operands if type(o) is Node]
-    shape = shapes[0] if all(s == shapes[0] for s in shapes) else broadcast_shapes(*shapes)
+    if not shapes:
+        shape = ()
+    else:
+        shape = shapes[0] if all(s == shapes[0] for s in shapes) else broadcast_shapes(*shapes)
     return [as_node(o, d, shape) for o, d in zip(operands, dtypes)]
 
 
@@ -117,7 +121,7 @@ class _Plan:
     loop dtypes, the one primitive when there is one, the Python-int range
     check. ``op`` None means: take the general ``compute`` path."""
 
-    __slots__ = ("op", "dx", "dy", "bounds", "cast")
+    __slots__ = ("op", "dx", "dy", "out", "bounds", "cast")
 
     def __init__(self, ufunc: np.ufunc, keys: tuple) -> None:
         loop = loop_dtypes(ufunc, keys)
@@ -129,6 +133,7 @@ class _Plan:
             self.op = None
         self.dx = loop[0]
         self.dy = loop[1] if len(keys) == 2 else None
+        self.out = out
         weak_int = [i for i, k in enumerate(keys) if k is int and loop[i].kind in "iu"]
         self.bounds = INT_BOUNDS[loop[weak_int[0]]] if weak_int else None
         self.cast = _PY_CAST[dt.category(self.dx)]
@@ -136,6 +141,7 @@ class _Plan:
 
 _EQUAL_RESULT = frozenset(Op) - frozenset({Op.EQ, Op.NE, Op.LT, Op.LE, Op.GT, Op.GE, Op.ABS})
 _PLANS: dict = {}
+_CONVERT = Op.CONVERT
 
 
 def _plan(ufunc, keys: tuple) -> _Plan:
@@ -145,41 +151,56 @@ def _plan(ufunc, keys: tuple) -> _Plan:
     return plan
 
 
+def _record(op: Op, x: Node, y: Node, out: np.dtype) -> Node:
+    """Node(op, (x, y)) without re-running the op's rule: the plan already
+    holds what the rule would check (equal shapes, the loop dtype numpy
+    accepts for this primitive, the result dtype)."""
+    RECORDED.recorded += 1
+    return Node(op, (x, y), (), x.shape, out)
+
+
 def _fast_binary(plan: _Plan, x, y) -> Node | None:
     """The one-primitive path, or None when the general path is needed."""
     op, dx = plan.op, plan.dx
-    tx, ty = type(x), type(y)
-    if tx is Node and ty is Node:
-        if x.shape != y.shape:
-            return None
+    if type(x) is Node:
         if x.dtype is not dx and x.dtype != dx:
-            x = make(Op.CONVERT, (x,), dx)
-        if y.dtype is not dx and y.dtype != dx:
-            y = make(Op.CONVERT, (y,), dx)
-        return make(op, (x, y))
-    bounds = plan.bounds
-    if tx is Node:
+            x = make(_CONVERT, (x,), dx)
+        if type(y) is Node:
+            if x.shape != y.shape:
+                return None
+            if y.dtype is not dx and y.dtype != dx:
+                y = make(_CONVERT, (y,), dx)
+            return _record(op, x, y, plan.out)
+        bounds = plan.bounds
         if bounds is not None and not bounds[0] <= y <= bounds[1]:
             return None
-        if x.dtype is not dx and x.dtype != dx:
-            x = make(Op.CONVERT, (x,), dx)
-        return make(op, (x, scalar(plan.cast(y), dx, x.shape)))
-    if ty is Node:
+        return _record(op, x, scalar(plan.cast(y), dx, x.shape), plan.out)
+    if type(y) is Node:
+        bounds = plan.bounds
         if bounds is not None and not bounds[0] <= x <= bounds[1]:
             return None
         if y.dtype is not dx and y.dtype != dx:
-            y = make(Op.CONVERT, (y,), dx)
-        return make(op, (scalar(plan.cast(x), dx, y.shape), y))
+            y = make(_CONVERT, (y,), dx)
+        return _record(op, scalar(plan.cast(x), dx, y.shape), y, plan.out)
     return None
 
 
 def binary(ufunc: np.ufunc, a, b):
     """``ufunc(a, b)`` as a fresh lazy array (the operator path)."""
-    x = a._h.node if type(a) is ndarray else lift(a)
-    y = b._h.node if type(b) is ndarray else lift(b)
+    if type(a) is ndarray:
+        x = a._h.node
+        kx = x.dtype
+    else:
+        x = lift(a)
+        kx = x.dtype if type(x) is Node else type(x)
+    if type(b) is ndarray:
+        y = b._h.node
+        ky = y.dtype
+    else:
+        y = lift(b)
+        ky = y.dtype if type(y) is Node else type(y)
     try:
-        plan = _plan(ufunc, (x.dtype if type(x) is Node else type(x),
-                             y.dtype if type(y) is Node else type(y)))
+        plan = _PLANS.get((ufunc, kx, ky)) or _plan(ufunc, (kx, ky))
         node = _fast_binary(plan, x, y) if plan.op is not None else None
         if node is None:
             (node,) = compute(ufunc, (x, y))
@@ -223,6 +244,8 @@ def call(ufunc: np.ufunc, inputs: tuple, kwargs: dict):
     except CoreError as exc:
         raise _errors.translate(exc) from None
     outs = _normalize_out(out, ufunc.nout)
+    if outs and any(isinstance(o, np.ndarray) for o in outs):
+        return _host_out(ufunc, nodes, outs, where, casting)
     strides = _strides(inputs, nodes[0])
     results = []
     for i, node in enumerate(nodes):
@@ -254,10 +277,23 @@ def _normalize_out(out, nout: int):
     if len(outs) != nout:
         raise ValueError(f"The 'out' tuple must have exactly {nout} entries: one per ufunc output")
     for o in outs:
-        if o is not None and not isinstance(o, ndarray):
-            raise TypeError("out= must be a lazytensor.numpy array (a host numpy array "
-                            "cannot receive a lazy result)")
+        if o is not None and not isinstance(o, (ndarray, np.ndarray)):
+            raise TypeError(f"return arrays must be of ArrayType, not {type(o).__name__}")
     return outs
+
+
+def _host_out(ufunc, nodes, outs, where, casting):
+    """out= host numpy arrays: they receive the materialized result (numpy's
+    own copyto applies the casting rule and the where= mask)."""
+    results = [wrap(n) for n in nodes]
+    host_where = where.__array__() if isinstance(where, ndarray) else where
+    for target, result in zip(outs, results):
+        if isinstance(target, np.ndarray):
+            np.copyto(target, result.__array__(), casting=casting, where=host_where)
+        elif target is not None:
+            store(ufunc, target, result._h.node, where, casting)
+    final = tuple(t if t is not None else r for t, r in zip(outs, results))
+    return final[0] if len(final) == 1 else final
 
 
 def _masked(node: Node, where, old: Node | None) -> Node:
@@ -368,7 +404,40 @@ def outer(ufunc, a, b, **kwargs):
     return call(ufunc, (wrap(x), wrap(y)), kwargs)
 
 
-METHODS = {"reduce": reduce, "accumulate": accumulate, "outer": outer}
+_AT_KINDS = {np.add: "add", np.multiply: "mul", np.maximum: "max", np.minimum: "min"}
+
+
+def at(ufunc, a, indices, b=None):
+    """``ufunc.at``: unbuffered in place, repeated indices accumulate. Lazy
+    for add/multiply/maximum/minimum; other ufuncs run eagerly on a host copy
+    that is written back."""
+    from lazytensor.numpy._indexing import prepare
+
+    if ufunc not in _AT_KINDS or b is None or not isinstance(a, ndarray):
+        return _eager_at(ufunc, a, indices, b)
+    node = a._h.node
+    value = lift(b)
+    loop = loop_dtypes(ufunc, (node.dtype, _key(value)))
+    if loop[2] != node.dtype and not np.can_cast(loop[2], node.dtype, "same_kind"):
+        raise _errors.output_casting_error(ufunc, "same_kind", loop[2], node.dtype, 0)
+    prepared = prepare(indices, node.shape)
+    assign(a, ci.setitem(node, prepared.entries, value, kind=_AT_KINDS[ufunc]))
+
+
+def _eager_at(ufunc, a, indices, b):
+    from lazytensor.numpy._dispatch import note_fallback, to_host
+
+    if not isinstance(a, ndarray):  # a host target: numpy updates it itself
+        ufunc.at(a, to_host(indices), *(() if b is None else (to_host(b),)))
+        return
+    note_fallback(f"numpy.{ufunc.__name__}.at")
+    host = a.__array__()
+    args = (host, to_host(indices)) + (() if b is None else (to_host(b),))
+    ufunc.at(*args)
+    assign(a, get_runtime().from_host(host).node)
+
+
+METHODS = {"reduce": reduce, "accumulate": accumulate, "outer": outer, "at": at}
 
 
 def has_method(ufunc, method: str) -> bool:
@@ -381,4 +450,4 @@ def has_method(ufunc, method: str) -> bool:
         return impl.reduce is not None
     if method == "accumulate":
         return impl.accumulate is not None
-    return method == "outer" and not impl.gufunc
+    return method in ("outer", "at") and not impl.gufunc

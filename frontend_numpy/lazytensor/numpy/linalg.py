@@ -274,7 +274,9 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     return wrap(make(Op.POW, (total, npx.const(1.0 / p, total))))
 
 
-def _matrix_ord(m: Node, ord, r: int, c: int, keep: bool) -> Node:
+def _matrix_ord(x: Node, ord, r: int, c: int, keep: bool) -> Node:
+    x = x if dt.is_inexact(x.dtype) else ew.convert(x, dt.float64)
+    m = _abs_float(x)
     reduce_rows = {1: ("sum", r, "max", c), -1: ("sum", r, "min", c),
                    math.inf: ("sum", c, "max", r), -math.inf: ("sum", c, "min", r)}
     if ord in reduce_rows:
@@ -284,7 +286,7 @@ def _matrix_ord(m: Node, ord, r: int, c: int, keep: bool) -> Node:
         return out if keep else cs.squeeze(out, (r, c))
     if ord in ("fro", None):
         return make(Op.SQRT, (cred.reduce("sum", make(Op.MUL, (m, m)), (r, c), keep),))
-    moved = cs.moveaxis(m, (r, c), (-2, -1))
+    moved = cs.moveaxis(x, (r, c), (-2, -1))
     s = _get(make(Op.SVD, (moved,), False), 1)
     kinds = {"nuc": "sum", 2: "max", -2: "min"}
     if ord not in kinds:
@@ -297,7 +299,7 @@ def _matrix_ord(m: Node, ord, r: int, c: int, keep: bool) -> Node:
 
 @linalg_implements("matrix_norm")
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
-    m = _abs_float(node_of(x))
+    m = node_of(x)
     return wrap(_matrix_ord(m, ord, m.ndim - 2, m.ndim - 1, keepdims))
 
 
@@ -310,7 +312,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
     axes = cred.normalize_axes(axis, node.ndim) if axis is not None else tuple(range(node.ndim))
     if isinstance(axis, tuple) and len(axis) == 2 or axis is None and node.ndim == 2:
         r, c = (cred.normalize_axis(a, node.ndim) for a in (axis or (0, 1)))
-        return wrap(_matrix_ord(_abs_float(node), ord, r, c, keepdims))
+        return wrap(_matrix_ord(node, ord, r, c, keepdims))
     return vector_norm(wrap(node), axis=axes, keepdims=keepdims, ord=2 if ord is None else ord)
 
 
@@ -344,3 +346,19 @@ def cross(x1, x2, /, *, axis=-1):
 
 
 _ = (core_matmul, diagonal, matrix_transpose, trace)  # re-exported names
+
+
+def __getattr__(name: str):
+    """numpy.linalg names without a lazy version run eagerly (warned, counted)."""
+    target = getattr(np.linalg, name, None)
+    if target is None or name.startswith("_"):
+        raise AttributeError(f"module 'lazytensor.numpy.linalg' has no attribute {name!r}")
+    if callable(target) and not isinstance(target, type):
+        from lazytensor.numpy._dispatch import eager
+
+        def fallback(*args, **kwargs):
+            return eager(f"numpy.linalg.{name}", target, args, kwargs)
+
+        fallback.__name__ = name
+        return fallback
+    return target

@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
 from lazytensor.core import dtypes as dt
 from lazytensor.core.ir import Node
 from lazytensor.core.runtime import Handle, get_runtime, scalar

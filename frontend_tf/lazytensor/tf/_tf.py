@@ -14,7 +14,6 @@ import sys
 from typing import NoReturn
 
 import numpy as np
-
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite.reduction import AxisError
 from lazytensor.core.registry import CoreError, DTypeError, ShapeError
@@ -78,8 +77,16 @@ def prefer_float32() -> bool:
 def numpy_behavior() -> bool:
     """Whether tf.Tensor operators follow numpy promotion (tnp's numpy
     behaviour); when off they are TensorFlow's strict same-dtype operators."""
-    module = sys.modules.get(_OPS)
-    return bool(module and module.is_numpy_style_type_promotion())
+    check = _PROMOTION_CHECK[0]
+    if check is None:
+        module = sys.modules.get(_OPS)
+        if module is None:
+            return False
+        check = _PROMOTION_CHECK[0] = module.is_numpy_style_type_promotion
+    return check()
+
+
+_PROMOTION_CHECK: list = [None]  # TensorFlow's own test, once TensorFlow is loaded
 
 
 def default_float() -> np.dtype:

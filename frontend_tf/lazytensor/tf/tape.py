@@ -47,7 +47,7 @@ class Variable(ndarray):
 
     def _node(self) -> Node:
         session = RECORDING.active
-        if session is None or not self.trainable:
+        if session is None or not (self.trainable or id(self) in RECORDING.aliases):
             return self._h.node
         return _read(self, session)
 
@@ -65,13 +65,15 @@ class Variable(ndarray):
         self._h.assign(node)
         return self if read_value else None
 
+    def _update(self, op: Op, delta) -> Node:
+        node = self._h.node
+        return make(op, (node, ew.broadcast_to(lift(delta, node.dtype), node.shape)))
+
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):
-        return self.assign(make(Op.ADD, (self._h.node, lift(delta, self._h.node.dtype))),
-                           read_value=read_value)
+        return self.assign(self._update(Op.ADD, delta), read_value=read_value)
 
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
-        return self.assign(make(Op.SUB, (self._h.node, lift(delta, self._h.node.dtype))),
-                           read_value=read_value)
+        return self.assign(self._update(Op.SUB, delta), read_value=read_value)
 
     def __repr__(self) -> str:
         node = self._h.node
@@ -80,7 +82,8 @@ class Variable(ndarray):
 
 
 def _read(var: Variable, session: object) -> Node:
-    """The variable's alias in this recording session (one per value)."""
+    """The variable's alias in this recording session (one per value); the
+    tapes that watch accessed variables watch it."""
     source = var._h.node
     known = RECORDING.aliases.get(id(var))
     if known is not None and known[0] is source:
@@ -88,7 +91,7 @@ def _read(var: Variable, session: object) -> Node:
     alias = _alias(source)
     RECORDING.aliases[id(var)] = (source, alias)
     for tape in RECORDING.tapes:
-        if tape.watch_accessed_variables:
+        if tape.watch_accessed_variables and var.trainable:
             tape._watch(var, alias)
     return alias
 
@@ -131,14 +134,12 @@ class GradientTape:
         """Differentiate with respect to ``tensor`` (arrays, variables,
         nested lists/tuples/dicts of them) from now on."""
         for t in _flatten(tensor):
-            if isinstance(t, Variable):
-                _read(t, RECORDING.active) if self._recording else None
-                if not self.watch_accessed_variables or not self._recording:
-                    self._watch(t, t._h.node)
-                continue
             if not isinstance(t, ndarray) or not self._recording:
                 raise ValueError(f"GradientTape.watch needs a lazy array inside the tape, got "
                                  f"{type(t).__name__}")
+            if isinstance(t, Variable):
+                self._watch(t, _read(t, RECORDING.active))
+                continue
             alias = _alias(t._node())
             t._sym, t._session = alias, RECORDING.active
             self._watch(t, alias)
@@ -174,7 +175,7 @@ class GradientTape:
         grads = _grads(output, wrt)
         if _zeros_wanted(unconnected_gradients):
             grads = [wrap(ew.full(tuple(s._h.node.shape), 0, s._h.node.dtype)) if g is None
-                     else g for g, s in zip(grads, flat)]
+                     else g for g, s in zip(grads, flat, strict=False)]
         return _unflatten(sources, iter(grads))
 
     def _symbolic(self, t) -> Node | None:
@@ -190,7 +191,7 @@ class GradientTape:
         cts = _flatten(output_gradients) if output_gradients is not None else [None] * len(
             targets)
         terms = []
-        for node, ct in zip(targets, cts):
+        for node, ct in zip(targets, cts, strict=False):
             if node is None or not dt.is_inexact(node.dtype):
                 continue
             if ct is not None:
@@ -231,7 +232,7 @@ def _grads(output: Node | None, wrt: list[list[Node]]) -> list:
     none, when it is not floating, or when ``output`` is None)."""
     flat = [n for nodes in wrt for n in nodes if dt.is_inexact(n.dtype)]
     results = grad(output, flat, unconnected="none") if output is not None and flat else []
-    by_id = {id(n): g for n, g in zip(flat, results)}
+    by_id = {id(n): g for n, g in zip(flat, results, strict=False)}
     out = []
     for nodes in wrt:
         parts = [by_id[id(n)] for n in nodes if by_id.get(id(n)) is not None]

@@ -24,13 +24,14 @@ RuntimeError, out-of-range dimensions IndexError.
 
 from __future__ import annotations
 
+import warnings
 from typing import Callable
 
-from lazytensor.core import CoreError
-from lazytensor.core.composite.elementwise import convert
+from lazytensor.core import CoreError, Handle
+from lazytensor.core.composite.elementwise import convert, full
 from lazytensor.torch import _fallback
 from lazytensor.torch._promotion import can_cast
-from lazytensor.torch._tensor import NUMPY_OF, LazyTensor
+from lazytensor.torch._tensor import NUMPY_OF, LazyTensor, set_metadata
 from lazytensor.torch.aten import TABLE
 
 import torch
@@ -86,6 +87,19 @@ def write(dst, src: LazyTensor) -> None:
             )
         node = convert(node, target)
     assign(dst, node)
+
+
+def resize_out(dst: LazyTensor, shape: tuple) -> None:
+    """An out= tensor of another shape is resized, as torch does (with its
+    warning when it held elements)."""
+    if dst.numel():
+        warnings.warn(
+            f"An output with one or more elements was resized since it had shape "
+            f"{list(dst.shape)}, which does not match the required output shape "
+            f"{list(shape)}. This behavior is deprecated.", UserWarning, stacklevel=4)
+    set_metadata(dst, shape)
+    dst._h = Handle(full((), 0, NUMPY_OF[dst.dtype]) if not shape else
+                    full(shape, 0, NUMPY_OF[dst.dtype]))
 
 
 def assign(dst: LazyTensor, node) -> None:
@@ -149,6 +163,8 @@ def _out_variant(func: OpOverload) -> Impl | None:
         result = inner(*args, **kwargs)
         results = result if isinstance(result, (tuple, list)) else (result,)
         for dst, src in zip(outs, results):
+            if isinstance(dst, LazyTensor) and tuple(dst.shape) != tuple(src.shape):
+                resize_out(dst, tuple(src.shape))
             write(dst, src)
         return outs[0] if len(outs) == 1 else tuple(outs)
 
@@ -303,9 +319,38 @@ def resolve(func: OpOverload) -> Impl:
     for how, resolver in RESOLVERS:
         impl = resolver(func)
         if impl is not None:
+            if how in GUARDED:
+                impl = _guarded(func, impl)
             RESOLVED[func], HOW[func] = impl, how
             return impl
     raise AssertionError("the fallback resolver always answers")
+
+
+GUARDED = ("decomposition", "implicit", "explicit")
+
+
+def _guarded(func: OpOverload, impl: Impl) -> Impl:
+    """A decomposition that declines (returns NotImplemented) or re-enters
+    its own op (a kernel that calls itself through an ``out=`` variant)
+    falls back to eager for that call."""
+    state = {"active": False, "fallback": None}
+
+    def fallback(*args, **kwargs):
+        if state["fallback"] is None:
+            state["fallback"] = _fallback.eager(func)
+        return state["fallback"](*args, **kwargs)
+
+    def run(*args, **kwargs):
+        if state["active"]:
+            return fallback(*args, **kwargs)
+        state["active"] = True
+        try:
+            out = impl(*args, **kwargs)
+        finally:
+            state["active"] = False
+        return fallback(*args, **kwargs) if out is NotImplemented else out
+
+    return run
 
 
 def _lowered(func: OpOverload) -> bool:

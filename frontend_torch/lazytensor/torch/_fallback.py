@@ -12,8 +12,11 @@ read-only so that a write through them raises instead of being lost.
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 
+import lazytensor.core as lazytensor_core
 from lazytensor.core import ViewHandle, get_runtime
 from lazytensor.torch._tensor import LazyTensor, to_cpu, to_lazy, wrap_handle
 
@@ -35,8 +38,21 @@ def warn_once(name: str) -> None:
             f"lazytensor.torch: {name} is not lowered to the lazy core; it runs eagerly "
             "on the CPU (its inputs are materialized). This is counted in "
             "lazytensor.core.metrics (eager_fallbacks).",
-            LazyFallbackWarning, stacklevel=3,
+            LazyFallbackWarning, stacklevel=user_stacklevel(),
         )
+
+
+_LIBRARY_DIRS = tuple(os.path.dirname(m.__file__) for m in (torch, lazytensor_core))
+
+
+def user_stacklevel() -> int:
+    """The stacklevel of the first caller outside torch and lazytensor (the
+    user's line), for warnings."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_LIBRARY_DIRS + (
+            os.path.dirname(__file__),)):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _mutated_names(func) -> tuple[list[int], list[str]]:

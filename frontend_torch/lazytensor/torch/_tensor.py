@@ -130,6 +130,25 @@ def alias(x: LazyTensor) -> LazyTensor:
     return wrap_handle(x._h, x.stride(), x.storage_offset())
 
 
+def set_metadata(t: LazyTensor, shape, strides=None, offset: int = 0) -> None:
+    """Give the wrapper ``t`` new sizes/strides in place (resize_, out=
+    tensors of the wrong size): torch's meta kernel of ``set_`` runs on it
+    with dispatch disabled, over the storage of a fresh wrapper that fits."""
+    from torch.utils._mode_utils import no_dispatch
+
+    shape = tuple(int(s) for s in shape)
+    fresh = _new_wrapper(LazyTensor, shape, strides, dtype=t.dtype, device=DEVICE)
+    with no_dispatch():
+        storage = fresh.untyped_storage()
+        meta = torch._C._meta_in_tls_dispatch_include()
+        torch._C._set_meta_in_tls_dispatch_include(True)
+        try:
+            torch.ops.aten.set_.source_Storage_storage_offset(
+                t, storage, offset, list(shape), list(fresh.stride()))
+        finally:
+            torch._C._set_meta_in_tls_dispatch_include(meta)
+
+
 # ------------------------------------------------------------- host transfer
 def host_array(t: torch.Tensor) -> np.ndarray:
     """A CPU tensor's value as a numpy array (bfloat16 through ml_dtypes)."""

@@ -468,6 +468,10 @@ def _scatter(y: Node, plan: IndexPlan, update: Node, kind: str, unique: bool) ->
 
 
 def _statically_unique(plan: IndexPlan) -> bool:
+    """No duplicate index points: a single point (``x[i, j] = v`` with 0-d
+    index Nodes, as in loops), or known indices that are all distinct."""
+    if math.prod(plan.bshape) <= 1:
+        return True
     if plan.static is None:
         return False
     cols = [np.broadcast_to(a, plan.bshape).ravel() for a in plan.static]

@@ -246,10 +246,7 @@ def _extremum(op: Op, keep_first: Op):
     def pick(a: Node, b: Node) -> Node:
         if dt.is_complex(a.dtype):
             return _sel(_or(compare(keep_first, a, b), isnan(a)), a, b)
-        out = make(op, (a, b))
-        if not dt.is_inexact(a.dtype):
-            return out
-        return _sel(isnan(a), a, _sel(isnan(b), b, out))  # NaN propagates
+        return make(op, (a, b))  # XLA's max/min propagate NaN, as numpy's do
 
     return pick
 

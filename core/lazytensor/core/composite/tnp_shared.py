@@ -1,5 +1,7 @@
 """numpy-style functions whose semantics numpy and tf.experimental.numpy
-share and that no other composite module holds: gcd, lcm, cross.
+share and that no other composite module holds: gcd, lcm, cross, the
+contraction family (tensordot with numpy's ``axes``, dot, inner, outer,
+vdot, kron), polyval, vander and sinc.
 
 Operands already share one dtype (the frontend's promotion has run).
 
@@ -18,8 +20,18 @@ import math
 
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
+from lazytensor.core.composite.linalg import tensordot as _dot_general
+from lazytensor.core.composite.npextra import mul_and
 from lazytensor.core.composite.reduction import normalize_axis
-from lazytensor.core.composite.shape import moveaxis, slice_axis, squeeze, stack
+from lazytensor.core.composite.shape import (
+    as_axes,
+    moveaxis,
+    ravel,
+    reshape,
+    slice_axis,
+    squeeze,
+    stack,
+)
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import DTypeError, ShapeError, make
@@ -99,3 +111,106 @@ def cross(a: Node, b: Node, axisa: int = -1, axisb: int = -1, axisc: int = -1) -
 def _broadcast_all(xs: list[Node]) -> list[Node]:
     shape = ew.broadcast_shapes(*(x.shape for x in xs))
     return [ew.broadcast_to(x, shape) for x in xs]
+
+
+# ------------------------------------------------------------ contractions
+# Operands share one dtype (the frontend promoted them); bools contract in
+# int32 and give ``result != 0``, as numpy's logical dot.
+
+
+def multiply(a: Node, b: Node) -> Node:
+    """a * b broadcast (bools: logical and)."""
+    return mul_and(*_broadcast_all([a, b]))
+
+
+def contract(x: Node, y: Node, axes_x: tuple[int, ...], axes_y: tuple[int, ...]) -> Node:
+    """Sum over ``axes_x`` of x paired with ``axes_y`` of y; the free axes of
+    x, then of y. ShapeError (numpy's words) when paired sizes differ."""
+    for i, j in zip(axes_x, axes_y, strict=True):
+        if x.shape[i] != y.shape[j]:
+            raise ShapeError(f"shapes {x.shape} and {y.shape} not aligned: {x.shape[i]} (dim "
+                             f"{i}) != {y.shape[j]} (dim {j})")
+    if dt.is_bool(x.dtype):
+        out = _dot_general(ew.convert(x, dt.int32), ew.convert(y, dt.int32), axes_x, axes_y)
+        return make(Op.NE, (out, ew.full(out.shape, 0, out.dtype)))
+    return _dot_general(x, y, tuple(axes_x), tuple(axes_y))
+
+
+def tensordot(x: Node, y: Node, axes=2) -> Node:
+    """numpy.tensordot: ``axes`` an int (last n of x with first n of y) or a
+    pair of axis sequences."""
+    if isinstance(axes, int):
+        axes_x, axes_y = tuple(range(x.ndim - axes, x.ndim)), tuple(range(axes))
+    else:
+        axes_x, axes_y = (as_axes(a) for a in axes)
+        if len(axes_x) != len(axes_y):
+            raise ShapeError("shape-mismatch for sum")
+    return contract(x, y, tuple(normalize_axis(i, x.ndim) for i in axes_x),
+                    tuple(normalize_axis(i, y.ndim) for i in axes_y))
+
+
+def dot(x: Node, y: Node) -> Node:
+    """numpy.dot: scalars multiply; else the last axis of x with the last
+    (1-d y) or second-to-last axis of y."""
+    if x.ndim == 0 or y.ndim == 0:
+        return multiply(x, y)
+    return contract(x, y, (x.ndim - 1,), (0 if y.ndim == 1 else y.ndim - 2,))
+
+
+def inner(x: Node, y: Node) -> Node:
+    """numpy.inner: scalars multiply; else over the last axes of both."""
+    if x.ndim == 0 or y.ndim == 0:
+        return multiply(x, y)
+    return contract(x, y, (x.ndim - 1,), (y.ndim - 1,))
+
+
+def outer(x: Node, y: Node) -> Node:
+    """numpy.outer of the ravels: shape (x.size, y.size)."""
+    return multiply(reshape(ravel(x), (-1, 1)), reshape(ravel(y), (1, -1)))
+
+
+def vdot(x: Node, y: Node) -> Node:
+    """numpy.vdot: conj(ravel(x)) . ravel(y)."""
+    x = make(Op.CONJ, (x,)) if dt.is_complex(x.dtype) else x
+    return contract(ravel(x), ravel(y), (0,), (0,))
+
+
+def kron(x: Node, y: Node) -> Node:
+    """numpy.kron: the block product; ranks aligned by leading 1s."""
+    nd = max(x.ndim, y.ndim)
+    x = reshape(x, (1,) * (nd - x.ndim) + x.shape)
+    y = reshape(y, (1,) * (nd - y.ndim) + y.shape)
+    spread = multiply(reshape(x, tuple(v for s in x.shape for v in (s, 1))),
+                      reshape(y, tuple(v for s in y.shape for v in (1, s))))
+    return reshape(spread, tuple(p * q for p, q in zip(x.shape, y.shape, strict=True)))
+
+
+def polyval(p: Node, x: Node) -> Node:
+    """numpy.polyval by Horner's rule: p[0] * x**(n-1) + ... + p[n-1]
+    (a 0-d p is one coefficient); the result has x's shape."""
+    coeffs = reshape(p, (1,)) if p.ndim == 0 else p
+    acc = ew.full(x.shape, 0, x.dtype)
+    for i in range(coeffs.shape[0]):
+        c = ew.broadcast_to(reshape(slice_axis(coeffs, 0, i, i + 1), ()), x.shape)
+        acc = make(Op.ADD, (make(Op.MUL, (acc, x)), c))
+    return acc
+
+
+def vander(x: Node, n: int | None = None, increasing: bool = False) -> Node:
+    """numpy.vander of a 1-d x: columns x**(n-1) ... x**0 (or increasing)."""
+    if x.ndim != 1:
+        raise ShapeError("x must be a one-dimensional array or sequence.")
+    n = x.shape[0] if n is None else n
+    if n < 0:
+        raise ShapeError("N must be nonnegative")
+    powers = range(n) if increasing else range(n - 1, -1, -1)
+    cols = [make(Op.POW, (x, ew.full(x.shape, p, x.dtype))) for p in powers]
+    return stack(cols, 1) if cols else ew.full((x.shape[0], 0), 0, x.dtype)
+
+
+def sinc(x: Node) -> Node:
+    """sin(pi x) / (pi x), 1 at 0 (x floating)."""
+    pix = make(Op.MUL, (x, ew.full(x.shape, math.pi, x.dtype)))
+    ratio = make(Op.DIV, (make(Op.SIN, (pix,)), pix))
+    zero = make(Op.EQ, (x, ew.full(x.shape, 0, x.dtype)))
+    return make(Op.SELECT, (zero, ew.full(x.shape, 1, x.dtype), ratio))

@@ -16,7 +16,6 @@ array([4., 4., 4.], dtype=float32)
 from __future__ import annotations
 
 import numpy as _np
-
 from lazytensor.core.composite.promotion import TNP as _TNP
 from lazytensor.core.composite.promotion import result_type as _result_type
 from lazytensor.tf import _tf

@@ -7,9 +7,16 @@ argument conventions and default dtypes (``ones(dtype=None)`` is float32,
 from __future__ import annotations
 
 import numpy as np
-
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import creation, einsum, matrix, rearrange, sorting, take
+from lazytensor.core.composite import (
+    creation,
+    einsum,
+    matrix,
+    rearrange,
+    sorting,
+    take,
+    tnp_shared,
+)
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import shape as core_shape
 from lazytensor.core.composite.promotion import TNP, result_type
@@ -137,14 +144,7 @@ def _meshgrid(*xi, **kwargs):
 
 
 def _vander(x, N=None, increasing=False):  # noqa: N803
-    v = node_of(x)
-    if v.ndim != 1:
-        raise ValueError("x must be a one-dimensional array")
-    n = v.shape[0] if N is None else int(N)
-    powers = creation.arange(0, n, 1, v.dtype) if increasing else \
-        creation.arange(n - 1, -1, -1, v.dtype)
-    col = core_shape.reshape(v, (-1, 1))
-    return make(Op.POW, tuple(ew.coerce([col, core_shape.reshape(powers, (1, -1))], v.dtype)))
+    return tnp_shared.vander(node_of(x), None if N is None else int(N), increasing)
 
 
 def _diag_indices(n, ndim=2):
@@ -305,7 +305,7 @@ def _select(condlist, choicelist, default=0):
     if not condlist:
         raise ValueError("condlist must be non-empty")
     output, *choices = same_dtype(default, *choicelist)
-    for cond, choice in zip(condlist[::-1], choices[::-1]):
+    for cond, choice in zip(condlist[::-1], choices[::-1], strict=False):
         output = ew.where(ew.convert(node_of(cond), dt.bool_), choice, output, TNP)
     return output
 

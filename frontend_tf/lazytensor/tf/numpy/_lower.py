@@ -15,7 +15,6 @@ import warnings
 from collections.abc import Callable
 
 import numpy as np
-
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite.promotion import TNP

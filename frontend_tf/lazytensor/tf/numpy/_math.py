@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import linalg, npextra, reduction, tnp_shared
@@ -53,12 +52,6 @@ def _fix(x: Node) -> Node:
     return npextra.trunc(x)
 
 
-def _sinc(x: Node) -> Node:
-    pix = _scaled(math.pi)(x)
-    ratio = make(Op.DIV, (make(Op.SIN, (pix,)), pix))
-    return make(Op.SELECT, (make(Op.EQ, (x, npextra.const(0, x))), npextra.const(1, x), ratio))
-
-
 def _angle(x: Node) -> Node:
     if dt.is_complex(x.dtype):
         return make(Op.ATAN2, (make(Op.IMAG, (x,)), make(Op.REAL, (x,))))
@@ -86,7 +79,7 @@ UNARY_FLOAT = {  # tnp promotes integer/bool input to float64
     "sqrt": op(Op.SQRT), "cbrt": op(Op.CBRT), "ceil": _rounding(Op.CEIL),
     "floor": _rounding(Op.FLOOR), "fix": _fix, "deg2rad": npextra.deg2rad,
     "rad2deg": npextra.rad2deg, "isnan": npextra.isnan, "isfinite": npextra.isfinite,
-    "sinc": _sinc,
+    "sinc": tnp_shared.sinc,
 }
 UNARY_SAME = {
     "abs": npextra.absolute, "absolute": npextra.absolute, "fabs": npextra.absolute,
@@ -403,72 +396,9 @@ def _matmul(x1, x2):
         raise ValueError(str(error)) from None
 
 
-def _dot(x1, x2):
-    a, b = same_dtype(x1, x2)
-    if a.ndim == 0 or b.ndim == 0:
-        return make(Op.MUL, tuple(ew.coerce([a, b], a.dtype)))
-    axis_b = 0 if b.ndim == 1 else b.ndim - 2
-    return _tensordot_nodes(a, b, (a.ndim - 1,), (axis_b,))
-
-
-def _tensordot_nodes(a: Node, b: Node, axes_a, axes_b) -> Node:
-    for i, j in zip(axes_a, axes_b):
-        if a.shape[i] != b.shape[j]:
-            raise ShapeError(f"shape-mismatch for sum: {a.shape} vs {b.shape}")
-    return linalg.tensordot(a, b, tuple(axes_a), tuple(axes_b))
-
-
-def _tensordot(a, b, axes=2):
-    x, y = same_dtype(a, b)
-    if isinstance(axes, int):
-        axes_a, axes_b = tuple(range(x.ndim - axes, x.ndim)), tuple(range(axes))
-    else:
-        axes_a, axes_b = (core_shape.as_axes(ax) for ax in axes)
-    axes_a = tuple(reduction.normalize_axis(i, x.ndim) for i in axes_a)
-    axes_b = tuple(reduction.normalize_axis(i, y.ndim) for i in axes_b)
-    return _tensordot_nodes(x, y, axes_a, axes_b)
-
-
-def _inner(a, b):
-    x, y = same_dtype(a, b)
-    if x.ndim == 0 or y.ndim == 0:
-        return make(Op.MUL, tuple(ew.coerce([x, y], x.dtype)))
-    return _tensordot_nodes(x, y, (x.ndim - 1,), (y.ndim - 1,))
-
-
-def _outer(a, b):
-    x, y = same_dtype(a, b)
-    col = core_shape.reshape(x, (-1, 1))
-    row = core_shape.reshape(y, (1, -1))
-    return make(Op.MUL, tuple(ew.coerce([col, row], x.dtype)))
-
-
-def _vdot(a, b):
-    x, y = (core_shape.ravel(n) for n in same_dtype(a, b))
-    x = UNARY_SAME["conj"](x)
-    return _tensordot_nodes(x, y, (0,), (0,))
-
-
-def _kron(a, b):
-    x, y = same_dtype(a, b)
-    nd = max(x.ndim, y.ndim)
-    x = core_shape.reshape(x, (1,) * (nd - x.ndim) + x.shape)
-    y = core_shape.reshape(y, (1,) * (nd - y.ndim) + y.shape)
-    xs = core_shape.reshape(x, tuple(s for d in x.shape for s in (d, 1)))
-    ys = core_shape.reshape(y, tuple(s for d in y.shape for s in (1, d)))
-    out = make(Op.MUL, tuple(ew.coerce([xs, ys], x.dtype)))
-    return core_shape.reshape(out, tuple(p * q for p, q in zip(x.shape, y.shape)))
-
-
-def _polyval(p, x):
-    coeffs, xs = same_dtype(p, x)
-    coeffs = core_shape.atleast_1d(coeffs)
-    acc = ew.full(xs.shape, 0, xs.dtype)
-    for i in range(coeffs.shape[0]):
-        c = make(Op.SLICE, (coeffs,), (i,), (i + 1,), (1,))
-        c = ew.broadcast_to(core_shape.reshape(c, ()), xs.shape)
-        acc = make(Op.ADD, (make(Op.MUL, (acc, xs)), c))
-    return acc
+def _contraction(fn):
+    """tnp's ``_bin_op`` without broadcasting: promote, then ``fn``."""
+    return lambda a, b: fn(*same_dtype(a, b))
 
 
 def _cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
@@ -491,7 +421,9 @@ MATH = {
     "around": _round, "round": _round,
     "iscomplex": _imag_nonzero(Op.NE), "isreal": _imag_nonzero(Op.EQ),
     "divmod": _divmod, "hypot": _hypot, "log2": _log_base(2.0), "log10": _log_base(10.0),
-    "logaddexp": _logaddexp(Op.EXP, None), "logaddexp2": _logaddexp(Op.EXP2, np.float64(np.log(2))), "isclose": _isclose, "allclose": _allclose,
+    "logaddexp": _logaddexp(Op.EXP, None),
+    "logaddexp2": _logaddexp(Op.EXP2, np.float64(np.log(2))),
+    "isclose": _isclose, "allclose": _allclose,
     "array_equal": _array_equal, "clip": _clip,
     "sum": _sum_like("sum", "any"), "prod": _sum_like("prod", "all"),
     "amax": _extreme("max"), "max": _extreme("max"), "amin": _extreme("min"),
@@ -502,7 +434,9 @@ MATH = {
     "argmax": _argminmax("argmax"), "argmin": _argminmax("argmin"),
     "cumsum": _cumulative(Op.CUMSUM), "cumprod": _cumulative(Op.CUMPROD),
     "average": _average,
-    "matmul": _matmul, "dot": _dot, "tensordot": _tensordot, "inner": _inner,
-    "outer": _outer, "vdot": _vdot, "kron": _kron, "polyval": _polyval, "cross": _cross,
+    "matmul": _matmul, "cross": _cross,
+    **{name: _contraction(getattr(tnp_shared, name))
+       for name in ("dot", "inner", "outer", "vdot", "kron", "polyval")},
+    "tensordot": lambda a, b, axes=2: tnp_shared.tensordot(*same_dtype(a, b), axes),
     "iscomplexobj": _is_complex_obj, "isrealobj": lambda x: not _is_complex_obj(x),
 }

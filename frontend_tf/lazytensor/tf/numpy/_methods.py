@@ -11,39 +11,34 @@ tf.Tensor is with tensor equality enabled (TF2's default).
 from __future__ import annotations
 
 import numpy as np
-
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import indexing
 from lazytensor.core.ir import Node
 from lazytensor.tf import _tf
 from lazytensor.tf._array import lift, ndarray, wrap
 
+# Python scalar type -> the array dtype kinds TensorFlow converts it to
+_CONVERTS = {bool: "b", int: "iuf", float: "f", complex: "c"}
+
 
 def _strict(a: ndarray, other):
-    """TensorFlow's operand rule without numpy behaviour: ``other`` must
-    already have ``a``'s dtype (arrays), or convert to it (scalars)."""
+    """TensorFlow's operand rule without numpy behaviour: an array must
+    already have ``a``'s dtype; a Python scalar converts to it only when its
+    kind fits (1.5 into an int tensor fails); numpy values are cast."""
     dtype = a._h.node.dtype
     if isinstance(other, ndarray):
-        if other._h.node.dtype != dtype:
-            raise _tf.tf().errors.InvalidArgumentError(
-                None, None, f"cannot compute the operator: expected a {dtype.name} tensor but "
-                            f"got a {other._h.node.dtype.name} tensor")
-        return other
-    value = np.asarray(other)
-    if value.dtype.kind not in "biufc" or (
-            dt.category(np.dtype(value.dtype)) > dt.category(dtype) and value.dtype.kind != "b"
-            and not _fits(value, dtype)):
-        raise _tf.tf().errors.InvalidArgumentError(
-            None, None, f"cannot compute the operator: expected a {dtype.name} tensor but got "
-                        f"a {value.dtype.name} value {other!r}")
-    return lift(value.astype(dtype))
-
-
-def _fits(value: np.ndarray, dtype: np.dtype) -> bool:
-    """A float/complex scalar converts to an int/float dtype only when exact."""
-    if dt.is_complex(np.dtype(value.dtype)):
-        return False
-    return dt.is_inexact(dtype) or bool(np.all(np.mod(value, 1) == 0))
+        if other._h.node.dtype == dtype:
+            return other
+        found = other._h.node.dtype.name
+    elif type(other) in _CONVERTS:
+        if dt.category(dtype) in _CONVERTS[type(other)]:
+            return other  # a weak scalar of a fitting kind takes the array's dtype
+        found = type(other).__name__
+    else:
+        return lift(np.asarray(other).astype(dtype))
+    raise _tf.tf().errors.InvalidArgumentError(
+        None, None, f"cannot compute the operator: expected a {dtype.name} tensor but got "
+                    f"a {found} operand")
 
 
 def _operator(fn, reflected: bool = False):

@@ -6,7 +6,6 @@ other generator reproduces."""
 from __future__ import annotations
 
 import numpy as np
-
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.ops import Op

@@ -122,6 +122,16 @@ def _strides_like(xs, shape) -> tuple[int, ...] | None:
     return tuple(compute_elementwise_output_strides(*same))
 
 
+def dense_strides(x, memory_format=None) -> tuple[int, ...] | None:
+    """torch's ``preserve_format`` for a new tensor like ``x``: x's strides
+    when they are dense and not contiguous, else None (contiguous)."""
+    if memory_format not in (None, torch.preserve_format) or x.is_contiguous():
+        return None
+    from torch._prims_common import is_non_overlapping_and_dense_or_false
+
+    return tuple(x.stride()) if is_non_overlapping_and_dense_or_false(x) else None
+
+
 def unary_op(op: Op):
     return lambda x: make(op, (x,))
 

@@ -13,7 +13,7 @@ from lazytensor.core.composite import creation
 from lazytensor.core.composite.elementwise import as_node, convert
 from lazytensor.torch._rng import next_key
 from lazytensor.torch._tensor import NUMPY_OF, wrap
-from lazytensor.torch.aten._common import aten, node
+from lazytensor.torch.aten._common import aten, dense_strides, node
 
 import torch
 
@@ -132,7 +132,76 @@ def _scalar_tensor(value, *, dtype=None, layout=None, device=None, pin_memory=No
     return wrap(as_node(value, target, ()))
 
 
+# ------------------------------------------------------------ fresh tensors
+def _fresh(shape, dtype: np.dtype, value, strides=None):
+    return wrap(as_node(value, dtype, tuple(int(v) for v in shape)), strides)
+
+
+def _full_like(x, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None,
+               memory_format=None):
+    target = NUMPY_OF[dtype] if dtype is not None else node(x).dtype
+    return _fresh(x.shape, target, fill_value, dense_strides(x, memory_format))
+
+
+def _constant_like(value):
+    def impl(x, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+        return _full_like(x, value, dtype=dtype, memory_format=memory_format)
+
+    return impl
+
+
+def _new_full(x, size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None):
+    target = NUMPY_OF[dtype] if dtype is not None else node(x).dtype
+    return _fresh(size, target, fill_value)
+
+
+def _new_constant(value):
+    def impl(x, size, *, dtype=None, layout=None, device=None, pin_memory=None):
+        return _new_full(x, size, value, dtype=dtype)
+
+    return impl
+
+
+def _new_empty_strided(x, size, stride, *, dtype=None, layout=None, device=None,
+                       pin_memory=None):
+    target = NUMPY_OF[dtype] if dtype is not None else node(x).dtype
+    return _fresh(size, target, 0, tuple(stride))
+
+
+def _empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None,
+                    pin_memory=None):
+    target = NUMPY_OF[dtype or torch.get_default_dtype()]
+    shape = tuple(int(v) for v in size)
+    strides = [0] * len(shape)
+    acc = 1
+    for axis in reversed(physical_layout):
+        strides[axis] = acc
+        acc *= max(shape[axis], 1)
+    return _fresh(shape, target, 0, tuple(strides))
+
+
+def _full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None):
+    if dtype is None:
+        dtype = {bool: torch.bool, int: torch.int64, float: torch.get_default_dtype(),
+                 complex: torch.complex64}[type(fill_value)]
+    return _fresh(size, NUMPY_OF[dtype], fill_value)
+
+
+def _constant_full(value):
+    def impl(size, *, dtype=None, layout=None, device=None, pin_memory=None):
+        return _fresh(size, NUMPY_OF[dtype or torch.get_default_dtype()], value)
+
+    return impl
+
+
 TABLE = {
+    aten.full_like: _full_like, aten.zeros_like: _constant_like(0),
+    aten.ones_like: _constant_like(1), aten.empty_like: _constant_like(0),
+    aten.new_full: _new_full, aten.new_zeros: _new_constant(0),
+    aten.new_ones: _new_constant(1), aten.new_empty: _new_constant(0),
+    aten.new_empty_strided: _new_empty_strided, aten.empty_permuted: _empty_permuted,
+    aten.full.default: _full, aten.zeros.default: _constant_full(0),
+    aten.ones.default: _constant_full(1),
     aten.uniform_: _uniform_, aten.normal_: _normal_, aten.random_: _random_,
     aten.bernoulli_.float: _bernoulli_, aten.bernoulli_.Tensor: _bernoulli_,
     aten.bernoulli.default: _bernoulli, aten.bernoulli.p: _bernoulli,

@@ -16,6 +16,7 @@ import math
 
 import numpy as np
 from lazytensor.core import Node, Op, ViewHandle, make
+from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import indexing as ix
 from lazytensor.core.composite import matrix, rearrange
 from lazytensor.core.composite import shape as cs
@@ -25,6 +26,7 @@ from lazytensor.torch._tensor import (
     LazyTensor,
     alias,
     node_of_host,
+    set_metadata,
     to_cpu,
     wrap,
     wrap_handle,
@@ -33,6 +35,7 @@ from lazytensor.torch._tensor import (
 from lazytensor.torch.aten._common import (
     aten,
     contiguous_strides,
+    dense_strides,
     dim,
     node,
     np_dtype,
@@ -121,15 +124,52 @@ def _alias(x):
     return alias(x)
 
 
+def _view_as_real(x):
+    n = node(x)
+    if not dt.is_complex(n.dtype):
+        raise RuntimeError("view_as_real is only supported for complex tensors")
+    stride = tuple(2 * s for s in x.stride()) + (1,)
+
+    def forward(v: Node) -> Node:
+        parts = [cs.reshape(make(op, (v,)), (*v.shape, 1)) for op in (Op.REAL, Op.IMAG)]
+        return make(Op.CONCATENATE, tuple(parts), v.ndim)
+
+    return wrap_view(x, forward, lambda b, v: _to_complex(v), stride, 2 * x.storage_offset())
+
+
+def _to_complex(v: Node) -> Node:
+    last = v.ndim - 1
+    re, im = (cs.reshape(cs.slice_axis(v, last, i, i + 1), v.shape[:-1]) for i in (0, 1))
+    return make(Op.COMPLEX, (re, im))
+
+
+def _view_as_complex(x):
+    n = node(x)
+    if n.ndim == 0 or n.shape[-1] != 2 or n.dtype not in (dt.float32, dt.float64):
+        raise RuntimeError("Tensor must have a last dimension of size 2")
+    stride = tuple(s // 2 for s in x.stride()[:-1])
+    return wrap_view(x, _to_complex, lambda b, v: _view_as_real_node(v), stride,
+                     x.storage_offset() // 2)
+
+
+def _view_as_real_node(v: Node) -> Node:
+    parts = [cs.reshape(make(op, (v,)), (*v.shape, 1)) for op in (Op.REAL, Op.IMAG)]
+    return make(Op.CONCATENATE, tuple(parts), v.ndim)
+
+
 # ---------------------------------------------------------- permutations
 def _permute(x, dims):
     n = x.dim()
     perm = tuple(dim(d, n) for d in dims)
-    if sorted(perm) != list(range(n)):
+    if len(set(perm)) != n or len(perm) != n:
         raise RuntimeError("permute(): dims must be a permutation of the input's dims")
-    inverse = tuple(np.argsort(perm).tolist())
+    inverse = [0] * n
+    for i, p in enumerate(perm):
+        inverse[p] = i
+    inverse = tuple(inverse)
     stride = x.stride()
-    return wrap_view(x, lambda v: cs.transpose(v, perm), lambda b, v: cs.transpose(v, inverse),
+    return wrap_view(x, lambda v: make(Op.TRANSPOSE, (v,), perm),
+                     lambda b, v: make(Op.TRANSPOSE, (v,), inverse),
                      tuple(stride[p] for p in perm), x.storage_offset())
 
 
@@ -322,7 +362,8 @@ def strided_view(base_handle, base_shape, size, stride, offset: int, strides_out
         return cs.reshape(ix.getitem(cs.ravel(b), flat_index), size)
 
     def backward(b: Node, v: Node) -> Node:
-        return cs.reshape(ix.setitem(cs.ravel(b), flat_index, cs.ravel(v)), b.shape)
+        flat = ix.setitem(cs.ravel(b), flat_index, cs.ravel(v), unique_indices=True)
+        return cs.reshape(flat, b.shape)
 
     handle = ViewHandle(base_handle, forward, backward if unique else None)
     return wrap_handle(handle, tuple(strides_out), offset)
@@ -336,8 +377,14 @@ def _root(x: LazyTensor):
 def _as_strided(x, size, stride, storage_offset=None):
     offset = x.storage_offset() if storage_offset is None else storage_offset
     root = _root(x)
-    return strided_view(root, root.node.shape, size_list(size), tuple(stride), offset,
-                        tuple(stride))
+    size, stride = size_list(size), tuple(stride)
+    shape = root.node.shape
+    if offset == 0 and math.prod(size) == math.prod(shape) and \
+            stride == contiguous_strides(size):  # the whole root, reshaped
+        handle = ViewHandle(root, lambda n: cs.reshape(n, size),
+                            lambda b, v: cs.reshape(v, shape))
+        return wrap_handle(handle, stride, 0)
+    return strided_view(root, shape, size, stride, offset, stride)
 
 
 def _unfold(x, dimension, size, step):
@@ -363,18 +410,8 @@ def _unfold(x, dimension, size, step):
 
 
 # ------------------------------------------------------ copies and moves
-def _dense_strides(x: LazyTensor):
-    """torch's preserve_format: keep x's strides when they are dense."""
-    if x.is_contiguous():
-        return None
-    from torch._prims_common import is_non_overlapping_and_dense
-
-    return tuple(x.stride()) if is_non_overlapping_and_dense(x) else None
-
-
 def _clone(x, *, memory_format=None):
-    keep = memory_format in (None, torch.preserve_format)
-    return wrap(node(x), _dense_strides(x) if keep else None)
+    return wrap(node(x), dense_strides(x, memory_format))
 
 
 def _to_copy(x, *, dtype=None, layout=None, device=None, pin_memory=None,
@@ -383,8 +420,7 @@ def _to_copy(x, *, dtype=None, layout=None, device=None, pin_memory=None,
         cpu = to_cpu(x)
         return cpu.to(device=device, dtype=dtype or cpu.dtype)
     n = node(x)
-    keep = memory_format in (None, torch.preserve_format)
-    return wrap(convert(n, np_dtype(dtype, n.dtype)), _dense_strides(x) if keep else None)
+    return wrap(convert(n, np_dtype(dtype, n.dtype)), dense_strides(x, memory_format))
 
 
 def _copy(self, src, non_blocking=False):
@@ -525,6 +561,25 @@ def _unsafe_view(x, size):
                          or contiguous_strides(size))
 
 
+def _resize_(self, size, memory_format=None):
+    """resize_: the old elements in C order, then zeros (torch leaves them
+    uninitialized); the wrapper gets the new sizes in place."""
+    from lazytensor.core import Handle
+
+    size = size_list(size)
+    if size == tuple(self.shape):
+        return self
+    flat = cs.ravel(node(self))
+    count = math.prod(size)
+    if count <= flat.shape[0]:
+        flat = make(Op.SLICE, (flat,), (0,), (count,), (1,))
+    else:
+        flat = make(Op.PAD, (flat, as_node(0, flat.dtype)), ((0, count - flat.shape[0], 0),))
+    set_metadata(self, size)
+    self._h = Handle(cs.reshape(flat, size))
+    return self
+
+
 def _local_scalar_dense(x):
     return x._h.numpy().item()
 
@@ -536,6 +591,7 @@ def _pin_memory(x, device=None):
 TABLE = {
     aten.view.default: _view, aten.view.dtype: _view_dtype, aten._unsafe_view: _unsafe_view,
     aten._reshape_alias: _reshape_alias, aten.alias: _alias, aten.detach: _alias,
+    aten.view_as_real: _view_as_real, aten.view_as_complex: _view_as_complex,
     aten.lift_fresh: _lift, aten.lift: _lift,
     aten.permute: _permute, aten.transpose.int: _transpose, aten.t: _t,
     aten.unsqueeze: _unsqueeze, aten.squeeze.default: _squeeze, aten.squeeze.dim: _squeeze,
@@ -549,6 +605,6 @@ TABLE = {
     aten.constant_pad_nd: _constant_pad_nd, aten.repeat: _repeat,
     aten.tril: _tri(True), aten.triu: _tri(False), aten.fill.Scalar: _fill,
     aten.fill.Tensor: _fill, aten.zero: _zero,
-    aten._local_scalar_dense: _local_scalar_dense, aten._pin_memory: _pin_memory,
+    aten._local_scalar_dense: _local_scalar_dense, aten.resize_: _resize_, aten._pin_memory: _pin_memory,
 }
 

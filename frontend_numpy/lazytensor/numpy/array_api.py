@@ -1,0 +1,80 @@
+"""The Array API namespace of lazy arrays (``x.__array_namespace__()``).
+
+numpy 2's own namespace already carries the standard's names (acos, concat,
+permute_dims, pow, bitwise_left_shift, vecdot, matrix_transpose...), so this
+module is ``lazytensor.numpy`` plus the few functions whose standard
+signatures differ from numpy's (astype, sort/argsort with ``descending``,
+the unique_* family).
+"""
+
+from __future__ import annotations
+
+import numpy as _np
+
+from lazytensor.numpy import *  # noqa: F403
+from lazytensor.numpy import __all__ as _LNP_ALL
+from lazytensor.numpy import _math, linalg  # noqa: F401
+from lazytensor.numpy._base import from_host, ndarray, node_of, wrap
+from lazytensor.numpy._errors import guard
+
+__array_api_version__ = "2023.12"
+isdtype = _np.isdtype
+__array_namespace_info__ = _np.__array_namespace_info__
+
+
+@guard
+def astype(x, dtype, /, *, copy=True, device=None):
+    return x.astype(dtype, copy=copy)
+
+
+@guard
+def sort(x, /, *, axis=-1, descending=False, stable=True):
+    from lazytensor.core.composite import sorting
+
+    return wrap(sorting.sort(node_of(x), axis, descending))
+
+
+@guard
+def argsort(x, /, *, axis=-1, descending=False, stable=True):
+    """Stable descending order keeps ties in their original order."""
+    from lazytensor.core.composite import sorting
+
+    return wrap(sorting.argsort(node_of(x), axis, descending))
+
+
+def _host(x) -> _np.ndarray:
+    return x.__array__() if isinstance(x, ndarray) else _np.asarray(x)
+
+
+def unique_values(x, /):
+    """Data-dependent shape: materializes ``x``."""
+    return from_host(_np.unique_values(_host(x)))
+
+
+def unique_counts(x, /):
+    values, counts = _np.unique_counts(_host(x))
+    return type(_np.unique_counts(_np.zeros(1)))(from_host(values), from_host(counts))
+
+
+def unique_inverse(x, /):
+    values, inverse = _np.unique_inverse(_host(x))
+    return type(_np.unique_inverse(_np.zeros(1)))(from_host(values), from_host(inverse))
+
+
+def unique_all(x, /):
+    result = _np.unique_all(_host(x))
+    return type(result)(*(from_host(r) for r in result))
+
+
+@guard
+def unstack(x, /, *, axis=0):
+    """Views of the slices along ``axis``."""
+    x = x if isinstance(x, ndarray) else asarray(x)  # noqa: F405
+    axis = axis % x.ndim
+    return tuple(x[(slice(None),) * axis + (i,)] for i in range(x.shape[axis]))
+
+
+__all__ = sorted(set(_LNP_ALL) | {
+    "astype", "sort", "argsort", "unique_values", "unique_counts", "unique_inverse",
+    "unique_all", "unstack", "isdtype", "linalg",
+})

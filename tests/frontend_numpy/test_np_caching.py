@@ -1,0 +1,78 @@
+"""Compile once: re-running a program on new data of the same shapes, or
+with a different Python scalar, compiles nothing new (asserted on the
+runtime's cache_misses)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import lazytensor.numpy as lnp
+from lazytensor.core.runtime import use_runtime
+
+
+@pytest.fixture
+def runtime():
+    with use_runtime() as rt:
+        yield rt
+
+
+def _misses(rt) -> int:
+    return rt.metrics.counters["cache_misses"]
+
+
+def _step(w, x, y, lr):
+    """One logistic-regression step written the way numpy users write it."""
+    p = 1.0 / (1.0 + np.exp(-(x @ w)))
+    grad = x.T @ (p - y) / x.shape[0]
+    w -= lr * grad
+    return w, float(np.mean((p > 0.5) == (y > 0.5)))
+
+
+def test_new_data_same_shapes_compiles_nothing_new(runtime):
+    rng = np.random.default_rng(0)
+    w = lnp.zeros(5)
+    for step in range(6):
+        x = lnp.asarray(rng.normal(size=(32, 5)))
+        y = lnp.asarray((rng.random(32) > 0.5).astype(np.float64))
+        w, _ = _step(w, x, y, 0.1)
+        if step == 1:
+            settled = _misses(runtime)
+    assert _misses(runtime) == settled
+    assert runtime.metrics.counters["cache_hits"] > 0
+
+
+def test_changing_python_scalar_compiles_nothing_new(runtime):
+    x = lnp.asarray(np.linspace(0.0, 1.0, 16, dtype=np.float32))
+    results = []
+    for i, scale in enumerate((0.5, 1.5, 2.5, -3.0, 7.25)):
+        y = np.tanh(x * scale + i) - scale
+        results.append(np.asarray(y))
+        if i == 0:
+            settled = _misses(runtime)
+    assert _misses(runtime) == settled
+    np.testing.assert_allclose(results[3], np.tanh(np.linspace(0, 1, 16) * -3.0 + 3) + 3.0,
+                               rtol=1e-6)
+
+
+def test_numpy_scalars_host_indices_and_random_draws_do_not_recompile(runtime):
+    data = lnp.arange(100.0)
+    rng = lnp.random.default_rng(1)
+    host_rng = np.random.default_rng(2)
+    for i in range(4):
+        batch = data[host_rng.permutation(100)[:10]] * np.float64(i) + rng.normal(size=10)
+        np.asarray(batch)
+        if i == 1:
+            settled = _misses(runtime)
+    assert _misses(runtime) == settled
+
+
+def test_in_place_training_loop_compiles_once(runtime):
+    w = lnp.ones((4, 4))
+    x = lnp.ones((8, 4))
+    for lr in (0.1, 0.01, 0.001, 0.0001):
+        w -= lr * (x.T @ (x @ w))
+        lnp.sync()
+        if lr == 0.01:
+            settled = _misses(runtime)
+    assert _misses(runtime) == settled

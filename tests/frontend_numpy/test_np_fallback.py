@@ -1,0 +1,103 @@
+"""The eager fallback (numpy functions without a lazy mapping) and the
+data-dependent shapes (materialize what they need, stay correct)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import lazytensor.numpy as lnp
+from lazytensor.core.runtime import use_runtime
+from lazytensor.numpy import _dispatch
+
+
+@pytest.fixture
+def runtime():
+    with use_runtime() as rt:
+        yield rt
+
+
+@pytest.fixture
+def fresh_warnings(monkeypatch):
+    monkeypatch.setattr(_dispatch, "_WARNED", set())
+
+
+def test_unmapped_function_runs_eagerly_warns_once_and_counts(runtime, fresh_warnings):
+    host = np.array([3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0])
+    x = lnp.asarray(host)
+    with pytest.warns(lnp.LazyFallbackWarning, match="numpy.nanmedian"):
+        m = np.nanmedian(x)
+    assert isinstance(m, lnp.ndarray)
+    assert float(m) == np.nanmedian(host)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", lnp.LazyFallbackWarning)  # warned once already
+        np.nanmedian(x + 1)
+    assert runtime.metrics.fallbacks["numpy.nanmedian"] == 2
+    assert runtime.metrics.counters["eager_fallbacks"] == 2
+
+
+def test_fallback_results_are_lazy_again_and_compose(runtime, fresh_warnings):
+    host = np.linspace(0.0, 1.0, 9)
+    x = lnp.asarray(host)
+    with pytest.warns(lnp.LazyFallbackWarning):
+        q = np.nanpercentile(x, [25, 75])
+    y = q * 2 + 1
+    np.testing.assert_allclose(np.asarray(y), np.nanpercentile(host, [25, 75]) * 2 + 1)
+
+
+def test_namespace_fallback_and_ufunc_fallback(runtime, fresh_warnings):
+    with pytest.warns(lnp.LazyFallbackWarning, match="numpy.spacing"):
+        s = np.spacing(lnp.ones(3))
+    np.testing.assert_array_equal(np.asarray(s), np.spacing(np.ones(3)))
+    with pytest.warns(lnp.LazyFallbackWarning, match="numpy.interp"):
+        i = lnp.interp(lnp.asarray([0.5, 1.5]), [0.0, 1.0, 2.0], [0.0, 10.0, 20.0])
+    assert isinstance(i, lnp.ndarray)
+    np.testing.assert_allclose(np.asarray(i), [5.0, 15.0])
+    with pytest.warns(lnp.LazyFallbackWarning, match="numpy.frexp"):
+        mantissa, exponent = np.frexp(lnp.asarray([8.0, 0.5]))
+    assert np.asarray(exponent).tolist() == [4, 0]
+    assert set(runtime.metrics.fallbacks) == {"numpy.spacing", "numpy.interp", "numpy.frexp"}
+
+
+def test_fallback_writes_lazy_out(runtime, fresh_warnings):
+    out = lnp.zeros(3)
+    with pytest.warns(lnp.LazyFallbackWarning):
+        np.spacing(lnp.ones(3), out=out)
+    np.testing.assert_array_equal(np.asarray(out), np.spacing(np.ones(3)))
+
+
+def test_mapped_functions_do_not_fall_back(runtime):
+    x = lnp.arange(12.0).reshape(3, 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", lnp.LazyFallbackWarning)
+        np.sum(np.sin(x) @ x.T, axis=0)
+        np.concatenate([x, x]).mean()
+        lnp.linalg.norm(x)
+    assert runtime.metrics.counters["eager_fallbacks"] == 0
+
+
+def test_data_dependent_shapes(runtime):
+    host = np.array([[0.0, 2.0, -1.0], [3.0, 0.0, 5.0]])
+    x = lnp.asarray(host)
+    np.testing.assert_array_equal(np.asarray(x[x > 0]), host[host > 0])
+    for got, want in zip(np.nonzero(x), np.nonzero(host)):
+        np.testing.assert_array_equal(np.asarray(got), want)
+    np.testing.assert_array_equal(np.asarray(np.argwhere(x)), np.argwhere(host))
+    np.testing.assert_array_equal(np.asarray(np.flatnonzero(x)), np.flatnonzero(host))
+    values, counts = np.unique(x, return_counts=True)
+    want_v, want_c = np.unique(host, return_counts=True)
+    np.testing.assert_array_equal(np.asarray(values), want_v)
+    np.testing.assert_array_equal(np.asarray(counts), want_c)
+    np.testing.assert_array_equal(np.asarray(np.compress([True, False, True], x, axis=1)),
+                                  np.compress([True, False, True], host, axis=1))
+    assert runtime.metrics.counters["eager_fallbacks"] == 0
+
+
+def test_mask_assignment_with_scalar_stays_lazy(runtime):
+    x = lnp.arange(6.0)
+    before = runtime.metrics.counters["transfers_to_host"]
+    x[x > 2] = 0.0
+    assert runtime.metrics.counters["transfers_to_host"] == before  # no materialization
+    np.testing.assert_array_equal(np.asarray(x), [0.0, 1.0, 2.0, 0.0, 0.0, 0.0])

@@ -1,0 +1,131 @@
+"""Smoke tests of the project's tools: the benchmark harness, the demo (one
+short run per frontend, in a subprocess) and the reuse report's parsing and
+rendering. They keep `make demo`, `make bench` and `make reuse-report`
+working as the frontends change; they time nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT / "ci"))
+
+import _harness  # noqa: E402
+import reuse_report  # noqa: E402
+
+# ---------------------------------------------------------- harness systems
+
+
+def setup_sleep(ms: float, factor: float = 1.0):
+    def step() -> None:
+        time.sleep(ms * factor / 1000)
+
+    step.info = lambda: {"affinity": sorted(os.sched_getaffinity(0)),
+                         "omp": os.environ.get("OMP_NUM_THREADS")}
+    return step
+
+
+def setup_double(ms: float):
+    return setup_sleep(ms, factor=2.0)
+
+
+def setup_broken(ms: float):
+    raise RuntimeError("this setup fails on purpose")
+
+
+def test_harness_ratios_pinning_and_failures(tmp_path):
+    out = tmp_path / "result.json"
+    result = _harness.compare(
+        {"base": setup_sleep, "double": setup_double, "broken": setup_broken},
+        params={"ms": 2.0}, rounds=4, warmup=1, min_round_seconds=0.02,
+        baseline="base", reference="base", json_path=out, quiet=True)
+    assert 1.3 < result.ratio("double", "base") < 4.0
+    assert result.ratio("base", "base") == 1.0
+    assert len(result.systems["double"].times) == 4
+    assert "this setup fails on purpose" in result.systems["broken"].error
+    info = result.systems["base"].info
+    assert info["affinity"] == [_harness.worker_core()] and info["omp"] == "1"
+    saved = json.loads(out.read_text())
+    assert saved["systems"]["double"]["vs_baseline"] == pytest.approx(
+        result.ratio("double", "base"))
+    assert "FAILED" in result.table()
+
+
+def test_harness_rejects_local_setups():
+    def local():  # not importable by a worker
+        return lambda: None
+
+    with pytest.raises(ValueError, match="module-level"):
+        _harness.setup_path(local)
+
+
+# -------------------------------------------------------------------- demo
+
+
+@pytest.mark.parametrize("frontend", ["numpy", "torch", "tf"])
+def test_demo_runs_and_lazy_matches_eager(frontend):
+    proc = subprocess.run([sys.executable, "-m", "demo", "--frontend", frontend, "--quick"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    if proc.returncode == 3:
+        pytest.skip(f"lazytensor's {frontend} frontend is not importable: {proc.stdout[-300:]}")
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+    line = next(ln for ln in proc.stdout.splitlines() if ln.startswith("lazy/eager"))
+    accuracy_gap = float(line.split("accuracy difference:")[1].split("%")[0])
+    assert accuracy_gap <= 2.0, line
+    assert "lazytensor metrics" in proc.stdout and "cache_hits" in proc.stdout
+
+
+# ------------------------------------------------------------ reuse report
+
+SYMILAR_OUTPUT = """
+7 similar lines in 2 files
+==frontend_numpy/lazytensor/numpy/_base.py:[56:65]
+==frontend_tf/lazytensor/tf/_array.py:[70:79]
+       def ndim(self):
+           return len(self.shape)
+6 similar lines in 2 files
+==frontend_tf/lazytensor/tf/a.py:[1:7]
+==frontend_tf/lazytensor/tf/b.py:[3:9]
+       x = 1
+TOTAL lines=100 duplicates=13 percent=13.00
+"""
+
+
+def test_symilar_parsing_keeps_places_and_packages():
+    found = reuse_report._parse_symilar(SYMILAR_OUTPUT)
+    assert [d.lines for d in found] == [7, 6]
+    assert found[0].packages == ["numpy", "tf"] and found[1].packages == ["tf", "tf"]
+    assert found[0].places[1] == "frontend_tf/lazytensor/tf/_array.py:[70:79]"
+    assert "return len(self.shape)" in found[0].sample
+
+
+def _fake_report() -> reuse_report.Report:
+    sloc = {name: reuse_report.Sloc(code=1000 if name == "core" else 200, files=3)
+            for name in reuse_report.PACKAGES}
+    suite = reuse_report.Suite("numpy", ran=True, outcome="3 passed", seconds=1.0,
+                               executed=550, statements=1000,
+                               per_module={"ir": [50, 50], "runtime": [500, 950]},
+                               ops={"ADD": 3, "DOT_GENERAL": 1})
+    dup = reuse_report._parse_symilar(SYMILAR_OUTPUT)[:1]
+    return reuse_report.Report("abc1234", sloc, {"numpy": suite}, dup, ["ADD", "SUB"])
+
+
+def test_report_renders_targets_and_tables(tmp_path, monkeypatch):
+    monkeypatch.setattr(reuse_report, "implemented", lambda name: name == "numpy")
+    report = _fake_report()
+    assert report.frontend_share("numpy") == pytest.approx(200 / 1200)
+    assert report.misses() == ["numpy: its tests execute 55% of the core"]
+    text = reuse_report.markdown(report)
+    assert "| numpy | 3 | 200 |" in text and "16.7%" in text
+    assert "| `ADD` | 3 | 1 |" in text and "| `SUB` | · | 0 |" in text
+    assert "arXiv:2102.13267" in text and "missed: numpy" in text
+    reuse_report.chart(report, tmp_path / "reuse.png")
+    assert (tmp_path / "reuse.png").read_bytes()[:4] == b"\x89PNG"
