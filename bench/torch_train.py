@@ -14,7 +14,8 @@ lazytensor.torch calls ``mark_step()`` first, as a torch_xla loop does.
 Also reported for lazytensor.torch: microseconds per recorded ATen op (the
 time to record one step's forward, backward and optimizer ops, without
 compiling or running them, divided by the ATen ops dispatched to the lazy
-tensor) and core nodes per step.
+tensor, a ``_foreach_`` op counting once per tensor in its list, as
+torch_xla records it) and core nodes per step.
 
     python bench/torch_train.py [--rounds N] [--json out.json] [--quick]
 
@@ -133,7 +134,9 @@ def record_cost(parts, repeats: int = 20) -> dict:
     real = _dispatch.dispatch
 
     def counting(func, args, kwargs):
-        counted[0] += 1
+        # a _foreach_ op records one op per tensor of its list (as torch_xla's does)
+        foreach = func.__name__.startswith("_foreach_") and isinstance(args[0], list)
+        counted[0] += len(args[0]) if foreach else 1
         return real(func, args, kwargs)
 
     _dispatch.dispatch = counting
@@ -146,10 +149,11 @@ def record_cost(parts, repeats: int = 20) -> dict:
     for _ in range(repeats):
         before = registry.RECORDED.recorded
         start = time.perf_counter()
-        torch_step(*parts)
+        loss = torch_step(*parts)
         seconds.append(time.perf_counter() - start)
         nodes = registry.RECORDED.recorded - before
         lt.mark_step()
+        loss.item()  # the step has run: the next one records on an idle core
     record = float(np.median(seconds))
     return {"aten_ops_per_step": counted[0], "core_nodes_per_step": nodes,
             "record_ms_per_step": record * 1e3, "us_per_aten_op": record / counted[0] * 1e6}
@@ -200,41 +204,51 @@ def jax_tfm_loss(params, x, y):
     return jnp.mean((out - y) ** 2)
 
 
+def sgd_momentum_update(grad_fn):
+    """torch.optim.SGD(momentum=m): buf = g on the first step, then m*buf + g."""
+    import jax.numpy as jnp
+
+    lr, mom = MLP["lr"], MLP["momentum"]
+
+    def update(params, state, x, y, t):
+        loss, grads = grad_fn(params, x, y)
+        bufs = [jnp.where(t == 0, g, mom * s + g) for s, g in zip(state, grads, strict=False)]
+        return [p - lr * b for p, b in zip(params, bufs, strict=False)], bufs, loss
+
+    return update, lambda params: [jnp.zeros_like(p) for p in params]
+
+
+def adam_update(grad_fn):
+    """torch.optim.Adam's update (bias-corrected, eps outside the sqrt)."""
+    import jax.numpy as jnp
+
+    lr, b1, b2, eps = TFM["lr"], 0.9, 0.999, 1e-8
+
+    def update(params, state, x, y, t):
+        loss, grads = grad_fn(params, x, y)
+        step = t + 1.0
+        new_p, new_s = [], []
+        for p, (m, v), g in zip(params, state, grads, strict=False):
+            m = m + (1 - b1) * (g - m)
+            v = b2 * v + (1 - b2) * g * g
+            denom = jnp.sqrt(v) / jnp.sqrt(1 - b2 ** step) + eps
+            new_p.append(p - (lr / (1 - b1 ** step)) * m / denom)
+            new_s.append((m, v))
+        return new_p, new_s, loss
+
+    return update, lambda params: [(jnp.zeros_like(p), jnp.zeros_like(p)) for p in params]
+
+
 def setup_jax(kind: str):
     import jax
     import jax.numpy as jnp
 
     params = [jnp.asarray(p) for p in jax_params(kind)]
     x, y = (jnp.asarray(a) for a in batch(kind))
-    loss_fn = jax_mlp_loss if kind == "mlp" else jax_tfm_loss
-    grad_fn = jax.value_and_grad(loss_fn)
-
-    if kind == "mlp":
-        lr, mom = MLP["lr"], MLP["momentum"]
-        state = [jnp.zeros_like(p) for p in params]
-
-        def update(params, state, x, y, t):
-            loss, grads = grad_fn(params, x, y)
-            bufs = [jnp.where(t == 0, g, mom * s + g) for s, g in zip(state, grads)]
-            return [p - lr * b for p, b in zip(params, bufs)], bufs, loss
-    else:
-        lr, b1, b2, eps = TFM["lr"], 0.9, 0.999, 1e-8
-        state = [(jnp.zeros_like(p), jnp.zeros_like(p)) for p in params]
-
-        def update(params, state, x, y, t):
-            loss, grads = grad_fn(params, x, y)
-            step = t + 1.0
-            new_p, new_s = [], []
-            for p, (m, v), g in zip(params, state, grads):
-                m = m + (1 - b1) * (g - m)
-                v = b2 * v + (1 - b2) * g * g
-                denom = jnp.sqrt(v) / jnp.sqrt(1 - b2 ** step) + eps
-                new_p.append(p - (lr / (1 - b1 ** step)) * m / denom)
-                new_s.append((m, v))
-            return new_p, new_s, loss
-
+    grad_fn = jax.value_and_grad(jax_mlp_loss if kind == "mlp" else jax_tfm_loss)
+    update, init = (sgd_momentum_update if kind == "mlp" else adam_update)(grad_fn)
     jitted = jax.jit(update, donate_argnums=(0, 1))
-    box = {"params": params, "state": state, "t": 0}
+    box = {"params": params, "state": init(params), "t": 0}
 
     def step() -> float:
         box["params"], box["state"], loss = jitted(box["params"], box["state"], x, y,

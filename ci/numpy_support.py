@@ -12,9 +12,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import numpy as np
-
 import lazytensor.numpy as lnp
+import numpy as np
 from lazytensor.numpy import random as lrandom
 from lazytensor.numpy._dispatch import FUNCTIONS
 from lazytensor.numpy._ufunc_table import UFUNCS

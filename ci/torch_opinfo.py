@@ -12,6 +12,11 @@ when all its samples are correct and none fell back.
     python ci/torch_opinfo.py                # every op (slow: run it in the background)
     python ci/torch_opinfo.py --ops add,mm   # some ops (names or name.variant)
     python ci/torch_opinfo.py --json out.json
+    python ci/torch_opinfo.py --max-samples 0   # every sample (default: the first 60)
+
+Each sample compiles its own graph (new shapes), so a few ops with a thousand
+samples (pooling) would dominate the run; by default each op contributes its
+first 60 samples, in the order its OpInfo generates them.
 
 Targets (issue 3): >= 95% of samples correct, >= 60% of ops fully lowered.
 """
@@ -34,7 +39,8 @@ from torch.utils._pytree import tree_flatten, tree_map
 # values of these ops are random or uninitialized: compare dtype and shape only
 UNCHECKED_VALUES = (
     "empty", "rand", "bernoulli", "normal", "dropout", "multinomial", "uniform",
-    "exponential", "geometric", "cauchy", "log_normal", "poisson", "randint",
+    "exponential", "geometric", "cauchy", "log_normal", "poisson", "randint", "fractional",
+    "rrelu", "lowrank",
 )
 RTOL, ATOL = 1.3e-6 * 10, 1e-5 * 10  # float32 with a margin for XLA's transcendental kernels
 
@@ -110,7 +116,7 @@ def _same(expected, actual, exact_values: bool) -> str | None:
     act_leaves, act_spec = tree_flatten(actual)
     if exp_spec != act_spec:
         return f"structure {exp_spec} vs {act_spec}"
-    for e, a in zip(exp_leaves, act_leaves):
+    for e, a in zip(exp_leaves, act_leaves, strict=False):
         if isinstance(e, torch.Tensor):
             if not isinstance(a, torch.Tensor):
                 return f"expected a tensor, got {type(a).__name__}"
@@ -170,19 +176,23 @@ def run_sample(op, sample, check_values: bool) -> tuple[bool, list[str], str]:
     return reason is None, fell, reason or ""
 
 
-def run_op(op) -> OpResult:
+def run_op(op, max_samples: int = 60) -> OpResult:
     name = op_name(op)
     result = OpResult(name)
     start = time.perf_counter()
     check_values = not any(word in op.name for word in UNCHECKED_VALUES)
     try:
         samples = list(op.sample_inputs("cpu", torch.float32, requires_grad=False))
+        if max_samples:
+            samples = samples[:max_samples]
     except Exception as exc:  # noqa: BLE001
         result.failures.append(f"sample_inputs raised {type(exc).__name__}")
         return result
     for sample in samples:
         result.samples += 1
-        ok, fell, reason = run_sample(op, sample, check_values)
+        random = (sample.kwargs.get("dropout_p", 0) > 0  # attention with dropout
+                  or sample.kwargs.get("training") is True)
+        ok, fell, reason = run_sample(op, sample, check_values and not random)
         result.correct += ok
         result.fell_back += bool(fell) and ok
         result.fallback_ops.extend(f for f in fell if f not in result.fallback_ops)
@@ -220,13 +230,14 @@ def totals(results: list[OpResult]) -> Totals:
     )
 
 
-def run(names: list[str] | None = None, verbose: bool = True) -> tuple[list[OpResult], Totals]:
+def run(names: list[str] | None = None, verbose: bool = True,
+        max_samples: int = 60) -> tuple[list[OpResult], Totals]:
     results = []
     _use_lazy_mark_step()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for op in float32_ops(names):
-            r = run_op(op)
+            r = run_op(op, max_samples)
             results.append(r)
             if verbose:
                 detail = "; ".join(r.failures) if r.status == "fail" else \
@@ -240,9 +251,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ops", help="comma-separated op names (default: all)")
     parser.add_argument("--json", help="write per-op results and totals here")
+    parser.add_argument("--max-samples", type=int, default=60,
+                        help="samples per op (0: all)")
     args = parser.parse_args()
     names = args.ops.split(",") if args.ops else None
-    results, t = run(names)
+    results, t = run(names, max_samples=args.max_samples)
     print(f"\nops: {t.ops}  fully lowered: {t.fully_lowered} ({t.lowered_rate:.1%})  "
           f"correct with fallback: {t.fell_back_ops}  failing: {t.failed_ops}")
     print(f"samples: {t.samples}  correct: {t.correct} ({t.sample_rate:.1%})")

@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -105,6 +106,7 @@ def test_symilar_parsing_keeps_places_and_packages():
     assert found[0].packages == ["numpy", "tf"] and found[1].packages == ["tf", "tf"]
     assert found[0].places[1] == "frontend_tf/lazytensor/tf/_array.py:[70:79]"
     assert "return len(self.shape)" in found[0].sample
+    assert "TOTAL" not in found[1].sample
 
 
 def _fake_report() -> reuse_report.Report:
@@ -115,7 +117,7 @@ def _fake_report() -> reuse_report.Report:
                                per_module={"ir": [50, 50], "runtime": [500, 950]},
                                ops={"ADD": 3, "DOT_GENERAL": 1})
     dup = reuse_report._parse_symilar(SYMILAR_OUTPUT)[:1]
-    return reuse_report.Report("abc1234", sloc, {"numpy": suite}, dup, ["ADD", "SUB"])
+    return reuse_report.Report("abc1234", 0.5, sloc, {"numpy": suite}, dup, ["ADD", "SUB"])
 
 
 def test_report_renders_targets_and_tables(tmp_path, monkeypatch):
@@ -129,3 +131,18 @@ def test_report_renders_targets_and_tables(tmp_path, monkeypatch):
     assert "arXiv:2102.13267" in text and "missed: numpy" in text
     reuse_report.chart(report, tmp_path / "reuse.png")
     assert (tmp_path / "reuse.png").read_bytes()[:4] == b"\x89PNG"
+
+
+# ------------------------------------------------------------------ README
+
+README_BLOCKS = [b.split("\n", 1)[1] for b in
+                 (ROOT / "README.md").read_text().split("```python")[1:]]
+
+
+@pytest.mark.parametrize("index", range(len(README_BLOCKS)))
+def test_readme_example_runs(index, tmp_path):
+    """Every ```python block of the README runs as it stands."""
+    source = textwrap.dedent(README_BLOCKS[index].split("```", 1)[0])
+    proc = subprocess.run([sys.executable, "-c", source], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, f"README example {index} failed:\n{source}\n{proc.stderr[-3000:]}"

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
-
 from lazytensor.numpy._ufunc_table import UFUNCS
 
 DTYPES = ("bool", "int8", "int32", "int64", "uint8", "float32", "float64", "complex64")
@@ -215,7 +214,43 @@ FUNCTIONS = [
     _f("linspace", lambda xp, a, b: xp.linspace(a, b, 5), 2, shapes=(((3,), (3,)),),
        dtypes=NUMERIC[:-1]),
     _f("astype", lambda xp, x: x.astype(np.float32) + x.astype(np.int16)),
+    _f("median", lambda xp, x: xp.median(x, axis=1), shapes=_R, dtypes=REAL, domain="specials"),
+    _f("quantile", lambda xp, x: xp.quantile(x, [0.1, 0.5, 0.8], axis=0), shapes=_R,
+       dtypes=REAL),
+    _f("percentile", lambda xp, x: xp.percentile(x, 37.5, keepdims=True), shapes=_R,
+       dtypes=REAL),
+    _f("isin", lambda xp, a, b: xp.isin(a, b), 2, shapes=(((3, 4), (5,)),)),
+    _f("isposinf", lambda xp, x: xp.isposinf(x) | xp.isneginf(x), dtypes=REAL,
+       domain="specials"),
+    _f("iscomplex", lambda xp, x: xp.iscomplex(x) ^ xp.isreal(x)),
+    _f("select", lambda xp, a, b: xp.select([a > 1, b < 0], [a, b], 7), 2,
+       dtypes=NUMERIC[:-1]),
+    _f("choose", lambda xp, a, b: xp.choose(xp.asarray([[0, 1, 1, 0]] * 3), [a, b]), 2,
+       shapes=(((3, 4), (3, 4)),)),
+    _f("sinc", lambda xp, x: xp.sinc(x), dtypes=NUMERIC),
+    _f("append", lambda xp, a, b: xp.append(a, b, axis=0), 2, shapes=(((3, 4), (1, 4)),)),
+    _f("trapezoid", lambda xp, y: xp.trapezoid(y, dx=0.5), dtypes=NUMERIC),
+    _f("cov", lambda xp, x: xp.cov(x), dtypes=NUMERIC, shapes=_R[:1]),
+    _f("corrcoef", lambda xp, x: xp.corrcoef(x, rowvar=False), dtypes=FLOATS, shapes=_R[:1]),
+    _f("convolve", lambda xp, a, b: xp.convolve(a, b, mode="same"), 2,
+       shapes=(((7,), (3,)), ((3,), (5,))), dtypes=NUMERIC),
+    _f("correlate", lambda xp, a, b: xp.correlate(a, b, mode="full"), 2,
+       shapes=(((7,), (3,)), ((3,), (5,))), dtypes=NUMERIC),
+    _f("interp", lambda xp, x, f: xp.interp(x, xp.asarray([-2.0, -0.5, 1.0, 2.5]), f[:4]), 2,
+       shapes=(((3, 4), (4,)),), dtypes=FLOATS),
+    _f("bincount", lambda xp, x: xp.bincount(x.ravel(), minlength=3), dtypes=("uint8",),
+       domain="nonneg", shapes=_R),
+    _f("unstack", lambda xp, x: xp.unstack(x, axis=1)[1], shapes=_R),
+    _f("rollaxis", lambda xp, x: xp.rollaxis(x, -1, 1), shapes=_R),
+    _f("ufunc_at", lambda xp, x: _add_at(xp, x), shapes=_R[:1], dtypes=NUMERIC),
 ]
+
+
+def _add_at(xp, x):
+    y = x.copy()
+    xp.add.at(y, ([0, 1, 1, 2], [3, 0, 0, 3]), 1)
+    xp.maximum.at(y, (slice(None), 0), 2)
+    return y
 
 OPS: list[OpInfo] = _ufunc_entries() + FUNCTIONS
 

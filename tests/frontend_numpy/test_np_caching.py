@@ -4,10 +4,9 @@ runtime's cache_misses)."""
 
 from __future__ import annotations
 
+import lazytensor.numpy as lnp
 import numpy as np
 import pytest
-
-import lazytensor.numpy as lnp
 from lazytensor.core.runtime import use_runtime
 
 

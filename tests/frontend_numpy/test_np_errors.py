@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import traceback
 
+import lazytensor.numpy as lnp
 import numpy as np
 import pytest
-
-import lazytensor.numpy as lnp
 
 A = np.arange(6.0).reshape(2, 3)
 I8 = np.arange(6, dtype=np.int8).reshape(2, 3)

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import warnings
 
+import lazytensor.numpy as lnp
 import numpy as np
 import pytest
-
-import lazytensor.numpy as lnp
 
 
 def same(lazy, expected) -> None:
@@ -160,9 +159,9 @@ def test_bool_arithmetic_follows_numpy():
     same(x * y, a * b)
     same(np.sum(x), np.sum(a))
     with pytest.raises(TypeError, match="boolean subtract"):
-        x - y
+        _ = x - y
     with pytest.raises(TypeError):
-        -x
+        _ = -x
 
 
 def test_results_are_lazy_until_observed():

@@ -1,61 +1,9 @@
-"""TensorFlow frontend tests: every test runs with tnp's numpy behaviour on
-(as tnp's own documentation asks; it is global TensorFlow state), except the
-subprocess tests of the other modes in test_modes.py."""
+"""Fixtures of the TensorFlow frontend tests (helpers: tf_helpers.py)."""
 
 from __future__ import annotations
 
-import os
-
-import numpy as np
 import pytest
-
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-
-import lazytensor.tf.numpy as lnp  # noqa: E402
-import tensorflow as tf  # noqa: E402
-import tensorflow.experimental.numpy as tnp  # noqa: E402
-
-tnp.experimental_enable_numpy_behavior()
-
-
-def to_numpy(value):
-    """A tnp/lnp result (array, Python scalar, list/tuple of them) as numpy."""
-    if isinstance(value, (list, tuple)):
-        return type(value)(to_numpy(v) for v in value)
-    if hasattr(value, "numpy"):
-        return value.numpy()
-    return value
-
-
-def dtype_name(value) -> str:
-    """The dtype a result reports (tf.DType for arrays), by name."""
-    if isinstance(value, (list, tuple)):
-        return ",".join(dtype_name(v) for v in value)
-    dtype = getattr(value, "dtype", None)
-    return getattr(dtype, "name", type(value).__name__)
-
-
-TOLERANCE = {"float16": 5e-3, "bfloat16": 2e-2, "float32": 2e-5, "complex64": 2e-5}
-
-
-def assert_same(got, want, context: str = "", precision: str | None = None) -> None:
-    """Values, dtype and shape of a lazy result equal tnp's. The tolerance is
-    the result dtype's, or ``precision``'s when the inputs were less precise
-    (a float64 result computed from float32 values carries float32 error)."""
-    if isinstance(want, (list, tuple)):
-        assert isinstance(got, (list, tuple)) and len(got) == len(want), context
-        for g, w in zip(got, want, strict=False):
-            assert_same(g, w, context, precision)
-        return
-    assert dtype_name(got) == dtype_name(want), f"{context}: dtype {dtype_name(got)} vs " \
-                                                f"{dtype_name(want)}"
-    g, w = np.asarray(to_numpy(got)), np.asarray(to_numpy(want))
-    assert g.shape == w.shape, f"{context}: shape {g.shape} vs {w.shape}"
-    tol = max(TOLERANCE.get(w.dtype.name, 1e-12), TOLERANCE.get(precision, 0.0))
-    if w.dtype.kind in "fc":
-        np.testing.assert_allclose(g, w, rtol=tol, atol=tol, equal_nan=True, err_msg=context)
-    else:
-        np.testing.assert_array_equal(g, w, err_msg=context)
+import tf_helpers  # noqa: F401  (turns tnp's numpy behaviour on)
 
 
 @pytest.fixture()
@@ -64,6 +12,3 @@ def fresh_metrics():
 
     metrics.reset()
     yield metrics
-
-
-__all__ = ["assert_same", "lnp", "tf", "tnp", "to_numpy"]

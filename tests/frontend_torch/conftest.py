@@ -30,7 +30,7 @@ def assert_same(expected, actual, rtol: float = 1.3e-6, atol: float = 1e-5) -> N
     """Lazy ``actual`` equals eager ``expected``: dtype, shape and values."""
     if isinstance(expected, (list, tuple)):
         assert isinstance(actual, (list, tuple)) and len(actual) == len(expected)
-        for e, a in zip(expected, actual):
+        for e, a in zip(expected, actual, strict=False):
             assert_same(e, a, rtol, atol)
         return
     if not isinstance(expected, torch.Tensor):

@@ -4,6 +4,7 @@ modules, seeding, step markers and the metrics."""
 from __future__ import annotations
 
 import copy
+import io
 import pickle
 
 import lazytensor.torch as lt
@@ -73,6 +74,11 @@ def test_deepcopy_and_pickle_round_trip():
     assert x.tolist() == [0, 1, 2, 3] and c.tolist() == [1, 2, 3, 4]
     back = pickle.loads(pickle.dumps(x))
     assert isinstance(back, lt.LazyTensor) and back.tolist() == [0, 1, 2, 3]
+    buffer = io.BytesIO()
+    torch.save({"w": x}, buffer)
+    buffer.seek(0)
+    loaded = torch.load(buffer)  # weights_only, torch's default
+    assert loaded["w"].device == DEV and loaded["w"].tolist() == [0, 1, 2, 3]
 
 
 def test_mark_step_materializes_everything_in_one_graph():

@@ -7,8 +7,6 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-import lazytensor.torch as lt
-
 from .conftest import DEV, assert_same, lazy
 
 G = torch.Generator().manual_seed(0)

@@ -121,40 +121,25 @@ def _trace(output: Node, wrt: Sequence[Node]):
         elif nid in targets:
             dependent.add(nid)
             roots.add(nid)
-    inputs: list[Node] = [n for n in wrt if id(n) in roots]
-    input_ref = {}
-    for node in inputs:
-        input_ref.setdefault(id(node), len(input_ref))
-    inputs = list({id(n): n for n in inputs}.values())
-    local = {id(n): j for j, n in enumerate(replayed)}
-    entries = []
-    for node in replayed:
-        refs = []
-        for o in node.operands:
-            oid = id(o)
-            if oid in local:
-                refs.append(_OFFSET + local[oid])
-            else:
-                if oid not in input_ref:
-                    input_ref[oid] = len(inputs)
-                    inputs.append(o)
-                refs.append(input_ref[oid])
-        entries.append((node.op, node.attrs, node.shape, node.dtype, tuple(refs)))
+    inputs: list[Node] = []
+    input_ref: dict[int, int] = {}
+    for node in [n for n in wrt if id(n) in roots] + [
+            o for n in replayed for o in n.operands if id(o) not in dependent or id(o) in roots]:
+        if id(node) not in input_ref:
+            input_ref[id(node)] = len(inputs)
+            inputs.append(node)
     n_inputs = len(inputs)
-    program = tuple(_shift(e, n_inputs) for e in entries)
+    local = {id(n): n_inputs + j for j, n in enumerate(replayed)}
+    program = tuple(
+        (node.op, node.attrs, node.shape, node.dtype,
+         tuple(local[id(o)] if id(o) in local else input_ref[id(o)] for o in node.operands))
+        for node in replayed)
 
     def ref(node: Node) -> int | None:
         if id(node) in local:
-            return n_inputs + local[id(node)]
+            return local[id(node)]
         return input_ref.get(id(node)) if id(node) in dependent else None
 
     return program, inputs, [ref(n) for n in wrt], ref(output)
 
 
-_OFFSET = 1 << 40  # marks inner refs until the number of inputs is known
-
-
-def _shift(entry: tuple, n_inputs: int) -> tuple:
-    op, attrs, shape, dtype, refs = entry
-    return op, attrs, shape, dtype, tuple(r - _OFFSET + n_inputs if r >= _OFFSET else r
-                                          for r in refs)

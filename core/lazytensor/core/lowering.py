@@ -46,6 +46,17 @@ def _pow(node: Node, x, y):
     return acc
 
 
+# float -> these ints wraps through int64, as numpy and torch do on x86
+# ((img * 1.5).astype(uint8): 300.7 -> 44, -1.0 -> 255); XLA alone saturates
+_WRAPPED_INTS = (dt.int8, dt.int16, dt.uint8, dt.uint16, dt.uint32)
+
+
+def _convert(node: Node, x):
+    if node.dtype in _WRAPPED_INTS and jnp.issubdtype(x.dtype, jnp.floating):
+        x = lax.convert_element_type(x, jnp.int64)
+    return lax.convert_element_type(x, node.dtype)
+
+
 def _mode(mode: str) -> lax.GatherScatterMode:
     return {
         "clip": lax.GatherScatterMode.CLIP,
@@ -162,6 +173,15 @@ def _vjp(node: Node, *values):
     return tuple(pullback(cotangent))
 
 
+_FFT_TYPES = {"fft": lax.FftType.FFT, "ifft": lax.FftType.IFFT, "rfft": lax.FftType.RFFT,
+              "irfft": lax.FftType.IRFFT}
+
+
+def _fft(node: Node, x):
+    fft_type, lengths = node.attrs
+    return lax.fft(x, _FFT_TYPES[fft_type], lengths)
+
+
 LOWERINGS: dict[Op, Lowering] = {
     Op.NEG: _unary(lax.neg), Op.ABS: _unary(lax.abs), Op.SIGN: _unary(lax.sign),
     Op.EXP: _unary(lax.exp), Op.EXP2: _unary(lax.exp2), Op.EXPM1: _unary(lax.expm1),
@@ -176,7 +196,11 @@ LOWERINGS: dict[Op, Lowering] = {
     Op.ROUND_AWAY: _unary(lambda x: lax.round(x, lax.RoundingMethod.AWAY_FROM_ZERO)),
     Op.LOGISTIC: _unary(lax.logistic), Op.ERF: _unary(lax.erf), Op.ERFC: _unary(lax.erfc),
     Op.ERF_INV: _unary(lax.erf_inv), Op.LGAMMA: _unary(lax.lgamma),
-    Op.DIGAMMA: _unary(lax.digamma), Op.NOT: _unary(lax.bitwise_not),
+    Op.DIGAMMA: _unary(lax.digamma),
+    Op.BESSEL_I0E: _unary(lax.bessel_i0e), Op.BESSEL_I1E: _unary(lax.bessel_i1e),
+    Op.IGAMMA: _binary(lax.igamma), Op.IGAMMAC: _binary(lax.igammac),
+    Op.ZETA: _binary(lax.zeta),
+    Op.NOT: _unary(lax.bitwise_not),
     Op.POPCNT: _unary(lax.population_count), Op.CLZ: _unary(lax.clz),
     Op.CONJ: _unary(lax.conj), Op.IS_FINITE: _unary(lax.is_finite),
     Op.REAL: _unary(lax.real), Op.IMAG: _unary(lax.imag),
@@ -193,7 +217,7 @@ LOWERINGS: dict[Op, Lowering] = {
     Op.LE: _binary(lax.le), Op.GT: _binary(lax.gt), Op.GE: _binary(lax.ge),
     Op.SELECT: lambda node, p, a, b: lax.select(p, a, b),
     Op.CLAMP: lambda node, lo, x, hi: lax.clamp(lo, x, hi),
-    Op.CONVERT: lambda node, x: lax.convert_element_type(x, node.dtype),
+    Op.CONVERT: _convert,
     Op.BITCAST_CONVERT: lambda node, x: lax.bitcast_convert_type(x, node.dtype),
     Op.BROADCAST_IN_DIM: lambda node, x: lax.broadcast_in_dim(x, *node.attrs),
     Op.RESHAPE: lambda node, x: lax.reshape(x, node.shape),
@@ -238,6 +262,7 @@ LOWERINGS: dict[Op, Lowering] = {
     Op.QR: lambda node, x: tuple(lax.linalg.qr(x, full_matrices=node.attrs[0])),
     Op.SVD: lambda node, x: tuple(lax.linalg.svd(x, full_matrices=node.attrs[0])),
     Op.LU: lambda node, x: tuple(lax.linalg.lu(x)),
+    Op.FFT: _fft,
     Op.TUPLE_GET: lambda node, x: x[node.attrs[0]],
     Op.VJP: _vjp,
 }

@@ -53,6 +53,8 @@ class Op(enum.IntEnum):
     ERF_INV = enum.auto()
     LGAMMA = enum.auto()
     DIGAMMA = enum.auto()
+    BESSEL_I0E = enum.auto()  # exponentially scaled modified Bessel functions
+    BESSEL_I1E = enum.auto()
     NOT = enum.auto()  # logical not for bool, bitwise not for ints
     POPCNT = enum.auto()
     CLZ = enum.auto()
@@ -72,6 +74,9 @@ class Op(enum.IntEnum):
     MIN = enum.auto()
     ATAN2 = enum.auto()
     NEXTAFTER = enum.auto()
+    IGAMMA = enum.auto()  # regularized lower incomplete gamma P(a, x)
+    IGAMMAC = enum.auto()  # regularized upper incomplete gamma Q(a, x)
+    ZETA = enum.auto()  # Hurwitz zeta (x, q)
     AND = enum.auto()
     OR = enum.auto()
     XOR = enum.auto()
@@ -140,6 +145,8 @@ class Op(enum.IntEnum):
     QR = enum.auto()
     EIGH = enum.auto()
     SVD = enum.auto()
+    # fast Fourier transforms over trailing dims (attrs: type, lengths)
+    FFT = enum.auto()
     # multi-output projection: picks output i of a multi-output node
     TUPLE_GET = enum.auto()
     # automatic differentiation: vector-Jacobian product of a recorded sub-graph
@@ -155,12 +162,13 @@ UNARY_SAME = frozenset({
     Op.RSQRT, Op.CBRT, Op.SIN, Op.COS, Op.TAN, Op.ASIN, Op.ACOS, Op.ATAN, Op.SINH,
     Op.COSH, Op.TANH, Op.ASINH, Op.ACOSH, Op.ATANH, Op.FLOOR, Op.CEIL, Op.ROUND_EVEN,
     Op.ROUND_AWAY, Op.LOGISTIC, Op.ERF, Op.ERFC, Op.ERF_INV, Op.LGAMMA, Op.DIGAMMA,
+    Op.BESSEL_I0E, Op.BESSEL_I1E,
     Op.NOT, Op.POPCNT, Op.CLZ, Op.CONJ,
 })
 UNARY = UNARY_SAME | {Op.IS_FINITE, Op.REAL, Op.IMAG}
 BINARY_ARITH = frozenset({
     Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.REM, Op.POW, Op.MAX, Op.MIN, Op.ATAN2,
-    Op.NEXTAFTER,
+    Op.NEXTAFTER, Op.IGAMMA, Op.IGAMMAC, Op.ZETA,
 })
 BITWISE = frozenset({
     Op.AND, Op.OR, Op.XOR, Op.SHIFT_LEFT, Op.SHIFT_RIGHT_ARITHMETIC, Op.SHIFT_RIGHT_LOGICAL,

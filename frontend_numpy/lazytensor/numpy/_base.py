@@ -11,14 +11,32 @@ other module needs: the class, ``wrap`` (node -> array) and ``lift``
 from __future__ import annotations
 
 import math
-
-import numpy as np
+import weakref
 
 from lazytensor.core.ir import Node
 from lazytensor.core.runtime import Handle, get_runtime, scalar
 from lazytensor.numpy import _layout
 
+import numpy as np
+
 WEAK_TYPES = (bool, int, float, complex)
+# 0-d arrays made as arrays (np.asarray(5.0), np.zeros(())) print as arrays;
+# other 0-d results stand for numpy scalars and print like them (by id: the
+# arrays' own __eq__/__hash__ are numpy's, not identity)
+_EXPLICIT_0D: dict[int, weakref.ref] = {}
+
+
+def mark_explicit(a: ndarray) -> ndarray:
+    """Remember that 0-d ``a`` was made as an array (it prints as one)."""
+    if not a._h.node.shape:
+        key = id(a)
+        _EXPLICIT_0D[key] = weakref.ref(a, lambda _, key=key: _EXPLICIT_0D.pop(key, None))
+    return a
+
+
+def _is_explicit(a) -> bool:
+    ref = _EXPLICIT_0D.get(id(a))
+    return ref is not None and ref() is a
 
 
 class ndarray:  # noqa: N801  (numpy's name)
@@ -30,7 +48,6 @@ class ndarray:  # noqa: N801  (numpy's name)
 
     __slots__ = ("_h", "_st", "__weakref__")
     __array_priority__ = 100.0
-    __hash__ = None  # type: ignore[assignment]
 
     def __init__(self, shape, dtype=float, buffer=None, offset=0, strides=None, order=None):
         host = np.ndarray(shape, dtype, buffer, offset, strides, order)
@@ -83,8 +100,31 @@ class ndarray:  # noqa: N801  (numpy's name)
         return host if dtype is None else host.astype(dtype, copy=False)
 
     def __repr__(self) -> str:
-        host = self.__array__()  # 0-d: where numpy would hand back a scalar
-        return repr(host[()] if host.ndim == 0 else host)
+        host = self.__array__()  # 0-d results stand where numpy hands back scalars
+        scalar_like = host.ndim == 0 and not _is_explicit(self)
+        return repr(host[()] if scalar_like else host)
+
+    def __hash__(self) -> int:
+        """0-d arrays hash like the numpy scalars they stand for; others are unhashable."""
+        if self._h.node.shape:
+            raise TypeError("unhashable type: 'lazytensor.numpy.ndarray'")
+        return hash(self.__array__()[()])
+
+    def __round__(self, ndigits=None):
+        if self._h.node.shape:
+            from lazytensor.numpy._math import round_
+
+            return round_(self, ndigits or 0)
+        return round(self.__array__()[()], ndigits)
+
+    def __contains__(self, value) -> bool:
+        return bool((self == value).any())
+
+    @property
+    def flat(self):
+        from lazytensor.numpy._indexing import FlatIter
+
+        return FlatIter(self)
 
     def __str__(self) -> str:
         return str(self.__array__())
@@ -178,6 +218,14 @@ def lift(value):
         if isinstance(value, weak):
             return weak(value)
     return host_node(value)
+
+
+def as_index(value):
+    """A 0-d lazy integer as a Python int (numpy takes any __index__ object
+    for counts and sizes); everything else unchanged."""
+    if isinstance(value, ndarray) and not value._h.node.shape and value.dtype.kind in "iub":
+        return value.__index__()
+    return value
 
 
 def generic_node(value: np.generic) -> Node:

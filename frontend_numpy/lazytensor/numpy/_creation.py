@@ -5,8 +5,6 @@ creation composites. Fill values become scalar parameters (no recompiles).
 
 from __future__ import annotations
 
-import numpy as np
-
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import creation as cc
 from lazytensor.core.composite import elementwise as ew
@@ -19,12 +17,15 @@ from lazytensor.numpy._base import (
     WEAK_TYPES,
     from_host,
     lift,
+    mark_explicit,
     ndarray,
     node_of,
     wrap,
     wrap_handle,
 )
-from lazytensor.numpy._dispatch import implements
+from lazytensor.numpy._dispatch import implements, note_fallback
+
+import numpy as np
 
 
 def as_dtype(dtype) -> np.dtype | None:
@@ -62,7 +63,11 @@ def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, lik
         return wrap(node)
     if copy is False:
         raise ValueError("Unable to avoid copy while creating a lazy array from host data.")
-    return from_host(np.array(object, dtype=dtype, ndmin=ndmin))
+    host = np.array(object, dtype=dtype, ndmin=ndmin)
+    if host.dtype.kind not in "biufc":  # strings, objects: numpy's own (eager) array
+        note_fallback(f"numpy.array (dtype {host.dtype})")
+        return host
+    return mark_explicit(from_host(host))
 
 
 @implements("asarray")
@@ -102,12 +107,12 @@ def array_copy(a: ndarray, order="C") -> ndarray:
 
 @implements("zeros")
 def zeros(shape, dtype=float, order="C", *, device=None, like=None):
-    return wrap(cc.zeros(shape, dt.canonical(dtype)))
+    return mark_explicit(wrap(cc.zeros(shape, dt.canonical(dtype))))
 
 
 @implements("ones")
 def ones(shape, dtype=None, order="C", *, device=None, like=None):
-    return wrap(cc.ones(shape, dt.canonical(dtype or float)))
+    return mark_explicit(wrap(cc.ones(shape, dt.canonical(dtype or float))))
 
 
 @implements("empty")
@@ -120,7 +125,7 @@ def empty(shape, dtype=float, order="C", *, device=None, like=None):
 def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
     dtype = as_dtype(dtype) or _fill_dtype(fill_value)
     value = lift(fill_value)
-    return wrap(cc.full(shape, value, dtype))
+    return mark_explicit(wrap(cc.full(shape, value, dtype)))
 
 
 def _like(a, dtype, shape, value, order):

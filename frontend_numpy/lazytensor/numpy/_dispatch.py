@@ -13,11 +13,11 @@ from __future__ import annotations
 import warnings
 from typing import Callable
 
-import numpy as np
-
 from lazytensor.core.runtime import get_runtime
 from lazytensor.numpy._base import from_host, ndarray
 from lazytensor.numpy._errors import LazyFallbackWarning, guard
+
+import numpy as np
 
 FUNCTIONS: dict[Callable, Callable] = {}
 _NAMESPACES = (np, np.linalg, np.fft)
@@ -54,7 +54,8 @@ def array_function(self, func, types, args, kwargs):
 
 def _qualified(func) -> str:
     module = getattr(func, "__module__", "numpy") or "numpy"
-    prefix = "numpy.linalg." if "linalg" in module else "numpy.fft." if "fft" in module else "numpy."
+    prefixes = {"linalg": "numpy.linalg.", "fft": "numpy.fft."}
+    prefix = next((p for key, p in prefixes.items() if key in module), "numpy.")
     return prefix + getattr(func, "__name__", repr(func))
 
 
@@ -67,6 +68,17 @@ def to_host(obj):
     if type(obj) is dict:
         return {k: to_host(v) for k, v in obj.items()}
     return obj
+
+
+def has_lazy(obj) -> bool:
+    """Whether a lazy array occurs in ``obj`` (nested lists/tuples/dicts)."""
+    if isinstance(obj, ndarray):
+        return True
+    if type(obj) in (list, tuple):
+        return any(has_lazy(o) for o in obj)
+    if type(obj) is dict:
+        return any(has_lazy(v) for v in obj.values())
+    return False
 
 
 def to_lazy(obj):
@@ -117,7 +129,7 @@ def _write_out(outs: tuple, result):
     from lazytensor.numpy._ufuncs import assign
 
     results = result if isinstance(result, tuple) else (result,)
-    for target, value in zip(outs, results):
+    for target, value in zip(outs, results, strict=False):
         if isinstance(target, ndarray):
             host = np.broadcast_to(np.asarray(value).astype(target.dtype, copy=False),
                                    target.shape)

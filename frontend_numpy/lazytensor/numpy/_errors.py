@@ -12,12 +12,12 @@ from __future__ import annotations
 import functools
 from typing import Callable
 
-import numpy as np
-from numpy._core import _exceptions as _np_exc
-
 from lazytensor.core.composite.indexing import IndexingError
 from lazytensor.core.composite.reduction import AxisError as CoreAxisError
 from lazytensor.core.registry import CoreError, DTypeError, ShapeError
+
+import numpy as np
+from numpy._core import _exceptions as _np_exc
 
 
 class LazyFallbackWarning(UserWarning):

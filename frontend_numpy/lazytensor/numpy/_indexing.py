@@ -11,8 +11,6 @@ with a full-shape mask, which stays lazy as a select.
 
 from __future__ import annotations
 
-import numpy as np
-
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import indexing as ci
@@ -25,6 +23,8 @@ from lazytensor.numpy import _errors, _layout
 from lazytensor.numpy._base import lift, ndarray, wrap
 from lazytensor.numpy._ufuncs import INT_BOUNDS, assign
 from lazytensor.numpy._views import is_read_only, view
+
+import numpy as np
 
 _BASIC_TYPES = (int, slice, type(None), type(Ellipsis))
 
@@ -109,7 +109,7 @@ def _convert(e, shape, dim) -> tuple[list, str]:
 def _mask(mask: np.ndarray, shape, dim) -> list:
     if mask.ndim == 0:
         return [np.asarray(bool(mask))]
-    for i, (want, got) in enumerate(zip(shape[dim:dim + mask.ndim], mask.shape)):
+    for i, (want, got) in enumerate(zip(shape[dim:dim + mask.ndim], mask.shape, strict=False)):
         if want != got:
             raise IndexError(
                 f"boolean index did not match indexed array along axis {dim + i}; size of "
@@ -197,3 +197,39 @@ def setitem(a: ndarray, index, value) -> None:
         assign(a, ci.setitem(node, prepared.entries, v, unique_indices=prepared.unique))
     except CoreError as exc:
         raise _errors.translate(exc) from None
+
+
+class FlatIter:
+    """``x.flat``: reads index the C-order ravel (copies, as numpy's); writes
+    reach ``x`` through a flat view or unravelled indices."""
+
+    __slots__ = ("base",)
+
+    def __init__(self, base: ndarray) -> None:
+        self.base = base
+
+    def __len__(self) -> int:
+        return self.base.size
+
+    def __iter__(self):
+        return iter(self.base.__array__().flat)  # numpy yields scalars: one observation
+
+    def __getitem__(self, index):
+        from lazytensor.numpy._shape import ravel
+
+        return getitem(wrap(ravel(self.base)._h.node), index)
+
+    def __setitem__(self, index, value) -> None:
+        base = self.base
+        if base._st is None:
+            from lazytensor.numpy._views import reshape
+
+            setitem(reshape(base, (base.size,)), index, value)
+            return
+        positions = np.arange(base.size)[index]
+        setitem(base, np.unravel_index(positions, base.shape), value)
+
+    def copy(self) -> ndarray:
+        from lazytensor.numpy._shape import flatten
+
+        return flatten(self.base)

@@ -6,10 +6,10 @@ fast, common case) and its byte strides otherwise; the functions here compute
 the strides numpy would give the result of a view op, and numpy's K-order
 choice for freshly allocated outputs (ufuncs, ``np.copy``, ``*_like``).
 
->>> reshape_strides((2, 3), (8, 16), (6,), 8) is None  # a transposed array
+>>> reshape_strides((2, 3), (8, 16), (6,), 8) is COPY  # a transposed array: numpy copies
 True
->>> reshape_strides((2, 3), None, (3, 2), 8) is None
-False
+>>> reshape_strides((2, 3), None, (3, 2), 8) is None  # C-contiguous: a C-contiguous view
+True
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def normalize(shape: Sequence[int], strides: Sequence[int], itemsize: int) -> St
     if 0 in shape:
         return None
     expected = itemsize
-    for size, stride in zip(reversed(shape), reversed(strides)):
+    for size, stride in zip(reversed(shape), reversed(strides), strict=False):
         if size == 1:
             continue
         if stride != expected:
@@ -59,7 +59,7 @@ def reshape_strides(shape, strides: Strides, newshape, itemsize: int):
     dims must be contiguous within itself)."""
     if strides is None or 0 in shape:
         return None
-    old = [(n, s) for n, s in zip(shape, strides) if n != 1]
+    old = [(n, s) for n, s in zip(shape, strides, strict=False) if n != 1]
     new_strides = [itemsize] * len(newshape)
     oi = ni = 0
     while ni < len(newshape) and oi < len(old):
@@ -139,7 +139,7 @@ def k_order(out_shape: Sequence[int], operands: Sequence[tuple]) -> Strides:
 def _aligned(out_shape, shape, strides) -> list[int]:
     """An operand's strides broadcast to ``out_shape`` (0 on broadcast dims)."""
     lead = len(out_shape) - len(shape)
-    return [0] * lead + [0 if n == 1 else s for n, s in zip(shape, strides)]
+    return [0] * lead + [0 if n == 1 else s for n, s in zip(shape, strides, strict=False)]
 
 
 def scale(strides: Strides, itemsize: int) -> Strides:

@@ -6,8 +6,6 @@ unique...), which materialize what decides their shape.
 
 from __future__ import annotations
 
-import numpy as np
-
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import npextra as npx
@@ -15,7 +13,7 @@ from lazytensor.core.composite import shape as cs
 from lazytensor.core.composite import sorting as csort
 from lazytensor.core.composite import take as ctake
 from lazytensor.core.composite import tnp_shared as shared
-from lazytensor.core.composite.linalg import matmul, tensordot as core_tensordot
+from lazytensor.core.composite.linalg import tensordot as core_tensordot
 from lazytensor.core.composite.promotion import NUMPY
 from lazytensor.core.composite.reduction import normalize_axis
 from lazytensor.core.ir import Node
@@ -25,6 +23,8 @@ from lazytensor.numpy import _ufuncs, _views
 from lazytensor.numpy._base import from_host, lift, ndarray, node_of, wrap
 from lazytensor.numpy._dispatch import implements
 from lazytensor.numpy._ufuncs import store
+
+import numpy as np
 
 
 def _finish(node: Node, out):
@@ -210,7 +210,7 @@ def dot(a, b, out=None):
 
 
 def _tensordot(x: Node, y: Node, ax: tuple, bx: tuple) -> Node:
-    for i, j in zip(ax, bx):
+    for i, j in zip(ax, bx, strict=False):
         if x.shape[i] != y.shape[j]:
             raise ValueError("shapes " + str(x.shape) + " and " + str(y.shape) +
                              " not aligned: " + f"{x.shape[i]} (dim {i}) != {y.shape[j]} (dim {j})")
@@ -267,7 +267,8 @@ def kron(a, b):
     xs = tuple(v for s in x.shape for v in (s, 1))
     ys = tuple(v for s in y.shape for v in (1, s))
     prod = _ufuncs.call(np.multiply, (wrap(cs.reshape(x, xs)), wrap(cs.reshape(y, ys))), {})
-    return wrap(cs.reshape(prod._h.node, tuple(p * q for p, q in zip(x.shape, y.shape))))
+    sizes = tuple(p * q for p, q in zip(x.shape, y.shape, strict=True))
+    return wrap(cs.reshape(prod._h.node, sizes))
 
 
 @implements("cross")

@@ -6,15 +6,26 @@ sort, fill, view...) are written here.
 
 from __future__ import annotations
 
-import numpy as np
+import warnings
 
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
-from lazytensor.numpy import _creation, _indexing, _math, _reductions, _shape, _ufuncs, _views
+from lazytensor.numpy import (
+    _creation,
+    _indexing,
+    _math,
+    _misc,
+    _reductions,
+    _shape,
+    _ufuncs,
+    _views,
+)
 from lazytensor.numpy._base import ndarray, wrap
 from lazytensor.numpy._errors import guard
+
+import numpy as np
 
 # method name -> the function it is (first argument: the array)
 FUNCTION_METHODS = {
@@ -29,6 +40,7 @@ FUNCTION_METHODS = {
     "sum": _reductions.sum_, "swapaxes": _shape.swapaxes, "take": _math.take,
     "trace": _shape.trace, "var": _reductions.var, "flatten": _shape.flatten,
     "copy": _shape.copy_method,
+    "searchsorted": _misc.searchsorted, "argpartition": _misc.argpartition,
 }
 
 
@@ -55,7 +67,12 @@ def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
     if casting != "unsafe" and not np.can_cast(self.dtype, dtype, casting):
         raise TypeError(f"Cannot cast array data from {self.dtype!r} to {dtype!r} according "
                         f"to the rule {casting!r}")
-    node = ew.convert(self._h.node, dtype)
+    node = self._h.node
+    if dt.is_complex(node.dtype) and not dt.is_complex(dtype):
+        warnings.warn("Casting complex values to real discards the imaginary part",
+                      np.exceptions.ComplexWarning, stacklevel=2)
+        node = make(Op.REAL, (node,))
+    node = ew.convert(node, dtype)
     return wrap(node, _creation._like_strides(self, node, order))
 
 
@@ -80,6 +97,19 @@ def view(self, dtype=None, type=None):
                        lambda b, v: make(Op.BITCAST_CONVERT, (v,), source), self._st)
 
 
+def partition(self, kth, axis=-1, kind="introselect", order=None) -> None:
+    """In place, as numpy's method (a full sort is one valid partition)."""
+    _ufuncs.assign(self, _misc.partition(self, kth, axis)._h.node)
+
+
+def put(self, indices, values, mode="raise") -> None:
+    """In place: the flat positions ``indices`` receive ``values``."""
+    flat = _shape.reshape(self, (-1,)) if self._st is None else None
+    if flat is None:
+        raise NotImplementedError("lazytensor.numpy: put on a non-contiguous view")
+    flat[indices] = values
+
+
 def conj(self):
     return _ufuncs.unary(np.conjugate, self)
 
@@ -99,6 +129,7 @@ def setitem(self, index, value) -> None:
 OWN_METHODS = {
     "reshape": reshape, "transpose": transpose, "astype": astype, "fill": fill, "sort": sort,
     "view": view, "conj": conj, "conjugate": conj, "tobytes": tobytes,
+    "partition": partition, "put": put,
     "__getitem__": getitem, "__setitem__": setitem,
 }
 

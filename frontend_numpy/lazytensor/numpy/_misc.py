@@ -5,8 +5,6 @@ fill_diagonal), searching and partitioning.
 
 from __future__ import annotations
 
-import numpy as np
-
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import einsum as ceinsum
 from lazytensor.core.composite import elementwise as ew
@@ -20,6 +18,8 @@ from lazytensor.numpy._base import lift, ndarray, node_of, wrap
 from lazytensor.numpy._dispatch import implements
 from lazytensor.numpy._indexing import setitem
 from lazytensor.numpy._ufuncs import assign, store
+
+import numpy as np
 
 
 def _dtype_of(x):
@@ -163,3 +163,46 @@ def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=
         return wrap(node)
     store(np.add, out, node, casting=casting)
     return out
+
+
+@implements("put")
+def put(a, ind, v, mode="raise"):
+    """In place: the flat positions ``ind`` of ``a`` receive ``v`` (repeated)."""
+    flat = a.reshape(-1) if a._st is None else None
+    positions = np.asarray(ind.__array__() if isinstance(ind, ndarray) else ind).ravel()
+    n = a.size
+    if mode == "wrap":
+        positions = positions % n
+    elif mode == "clip":
+        positions = np.clip(positions, 0, n - 1)
+    values = _cycled(v, positions.size, a.dtype)
+    if flat is not None:
+        setitem(flat, positions, values)
+    else:
+        setitem(a, np.unravel_index(np.where(positions < 0, positions + n, positions), a.shape),
+                values)
+
+
+def _cycled(v, count: int, dtype) -> object:
+    """``v`` flattened and repeated cyclically to ``count`` values (numpy's rule)."""
+    values = cs_ravel(ew.convert(node_of(v), dtype))
+    if values.shape[0] == count:
+        return wrap(values)
+    picks = np.arange(count) % max(values.shape[0], 1)
+    return wrap(values)[picks]
+
+
+def cs_ravel(x):
+    from lazytensor.core.composite.shape import ravel
+
+    return ravel(x)
+
+
+@implements("place")
+def place(arr, mask, vals):
+    """In place: arr[mask] = vals repeated (the mask is materialized: its count
+    decides how many values are taken)."""
+    host_mask = np.asarray(mask.__array__() if isinstance(mask, ndarray) else mask, bool)
+    count = int(np.count_nonzero(host_mask))
+    if count:
+        setitem(arr, host_mask, _cycled(vals, count, arr.dtype))

@@ -5,11 +5,12 @@
 
 from __future__ import annotations
 
-import numpy as np
-
+from lazytensor.core.composite.elementwise import full
 from lazytensor.numpy import _dispatch, _ufuncs
-from lazytensor.numpy._base import WEAK_TYPES, ndarray
+from lazytensor.numpy._base import WEAK_TYPES, ndarray, wrap
 from lazytensor.numpy._errors import call_guarded
+
+import numpy as np
 
 BINARY_OPERATORS = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
@@ -68,7 +69,9 @@ def _unary(ufunc):
 
 def _comparison(ufunc):
     def op(self, other):
-        if other is None or not _operand_ok(other):
+        if other is None and ufunc in (np.equal, np.not_equal):  # numpy: elementwise answer
+            return wrap(full(self.shape, ufunc is np.not_equal, np.dtype(bool)))
+        if not _operand_ok(other):
             return NotImplemented
         return _BINARY(ufunc, self, other)
     return op

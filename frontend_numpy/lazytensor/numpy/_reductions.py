@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import npextra as npx
@@ -22,6 +20,8 @@ from lazytensor.numpy._base import ndarray, node_of, wrap
 from lazytensor.numpy._creation import as_dtype
 from lazytensor.numpy._dispatch import implements
 from lazytensor.numpy._ufuncs import accumulate, reduce, store
+
+import numpy as np
 
 _NV = np._NoValue
 

@@ -6,18 +6,18 @@ joins, tilings and paddings (copies), on the core's shape composites.
 
 from __future__ import annotations
 
-import numpy as np
-
 from lazytensor.core.composite import matrix as cm
 from lazytensor.core.composite import rearrange as cr
 from lazytensor.core.composite import shape as cs
 from lazytensor.core.composite.reduction import normalize_axes, normalize_axis
 from lazytensor.core.runtime import ViewHandle
 from lazytensor.numpy import _layout, _views
-from lazytensor.numpy._base import ndarray, node_of, wrap
+from lazytensor.numpy._base import as_index, ndarray, node_of, wrap
 from lazytensor.numpy._creation import array_copy, as_dtype, asarray
-from lazytensor.numpy._dispatch import implements
+from lazytensor.numpy._dispatch import eager, implements
 from lazytensor.numpy._ufuncs import store
+
+import numpy as np
 
 
 def _lazy(a) -> ndarray:
@@ -230,13 +230,14 @@ def column_stack(tup):
 
 def _pieces(a: ndarray, points, axis: int) -> list:
     lead = (slice(None),) * axis
-    return [a[lead + (slice(lo, hi),)] for lo, hi in zip(points[:-1], points[1:])]
+    return [a[lead + (slice(lo, hi),)] for lo, hi in zip(points[:-1], points[1:], strict=False)]
 
 
 @implements("array_split")
 def array_split(ary, indices_or_sections, axis=0):
     """Views of near-equal sections (or between the given split points)."""
     a = _lazy(ary)
+    indices_or_sections = as_index(indices_or_sections)
     axis = normalize_axis(axis, a.ndim)
     n = a.shape[axis]
     if isinstance(indices_or_sections, (int, np.integer)):
@@ -254,6 +255,7 @@ def array_split(ary, indices_or_sections, axis=0):
 @implements("split")
 def split(ary, indices_or_sections, axis=0):
     a = _lazy(ary)
+    indices_or_sections = as_index(indices_or_sections)
     if isinstance(indices_or_sections, (int, np.integer)):
         n = a.shape[normalize_axis(axis, a.ndim)]
         if int(indices_or_sections) <= 0 or n % int(indices_or_sections):
@@ -349,11 +351,11 @@ def repeat(a, repeats, axis=None):
 
 @implements("pad")
 def pad(array, pad_width, mode="constant", **kwargs):
-    values = kwargs.pop("constant_values", 0)
-    if kwargs.pop("reflect_type", "even") != "even" or kwargs:
-        raise NotImplementedError(f"lazytensor.numpy.pad: unsupported options {sorted(kwargs)}")
-    if not isinstance(mode, str):
-        raise NotImplementedError("lazytensor.numpy.pad: callable modes are not supported")
+    options = dict(kwargs)
+    values = options.pop("constant_values", 0)
+    lazy_modes = ("constant", "empty", "edge", "reflect", "symmetric", "wrap")
+    if options.pop("reflect_type", "even") != "even" or options or mode not in lazy_modes:
+        return eager("numpy.pad", np.pad, (array, pad_width, mode), kwargs)  # the core lacks it
     return wrap(cr.pad(node_of(array), pad_width, mode, values))
 
 

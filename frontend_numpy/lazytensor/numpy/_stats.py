@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import npextra as npx
@@ -20,6 +18,8 @@ from lazytensor.core.registry import make
 from lazytensor.numpy._base import ndarray, node_of, wrap
 from lazytensor.numpy._dispatch import implements
 from lazytensor.numpy._ufuncs import store
+
+import numpy as np
 
 
 def _prepared(a, axis) -> tuple[Node, int, tuple]:
@@ -49,20 +49,22 @@ def _nan_guard(x: Node, out: Node) -> Node:
     return make(Op.SELECT, (ew.broadcast_to(has_nan, out.shape), npx.const(math.nan, out), out))
 
 
-def _lerp(a: Node, b: Node, t: float) -> Node:
-    """numpy's _lerp: a + (b - a) * t, from the b side when t >= 0.5."""
-    diff = make(Op.SUB, (b, a))
+def _lerp(a: Node, b: Node, t: float, dtype: np.dtype) -> Node:
+    """numpy's _lerp: a + (b - a) * t, from the b side when t >= 0.5; b - a
+    in the data's dtype, the rest in ``dtype`` (float64 for an array q)."""
+    diff = ew.convert(make(Op.SUB, (b, a)), dtype)
+    a, b = ew.convert(a, dtype), ew.convert(b, dtype)
     if t >= 0.5:
         return make(Op.SUB, (b, make(Op.MUL, (diff, npx.const(1.0 - t, diff)))))
     return make(Op.ADD, (a, make(Op.MUL, (diff, npx.const(t, diff)))))
 
 
-def _one_quantile(sorted_x: Node, q: float) -> Node:
+def _one_quantile(sorted_x: Node, q: float, dtype: np.dtype) -> Node:
     n = sorted_x.shape[-1]
     virtual = q * (n - 1)
     below = min(max(int(math.floor(virtual)), 0), n - 1)
     above = min(below + 1, n - 1)
-    return _lerp(_pick(sorted_x, below), _pick(sorted_x, above), virtual - below)
+    return _lerp(_pick(sorted_x, below), _pick(sorted_x, above), virtual - below, dtype)
 
 
 def _finish(node: Node, kept: int, axes: tuple, keepdims: bool, ndim: int, out):
@@ -86,14 +88,19 @@ def _quantile(a, q, axis, out, method, keepdims, name: str):
     qs = np.asarray(q.__array__() if isinstance(q, ndarray) else q, dtype=np.float64)
     if ((qs < 0) | (qs > 1)).any():
         raise ValueError("Quantiles must be in the range [0, 1]")
-    ndim = node_of(a).ndim
+    source = node_of(a)
+    if dt.is_bool(source.dtype):
+        raise TypeError("numpy boolean subtract, the `-` operator, is not supported, use the "
+                        "bitwise_xor, the `^` operator, or the logical_xor function instead.")
+    ndim = source.ndim
     x, kept, axes = _prepared(a, axis)
     if axis is None:
         axes = tuple(range(ndim))
     if x.shape[-1] == 0:
         raise IndexError(f"index -1 is out of bounds for axis 0 with size {x.shape[-1]}")
     sorted_x = csort.sort(x, -1)
-    picks = [_nan_guard(x, _one_quantile(sorted_x, float(v))) for v in qs.reshape(-1)]
+    dtype = np.result_type(x.dtype, np.float64) if qs.ndim else x.dtype  # array q: float64
+    picks = [_nan_guard(x, _one_quantile(sorted_x, float(v), dtype)) for v in qs.reshape(-1)]
     node = cs.stack(picks, 0) if qs.ndim else picks[0]
     if qs.ndim:
         node = cs.reshape(node, qs.shape + picks[0].shape)

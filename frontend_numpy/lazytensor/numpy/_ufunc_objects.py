@@ -5,10 +5,10 @@ argument is a lazy array yet; ufuncs the core cannot express run eagerly.
 
 from __future__ import annotations
 
-import numpy as np
-
 from lazytensor.numpy import _ufuncs
 from lazytensor.numpy._operators import array_ufunc
+
+import numpy as np
 
 
 class ufunc:  # noqa: N801  (numpy's name)

@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Callable
 
-import numpy as np
-
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import npextra as npx
 from lazytensor.core.composite import tnp_shared as shared
@@ -23,6 +21,8 @@ from lazytensor.core.composite.linalg import matmul
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import ShapeError, make
+
+import numpy as np
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,13 +10,12 @@ one convert/broadcast per operand, one composite, one handle.
 
 from __future__ import annotations
 
-import numpy as np
-
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import indexing as ci
 from lazytensor.core.composite import npextra as npx
 from lazytensor.core.composite.elementwise import as_node, broadcast_shapes, convert
-from lazytensor.core.composite.reduction import normalize_axes, normalize_axis, reduce as core_reduce
+from lazytensor.core.composite.reduction import normalize_axes, normalize_axis
+from lazytensor.core.composite.reduction import reduce as core_reduce
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import RECORDED, CoreError, make
@@ -24,6 +23,8 @@ from lazytensor.core.runtime import get_runtime, scalar
 from lazytensor.numpy import _errors, _layout
 from lazytensor.numpy._base import lift, ndarray, wrap
 from lazytensor.numpy._ufunc_table import ABOVE_RANGE, MIRROR, UFUNCS, direct_op
+
+import numpy as np
 
 _LOOPS: dict = {}
 INT_BOUNDS = {np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max))
@@ -71,7 +72,7 @@ def _coerce(operands, dtypes) -> list[Node]:
         shape = ()
     else:
         shape = shapes[0] if all(s == shapes[0] for s in shapes) else broadcast_shapes(*shapes)
-    return [as_node(o, d, shape) for o, d in zip(operands, dtypes)]
+    return [as_node(o, d, shape) for o, d in zip(operands, dtypes, strict=False)]
 
 
 def _strides(values, out: Node):
@@ -99,12 +100,12 @@ def compute(ufunc: np.ufunc, values: tuple, loop=None) -> tuple[Node, ...]:
         _check_int_power(operands)
     if impl.gufunc:
         nodes = [as_node(o, d) if type(o) is not Node else convert(o, d)
-                 for o, d in zip(operands, loop)]
+                 for o, d in zip(operands, loop, strict=False)]
     else:
         nodes = _coerce(operands, loop[:nin])
     out = impl.fn(*nodes)
     outs = out if type(out) is tuple else (out,)
-    return tuple(convert(o, d) for o, d in zip(outs, loop[nin:]))
+    return tuple(convert(o, d) for o, d in zip(outs, loop[nin:], strict=False))
 
 
 def _check_int_power(operands) -> None:
@@ -287,12 +288,12 @@ def _host_out(ufunc, nodes, outs, where, casting):
     own copyto applies the casting rule and the where= mask)."""
     results = [wrap(n) for n in nodes]
     host_where = where.__array__() if isinstance(where, ndarray) else where
-    for target, result in zip(outs, results):
+    for target, result in zip(outs, results, strict=False):
         if isinstance(target, np.ndarray):
             np.copyto(target, result.__array__(), casting=casting, where=host_where)
         elif target is not None:
             store(ufunc, target, result._h.node, where, casting)
-    final = tuple(t if t is not None else r for t, r in zip(outs, results))
+    final = tuple(t if t is not None else r for t, r in zip(outs, results, strict=False))
     return final[0] if len(final) == 1 else final
 
 
@@ -344,14 +345,12 @@ def reduce(ufunc, a, axis=0, dtype=None, out=None, keepdims=False, initial=_NO_V
     x = _strong(a)
     loop = np.dtype(dtype) if dtype is not None else ufunc.resolve_dtypes(
         (None, x.dtype, None), reduction=True)[0]
-    x = convert(x, loop)
+    x = npx.truthy(x) if kind in ("all", "any") else convert(x, loop)
     if where is not True:
         if initial is _NO_VALUE and kind in ("max", "min"):
             raise ValueError(f"reduction operation '{ufunc.__name__}' does not have an "
                              "identity, so to use a where mask one has to specify 'initial'")
-        x = _masked(x, where, as_node(npx.identity_of(loop, kind), loop, x.shape))
-    if kind in ("all", "any"):
-        x = npx.truthy(x)
+        x = _masked(x, where, as_node(npx.identity_of(x.dtype, kind), x.dtype, x.shape))
     axes = normalize_axes(axis, x.ndim)
     if initial is not _NO_VALUE and kind in ("max", "min") and any(x.shape[k] == 0 for k in axes):
         node = as_node(initial, loop, tuple(1 if k in axes else s for k, s in enumerate(x.shape)))

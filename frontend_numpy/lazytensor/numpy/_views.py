@@ -63,7 +63,7 @@ def broadcast(a: ndarray, shape: tuple[int, ...]) -> ndarray:
     full = _layout.full(node.shape, a._st, node.dtype.itemsize)
     lead = len(shape) - node.ndim
     strides = [0] * lead + [0 if n == 1 and m != 1 else s
-                            for n, m, s in zip(node.shape, shape[lead:], full)]
+                            for n, m, s in zip(node.shape, shape[lead:], full, strict=False)]
     st = _layout.normalize(shape, strides, node.dtype.itemsize)
     return view(a, lambda n: cs.broadcast_to(n, shape), None, st)
 

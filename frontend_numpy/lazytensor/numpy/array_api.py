@@ -9,13 +9,13 @@ the unique_* family).
 
 from __future__ import annotations
 
-import numpy as _np
-
 from lazytensor.numpy import *  # noqa: F403
 from lazytensor.numpy import __all__ as _LNP_ALL
 from lazytensor.numpy import _math, linalg  # noqa: F401
 from lazytensor.numpy._base import from_host, ndarray, node_of, wrap
 from lazytensor.numpy._errors import guard
+
+import numpy as _np
 
 __array_api_version__ = "2023.12"
 isdtype = _np.isdtype
@@ -66,15 +66,7 @@ def unique_all(x, /):
     return type(result)(*(from_host(r) for r in result))
 
 
-@guard
-def unstack(x, /, *, axis=0):
-    """Views of the slices along ``axis``."""
-    x = x if isinstance(x, ndarray) else asarray(x)  # noqa: F405
-    axis = axis % x.ndim
-    return tuple(x[(slice(None),) * axis + (i,)] for i in range(x.shape[axis]))
-
-
 __all__ = sorted(set(_LNP_ALL) | {
     "astype", "sort", "argsort", "unique_values", "unique_counts", "unique_inverse",
-    "unique_all", "unstack", "isdtype", "linalg",
+    "unique_all", "isdtype", "linalg",
 })

@@ -12,8 +12,6 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-import numpy as np
-
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import creation as cc
 from lazytensor.core.composite import elementwise as ew
@@ -30,6 +28,8 @@ from lazytensor.numpy._base import node_of, wrap
 from lazytensor.numpy._dispatch import implements
 from lazytensor.numpy._shape import diagonal, matrix_transpose, trace
 from lazytensor.numpy._ufunc_table import UFUNCS
+
+import numpy as np
 
 LinAlgError = np.linalg.LinAlgError
 __all__ = [

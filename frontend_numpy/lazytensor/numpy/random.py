@@ -12,26 +12,30 @@ re-seeding or drawing again never recompiles.
 
 from __future__ import annotations
 
-import numpy as np
-
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
+from lazytensor.core.composite import sorting as csort
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
 from lazytensor.core.runtime import RngState, get_runtime
-from lazytensor.numpy._base import lift, ndarray, node_of, wrap
+from lazytensor.numpy._base import as_index, lift, ndarray, node_of, wrap
 from lazytensor.numpy._errors import guard
+
+import numpy as np
 
 __all__ = [
     "Generator", "default_rng", "seed", "rand", "randn", "random", "random_sample",
-    "uniform", "normal", "standard_normal", "randint", "permutation", "shuffle",
+    "uniform", "normal", "standard_normal", "randint", "permutation", "shuffle", "choice",
 ]
 
 
 def _shape(size) -> tuple[int, ...]:
+    size = as_index(size)
     if size is None:
         return ()
-    return (int(size),) if isinstance(size, (int, np.integer)) else tuple(int(s) for s in size)
+    if isinstance(size, (int, np.integer)):
+        return (int(size),)
+    return tuple(int(as_index(s)) for s in size)
 
 
 def _param_shape(size, *params) -> tuple[int, ...]:
@@ -109,6 +113,58 @@ class _Draws:
         """Shuffle ``x`` in place along its first axis."""
         x[...] = self.permutation(x)
 
+    def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True):
+        """Samples of ``a`` (or of ``arange(a)``), uniform or with weights ``p``."""
+        population = None if isinstance(as_index(a), (int, np.integer)) else node_of(a)
+        n = int(as_index(a)) if population is None else population.shape[axis]
+        shape = _shape(size)
+        if p is not None and not replace:
+            return eager_draw(self, "choice", a, size, replace, p, axis, shuffle)
+        if not replace:
+            count = int(np.prod(shape))
+            if count > n:
+                raise ValueError("Cannot take a larger sample than population when "
+                                 "replace=False")
+            idx = self.permutation(n)[:count].reshape(shape)
+        elif p is None:
+            idx = self.integers(0, n, size=shape)
+        else:
+            cdf = cs_cumsum(node_of(p))
+            u = make(Op.RNG_UNIFORM, (self._key(),), shape, dt.float64)
+            total = ew.broadcast_to(cs_last(cdf), shape)
+            found = csort.searchsorted(cdf, make(Op.MUL, (u, total)), "right")
+            idx = wrap(make(Op.MIN, (found, ew.full(shape, n - 1, found.dtype))))
+        if population is None:
+            return idx
+        from lazytensor.numpy import take
+
+        return take(wrap(population), idx, axis=axis)
+
+    def __getattr__(self, name: str):
+        """Other numpy Generator methods draw eagerly (numpy's generator,
+        seeded from ours), warned and counted as fallbacks."""
+        if name.startswith("_") or not hasattr(np.random.Generator, name):
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute {name!r}")
+        return lambda *args, **kwargs: eager_draw(self, name, *args, **kwargs)
+
+
+def cs_cumsum(p) -> object:
+    return make(Op.CUMSUM, (ew.convert(p, dt.float64),), 0, False)
+
+
+def cs_last(x):
+    n = x.shape[0]
+    return make(Op.RESHAPE, (make(Op.SLICE, (x,), (n - 1,), (n,), (1,)),), ())
+
+
+def eager_draw(source, name: str, *args, **kwargs):
+    """Draw with numpy's own generator on the host (seeded from ``source``)."""
+    from lazytensor.numpy._dispatch import eager
+
+    seed = getattr(getattr(source, "_state", None), "seed_value", None)
+    host = np.random.default_rng(seed)
+    return eager(f"numpy.random.Generator.{name}", getattr(host, name), args, kwargs)
+
 
 class Generator(_Draws):
     """numpy's ``Generator`` interface with its own seed key and counter."""
@@ -185,3 +241,19 @@ def permutation(x):
 
 def shuffle(x) -> None:
     _GLOBAL.shuffle(x)
+
+
+def choice(a, size=None, replace=True, p=None):
+    return _GLOBAL.choice(a, size, replace, p)
+
+
+def __getattr__(name: str):
+    """numpy.random names without a lazy version are numpy's own (eager)."""
+    target = getattr(np.random, name, None)
+    if target is None or name.startswith("_"):
+        raise AttributeError(f"module 'lazytensor.numpy.random' has no attribute {name!r}")
+    if callable(target) and not isinstance(target, type):
+        from lazytensor.numpy._dispatch import eager
+
+        return lambda *args, **kwargs: eager(f"numpy.random.{name}", target, args, kwargs)
+    return target

@@ -8,7 +8,8 @@
 from lazytensor.core import metrics
 from lazytensor.core.runtime import sync
 from lazytensor.tf import numpy
+from lazytensor.tf._array import handle_of
 from lazytensor.tf._array import ndarray as Tensor
 from lazytensor.tf.tape import GradientTape, Variable
 
-__all__ = ["GradientTape", "Tensor", "Variable", "metrics", "numpy", "sync"]
+__all__ = ["GradientTape", "Tensor", "Variable", "handle_of", "metrics", "numpy", "sync"]

@@ -12,6 +12,7 @@ attached from tables in ``lazytensor.tf.numpy._methods``.
 from __future__ import annotations
 
 import math
+import weakref
 
 import numpy as np
 from lazytensor.core import dtypes as dt
@@ -22,18 +23,44 @@ from lazytensor.tf import _tf
 WEAK = (bool, int, float, complex)
 
 
-class Recording:
-    """Which tapes record now. ``active`` is one object per stretch of time
-    during which at least one tape records (None when none does): arrays
-    made in the active session keep their symbolic node for the tapes.
-    ``aliases`` maps a variable to the node its reads give in the session."""
+class Session:
+    """One stretch of time during which at least one tape records. Arrays
+    made in it keep their symbolic node (``_sym``) for its tapes; once it has
+    closed and none of its tapes can compute a gradient any more, ``release``
+    drops them, so that kept results (``losses.append(loss)``) do not keep
+    their step's graph and buffers alive."""
 
-    __slots__ = ("tapes", "active", "paused", "aliases")
+    __slots__ = ("arrays", "tapes", "closed", "__weakref__")
+
+    def __init__(self) -> None:
+        self.arrays: list[weakref.ref] = []
+        self.tapes: list[weakref.ref] = []
+        self.closed = False
+
+    def keep(self, array: ndarray) -> None:
+        self.arrays.append(weakref.ref(array))
+
+    def release_if_done(self) -> None:
+        tapes = [t() for t in self.tapes]
+        if not self.closed or any(t is not None and t.may_differentiate() for t in tapes):
+            return
+        for ref in self.arrays:
+            array = ref()
+            if array is not None and array._session is self:
+                array._sym = array._session = None
+        self.arrays.clear()
+
+
+class Recording:
+    """Which tapes record now: ``active`` is the current session (None when
+    no tape records); ``aliases`` maps a variable to the node its reads give
+    in the session."""
+
+    __slots__ = ("tapes", "active", "aliases")
 
     def __init__(self) -> None:
         self.tapes: list = []
-        self.active: object | None = None
-        self.paused: list = []  # sessions suspended by stop_recording()
+        self.active: Session | None = None
         self.aliases: dict = {}
 
 
@@ -155,7 +182,11 @@ def wrap(node: Node) -> ndarray:
     out._h = Handle(node)
     session = RECORDING.active
     out._session = session
-    out._sym = node if session is not None else None
+    if session is None:
+        out._sym = None
+    else:
+        out._sym = node
+        session.keep(out)
     return out
 
 
@@ -229,6 +260,14 @@ def operand(value):
     if (kind is float or kind is complex) and not _tf.prefer_float32():
         return value
     return lift(value)
+
+
+def handle_of(array: ndarray) -> Handle:
+    """The core storage handle behind a lazy array (for debugging tools such
+    as ``lazytensor.core.debug``)."""
+    if not isinstance(array, ndarray):
+        raise TypeError(f"handle_of needs a lazytensor.tf array, got {type(array).__name__}")
+    return array._h
 
 
 def node_of(value) -> Node:

@@ -12,6 +12,7 @@ inside the tape (``print(loss)``) does not cut the gradient's graph.
 
 from __future__ import annotations
 
+import weakref
 from contextlib import contextmanager
 
 from lazytensor.core import dtypes as dt
@@ -23,7 +24,7 @@ from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
 from lazytensor.core.runtime import Handle
 from lazytensor.tf import _tf
-from lazytensor.tf._array import RECORDING, lift, ndarray, wrap
+from lazytensor.tf._array import RECORDING, Session, lift, ndarray, wrap
 
 
 def _alias(node: Node) -> Node:
@@ -42,6 +43,7 @@ class Variable(ndarray):
                  dtype=None) -> None:
         value = initial_value() if callable(initial_value) else initial_value
         self._h = Handle(lift(value, _tf.as_np_dtype(dtype)))
+        self._h.value()  # a variable holds device data from the start, as TensorFlow's
         self._session = self._sym = None
         self.trainable, self.name = trainable, name or "Variable"
 
@@ -111,9 +113,12 @@ class GradientTape:
 
     def __enter__(self) -> GradientTape:
         if RECORDING.active is None:
-            RECORDING.active = object()
+            RECORDING.active = Session()
             RECORDING.aliases = {}
-        self._sessions.append(RECORDING.active)
+        session = RECORDING.active
+        if session not in self._sessions:
+            self._sessions.append(session)
+            session.tapes.append(weakref.ref(self, lambda _: session.release_if_done()))
         RECORDING.tapes.append(self)
         self._recording = True
         return self
@@ -122,8 +127,13 @@ class GradientTape:
         RECORDING.tapes.remove(self)
         self._recording = False
         if not RECORDING.tapes:
-            RECORDING.active = None
-            RECORDING.aliases = {}
+            session, RECORDING.active, RECORDING.aliases = RECORDING.active, None, {}
+            session.closed = True
+            session.release_if_done()
+
+    def may_differentiate(self) -> bool:
+        """Whether ``gradient`` may still be called (and needs the graphs)."""
+        return self.persistent or not self._used
 
     def _watch(self, key: object, node: Node) -> None:
         entry = self._watched.setdefault(id(key), (key, []))
@@ -142,6 +152,7 @@ class GradientTape:
                 continue
             alias = _alias(t._node())
             t._sym, t._session = alias, RECORDING.active
+            RECORDING.active.keep(t)
             self._watch(t, alias)
 
     def watched_variables(self) -> tuple:
@@ -173,6 +184,8 @@ class GradientTape:
         flat = _flatten(sources)
         wrt = [self._source_nodes(s) for s in flat]
         grads = _grads(output, wrt)
+        for session in self._sessions:
+            session.release_if_done()
         if _zeros_wanted(unconnected_gradients):
             grads = [wrap(ew.full(tuple(s._h.node.shape), 0, s._h.node.dtype)) if g is None
                      else g for g, s in zip(grads, flat, strict=False)]
@@ -196,7 +209,7 @@ class GradientTape:
                 continue
             if ct is not None:
                 node = make(Op.MUL, (node, ew.broadcast_to(lift(ct, node.dtype), node.shape)))
-            terms.append(reduction.reduce("sum", node))
+            terms.append(node if node.shape == () else reduction.reduce("sum", node))
         if not terms:
             return None
         total = terms[0]

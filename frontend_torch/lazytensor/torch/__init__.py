@@ -11,9 +11,9 @@ shared core and compiled with XLA.
 from lazytensor.torch import _dispatch  # noqa: F401  (installs __torch_dispatch__)
 from lazytensor.torch._device import device, manual_seed, mark_step, sync
 from lazytensor.torch._fallback import LazyFallbackWarning
-from lazytensor.torch._tensor import LazyTensor, to_cpu, to_lazy
+from lazytensor.torch._tensor import LazyTensor, handle_of, to_cpu, to_lazy
 
 __all__ = [
-    "LazyFallbackWarning", "LazyTensor", "device", "manual_seed", "mark_step", "sync",
-    "to_cpu", "to_lazy",
+    "LazyFallbackWarning", "LazyTensor", "device", "handle_of", "manual_seed", "mark_step",
+    "sync", "to_cpu", "to_lazy",
 ]

@@ -67,26 +67,30 @@ LazyTensor.__torch_dispatch__ = classmethod(_torch_dispatch)  # type: ignore[ass
 def write(dst, src: LazyTensor) -> None:
     """Store ``src``'s value into ``dst`` in place (in-place ops, out=,
     copy_): same shape; a dtype change must be allowed by torch.can_cast."""
-    if not isinstance(dst, LazyTensor):
+    h = getattr(dst, "_h", None)
+    if h is None:
         raise RuntimeError(
             f"Expected all tensors to be on the same device, but found at least two "
             f"devices, {src.device} and {dst.device}!"
         )
-    node = src._h.node
-    if node.shape != tuple(dst.shape):
+    node, old = src._h.node, h.node
+    if node.shape != old.shape:
         raise RuntimeError(
             f"output with shape {list(dst.shape)} doesn't match the broadcast shape "
             f"{list(node.shape)}"
         )
-    target = NUMPY_OF[dst.dtype]
-    if node.dtype != target:
+    target = old.dtype
+    if node.dtype is not target:
         if not can_cast(node.dtype, target):
             raise RuntimeError(
                 f"result type {_name(node.dtype)} can't be cast to the desired output "
                 f"type {_name(target)}"
             )
         node = convert(node, target)
-    assign(dst, node)
+    if h.__class__ is Handle:
+        h.assign(node)  # the hot path: not a view
+    else:
+        assign(dst, node)
 
 
 def resize_out(dst: LazyTensor, shape: tuple) -> None:
@@ -162,7 +166,7 @@ def _out_variant(func: OpOverload) -> Impl | None:
         outs = [kwargs.pop(n) for n in names]
         result = inner(*args, **kwargs)
         results = result if isinstance(result, (tuple, list)) else (result,)
-        for dst, src in zip(outs, results):
+        for dst, src in zip(outs, results, strict=False):
             if isinstance(dst, LazyTensor) and tuple(dst.shape) != tuple(src.shape):
                 resize_out(dst, tuple(src.shape))
             write(dst, src)
@@ -232,21 +236,29 @@ def _foreach_variant(func: OpOverload) -> Impl | None:
         return None
     args = func._schema.arguments
     listed = [str(a.type) in _ELEMENT_TYPE for a in args]
-    names = [a.name for a in element._schema.arguments]
     kw_only = {a.name for a in element._schema.arguments if a.kwarg_only}
+    keyword = [name if name in kw_only else None
+               for name in (a.name for a in element._schema.arguments)]
+    plan = list(zip(listed, keyword + [None] * (len(listed) - len(keyword)), strict=False))
     length_arg = listed.index(True)
+    element_impl = resolve(element)
+    simple = not any(kw for _, kw in plan)
 
     def impl(*fargs, **fkwargs):
         results = []
         for i in range(len(fargs[length_arg])):
+            if simple:
+                pos = [v[i] if is_list else v for v, (is_list, _) in zip(fargs, plan, strict=False)]
+                results.append(element_impl(*pos, **fkwargs))
+                continue
             pos, kw = [], dict(fkwargs)
-            for value, is_list, arg_name in zip(fargs, listed, names):
+            for value, (is_list, name) in zip(fargs, plan, strict=False):
                 value = value[i] if is_list else value
-                if arg_name in kw_only:
-                    kw[arg_name] = value
-                else:
+                if name is None:
                     pos.append(value)
-            results.append(dispatch(element, tuple(pos), kw))
+                else:
+                    kw[name] = value
+            results.append(element_impl(*pos, **kw))
         return None if inplace else results
 
     return impl

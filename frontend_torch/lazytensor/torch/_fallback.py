@@ -117,7 +117,7 @@ def _write_back(positions, names, args, kwargs, cpu_args, cpu_kwargs) -> None:
     from lazytensor.torch._dispatch import write
 
     pairs = []
-    for pos, name in zip(positions, names):
+    for pos, name in zip(positions, names, strict=False):
         if pos < len(args):
             pairs.append((args[pos], cpu_args[pos]))
         elif name in kwargs:
@@ -125,6 +125,6 @@ def _write_back(positions, names, args, kwargs, cpu_args, cpu_kwargs) -> None:
     for lazy, cpu in pairs:
         lazies = lazy if isinstance(lazy, (list, tuple)) else [lazy]
         cpus = cpu if isinstance(cpu, (list, tuple)) else [cpu]
-        for dst, src in zip(lazies, cpus):
+        for dst, src in zip(lazies, cpus, strict=False):
             if isinstance(dst, LazyTensor):
                 write(dst, to_lazy(src))

@@ -100,6 +100,10 @@ def _rebuild(cpu: torch.Tensor, requires_grad: bool) -> LazyTensor:
     return out.requires_grad_(requires_grad) if requires_grad else out
 
 
+# torch.load's default (weights_only) unpickler rebuilds lazy tensors too
+torch.serialization.add_safe_globals([_rebuild])
+
+
 def wrap(node: Node, strides=None) -> LazyTensor:
     """A new lazy tensor holding ``node`` (contiguous unless ``strides``)."""
     t = _new_wrapper(LazyTensor, node.shape, strides, dtype=TORCH_OF[node.dtype], device=DEVICE)
@@ -127,6 +131,8 @@ def wrap_view(base: LazyTensor, forward, backward, strides=None, offset: int = 0
 
 def alias(x: LazyTensor) -> LazyTensor:
     """A new tensor object sharing ``x``'s storage and metadata (detach)."""
+    if x.is_contiguous() and not x.storage_offset():
+        return wrap_handle(x._h)
     return wrap_handle(x._h, x.stride(), x.storage_offset())
 
 
@@ -175,6 +181,13 @@ def to_lazy(t: torch.Tensor) -> LazyTensor:
         t = t.cpu()
     handle = get_runtime().from_host(host_array(t))
     return wrap_handle(handle)
+
+
+def handle_of(t: LazyTensor):
+    """The core storage (``Handle`` or ``ViewHandle``) of a lazy tensor."""
+    if not isinstance(t, LazyTensor):
+        raise TypeError(f"expected a lazy tensor, got {type(t).__name__}")
+    return t._h
 
 
 def to_cpu(t: LazyTensor) -> torch.Tensor:

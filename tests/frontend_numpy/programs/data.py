@@ -73,7 +73,7 @@ def one_hot_confusion(np, y_true, y_pred):
     k = 4
     onehot = np.eye(k, dtype=int)[y_true]
     cm = np.zeros((k, k), dtype=np.int64)
-    for t, p in zip(y_true, y_pred):
+    for t, p in zip(y_true, y_pred, strict=True):
         cm[t, p] += 1
     cm2 = np.zeros((k, k), dtype=int)
     np.add.at(cm2, (y_true, y_pred), 1)
@@ -86,8 +86,8 @@ def one_hot_confusion(np, y_true, y_pred):
 
 
 def _make_labels(rng):
-    y = rng.integers(0, 4, size=30)
-    return y, numpy.where(rng.random(30) < 0.7, y, rng.integers(0, 4, size=30))
+    y = rng.integers(0, 4, size=12)
+    return y, numpy.where(rng.random(12) < 0.7, y, rng.integers(0, 4, size=12))
 
 
 def ranking(np, scores):
@@ -151,7 +151,7 @@ def inplace_loops(np, n):
     fib = np.ones(n, dtype=np.int64)
     for i in range(2, n):
         fib[i] = fib[i - 1] + fib[i - 2]
-    a, b = "kitten", "sitting"
+    a, b = "flaw", "lawn"
     D = np.zeros((len(a) + 1, len(b) + 1), dtype=int)
     D[:, 0] = np.arange(len(a) + 1)
     D[0, :] = np.arange(len(b) + 1)
@@ -163,7 +163,7 @@ def inplace_loops(np, n):
 
 
 def _make_n(rng):
-    return numpy.array([8]),
+    return numpy.array([6]),
 
 
 def split_stack(np, X):

@@ -46,6 +46,8 @@ def uint8_arithmetic(np, img):
     wrapped = img + np.uint8(100)
     widened = img.astype(np.int16) - 128
     bright = np.clip(img * 1.3, 0, 255).astype(np.uint8)
+    with np.errstate(invalid="ignore"):
+        unclipped = (img * 1.3 - 20).astype(np.uint8)  # wraps, as numpy does on x86/arm64
     inverted = 255 - img
     low_bits = img & 0x0F
     halved = img >> 1
@@ -54,7 +56,8 @@ def uint8_arithmetic(np, img):
     scaled = (img - lo) / (hi - lo)
     mean = img.mean()
     total = img.sum()
-    return wrapped, widened, bright, inverted, low_bits, halved, stretched, scaled, mean, total
+    return (wrapped, widened, bright, unclipped, inverted, low_bits, halved, stretched, scaled,
+            mean, total)
 
 
 def histogram(np, img):
@@ -75,7 +78,7 @@ def thresholding(np, img):
     with scalar comparisons, then a binary mask and masked statistics."""
     pixels = img.ravel().astype(np.float64)
     best_t, best_var = 0, -1.0
-    for t in range(16, 240, 16):
+    for t in range(32, 240, 48):
         fg = pixels[pixels >= t]
         bg = pixels[pixels < t]
         if fg.size == 0 or bg.size == 0:

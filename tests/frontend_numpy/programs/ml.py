@@ -42,8 +42,9 @@ def pca(np, X):
     signs = np.sign(evecs[np.argmax(np.abs(evecs), axis=0), np.arange(evecs.shape[1])])
     evecs = evecs * signs
     ratio = evals / evals.sum()
-    Z = Xc @ evecs[:, :2]
-    return ratio, evecs, Z, np.cumsum(ratio)
+    k = np.argmax(np.cumsum(ratio) >= 0.9) + 1  # enough components for 90%
+    Z = Xc @ evecs[:, :k]
+    return ratio, evecs, Z, np.cumsum(ratio), int(k)
 
 
 def _make_pca(rng):
@@ -72,7 +73,8 @@ def least_squares(np, A, b):
 
 
 def _make_lsq(rng):
-    A = numpy.column_stack([numpy.ones(30), numpy.linspace(0, 1, 30), numpy.linspace(0, 1, 30) ** 2])
+    t = numpy.linspace(0, 1, 30)
+    A = numpy.column_stack([numpy.ones(30), t, t**2])
     return A, A @ numpy.array([1.0, -2.0, 0.5]) + 0.01 * rng.normal(size=30)
 
 
@@ -85,7 +87,7 @@ def softmax_regression(np, X, y):
     W = np.zeros((d, k))
     b = np.zeros(k)
     losses = []
-    for _ in range(15):
+    for _ in range(8):
         logits = X @ W + b
         logits -= logits.max(axis=1, keepdims=True)
         P = np.exp(logits)
@@ -110,7 +112,8 @@ def logistic_regression(np, X, y):
     X = X.astype(np.float32)
     w = np.zeros(X.shape[1], dtype=np.float32)
     history = []
-    for step in range(30):
+    step = 0
+    for step in range(30):  # noqa: B007  (the last step is returned)
         p = 1.0 / (1.0 + np.exp(-(X @ w)))
         p = np.clip(p, 1e-7, 1 - 1e-7)
         loss = -np.mean(y * np.log(p) + (1 - y) * np.log1p(-p))
@@ -140,8 +143,56 @@ def knn(np, X_train, y_train, X_test):
 
 
 def _make_knn(rng):
-    X = rng.normal(size=(30, 2)) + numpy.repeat(numpy.array([[0, 0], [3, 0], [0, 3]]), 10, axis=0)
+    centres = numpy.repeat(numpy.array([[0, 0], [3, 0], [0, 3]]), 10, axis=0)
+    X = rng.normal(size=(30, 2)) + centres
     return X, numpy.repeat(numpy.arange(3), 10), rng.normal(size=(8, 2)) * 2
+
+
+class _MLP:
+    """A two-layer perceptron as tutorials write it: parameters in a dict,
+    a forward pass that caches activations, backprop by hand."""
+
+    def __init__(self, np, W1, W2):
+        self.np = np
+        self.params = {"W1": W1.astype(np.float32), "b1": np.zeros(W1.shape[1], np.float32),
+                       "W2": W2.astype(np.float32), "b2": np.zeros(W2.shape[1], np.float32)}
+
+    def forward(self, X):
+        np, p = self.np, self.params
+        self.X = X
+        self.h = np.maximum(X @ p["W1"] + p["b1"], 0)
+        return self.h @ p["W2"] + p["b2"]
+
+    def backward(self, dout):
+        p = self.params
+        dh = dout @ p["W2"].T * (self.h > 0)
+        return {"W2": self.h.T @ dout, "b2": dout.sum(axis=0),
+                "W1": self.X.T @ dh, "b1": dh.sum(axis=0)}
+
+
+def mlp_training(np, X, y, W1, W2, perm):
+    """Mini-batch SGD on a mean-squared error: batches from a permutation,
+    in-place parameter updates through a dict (aliasing must hold)."""
+    X, y = X.astype(np.float32), y.astype(np.float32)
+    net = _MLP(np, W1, W2)
+    first_W1 = net.params["W1"]
+    losses = []
+    for start in range(0, len(X), 8):
+        idx = perm[start:start + 8]
+        out = net.forward(X[idx])
+        err = out - y[idx, None]
+        losses.append(float((err ** 2).mean()))
+        grads = net.backward(2 * err / len(idx))
+        for name, g in grads.items():
+            net.params[name] -= np.float32(0.05) * g
+    same_object = first_W1 is net.params["W1"]
+    return net.params, losses, same_object, net.forward(X[:4]).dtype.name
+
+
+def _make_mlp(rng):
+    X = rng.normal(size=(24, 3))
+    return (X, numpy.sin(X).sum(axis=1), rng.normal(size=(3, 6)) * 0.5,
+            rng.normal(size=(6, 1)) * 0.5, rng.permutation(24))
 
 
 CASES = [
@@ -151,5 +202,6 @@ CASES = [
     Case("least_squares", least_squares, _make_lsq, frozenset({"numpy.linalg.lstsq"}), 1e-6),
     Case("softmax_regression", softmax_regression, _make_softmax),
     Case("logistic_regression", logistic_regression, _make_logistic, rtol=1e-4),
+    Case("mlp_training", mlp_training, _make_mlp, rtol=1e-4),
     Case("knn", knn, _make_knn, frozenset({"numpy.bincount"})),
 ]

@@ -136,8 +136,8 @@ def smoothing(np, signal):
 
 
 def _make_signal(rng):
-    t = numpy.linspace(0, 4 * numpy.pi, 30)
-    return numpy.sin(t) + 0.2 * rng.normal(size=30),
+    t = numpy.linspace(0, 4 * numpy.pi, 16)
+    return numpy.sin(t) + 0.2 * rng.normal(size=16),
 
 
 def heat_equation(np, u0):
@@ -162,7 +162,29 @@ def _make_heat(rng):
     return u,
 
 
+def mandelbrot(np, c):
+    """The numpy tutorial's Mandelbrot set: complex arithmetic, a boolean
+    mask from z * conj(z), masked assignment of the iteration count and of
+    z itself, in a loop."""
+    maxit = 12
+    z = c.copy()
+    divtime = maxit + np.zeros(z.shape, dtype=int)
+    for i in range(maxit):
+        z = z**2 + c
+        diverge = z * np.conj(z) > 2**2
+        div_now = diverge & (divtime == maxit)
+        divtime[div_now] = i
+        z[diverge] = 2
+    return divtime, np.abs(z).round(6), (divtime == maxit).mean()
+
+
+def _make_grid(rng):
+    y, x = numpy.ogrid[-1.4:1.4:9j, -2:0.8:11j]
+    return x + y * 1j,
+
+
 CASES = [
+    Case("mandelbrot", mandelbrot, _make_grid),
     Case("game_of_life", game_of_life, _make_board),
     Case("power_iteration", power_iteration, _make_spd, rtol=1e-7),
     Case("attention", attention, _make_qkv),

@@ -16,7 +16,8 @@ def printing(np, x):
              str(x.sum()), repr(ints.sum()), f"{x.mean():.3f}", f"{ints.max()}",
              "%.2f" % x.std(), "{:>8.1f}".format(x.min()), f"{x[0]:.1e}",
              np.array2string(x, precision=2, separator=", "), str(ints[0]),
-             repr(x[1:3]), repr(np.zeros(2, dtype=bool))]
+             repr(x[1:3]), repr(np.zeros(2, dtype=bool)), repr(x.max()), repr((x > 0).any()),
+             repr(x.astype(np.float32).mean()), repr(x.argmin()), str([x.min(), ints.max()])]
     for row in ints:
         lines.append(" ".join(f"{v:3d}" for v in row))
     return lines
@@ -40,7 +41,7 @@ def python_values(np, X):
     any_big = bool((X > 2).any())
     steps = list(range(np.argmax(X[:, 1]) + 1))
     by_label = {}
-    for label, row in zip(np.argmax(X, axis=1).tolist(), X):
+    for label, row in zip(np.argmax(X, axis=1).tolist(), X, strict=True):
         by_label.setdefault(label, []).append(round(float(row.max()), 4))
     col_max = max(X[:, 2])
     shape_list = list(X.shape)
@@ -70,7 +71,7 @@ def control_flow(np, x):
         else:
             hi = mid
     total = 0.0
-    for i, v in enumerate(x):
+    for i, v in enumerate(x):  # noqa: B007  (i is used after the loop)
         if v > 10:
             break
         total += v ** 0.5

@@ -67,12 +67,12 @@ def vjp(fn: Callable[..., Node], primals: Sequence[Node], cotangent: Node) -> li
     Shape/dtype rule: gradient i has primals[i]'s shape and dtype."""
     stand = [Node(Op.DATA, (), (), p.shape, p.dtype) for p in primals]
     program, inputs, refs, out_ref = autodiff._trace(fn(*stand), stand)
-    real = {id(s): p for s, p in zip(stand, primals)}
+    real = {id(s): p for s, p in zip(stand, primals, strict=False)}
     operands = tuple(real.get(id(i), i) for i in inputs)
     diff = tuple(dict.fromkeys(r for r in refs if r is not None))
     grads = []
     node = make(Op.VJP, (*operands, cotangent), program, diff, out_ref) if diff else None
-    for p, ref in zip(primals, refs):
+    for p, ref in zip(primals, refs, strict=False):
         grads.append(make(Op.TUPLE_GET, (node,), diff.index(ref)) if ref is not None
                      else ew.full(p.shape, 0, p.dtype))
     return grads
@@ -91,7 +91,7 @@ def _specs(nspatial: int, channels_last: bool) -> tuple[str, str, str]:
 def same_padding(sizes, kernel, strides, dilation) -> tuple[tuple[int, int], ...]:
     """XLA/TensorFlow 'SAME' padding: output = ceil(input / stride)."""
     pads = []
-    for n, k, s, d in zip(sizes, kernel, strides, dilation):
+    for n, k, s, d in zip(sizes, kernel, strides, dilation, strict=False):
         out = -(-n // s)
         total = max((out - 1) * s + (k - 1) * d + 1 - n, 0)
         pads.append((total // 2, total - total // 2))
@@ -133,7 +133,7 @@ def conv_transpose(x: Node, w: Node, strides: Sequence[int], padding: Pads,
     w = make(Op.REV, (w,), tuple(range(2, 2 + n)))
     pads = tuple(
         (d * (kk - 1) - lo, d * (kk - 1) - hi + op)
-        for kk, (lo, hi), op, d in zip(k, padding, output_padding, dilation)
+        for kk, (lo, hi), op, d in zip(k, padding, output_padding, dilation, strict=False)
     )
     lspec, rspec, ospec = _specs(n, False)
     return make(Op.CONV, (x, w), (1,) * n, pads, tuple(strides), tuple(dilation),
@@ -153,7 +153,7 @@ def pool_padding(sizes, kernel, strides, padding: Pads, dilation, ceil_mode: boo
     torch's ceil rounding needs on the high side (the last window must start
     inside the input or its left padding)."""
     out = []
-    for n, k, s, (lo, hi), d in zip(sizes, kernel, strides, padding, dilation):
+    for n, k, s, (lo, hi), d in zip(sizes, kernel, strides, padding, dilation, strict=False):
         span = d * (k - 1) + 1
         count = (n + lo + hi - span) // s + 1
         if ceil_mode:
@@ -175,7 +175,7 @@ def _window(x: Node, axes, kernel, strides, pads, dilation):
     st = [1] * x.ndim
     pad = [(0, 0)] * x.ndim
     dil = [1] * x.ndim
-    for a, k, s, p, d in zip(axes, kernel, strides, pads, dilation):
+    for a, k, s, p, d in zip(axes, kernel, strides, pads, dilation, strict=False):
         dims[a], st[a], pad[a], dil[a] = k, s, tuple(p), d
     return tuple(dims), tuple(st), tuple(pad), (1,) * x.ndim, tuple(dil)
 
@@ -208,16 +208,16 @@ def max_pool_with_indices(x: Node, kernel: Sequence[int], strides: Sequence[int]
     sizes = x.shape[-n:]
     pads = pool_padding(sizes, kernel, strides, padding, dilation, ceil_mode)
     outs = [window_output(s, k, st, lo, hi, 1, d) for s, k, st, (lo, hi), d
-            in zip(sizes, kernel, strides, pads, dilation)]
+            in zip(sizes, kernel, strides, pads, dilation, strict=False)]
     low = -math.inf if dt.is_inexact(x.dtype) else int(dt.iinfo(x.dtype).min)
     cfg = ((0, 0, 0),) * (x.ndim - n) + tuple((lo, hi, 0) for lo, hi in pads)
     padded = make(Op.PAD, (x, const(low, x.dtype)), cfg)
     best = index = None
     lead = x.shape[:-n]
     for offset in np.ndindex(*kernel):
-        start = (0,) * len(lead) + tuple(o * d for o, d in zip(offset, dilation))
+        start = (0,) * len(lead) + tuple(o * d for o, d in zip(offset, dilation, strict=False))
         limit = lead + tuple(s + (c - 1) * st + 1 for s, c, st in zip(start[len(lead):], outs,
-                                                                   strides))
+                                                                   strides, strict=False))
         v = make(Op.SLICE, (padded,), start, limit, (1,) * len(lead) + tuple(strides))
         pos = _flat_positions(lead, outs, offset, strides, pads, dilation, sizes, index_dtype)
         if best is None:
@@ -282,7 +282,7 @@ def avg_pool(x: Node, kernel: Sequence[int], strides: Sequence[int] | None = Non
         return make(Op.DIV, (total, _c(divisor_override, total)))
     counts = _window_counts(sizes, kernel, strides, padding, pads, count_include_pad)
     shape = [1] * x.ndim
-    for a, c in zip(axes, counts.shape):
+    for a, c in zip(axes, counts.shape, strict=False):
         shape[a] = c
     divisor = constant(counts.reshape(shape).astype(x.dtype), x.dtype)
     return make(Op.DIV, (total, ew.broadcast_to(divisor, total.shape)))
@@ -290,7 +290,7 @@ def avg_pool(x: Node, kernel: Sequence[int], strides: Sequence[int] | None = Non
 
 def _window_counts(sizes, kernel, strides, padding, pads, include_pad: bool) -> np.ndarray:
     counts = np.ones((), dtype=np.float64)
-    for n, k, s, (lo, hi), (plo, phi) in zip(sizes, kernel, strides, padding, pads):
+    for n, k, s, (lo, hi), (plo, phi) in zip(sizes, kernel, strides, padding, pads, strict=False):
         inside = np.zeros(n + plo + phi)
         inside[plo - lo if include_pad else plo: plo + n + (hi if include_pad else 0)] = 1
         c = np.array([inside[i * s: i * s + k].sum()

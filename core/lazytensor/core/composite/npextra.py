@@ -20,7 +20,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite.elementwise import as_node, convert
 from lazytensor.core.ir import Node

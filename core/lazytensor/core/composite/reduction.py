@@ -9,6 +9,7 @@ torch): callers pass ``dtype``.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 
 import numpy as np
@@ -35,7 +36,10 @@ def normalize_axes(axis: int | Sequence[int] | None, ndim: int) -> tuple[int, ..
     """``None`` -> all axes; an int or a sequence -> sorted non-negative axes."""
     if axis is None:
         return tuple(range(ndim))
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    try:  # an int, or anything with __index__ (a 0-d integer array), as numpy
+        axes = (operator.index(axis),)
+    except TypeError:
+        axes = tuple(axis)
     out = tuple(sorted(normalize_axis(int(a), ndim) for a in axes))
     if len(set(out)) != len(out):
         raise ShapeError("repeated axis")

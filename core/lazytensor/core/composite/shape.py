@@ -18,6 +18,7 @@ No node is made when the result would be the input itself.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Sequence
 
 import numpy as np
@@ -38,12 +39,16 @@ def size(x: Node) -> int:
 
 
 def as_axes(axis: Axes) -> tuple[int, ...]:
-    """An int or a sequence of ints as a tuple of ints."""
+    """An int (anything with ``__index__``, as numpy: a 0-d integer array
+    too) or a sequence of ints as a tuple of ints."""
     if isinstance(axis, (int, np.integer)):
         return (int(axis),)
     if type(axis) is tuple and all(type(a) is int for a in axis):
         return axis
-    return tuple(int(a) for a in axis)
+    try:
+        return (operator.index(axis),)
+    except TypeError:
+        return tuple(int(a) for a in axis)
 
 
 def normalize_axis_tuple(axis: Axes, ndim: int, what: str = "axis") -> tuple[int, ...]:

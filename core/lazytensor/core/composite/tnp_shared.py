@@ -1,7 +1,8 @@
 """numpy-style functions whose semantics numpy and tf.experimental.numpy
 share and that no other composite module holds: gcd, lcm, cross, the
 contraction family (tensordot with numpy's ``axes``, dot, inner, outer,
-vdot, kron), polyval, vander and sinc.
+vdot, kron), polyval, vander, sinc, the NaN-ignoring and weighted
+statistics (nan_to, nanmean, ptp, count_nonzero, average), select and ix.
 
 Operands already share one dtype (the frontend's promotion has run).
 
@@ -17,12 +18,13 @@ Operands already share one dtype (the frontend's promotion has run).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite.linalg import tensordot as _dot_general
-from lazytensor.core.composite.npextra import mul_and
-from lazytensor.core.composite.reduction import normalize_axis
+from lazytensor.core.composite.npextra import isnan, mul_and, truthy
+from lazytensor.core.composite.reduction import count, normalize_axes, normalize_axis, reduce
 from lazytensor.core.composite.shape import (
     as_axes,
     moveaxis,
@@ -214,3 +216,72 @@ def sinc(x: Node) -> Node:
     ratio = make(Op.DIV, (make(Op.SIN, (pix,)), pix))
     zero = make(Op.EQ, (x, ew.full(x.shape, 0, x.dtype)))
     return make(Op.SELECT, (zero, ew.full(x.shape, 1, x.dtype), ratio))
+
+
+# --------------------------------------------------------------- statistics
+
+
+def nan_to(x: Node, value) -> Node:
+    """x with its NaNs replaced by ``value`` (non-floats unchanged)."""
+    if not dt.is_inexact(x.dtype):
+        return x
+    return make(Op.SELECT, (isnan(x), ew.full(x.shape, value, x.dtype), x))
+
+
+def nanmean(x: Node, axis=None, keepdims: bool = False) -> Node:
+    """mean over the non-NaN elements (x floating; all-NaN slices give NaN)."""
+    present = ew.convert(make(Op.NOT, (isnan(x),)), x.dtype)
+    total = reduce("sum", nan_to(x, 0), axis, keepdims)
+    return make(Op.DIV, (total, reduce("sum", present, axis, keepdims)))
+
+
+def ptp(x: Node, axis=None, keepdims: bool = False) -> Node:
+    """max - min over ``axis``."""
+    return make(Op.SUB, (reduce("max", x, axis, keepdims), reduce("min", x, axis, keepdims)))
+
+
+def count_nonzero(x: Node, axis=None, keepdims: bool = False) -> Node:
+    """Number of nonzero (truthy) elements, int64."""
+    return reduce("sum", ew.convert(truthy(x), dt.int64), axis, keepdims)
+
+
+def average(x: Node, axis: int | None = None, weights: Node | None = None,
+            keepdims: bool = False) -> tuple[Node, Node]:
+    """numpy.average as ``(average, sum of weights)``; x and weights share a
+    floating dtype; 1-d weights pair with ``axis`` of x, as in numpy."""
+    if weights is None:
+        summed = reduce("sum", x, axis, keepdims)
+        total = ew.full(summed.shape, float(count(x, normalize_axes(axis, x.ndim))), x.dtype)
+        return make(Op.DIV, (summed, total)), total
+    if weights.shape != x.shape:
+        if axis is None or weights.ndim != 1:
+            raise ShapeError("Axis must be specified when shapes of a and weights differ.")
+        n = normalize_axis(axis, x.ndim)
+        weights = ew.broadcast_to(reshape(weights, tuple(
+            weights.shape[0] if d == n else 1 for d in range(x.ndim))), x.shape)
+    total = reduce("sum", weights, axis, keepdims)
+    avg = make(Op.DIV, (reduce("sum", make(Op.MUL, (x, weights)), axis, keepdims), total))
+    return avg, total
+
+
+def select(conditions: Sequence[Node], choices: Sequence[Node], default: Node) -> Node:
+    """numpy.select: the first choice whose condition holds, else default
+    (all broadcast together; choices and default share a dtype)."""
+    if len(conditions) != len(choices):
+        raise ShapeError("list of cases must be same length as list of conditions")
+    out = default
+    for cond, choice in zip(conditions[::-1], choices[::-1], strict=True):
+        cond, choice, out = _broadcast_all([ew.convert(cond, dt.bool_), choice, out])
+        out = make(Op.SELECT, (cond, choice, out))
+    return out
+
+
+def ix(*indices: Node) -> list[Node]:
+    """numpy.ix_ for 1-d integer index arrays: each reshaped to broadcast
+    along its own axis of an open mesh."""
+    out = []
+    for i, x in enumerate(indices):
+        if x.ndim != 1:
+            raise ShapeError("Cross index must be 1 dimensional")
+        out.append(reshape(x, tuple(-1 if j == i else 1 for j in range(len(indices)))))
+    return out

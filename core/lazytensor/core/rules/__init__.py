@@ -5,6 +5,7 @@ from lazytensor.core.rules import (  # noqa: F401  (registration by import)
     autodiff,
     contract,
     elementwise,
+    fourier,
     generators,
     indexing,
     leaves,

@@ -35,6 +35,7 @@ UNARY_ACCEPTS = {
     Op.ACOSH: _INEXACT, Op.ATANH: _INEXACT, Op.FLOOR: _FLOAT, Op.CEIL: _FLOAT,
     Op.ROUND_EVEN: _FLOAT, Op.ROUND_AWAY: _FLOAT, Op.LOGISTIC: _INEXACT, Op.ERF: _FLOAT,
     Op.ERFC: _FLOAT, Op.ERF_INV: _FLOAT, Op.LGAMMA: _FLOAT, Op.DIGAMMA: _FLOAT,
+    Op.BESSEL_I0E: _FLOAT, Op.BESSEL_I1E: _FLOAT,
     Op.NOT: _INTEGRAL, Op.POPCNT: _INT, Op.CLZ: _INT, Op.CONJ: _COMPLEX,
 }
 
@@ -82,6 +83,8 @@ for _op in (Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.POW, Op.MAX, Op.MIN):
 binary(Op.REM, (lambda d: _numeric(d) and not dt.is_complex(d), "a real numeric"))
 binary(Op.ATAN2, _FLOAT)
 binary(Op.NEXTAFTER, _FLOAT)
+for _op in (Op.IGAMMA, Op.IGAMMAC, Op.ZETA):
+    binary(_op, _FLOAT)
 for _op in BITWISE:
     binary(_op, _INTEGRAL if _op in (Op.AND, Op.OR, Op.XOR) else _INT)
 for _op in COMPARE:

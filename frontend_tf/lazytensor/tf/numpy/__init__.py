@@ -18,9 +18,10 @@ from __future__ import annotations
 import numpy as _np
 from lazytensor.core.composite.promotion import TNP as _TNP
 from lazytensor.core.composite.promotion import result_type as _result_type
+from lazytensor.core.registry import ShapeError
 from lazytensor.tf import _tf
-from lazytensor.tf._array import ndarray, operand
-from lazytensor.tf.numpy import _methods, random
+from lazytensor.tf._array import ndarray, operand  # noqa: F401  (ndarray: tnp's name)
+from lazytensor.tf.numpy import _methods, random  # noqa: F401  (random: a submodule)
 from lazytensor.tf.numpy._arrays import ARRAYS
 from lazytensor.tf.numpy._lower import fallback, lowered
 from lazytensor.tf.numpy._math import MATH
@@ -30,7 +31,7 @@ LOWERED = {**MATH, **ARRAYS}
 
 # where tnp raises another type than the default for a core error (see _tf.ERRORS)
 ERRORS = {
-    "reshape": {ValueError: _tf.INVALID_ARGUMENT},
+    "vander": {ShapeError: ValueError},  # tnp checks the rank in Python
 }
 
 for _name, _impl in LOWERED.items():
@@ -94,4 +95,9 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | {n for n in dir(_tf.tnp()) if not n.startswith("_")})
 
 
-__all__ = sorted(LOWERED) + ["ndarray", "random"]
+DTYPES_AND_CONSTANTS = (
+    "bool_", "int_", "float_", "complex_", "int8", "int16", "int32", "int64", "uint8", "uint16",
+    "uint32", "uint64", "float16", "float32", "float64", "complex64", "complex128", "inexact",
+    "object_", "string_", "unicode_", "e", "pi", "inf", "newaxis",
+)
+__all__ = sorted({*LOWERED, *DTYPES_AND_CONSTANTS, *NOT_FUNCTIONS, "ndarray", "random"})

@@ -304,10 +304,8 @@ def _select(condlist, choicelist, default=0):
                          f"{len(choicelist)})")
     if not condlist:
         raise ValueError("condlist must be non-empty")
-    output, *choices = same_dtype(default, *choicelist)
-    for cond, choice in zip(condlist[::-1], choices[::-1], strict=False):
-        output = ew.where(ew.convert(node_of(cond), dt.bool_), choice, output, TNP)
-    return output
+    default, *choices = same_dtype(default, *choicelist)
+    return tnp_shared.select([node_of(c) for c in condlist], choices, default)
 
 
 def _nonzero(a):
@@ -334,32 +332,20 @@ def _nonzero_mask(condition):
 
 
 def _ix(*args):
-    out = []
-    for i, a in enumerate(args):
-        x = node_of(a)
-        if x.ndim != 1:
-            raise ValueError(f"Arguments must be 1-d, got arg {i} of rank {x.ndim}")
-        if dt.is_bool(x.dtype):
-            x = _nonzero(x)[0]
-        elif not dt.is_int(x.dtype):
-            raise ValueError(f"Only integer and bool dtypes are supported, got {x.dtype}")
-        out.append(core_shape.reshape(x, tuple(-1 if j == i else 1 for j in range(len(args)))))
-    return out
+    nodes = [node_of(a) for a in args]
+    for i, x in enumerate(nodes):
+        if not (dt.is_int(x.dtype) or dt.is_bool(x.dtype)) or x.ndim != 1:
+            raise ValueError(f"Arguments must be 1-d integer or bool arrays, got arg {i}: "
+                             f"{x.dtype}{list(x.shape)}")
+    return tnp_shared.ix(*(_nonzero(x)[0] if dt.is_bool(x.dtype) else x for x in nodes))
 
 
 def _diff(a, n=1, axis=-1):
     x = node_of(a)
-    if n < 0:
-        raise ValueError(f"Argument `order` must be a non-negative integer. Received: axis={n}")
-    axis = axis % x.ndim if -x.ndim <= axis < x.ndim else axis
-    if not 0 <= axis < x.ndim:
-        raise ValueError(f"Argument `axis` (received axis={axis}) is out of bounds for input "
-                         f"of rank {x.ndim}.")
-    for _ in range(n):
-        hi = core_shape.slice_axis(x, axis, 1, None)
-        lo = core_shape.slice_axis(x, axis, None, -1)
-        x = make(Op.NE if dt.is_bool(x.dtype) else Op.SUB, (hi, lo))
-    return x
+    if n < 0 or not -x.ndim <= axis < x.ndim:
+        raise ValueError(f"Argument `axis` (received axis={axis}) or `order` (n={n}) is out of "
+                         f"bounds for input of rank {x.ndim}.")
+    return sorting.diff(x, n, axis)
 
 
 def _take(a, indices, axis=None, out=None, mode="clip"):

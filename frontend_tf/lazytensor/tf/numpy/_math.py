@@ -21,6 +21,7 @@ from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import DTypeError, ShapeError, make
 from lazytensor.tf._array import lift, node_of
+from lazytensor.tf._tf import as_np_dtype
 from lazytensor.tf.numpy._lower import (
     binary,
     float_of,
@@ -42,14 +43,6 @@ def _rounding(o: Op):
 
 def _neg(x: Node) -> Node:
     return make(Op.NEG, (x,))
-
-
-def _scaled(factor: float):
-    return lambda x: make(Op.MUL, (x, ew.as_node(factor, x.dtype, x.shape)))
-
-
-def _fix(x: Node) -> Node:
-    return npextra.trunc(x)
 
 
 def _angle(x: Node) -> Node:
@@ -77,7 +70,7 @@ UNARY_FLOAT = {  # tnp promotes integer/bool input to float64
     "arctanh": op(Op.ATANH), "exp": op(Op.EXP), "exp2": op(Op.EXP2), "expm1": op(Op.EXPM1),
     "log": op(Op.LOG), "log1p": op(Op.LOG1P),
     "sqrt": op(Op.SQRT), "cbrt": op(Op.CBRT), "ceil": _rounding(Op.CEIL),
-    "floor": _rounding(Op.FLOOR), "fix": _fix, "deg2rad": npextra.deg2rad,
+    "floor": _rounding(Op.FLOOR), "fix": npextra.trunc, "deg2rad": npextra.deg2rad,
     "rad2deg": npextra.rad2deg, "isnan": npextra.isnan, "isfinite": npextra.isfinite,
     "sinc": tnp_shared.sinc,
 }
@@ -122,9 +115,13 @@ def _round(a, decimals=0):
     return ew.convert(out, x.dtype)
 
 
-def _imag_nonzero(test: Op):
-    return lambda x: make(test, (UNARY_SAME["imag"](node_of(x)),
-                                 npextra.const(0, UNARY_SAME["imag"](node_of(x)))))
+def _imag_test(test: Op):
+    """iscomplex / isreal: imag(x) != 0 / == 0."""
+    def impl(x):
+        imag = UNARY_SAME["imag"](node_of(x))
+        return make(test, (imag, npextra.const(0, imag)))
+
+    return impl
 
 
 # ------------------------------------------------------------------ binary
@@ -270,18 +267,12 @@ def _keep(keepdims) -> bool:
 
 def _sum_like(kind: str, bool_kind: str):
     def impl(a, axis=None, dtype=None, keepdims=None):
-        x = lift(a, _np_dtype(dtype))
+        x = lift(a, as_np_dtype(dtype))
         if dt.is_bool(x.dtype) and dtype is not None:
             return reduction.reduce(bool_kind, x, axis, _keep(keepdims))
         return reduction.reduce(kind, x, axis, _keep(keepdims), _int_accumulator(x.dtype))
 
     return impl
-
-
-def _np_dtype(dtype):
-    from lazytensor.tf._tf import as_np_dtype
-
-    return as_np_dtype(dtype)
 
 
 def _extreme(kind: str):
@@ -292,12 +283,12 @@ def _extreme(kind: str):
 
 
 def _mean(a, axis=None, dtype=None, out=None, keepdims=None):
-    x = float_of(lift(a, _np_dtype(dtype)))
+    x = float_of(lift(a, as_np_dtype(dtype)))
     return reduction.mean(x, axis, _keep(keepdims))
 
 
 def _var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=None):
-    x = float_of(lift(a, _np_dtype(dtype)))
+    x = float_of(lift(a, as_np_dtype(dtype)))
     return reduction.var(x, axis, _keep(keepdims), ddof)
 
 
@@ -312,34 +303,20 @@ def _logical_reduce(kind: str):
     return impl
 
 
-def _nan_reduce(kind: str, fill: int):
+def _nan_reduce(kind: str):
     def impl(a, axis=None, dtype=None, keepdims=False):
         x = node_of(a)
-        if dt.is_inexact(x.dtype):
-            x = make(Op.SELECT, (npextra.isnan(x), npextra.const(fill, x), x))
-        return _sum_like(kind, "any" if kind == "sum" else "all")(x, axis, dtype, keepdims)
+        filled = tnp_shared.nan_to(x, 0 if kind == "sum" else 1)
+        return _sum_like(kind, "any" if kind == "sum" else "all")(filled, axis, dtype, keepdims)
 
     return impl
 
 
 def _nanmean(a, axis=None, dtype=None, keepdims=None):
-    x = node_of(a)
+    x = lift(a, as_np_dtype(dtype))
     if not dt.is_inexact(x.dtype):
-        return _mean(x, axis, dtype, keepdims=keepdims)
-    dtype = _np_dtype(dtype) or x.dtype
-    present = ew.convert(npextra.logical_not(npextra.isnan(x)), dtype)
-    total = _nan_reduce("sum", 0)(x, axis, dtype, keepdims)
-    return make(Op.DIV, (total, reduction.reduce("sum", present, axis, _keep(keepdims))))
-
-
-def _ptp(a, axis=None, keepdims=None):
-    x = node_of(a)
-    return make(Op.SUB, (reduction.reduce("max", x, axis, _keep(keepdims)),
-                         reduction.reduce("min", x, axis, _keep(keepdims))))
-
-
-def _count_nonzero(a, axis=None):
-    return reduction.reduce("sum", ew.convert(npextra.truthy(node_of(a)), dt.int64), axis)
+        return _mean(x, axis, keepdims=keepdims)
+    return tnp_shared.nanmean(x, axis, _keep(keepdims))
 
 
 def _argminmax(kind: str):
@@ -353,7 +330,7 @@ def _argminmax(kind: str):
 
 def _cumulative(o: Op):
     def impl(a, axis=None, dtype=None):
-        x = lift(a, _np_dtype(dtype))
+        x = lift(a, as_np_dtype(dtype))
         if dt.is_bool(x.dtype):
             raise DTypeError(f"{o.name}: bool input is not supported")
         if dtype is None and dt.is_int(x.dtype):
@@ -368,22 +345,12 @@ def _cumulative(o: Op):
 def _average(a, axis=None, weights=None, returned=False):
     if axis is not None and not isinstance(axis, int):
         raise ValueError(f"Argument `axis` must be an integer. Received axis={axis}")
-    x = node_of(a)
     if weights is None:
-        x = float_of(x)
-        avg = reduction.mean(x, axis)
-        total = ew.full(avg.shape, reduction.count(x, reduction.normalize_axes(axis, x.ndim)),
-                        x.dtype)
+        x, w = float_of(node_of(a)), None
     else:
-        x, w = same_dtype(x, weights)
-        x, w = float_of(x), float_of(w)
-        if axis is not None and w.ndim == 1 and x.ndim != 1:
-            w = ew.broadcast_to(make(Op.RESHAPE, (w,), tuple(
-                w.shape[0] if i == reduction.normalize_axis(axis, x.ndim) else 1
-                for i in range(x.ndim))), x.shape)
-        total = reduction.reduce("sum", w, axis)
-        avg = make(Op.DIV, (reduction.reduce("sum", make(Op.MUL, (x, w)), axis), total))
-    return (avg, ew.broadcast_to(total, avg.shape)) if returned else avg
+        x, w = (float_of(n) for n in same_dtype(a, weights))
+    avg, total = tnp_shared.average(x, axis, w)
+    return (avg, total) if returned else avg
 
 
 # ------------------------------------------------------------ contractions
@@ -419,7 +386,7 @@ MATH = {
     "isinf": _float_only(npextra.isinf), "isposinf": _float_only(_eq_inf(1.0)),
     "isneginf": _float_only(_eq_inf(-1.0)), "angle": _angle_impl,
     "around": _round, "round": _round,
-    "iscomplex": _imag_nonzero(Op.NE), "isreal": _imag_nonzero(Op.EQ),
+    "iscomplex": _imag_test(Op.NE), "isreal": _imag_test(Op.EQ),
     "divmod": _divmod, "hypot": _hypot, "log2": _log_base(2.0), "log10": _log_base(10.0),
     "logaddexp": _logaddexp(Op.EXP, None),
     "logaddexp2": _logaddexp(Op.EXP2, np.float64(np.log(2))),
@@ -429,8 +396,9 @@ MATH = {
     "amax": _extreme("max"), "max": _extreme("max"), "amin": _extreme("min"),
     "min": _extreme("min"), "all": _logical_reduce("all"), "any": _logical_reduce("any"),
     "mean": _mean, "var": _var, "std": _std,
-    "nansum": _nan_reduce("sum", 0), "nanprod": _nan_reduce("prod", 1), "nanmean": _nanmean,
-    "ptp": _ptp, "count_nonzero": _count_nonzero,
+    "nansum": _nan_reduce("sum"), "nanprod": _nan_reduce("prod"), "nanmean": _nanmean,
+    "ptp": lambda a, axis=None, keepdims=None: tnp_shared.ptp(node_of(a), axis, _keep(keepdims)),
+    "count_nonzero": lambda a, axis=None: tnp_shared.count_nonzero(node_of(a), axis),
     "argmax": _argminmax("argmax"), "argmin": _argminmax("argmin"),
     "cumsum": _cumulative(Op.CUMSUM), "cumprod": _cumulative(Op.CUMPROD),
     "average": _average,

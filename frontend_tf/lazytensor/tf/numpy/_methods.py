@@ -85,14 +85,28 @@ def _index_entry(entry):
     return entry
 
 
+_INDEX_TYPES = (int, np.integer, slice, type(None), type(Ellipsis), list, np.ndarray, Node,
+                bool, np.bool_)
+# tnp raises InvalidArgumentError for out-of-range indices (TensorFlow's kernels)
+_INDEX_ERRORS = {indexing.IndexingError: _tf.INVALID_ARGUMENT}
+
+
 def _getitem(self: ndarray, key):
     from lazytensor.tf.numpy._lower import lowered
 
-    if isinstance(key, tuple):
-        key = tuple(_index_entry(k) for k in key)
-    else:
-        key = _index_entry(key)
-    return lowered("__getitem__", lambda: indexing.getitem(self._node(), key))()
+    entries = [_index_entry(k) for k in (key if isinstance(key, tuple) else (key,))]
+    node = self._node()
+    for entry in entries:
+        if not isinstance(entry, _INDEX_TYPES):
+            raise IndexError("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) "
+                             f"and scalar tf.int32/tf.int64 tensors are valid indices, got "
+                             f"{entry!r}")
+        if isinstance(entry, np.ndarray) and entry.dtype == bool and \
+                entry.shape != node.shape[:entry.ndim]:
+            raise ValueError(f"boolean index of shape {entry.shape} does not match the indexed "
+                             f"dimensions {node.shape[:entry.ndim]}")
+    key = tuple(entries) if isinstance(key, tuple) else entries[0]
+    return lowered("__getitem__", lambda: indexing.getitem(node, key), _INDEX_ERRORS)()
 
 
 def _method(fn):

@@ -57,6 +57,26 @@ def counts() -> tuple[int, int]:
     return sum(s.startswith("lowered") for s in tensor), len(tensor)
 
 
+# where lazytensor.tf deliberately differs from eager tnp, and why
+DEVIATIONS = (
+    "Random numbers come from the core's counter-based generator: `seed` makes runs "
+    "reproducible, but the stream is not TensorFlow's.",
+    "`random.uniform` / `random.random` accept an int `size` (TensorFlow 2.21's tnp raises "
+    "InvalidArgumentError there).",
+    "Without numpy behaviour, tnp's float functions fail on integer input (they call "
+    "`.astype`, which tf.Tensor then lacks); lnp computes them (float64).",
+    "Results may differ from TensorFlow's kernels in the last bits (XLA's transcendental "
+    "functions, summation order); the op tests compare with dtype tolerances.",
+    "Eager tnp functions do not accept lazy arrays (their dtype inference asks numpy, which "
+    "cannot read a `tf.DType`); TensorFlow ops and `tf.convert_to_tensor` do.",
+    "Where TensorFlow has no kernel for a dtype (matmul of int8/int16/uint8, negative/abs/"
+    "power of uint8, abs of bool, an integer array plus a Python bool), tnp raises and lnp "
+    "computes numpy's result; real input errors (shapes, axes, indices, unsupported "
+    "arguments) raise tnp's types, as the op tests check.",
+    "`tnp.experimental_enable_numpy_behavior(dtype_conversion_mode='all'/'safe')` (the new "
+    "type promotion) is not modelled: lnp follows the legacy mode's rules.",
+)
+
 _NOTES = {"lowered": "", "fallback": "eager tnp on materialized inputs, warned once, counted"}
 
 
@@ -79,6 +99,10 @@ def markdown() -> str:
         "- *host*: no tensor computation (dtypes, modes, seeding).",
         "- *fallback*: runs eagerly in TensorFlow on materialized inputs; warned once and",
         "  counted in the metrics (`fallbacks`), the result is a lazy array again.",
+        "",
+        "Deliberate differences from eager tnp:",
+        "",
+        *(f"- {d}" for d in DEVIATIONS),
         "",
         "| function | status | note |",
         "|---|---|---|",

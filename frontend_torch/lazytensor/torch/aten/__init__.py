@@ -15,12 +15,16 @@ from lazytensor.torch.aten import (
     elementwise,
     factories,
     indexing,
+    linalg,
     movement,
     nn,
     reduction,
+    spectral,
+    views,
 )
 
-FAMILIES = (elementwise, reduction, movement, indexing, nn, factories)
+FAMILIES = (elementwise, reduction, views, movement, indexing, linalg, nn, factories,
+            spectral)
 
 
 def _merge() -> dict:

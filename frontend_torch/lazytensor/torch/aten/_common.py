@@ -9,6 +9,8 @@ from collections.abc import Sequence
 import numpy as np
 from lazytensor.core import Node, Op, make, scalar
 from lazytensor.core.composite.elementwise import as_node, broadcast_shapes, convert
+from lazytensor.torch._promotion import ALWAYS_BOOL as ALWAYS_BOOL_KIND
+from lazytensor.torch._promotion import DEFAULT as DEFAULT_KIND
 from lazytensor.torch._promotion import dtypes, key_of
 from lazytensor.torch._tensor import NUMPY_OF, LazyTensor, node_of_host, wrap
 
@@ -93,10 +95,75 @@ def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
     return tuple(reversed(strides))
 
 
+# promotion rank of Python scalars and of the dtypes whose ops torch runs in
+# the dtype itself (no float32 "opmath" for them): a scalar of lower or equal
+# rank leaves such a tensor's dtype unchanged
+_SCALAR_RANK = {bool: 0, int: 1, float: 2, complex: 3}
+_FAST_RANK = {np.dtype(d): r for d, r in (
+    ("int8", 1), ("int16", 1), ("int32", 1), ("int64", 1), ("uint8", 1),
+    ("float32", 2), ("float64", 2), ("complex64", 3), ("complex128", 3))}
+_CAST = {1: int, 2: float, 3: complex}
+
+
+def fast_operands(a, b, float_only: bool = False) -> tuple[Node, Node] | None:
+    """The nodes of ``a op b`` when no promotion, broadcast or layout work is
+    needed (equal shapes and dtypes, or a tensor and a Python scalar that
+    does not promote it); None otherwise. The hot path of training code."""
+    h = getattr(a, "_h", None)
+    if h is None:
+        return None
+    na = h.node
+    rank = _FAST_RANK.get(na.dtype)
+    if rank is None or (float_only and rank < 2) or not a.is_contiguous():
+        return None
+    hb = getattr(b, "_h", None)
+    if hb is not None:
+        nb = hb.node
+        if nb.shape == na.shape and nb.dtype is na.dtype and b.is_contiguous():
+            return na, nb
+        return None
+    srank = _SCALAR_RANK.get(type(b))
+    if srank is None or srank > rank:
+        return None
+    return na, scalar(_CAST[rank](b), na.dtype, na.shape)
+
+
+def _fast_nodes(xs) -> list[Node] | None:
+    """``fast_operands`` for any number of operands: every tensor has the
+    first tensor's shape, dtype (one computed in itself) and a contiguous
+    layout, and no Python scalar promotes it."""
+    first = xs[0]
+    h = getattr(first, "_h", None)
+    if h is None or not first.is_contiguous():
+        return None
+    n0 = h.node
+    rank = _FAST_RANK.get(n0.dtype)
+    if rank is None:
+        return None
+    nodes = [n0]
+    for x in xs[1:]:
+        hx = getattr(x, "_h", None)
+        if hx is not None:
+            nx = hx.node
+            if nx.shape != n0.shape or nx.dtype is not n0.dtype or not x.is_contiguous():
+                return None
+            nodes.append(nx)
+            continue
+        srank = _SCALAR_RANK.get(type(x))
+        if srank is None or srank > rank:
+            return None
+        nodes.append(scalar(_CAST[rank](x), n0.dtype, n0.shape))
+    return nodes
+
+
 def elementwise(fn, kind, *xs) -> LazyTensor:
     """``fn(*nodes)`` over operands promoted by torch's rule ``kind`` and
     broadcast; Python scalars become scalar parameters. ``fn`` runs in the
     computation dtype; the result is converted to the result dtype."""
+    if kind is DEFAULT_KIND or kind is ALWAYS_BOOL_KIND:
+        fast = _fast_nodes(xs)
+        if fast is not None:
+            return wrap(fn(*fast))
     computation, result = dtypes(kind, *[key_of(x) for x in xs])
     values = [operand(x) for x in xs]
     shapes = [v.shape for v in values if isinstance(v, Node)]
@@ -109,17 +176,62 @@ def elementwise(fn, kind, *xs) -> LazyTensor:
 
 
 def _strides_like(xs, shape) -> tuple[int, ...] | None:
-    """torch's output strides of an elementwise op: contiguous unless an
-    input is not (then torch's layout-preserving rule decides)."""
-    tensors = [x for x in xs if isinstance(x, LazyTensor)]
+    """torch's output layout of an elementwise op (TensorIterator's rule,
+    ported): contiguous when the inputs are; else the dims are ordered by
+    the inputs' strides, broadcast inputs counting as stride 0."""
+    tensors = [x for x in xs if isinstance(x, LazyTensor) and x.dim()]
     if all(t.is_contiguous() for t in tensors):
         return None
-    same = [t for t in tensors if tuple(t.shape) == tuple(shape)]
-    if not same:
-        return None
-    from torch._prims_common import compute_elementwise_output_strides
+    shape = tuple(shape)
+    return permuted_contiguous(layout_order([_broadcast_strides(t, shape) for t in tensors],
+                                            shape), shape)
 
-    return tuple(compute_elementwise_output_strides(*same))
+
+def _broadcast_strides(t, shape) -> tuple[int, ...]:
+    lead = len(shape) - t.dim()
+    own = t.stride()
+    return (0,) * lead + tuple(0 if t.shape[i] == 1 and shape[lead + i] != 1 else own[i]
+                               for i in range(t.dim()))
+
+
+def layout_order(strides: list, shape) -> list[int]:
+    """Dims from outermost to innermost in memory (torch's insertion sort
+    with ambiguous comparisons, first operand first)."""
+    def should_swap(a: int, b: int) -> int:
+        for st in strides:
+            sa, sb = st[a], st[b]
+            if sa == 0 or sb == 0:
+                continue
+            if sa == sb:
+                if shape[b] >= shape[a]:
+                    continue
+                return 1
+            return -1 if sb > sa else 1
+        return 0
+
+    perm = list(reversed(range(len(shape))))
+    for i in range(1, len(shape)):
+        d1 = i
+        for d0 in reversed(range(i)):
+            comparison = should_swap(perm[d0], perm[d1])
+            if comparison > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif comparison < 0:
+                break
+    return list(reversed(perm))
+
+
+def permuted_contiguous(order, shape) -> tuple[int, ...] | None:
+    """Contiguous strides for ``shape`` laid out in ``order`` (outermost
+    first); None for the plain contiguous layout."""
+    if list(order) == list(range(len(shape))):
+        return None
+    out, acc = [0] * len(shape), 1
+    for d in reversed(order):
+        out[d] = acc
+        acc *= max(shape[d], 1)
+    return tuple(out)
 
 
 def dense_strides(x, memory_format=None) -> tuple[int, ...] | None:

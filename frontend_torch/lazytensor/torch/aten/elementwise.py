@@ -21,10 +21,13 @@ from lazytensor.torch.aten._common import (
     aten,
     binary_op,
     elementwise,
+    fast_operands,
     node,
     operand,
     unary_op,
 )
+
+_F32 = dt.float32
 
 # ----------------------------------------------------------------- unary
 UNARY_FLOAT = {  # integer inputs become the default float dtype
@@ -55,6 +58,9 @@ UNARY_FLOAT_FN = {
 def _unary(fn, kind):
     def impl(x):
         n = x._h.node
+        if kind is P.DEFAULT or kind is P.INT_TO_FLOAT:  # the hot path: float32 in, out
+            if n.dtype is _F32:
+                return wrap(fn(n), None if x.is_contiguous() else x.stride())
         computation, result = P.dtypes(kind, (n.dtype, bool(n.shape)))
         out = fn(convert(n, computation))
         return wrap(convert(out, result), None if x.is_contiguous() else x.stride())
@@ -118,6 +124,15 @@ def _square(x: Node) -> Node:
     return make(Op.MUL, (x, x))
 
 
+def _angle(x: Node) -> Node:
+    """Argument of x: atan2(imag, real); real numbers give 0 or pi (NaN stays)."""
+    if dt.is_complex(x.dtype):
+        return make(Op.ATAN2, (make(Op.IMAG, (x,)), make(Op.REAL, (x,))))
+    pi = make(Op.SELECT, (make(Op.LT, (x, as_node(0, x.dtype, x.shape))),
+                          as_node(math.pi, x.dtype, x.shape), as_node(0, x.dtype, x.shape)))
+    return make(Op.SELECT, (npextra.isnan(x), x, pi))
+
+
 def _sign(x: Node) -> Node:
     return x if dt.is_bool(x.dtype) else npextra.sign(x)
 
@@ -125,6 +140,7 @@ def _sign(x: Node) -> Node:
 UNARY_SAME = {  # (function, promotion kind)
     aten.neg: (_neg, P.DEFAULT), aten.abs: (_abs, P.COMPLEX_TO_FLOAT),
     aten.sign: (_sign, P.DEFAULT), aten.sgn: (_sign, P.DEFAULT),
+    aten.angle: (_angle, P.COMPLEX_TO_FLOAT),
     aten.floor: (npextra.floor, P.DEFAULT), aten.ceil: (npextra.ceil, P.DEFAULT),
     aten.trunc: (npextra.trunc, P.DEFAULT), aten.fix: (npextra.trunc, P.DEFAULT),
     aten.frac: (_frac, P.DEFAULT), aten.relu: (_relu, P.DEFAULT),
@@ -159,24 +175,28 @@ def _logit(x, eps=None):
 
 
 def _identity(x):
-    """conj/resolve_conj/resolve_neg of a real tensor: a copy of its value."""
+    """resolve_conj/resolve_neg: lazy tensors never carry torch's conj or neg
+    bits, so their value is already resolved (a copy of it)."""
     return wrap(node(x))
+
+
+def _conj(x):
+    """conj: the conjugate (a copy, not torch's lazily conjugated view)."""
+    n = node(x)
+    return wrap(make(Op.CONJ, (n,)) if dt.is_complex(n.dtype) else n)
 
 
 # ----------------------------------------------------------------- binary
 def _add(alpha_op: Op):
     def impl(a, b, alpha=1):
-        if alpha != 1:
-            if isinstance(b, (bool, int, float, complex)):
-                b = b * alpha
-            else:
-                return elementwise(lambda x, y: make(alpha_op, (x, _scaled(y, alpha))),
-                                   P.DEFAULT, a, b)
-        if (isinstance(a, LazyTensor) and isinstance(b, LazyTensor)):
-            na, nb = a._h.node, b._h.node
-            if na.shape == nb.shape and na.dtype == nb.dtype and not dt.is_bool(na.dtype):
-                return wrap(make(alpha_op, (na, nb)))  # hot path
-        return elementwise(binary_op(alpha_op), P.DEFAULT, a, b)
+        if alpha == 1:
+            fast = fast_operands(a, b)
+            if fast is not None:
+                return wrap(make(alpha_op, fast))
+            return elementwise(binary_op(alpha_op), P.DEFAULT, a, b)
+        if isinstance(b, (bool, int, float, complex)):
+            return impl(a, b * alpha)
+        return elementwise(lambda x, y: make(alpha_op, (x, _scaled(y, alpha))), P.DEFAULT, a, b)
 
     return impl
 
@@ -208,10 +228,9 @@ def _sub_scalar_first(s, t, alpha):
 
 
 def _mul(a, b):
-    if isinstance(a, LazyTensor) and isinstance(b, LazyTensor):
-        na, nb = a._h.node, b._h.node
-        if na.shape == nb.shape and na.dtype == nb.dtype and not dt.is_bool(na.dtype):
-            return wrap(make(Op.MUL, (na, nb)))
+    fast = fast_operands(a, b)
+    if fast is not None:
+        return wrap(make(Op.MUL, fast))
     return elementwise(_mul_nodes, P.DEFAULT, a, b)
 
 
@@ -221,6 +240,9 @@ def _mul_nodes(x: Node, y: Node) -> Node:
 
 def _div(a, b, rounding_mode=None):
     if rounding_mode is None:
+        fast = fast_operands(a, b, float_only=True)
+        if fast is not None:
+            return wrap(make(Op.DIV, fast))
         return elementwise(binary_op(Op.DIV), P.INT_TO_FLOAT, a, b)
     fn = npextra.floor_divide if rounding_mode == "floor" else _trunc_divide
     return elementwise(fn, P.DEFAULT, a, b)
@@ -294,7 +316,16 @@ BINARY = {  # (function of nodes, promotion kind)
 
 
 def _binary(fn, kind):
-    return lambda a, b: elementwise(fn, kind, a, b)
+    float_only = kind is P.INT_TO_FLOAT
+
+    def impl(a, b):
+        if kind is not P.NO_OPMATH:
+            fast = fast_operands(a, b, float_only)
+            if fast is not None:
+                return wrap(fn(*fast))
+        return elementwise(fn, kind, a, b)
+
+    return impl
 
 
 # ---------------------------------------------------------------- ternary
@@ -309,7 +340,7 @@ def _where(cond, a, b):
     values = [c, operand(a), operand(b)]
     shape = broadcast_shapes(*[v.shape for v in values if isinstance(v, Node)])
     return wrap(make(Op.SELECT, tuple(as_node(v, d, shape) for v, d in
-                                      zip(values, (dt.bool_, result, result)))))
+                                      zip(values, (dt.bool_, result, result), strict=False))))
 
 
 def _clamp(x, min=None, max=None):  # noqa: A002  (ATen's argument names)
@@ -384,6 +415,41 @@ def _addcdiv(self, t1, t2, value=1):
     return elementwise(fn, P.DEFAULT, self, t1, t2)
 
 
+# -------------------------------------------------------- special functions
+def _unscaled(scaled: Op):
+    """i0/i1 from the exponentially scaled Bessel functions: f(x) * exp(|x|)."""
+    return lambda x: make(Op.MUL, (make(scaled, (x,)), make(Op.EXP, (make(Op.ABS, (x,)),))))
+
+
+def _ndtri(p: Node) -> Node:
+    """The standard normal quantile: sqrt(2) * erfinv(2p - 1)."""
+    two_p = make(Op.MUL, (p, as_node(2.0, p.dtype, p.shape)))
+    inner = make(Op.SUB, (two_p, as_node(1.0, p.dtype, p.shape)))
+    return make(Op.MUL, (make(Op.ERF_INV, (inner,)), as_node(math.sqrt(2.0), p.dtype, p.shape)))
+
+
+SPECIAL_UNARY = {
+    aten.special_i0e: unary_op(Op.BESSEL_I0E), aten.special_i1e: unary_op(Op.BESSEL_I1E),
+    aten.i0: _unscaled(Op.BESSEL_I0E), aten.special_i1: _unscaled(Op.BESSEL_I1E),
+    aten.special_modified_bessel_i0: _unscaled(Op.BESSEL_I0E),
+    aten.special_modified_bessel_i1: _unscaled(Op.BESSEL_I1E), aten.special_ndtri: _ndtri,
+}
+SPECIAL_BINARY = {
+    aten.igamma: binary_op(Op.IGAMMA), aten.igammac: binary_op(Op.IGAMMAC),
+    aten.special_zeta: binary_op(Op.ZETA),
+}
+
+
+def _polygamma(n, x):
+    """polygamma(0, x) is digamma; higher orders fall back to eager (XLA's
+    polygamma is wrong for negative x)."""
+    if n == 0:
+        return _unary(unary_op(Op.DIGAMMA), P.INT_TO_FLOAT)(x)
+    from lazytensor.torch._fallback import eager
+
+    return eager(aten.polygamma.default)(n, x)
+
+
 def _table() -> dict:
     table: dict = {}
     for op, core_op in UNARY_FLOAT.items():
@@ -394,10 +460,16 @@ def _table() -> dict:
         table[op] = _unary(fn, kind)
     for op, (fn, kind) in BINARY.items():
         table[op] = _binary(fn, kind)
+    for op, fn in SPECIAL_UNARY.items():
+        table[op] = _unary(fn, P.INT_TO_FLOAT)
+    for op, fn in SPECIAL_BINARY.items():
+        table[op] = _binary(fn, P.INT_TO_FLOAT)
+    table[aten.polygamma] = _polygamma
     table.update({
         aten.round: _round_impl, aten.nan_to_num: _nan_to_num, aten.logit: _logit,
-        aten.conj: _identity, aten.resolve_conj: _identity, aten.resolve_neg: _identity,
-        aten.conj_physical: _identity,
+        aten.conj: _conj, aten._conj: _conj, aten.conj_physical: _conj,
+        aten._conj_physical: _conj, aten.resolve_conj: _identity,
+        aten.resolve_neg: _identity,
         aten.add: _add(Op.ADD), aten.sub: _sub, aten.rsub: _rsub, aten.mul: _mul,
         aten.div: _div, aten.pow: _pow, aten.logical_and: _logical(Op.AND),
         aten.logical_or: _logical(Op.OR), aten.logical_xor: _logical(Op.XOR),

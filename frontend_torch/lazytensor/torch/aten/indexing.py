@@ -109,11 +109,11 @@ def _gather(x, d, index, *, sparse_grad=False):
     n = reshape(n, (1,)) if n.ndim == 0 else n
     idx = reshape(idx, (1,) * n.ndim) if idx.ndim == 0 else idx
     d = dim(d, n.ndim)
+    if 0 in idx.shape:
+        return wrap(as_node(0, n.dtype, out_shape))
     if idx.ndim != n.ndim:
         raise RuntimeError("Index tensor must have the same number of dimensions as input "
                            "tensor")
-    if 0 in idx.shape:
-        return wrap(as_node(0, n.dtype, out_shape))
     coords = _coordinates(_wrapped(idx, n.shape[d]), d)
     out = make(Op.GATHER, (n, coords), (), tuple(range(n.ndim)), tuple(range(n.ndim)), (), (),
                (1,) * n.ndim, "clip")
@@ -266,7 +266,46 @@ def _take(x, index):
     return wrap(reshape(ix.getitem(flat, (reshape(idx, (-1,)),)), idx.shape))
 
 
+def _index_reduce(x, d, index, source, reduce, *, include_self=True):
+    """index_reduce: scatter_reduce with the index spread along ``d``."""
+    n, idx, src = node(x), node(index), node(source)
+    if n.ndim == 0:
+        return _scatter_reduce(x, d, index, source, reduce, include_self=include_self)
+    d = dim(d, n.ndim)
+    spread = make(Op.BROADCAST_IN_DIM, (convert(idx, dt.int64),), src.shape, (d,))
+    return wrap(_scatter_reduce_core(n, d, spread, src, reduce, include_self))
+
+
+def _searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=None,
+                  sorter=None):
+    """Insertion points by counting: #(seq < v) (left) or #(seq <= v) (right)."""
+    seq = node(sorted_sequence)
+    vals = node(values) if isinstance(values, torch.Tensor) else as_node(values, seq.dtype)
+    if sorter is not None and seq.shape[-1]:
+        seq = _gather_along_last(seq, node(sorter))
+    right = right or side == "right"
+    if vals.dtype != seq.dtype:
+        common = np.promote_types(vals.dtype, seq.dtype)
+        seq, vals = convert(seq, common), convert(vals, common)
+    lead = vals.shape if seq.ndim == 1 else vals.shape[:-1]
+    shape = (*vals.shape, seq.shape[-1])
+    s_dims = (len(shape) - 1,) if seq.ndim == 1 else tuple(range(len(lead))) + (len(shape) - 1,)
+    s_b = make(Op.BROADCAST_IN_DIM, (seq,), shape, s_dims)
+    v_b = make(Op.BROADCAST_IN_DIM, (vals,), shape, tuple(range(vals.ndim)))
+    hit = make(Op.LE if right else Op.LT, (s_b, v_b))
+    count = make(Op.REDUCE_SUM, (convert(hit, dt.int64),), (len(shape) - 1,))
+    return wrap(convert(count, dt.int32 if out_int32 else dt.int64))
+
+
+def _gather_along_last(seq: Node, order: Node) -> Node:
+    coords = _coordinates(convert(order, dt.int64), seq.ndim - 1)
+    return make(Op.GATHER, (seq, coords), (), tuple(range(seq.ndim)), tuple(range(seq.ndim)),
+                (), (), (1,) * seq.ndim, "clip")
+
+
 TABLE = {
+    aten.index_reduce: _index_reduce, aten.searchsorted.Tensor: _searchsorted,
+    aten.searchsorted.Scalar: _searchsorted,
     aten.index.Tensor: _index, aten.index_put: _index_put, aten._index_put_impl: _index_put,
     aten.index_select: _index_select, aten.gather: _gather, aten.scatter: _scatter,
     aten.scatter_add: _scatter_add, aten.scatter_reduce.two: _scatter_reduce,

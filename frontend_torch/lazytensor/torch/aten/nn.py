@@ -24,6 +24,12 @@ from lazytensor.torch.aten._common import aten, dim, elementwise, node
 REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
 
 
+def _masked(outs, output_mask) -> tuple:
+    """Backward results torch asked for (``output_mask``), None for the rest."""
+    return tuple(wrap(o) if keep and o is not None else None
+                 for o, keep in zip(outs, output_mask, strict=False))
+
+
 def _opt(x) -> Node | None:
     return None if x is None else node(x)
 
@@ -35,7 +41,7 @@ def _same_dtype(name: str, a: Node, b: Node) -> None:
 
 
 # ------------------------------------------------------------ products
-def _mm(a, b):
+def _mm_node(a, b) -> Node:
     na, nb = node(a), node(b)
     if na.ndim != 2 or nb.ndim != 2:
         raise RuntimeError(f"{'self' if na.ndim != 2 else 'mat2'} must be a matrix")
@@ -43,7 +49,14 @@ def _mm(a, b):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({na.shape[0]}x"
                            f"{na.shape[1]} and {nb.shape[0]}x{nb.shape[1]})")
     _same_dtype("mm", na, nb)
-    return wrap(make(Op.DOT_GENERAL, (na, nb), (((1,), (0,)), ((), ())), None))
+    return make(Op.DOT_GENERAL, (na, nb), _MM_DIMS, None)
+
+
+_MM_DIMS = (((1,), (0,)), ((), ()))
+
+
+def _mm(a, b):
+    return wrap(_mm_node(a, b))
 
 
 def _bmm(a, b):
@@ -71,7 +84,7 @@ def _scaled_sum(bias, product: Node, beta, alpha) -> Node:
 
 
 def _addmm(bias, m1, m2, *, beta=1, alpha=1):
-    return wrap(_scaled_sum(bias, node(_mm(m1, m2)), beta, alpha))
+    return wrap(_scaled_sum(bias, _mm_node(m1, m2), beta, alpha))
 
 
 def _baddbmm(bias, b1, b2, *, beta=1, alpha=1):
@@ -141,7 +154,7 @@ def _convolution_backward(grad, x, weight, bias_sizes, stride, padding, dilation
     gb = R.reduce("sum", g, tuple(d for d in range(g.ndim) if d != 1)) if output_mask[2] \
         else None
     outs = (gx, gw, gb)
-    return tuple(wrap(o) if keep and o is not None else None for o, keep in zip(outs, output_mask))
+    return _masked(outs, output_mask)
 
 
 # --------------------------------------------------------------- pooling
@@ -150,7 +163,7 @@ def _pool_args(n: int, kernel, stride, padding, dilation=1):
     stride = _expand(stride, n) if stride not in (None, [], ()) else kernel
     padding = _expand(padding if isinstance(padding, (list, tuple)) else [padding], n)
     dilation = _expand(dilation if isinstance(dilation, (list, tuple)) else [dilation], n)
-    for k, p in zip(kernel, padding):
+    for k, p in zip(kernel, padding, strict=False):
         if p > k // 2:
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
                                f"pad={p}, kernel_size={k} and dilation=1")
@@ -217,7 +230,7 @@ def _layer_norm_backward(grad, x, normalized_shape, mean, rstd, weight, bias, ou
     gx, gw, gb = cnn.layer_norm_backward(node(grad), node(x), node(mean), node(rstd),
                                          _opt(weight), len(normalized_shape))
     outs = (gx, gw if weight is not None else None, gb if bias is not None else None)
-    return tuple(wrap(o) if keep and o is not None else None for o, keep in zip(outs, output_mask))
+    return _masked(outs, output_mask)
 
 
 def _batch_norm(x, weight, bias, running_mean, running_var, training, momentum, eps):
@@ -259,7 +272,7 @@ def _batch_norm_backward(grad, x, weight, running_mean, running_var, save_mean, 
         invstd = make(Op.RSQRT, (make(Op.ADD, (var, as_node(eps, var.dtype, var.shape))),))
     gx, gw, gb = cnn.batch_norm_backward(node(grad), nx, _opt(weight), mean, invstd, train)
     outs = (gx, gw, gb)
-    return tuple(wrap(o) if keep else None for o, keep in zip(outs, output_mask))
+    return tuple(wrap(o) if keep else None for o, keep in zip(outs, output_mask, strict=False))
 
 
 def _legit(x, weight, bias, running_mean, running_var, training, momentum, eps):

@@ -248,6 +248,98 @@ def _topk(x, k, dim=-1, largest=True, sorted=True):  # noqa: A002
     return cut(values), cut(indices)
 
 
+# ------------------------------------------------- order statistics by sorting
+def _pick(values: Node, indices: Node, d: int, position, keepdim: bool) -> tuple[Node, Node]:
+    """Entry ``position`` (an int, or a per-row index node) along ``d`` of
+    sorted values and their original indices."""
+    n = values.ndim
+    if isinstance(position, int):
+        start = (0,) * d + (position,) + (0,) * (n - d - 1)
+        limit = values.shape[:d] + (position + 1,) + values.shape[d + 1:]
+        cut = [make(Op.SLICE, (v,), start, limit, (1,) * n) for v in (values, indices)]
+    else:
+        from lazytensor.torch.aten.indexing import _coordinates
+
+        shape = values.shape[:d] + (1,) + values.shape[d + 1:]
+        where = make(Op.BROADCAST_IN_DIM, (position,), shape,
+                     tuple(a for a in range(n) if a != d))
+        coords = _coordinates(where, d)
+        cut = [make(Op.GATHER, (v, coords), (), tuple(range(n)), tuple(range(n)), (), (),
+                    (1,) * n, "clip") for v in (values, indices)]
+        cut = [make(Op.RESHAPE, (c,), shape) for c in cut]
+    if not keepdim:
+        squeezed = values.shape[:d] + values.shape[d + 1:]
+        cut = [make(Op.RESHAPE, (c,), squeezed) for c in cut]
+    return cut[0], cut[1]
+
+
+def _sorted_along(x, d):
+    n = node(x)
+    flat = n.ndim == 0
+    if flat:
+        n = make(Op.RESHAPE, (n,), (1,))
+    d = _dim(d, n.ndim)
+    if n.shape[d] == 0:
+        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
+    values = make(Op.SORT, (n,), d, False, True)
+    indices = make(Op.ARGSORT, (n,), d, False, True, INDEX)
+    return n, values, indices, d, flat
+
+
+def _median_dim(ignore_nan: bool):
+    def impl(x, d, keepdim=False):
+        n, values, indices, d, flat = _sorted_along(x, d)
+        size = n.shape[d]
+        if ignore_nan and dt.is_inexact(n.dtype):  # NaNs sort last: count the others
+            real = convert(make(Op.EQ, (n, n)), INDEX)
+            count = make(Op.REDUCE_SUM, (real,), (d,))
+            pos = make(Op.MAX, (make(Op.DIV, (make(Op.SUB, (count, as_node(1, INDEX,
+                                                                           count.shape))),
+                                             as_node(2, INDEX, count.shape))),
+                                as_node(0, INDEX, count.shape)))
+            v, i = _pick(values, indices, d, pos, keepdim or flat)
+        elif dt.is_inexact(n.dtype):  # a NaN anywhere is the median (the first NaN)
+            v, i = _pick(values, indices, d, (size - 1) // 2, keepdim or flat)
+            nan_pos = make(Op.ARGMAX, (make(Op.NE, (n, n)),), d, INDEX)
+            has_nan = R.reduce("any", make(Op.NE, (n, n)), (d,), keepdim or flat)
+            nan_pos = R.keep_dims(nan_pos, n.shape, (d,)) if keepdim or flat else nan_pos
+            v = make(Op.SELECT, (has_nan, as_node(math.nan, v.dtype, v.shape), v))
+            i = make(Op.SELECT, (has_nan, nan_pos, i))
+        else:
+            v, i = _pick(values, indices, d, (size - 1) // 2, keepdim or flat)
+        if flat:
+            v, i = make(Op.RESHAPE, (v,), ()), make(Op.RESHAPE, (i,), ())
+        return wrap(v), wrap(i)
+
+    return impl
+
+
+def _median_all(ignore_nan: bool):
+    def impl(x):
+        n = node(x)
+        if n.ndim == 0 or math.prod(n.shape) == 0:
+            if not n.ndim:
+                return wrap(n)
+            return wrap(as_node(math.nan, n.dtype, ()))
+        flat = make(Op.RESHAPE, (n,), (math.prod(n.shape),))
+        from lazytensor.torch._tensor import wrap as wrap_node
+
+        value, _ = _median_dim(ignore_nan)(wrap_node(flat), 0)
+        return value
+
+    return impl
+
+
+def _kthvalue(x, k, d=-1, keepdim=False):
+    n, values, indices, d, flat = _sorted_along(x, d)
+    if not 1 <= k <= n.shape[d]:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    v, i = _pick(values, indices, d, k - 1, keepdim or flat)
+    if flat:
+        v, i = make(Op.RESHAPE, (v,), ()), make(Op.RESHAPE, (i,), ())
+    return wrap(v), wrap(i)
+
+
 def _table() -> dict:
     return {
         aten.sum: _sum, aten.prod: _prod, aten.mean: _mean,
@@ -265,7 +357,9 @@ def _table() -> dict:
         aten.cummax: _cum_extreme(Op.CUMMAX, Op.GE), aten.cummin: _cum_extreme(Op.CUMMIN, Op.LE),
         aten.linalg_vector_norm: _vector_norm, aten.count_nonzero: _count_nonzero,
         aten.sort.default: _sort, aten.sort.stable: _sort_stable, aten.argsort: _argsort,
-        aten.topk: _topk,
+        aten.topk: _topk, aten.median.dim: _median_dim(False),
+        aten.nanmedian.dim: _median_dim(True), aten.median.default: _median_all(False),
+        aten.nanmedian.default: _median_all(True), aten.kthvalue: _kthvalue,
     }
 
 

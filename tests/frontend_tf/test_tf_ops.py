@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import assert_same, lnp, tnp
 from lazytensor.tf import sync as lnp_sync
-from opdb import OPS, Host
+from tf_helpers import assert_same, lnp, tnp
+from tf_opdb import OPS, Host
 
 
 def convert(ns, value):

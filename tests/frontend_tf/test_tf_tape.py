@@ -7,7 +7,7 @@ from __future__ import annotations
 import lazytensor.tf as ltf
 import numpy as np
 import pytest
-from conftest import assert_same, lnp, tf, tnp
+from tf_helpers import assert_same, lnp, tf, tnp
 
 X = np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]], np.float32)
 W = np.array([[0.1, 0.2], [-0.3, 0.4], [0.5, -0.6]], np.float32)
@@ -176,3 +176,19 @@ def test_variable_api():
     assert (v + 1).numpy().sum() == 16.0
     with pytest.raises(ValueError):
         v.assign(np.ones(3, np.float32))
+
+
+def test_kept_results_release_their_graph_after_the_gradient():
+    w = ltf.Variable(W)
+    x = lnp.asarray(X)
+    with ltf.GradientTape() as tape:
+        loss = lnp.sum(lnp.matmul(x, w))
+    assert loss._sym is not None  # the tape may still need it
+    tape.gradient(loss, [w])
+    assert loss._sym is None and loss._session is None  # nothing can use it now
+    with ltf.GradientTape(persistent=True) as keep:
+        kept = lnp.sum(lnp.matmul(x, w))
+    keep.gradient(kept, [w])
+    assert kept._sym is not None  # a persistent tape may be asked again
+    del keep
+    assert kept._sym is None

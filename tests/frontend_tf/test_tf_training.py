@@ -7,8 +7,8 @@ from __future__ import annotations
 import lazytensor.tf as ltf
 import numpy as np
 import pytest
-from conftest import lnp, tf, tnp
 from lazytensor.core import metrics
+from tf_helpers import lnp, tf, tnp
 
 STEPS = 12
 LR = 0.5

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import lazytensor.tf as ltf
 import numpy as np
+import numpy as onp
 import pytest
-from conftest import assert_same, lnp, tf, tnp
+from tf_helpers import assert_same, lnp, tf, tnp
 
 
 def test_conversions_in_and_out():
@@ -75,6 +76,14 @@ BAD = [
     ("ones None", lambda np: np.ones(3, dtype=None)),
     ("where one", lambda np: np.where(np.ones(3) > 0, 1)),
     ("sort kind", lambda np: np.sort(np.ones(3), kind="heapsort")),
+    ("index range", lambda np: np.ones((3, 4))[5]),
+    ("index rank", lambda np: np.ones((3, 4))[0, 0, 0]),
+    ("index list range", lambda np: np.ones((3, 4))[[0, 7]]),
+    ("index column", lambda np: np.ones((3, 4))[:, 9]),
+    ("index float", lambda np: np.ones((3, 4))[1.5]),
+    ("index str", lambda np: np.ones((3, 4))["a"]),
+    ("index mask shape", lambda np: np.ones((3, 4))[onp.array([True, False])]),
+    ("setitem", lambda np: np.ones(3).__setitem__(0, 1.0)),
 ]
 
 

@@ -1,0 +1,346 @@
+"""More of numpy's namespace on core composites: element tests (isin,
+isposinf...), select/choose, sinc/fix, append/unstack/rollaxis, integration
+and statistics (trapezoid, cov, corrcoef), 1-d convolution and correlation
+(one CONV), interp, bincount (only its length is materialized).
+"""
+
+from __future__ import annotations
+
+import math
+
+from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import elementwise as ew
+from lazytensor.core.composite import indexing as ci
+from lazytensor.core.composite import npextra as npx
+from lazytensor.core.composite import reduction as cred
+from lazytensor.core.composite import shape as cs
+from lazytensor.core.composite import sorting as csort
+from lazytensor.core.composite import take as ctake
+from lazytensor.core.composite.promotion import NUMPY
+from lazytensor.core.ir import Node
+from lazytensor.core.ops import Op
+from lazytensor.core.registry import make
+from lazytensor.numpy import _shape, _ufuncs
+from lazytensor.numpy._base import lift, ndarray, node_of, wrap
+from lazytensor.numpy._dispatch import eager, implements
+
+import numpy as np
+
+
+def _float(x: Node) -> Node:
+    return x if dt.is_inexact(x.dtype) else ew.convert(x, dt.float64)
+
+
+# ------------------------------------------------------------ element tests
+
+@implements("isin")
+def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
+    """Whether each element occurs in ``test_elements`` (a broadcast compare)."""
+    x, t = node_of(element), cs.ravel(node_of(test_elements))
+    dtype = ew.promote(NUMPY, x, t)
+    x, t = ew.convert(x, dtype), ew.convert(t, dtype)
+    if t.shape[0] == 0:
+        return wrap(ew.full(x.shape, bool(invert), dt.bool_))
+    shape = x.shape + t.shape
+    eq = make(Op.EQ, (ew.broadcast_to(cs.reshape(x, x.shape + (1,)), shape),
+                      ew.broadcast_to(t, shape)))
+    found = cred.reduce("any", eq, -1)
+    return wrap(make(Op.NOT, (found,)) if invert else found)
+
+
+def _inf_test(sign: float):
+    def test(x, out=None):
+        node = node_of(x)
+        if dt.is_complex(node.dtype):
+            raise TypeError("This operation is not supported for complex values because "
+                            "it would be ambiguous.")
+        if not dt.is_inexact(node.dtype):
+            return wrap(ew.full(node.shape, False, dt.bool_))
+        return wrap(make(Op.EQ, (node, npx.const(sign * math.inf, node))))
+
+    return test
+
+
+isposinf = implements("isposinf")(_inf_test(1.0))
+isneginf = implements("isneginf")(_inf_test(-1.0))
+
+
+@implements("iscomplex")
+def iscomplex(x):
+    node = node_of(x)
+    if not dt.is_complex(node.dtype):
+        return wrap(ew.full(node.shape, False, dt.bool_))
+    imag = make(Op.IMAG, (node,))
+    return wrap(make(Op.NE, (imag, npx.const(0.0, imag))))
+
+
+@implements("isreal")
+def isreal(x):
+    node = node_of(x)
+    if not dt.is_complex(node.dtype):
+        return wrap(ew.full(node.shape, True, dt.bool_))
+    imag = make(Op.IMAG, (node,))
+    return wrap(make(Op.EQ, (imag, npx.const(0.0, imag))))
+
+
+# ---------------------------------------------------------------- choosing
+
+@implements("select")
+def select(condlist, choicelist, default=0):
+    """The first choice whose condition holds (a Python ``default`` is weak)."""
+    if len(condlist) != len(choicelist):
+        raise ValueError("list of cases must be same length as list of conditions")
+    choices = [node_of(c) for c in choicelist] + [lift(default)]
+    dtype = ew.promote(NUMPY, *choices)
+    conds = [npx.truthy(node_of(c)) for c in condlist]
+    shape = cs.broadcast_shapes(*(c.shape for c in conds + choices[:-1]),
+                                *([choices[-1].shape] if isinstance(choices[-1], Node) else []))
+    result = ew.as_node(choices[-1], dtype, shape)
+    for cond, choice in zip(reversed(conds), reversed(choices[:-1]), strict=False):
+        result = make(Op.SELECT, (ew.broadcast_to(cond, shape), ew.as_node(choice, dtype, shape),
+                                  result))
+    return wrap(result)
+
+
+@implements("choose")
+def choose(a, choices, out=None, mode="raise"):
+    """``choices[a[i]][i]``: a gather over the stacked, broadcast choices."""
+    idx = node_of(a)
+    nodes = [node_of(c) for c in choices]
+    dtype = ew.promote(NUMPY, *nodes)
+    shape = cs.broadcast_shapes(idx.shape, *(c.shape for c in nodes))
+    stacked = cs.stack([ew.as_node(c, dtype, shape) for c in nodes], 0)
+    n = len(nodes)
+    if mode == "raise" and isinstance(a, (list, np.ndarray)):
+        host = np.asarray(a)
+        if ((host < 0) | (host >= n)).any():
+            raise ValueError("invalid entry in choice array")
+    index = ew.broadcast_to(ew.convert(idx, dt.int64), shape)
+    if mode == "wrap":
+        index = npx.remainder(index, npx.const(n, index))
+    index = make(Op.CLAMP, (npx.const(0, index), index, npx.const(n - 1, index)))
+    picked = ctake.take_along_axis(stacked, cs.reshape(index, (1,) + shape), 0)
+    return _ufuncs._finish(np.add, cs.reshape(picked, shape), out)
+
+
+# ---------------------------------------------------------- small functions
+
+@implements("sinc")
+def sinc(x):
+    """sin(pi x) / (pi x), 1 at 0 (numpy's 1e-20 substitution)."""
+    node = _float(node_of(x))
+    tiny = make(Op.SELECT, (make(Op.EQ, (node, npx.const(0, node))), npx.const(1.0e-20, node),
+                            node))
+    y = make(Op.MUL, (npx.const(math.pi, tiny), tiny))
+    return wrap(make(Op.DIV, (make(Op.SIN, (y,)), y)))
+
+
+@implements("fix")
+def fix(x, out=None):
+    return _ufuncs.call(np.trunc, (x,), {} if out is None else {"out": out})
+
+
+@implements("astype")
+def astype(x, dtype, /, *, copy=True, device=None):
+    x = x if isinstance(x, ndarray) else wrap(node_of(x))
+    return x.astype(dtype, copy=copy)
+
+
+@implements("unstack")
+def unstack(x, /, *, axis=0):
+    x = x if isinstance(x, ndarray) else wrap(node_of(x))
+    axis = cred.normalize_axis(axis, x.ndim)
+    return tuple(x[(slice(None),) * axis + (i,)] for i in range(x.shape[axis]))
+
+
+@implements("append")
+def append(arr, values, axis=None):
+    a, v = node_of(arr), node_of(values)
+    if axis is None:
+        a, v, axis = cs.ravel(a), cs.ravel(v), 0
+    return wrap(cs.concatenate([a, v], axis))
+
+
+@implements("rollaxis")
+def rollaxis(a, axis, start=0):
+    x = a if isinstance(a, ndarray) else wrap(node_of(a))
+    n = x.ndim
+    axis = cred.normalize_axis(axis, n)
+    start = start + n if start < 0 else start
+    if not 0 <= start <= n:
+        raise np.exceptions.AxisError(f"'start' arg requires {-n} <= start < {n + 1}, "
+                                      f"but {start} was passed in")
+    if axis < start:
+        start -= 1
+    return _shape.moveaxis(x, axis, start) if axis != start else x[...]
+
+
+# ------------------------------------------------------- integration, stats
+
+@implements("trapezoid")
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    yn = node_of(y)
+    axis = cred.normalize_axis(axis, yn.ndim)
+    n = yn.shape[axis]
+    first, last = cs.slice_axis(yn, axis, 1, n), cs.slice_axis(yn, axis, 0, max(n - 1, 0))
+    pair = _ufuncs.call(np.add, (wrap(first), wrap(last)), {})
+    if x is None:
+        widths = dx
+    else:
+        xn = node_of(x)
+        xaxis = axis if xn.ndim == yn.ndim else 0
+        m = xn.shape[xaxis]
+        d = make(Op.SUB, (cs.slice_axis(xn, xaxis, 1, m), cs.slice_axis(xn, xaxis, 0, m - 1)))
+        if xn.ndim != yn.ndim:
+            d = cs.reshape(d, tuple(-1 if k == axis else 1 for k in range(yn.ndim)))
+        widths = wrap(d)
+    total = _ufuncs.call(np.multiply, (widths, pair), {})
+    return _ufuncs.call(np.true_divide, (wrap(cred.reduce("sum", total._h.node, axis)), 2.0),
+                        {})
+
+
+@implements("cov")
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *,
+        dtype=None):
+    """Unweighted covariance (numpy computes in at least float64)."""
+    if fweights is not None or aweights is not None:
+        return eager("numpy.cov", np.cov, (m, y, rowvar, bias, ddof, fweights, aweights),
+                     {"dtype": dtype})
+    x = node_of(m)
+    parts = [x] + ([node_of(y)] if y is not None else [])
+    target = as_dtype_or(dtype, np.result_type(*(p.dtype for p in parts), np.float64))
+    rows = [cs.atleast_2d(ew.convert(p, target)) for p in parts]
+    if not rowvar:
+        rows = [cs.transpose(r) if r.shape[0] != 1 else r for r in rows]
+    data = cs.concatenate(rows, 0)
+    n = data.shape[1]
+    ddof = (0 if bias else 1) if ddof is None else ddof
+    centered = make(Op.SUB, (data, ew.broadcast_to(cred.mean(data, 1, keepdims=True),
+                                                       data.shape)))
+    conj = make(Op.CONJ, (centered,)) if dt.is_complex(target) else centered
+    prod = _ufuncs.UFUNCS[np.matmul].fn(centered, cs.transpose(conj))
+    out = make(Op.DIV, (prod, npx.const(float(max(n - ddof, 0)), prod)))
+    return wrap(cs.squeeze(out))
+
+
+def as_dtype_or(dtype, default) -> np.dtype:
+    return np.dtype(default) if dtype is None else dt.canonical(dtype)
+
+
+@implements("corrcoef")
+def corrcoef(x, y=None, rowvar=True, *, dtype=None):
+    c = cov(x, y, rowvar, dtype=dtype)._h.node
+    if c.ndim == 0:
+        return wrap(make(Op.DIV, (c, c)))
+    d = cm_diagonal(c)
+    std = make(Op.SQRT, (make(Op.REAL, (d,)) if dt.is_complex(d.dtype) else d,))
+    std = ew.convert(std, c.dtype)
+    c = make(Op.DIV, (c, ew.broadcast_to(cs.reshape(std, (-1, 1)), c.shape)))
+    c = make(Op.DIV, (c, ew.broadcast_to(std, c.shape)))
+    if dt.is_complex(c.dtype):
+        return wrap(c)
+    return wrap(make(Op.CLAMP, (npx.const(-1.0, c), c, npx.const(1.0, c))))
+
+
+def cm_diagonal(c: Node) -> Node:
+    from lazytensor.core.composite.matrix import diagonal
+
+    return diagonal(c)
+
+
+# ------------------------------------------------- convolution, correlation
+
+def _correlate_nodes(a: Node, v: Node, mode: str) -> Node:
+    """numpy's correlate for len(a) >= len(v), as one CONV (which correlates)."""
+    n, m = a.shape[0], v.shape[0]
+    pads = {"valid": (0, 0), "same": (m // 2, m - 1 - m // 2), "full": (m - 1, m - 1)}
+    if mode not in pads:
+        raise ValueError(f"mode must be one of 'valid', 'same', or 'full' (got {mode!r})")
+    lhs, rhs = cs.reshape(a, (1, 1, n)), cs.reshape(v, (1, 1, m))
+    out = make(Op.CONV, (lhs, rhs), (1,), (pads[mode],), (1,), (1,), ("NCW", "OIW", "NCW"),
+               1, 1)
+    return cs.reshape(out, (out.shape[-1],))
+
+
+def _operands_1d(a, v) -> tuple[Node, Node]:
+    x, y = node_of(a), node_of(v)
+    if x.ndim != 1 or y.ndim != 1:
+        raise ValueError("object too deep for desired array")
+    if x.shape[0] == 0 or y.shape[0] == 0:
+        raise ValueError("v cannot be empty" if y.shape[0] == 0 else "a cannot be empty")
+    dtype = ew.promote(NUMPY, x, y)
+    if dt.is_bool(dtype):
+        raise TypeError("lazytensor.numpy: convolution of bool arrays")
+    return ew.convert(x, dtype), ew.convert(y, dtype)
+
+
+@implements("correlate")
+def correlate(a, v, mode="valid"):
+    x, y = _operands_1d(a, v)
+    y = make(Op.CONJ, (y,)) if dt.is_complex(y.dtype) else y
+    if x.shape[0] >= y.shape[0]:
+        return wrap(_correlate_nodes(x, y, mode))
+    swapped = _correlate_nodes(y, x, mode)  # numpy swaps the operands, then reverses
+    return wrap(make(Op.REV, (swapped,), (0,)))
+
+
+@implements("convolve")
+def convolve(a, v, mode="full"):
+    x, y = _operands_1d(a, v)
+    if y.shape[0] > x.shape[0]:
+        x, y = y, x
+    return wrap(_correlate_nodes(x, make(Op.REV, (y,), (0,)), mode))
+
+
+# ------------------------------------------------------------ interp, bincount
+
+@implements("interp")
+def interp(x, xp, fp, left=None, right=None, period=None):
+    """Piecewise-linear interpolation at x over increasing xp (numpy's slope
+    formula); ``period`` runs eagerly."""
+    if period is not None:
+        return eager("numpy.interp", np.interp, (x, xp, fp, left, right, period), {})
+    xs, grid, values = _float(node_of(x)), _float(node_of(xp)), node_of(fp)
+    values = ew.convert(values, dt.complex128 if dt.is_complex(values.dtype) else dt.float64)
+    xs, grid = ew.convert(xs, dt.float64), ew.convert(grid, dt.float64)
+    n = grid.shape[0]
+    j = csort.searchsorted(grid, xs, "right")
+    j = make(Op.CLAMP, (npx.const(1, j), j, npx.const(max(n - 1, 1), j)))
+    lo = make(Op.SUB, (j, npx.const(1, j)))
+    x0, x1 = ctake.take(grid, lo), ctake.take(grid, j)
+    f0, f1 = ctake.take(values, lo), ctake.take(values, j)
+    width = ew.convert(make(Op.SUB, (x1, x0)), values.dtype)
+    slope = make(Op.DIV, (make(Op.SUB, (f1, f0)), width))
+    out = make(Op.ADD, (make(Op.MUL, (slope, ew.convert(make(Op.SUB, (xs, x0)),
+                                                        values.dtype))), f0))
+    first, last = ctake.take(values, 0), ctake.take(values, n - 1)
+    lval = ew.as_node(lift(left), values.dtype, xs.shape) if left is not None else \
+        ew.broadcast_to(first, xs.shape)
+    rval = ew.as_node(lift(right), values.dtype, xs.shape) if right is not None else \
+        ew.broadcast_to(last, xs.shape)
+    at_end = make(Op.EQ, (xs, ew.broadcast_to(ctake.take(grid, n - 1), xs.shape)))
+    out = make(Op.SELECT, (at_end, ew.broadcast_to(last, xs.shape), out))
+    out = make(Op.SELECT, (make(Op.LT, (xs, ew.broadcast_to(ctake.take(grid, 0), xs.shape))),
+                           lval, out))
+    return wrap(make(Op.SELECT, (make(Op.GT, (xs, ew.broadcast_to(ctake.take(grid, n - 1),
+                                                                   xs.shape))), rval, out)))
+
+
+@implements("bincount")
+def bincount(x, weights=None, minlength=0):
+    """Counts (or summed weights) per value: the length is data-dependent,
+    so only max(x) is materialized; the counting is a lazy scatter-add."""
+    idx = node_of(x)
+    if idx.ndim != 1:
+        raise ValueError("object too deep for desired array")
+    if not dt.is_int(idx.dtype) and not dt.is_bool(idx.dtype):
+        raise TypeError("Cannot cast array data from dtype('float64') to dtype('int64') "
+                        "according to the rule 'safe'")
+    biggest = int(wrap(cred.reduce("max", idx, None)).item()) if idx.shape[0] else -1
+    if idx.shape[0] and int(wrap(cred.reduce("min", idx, None)).item()) < 0:
+        raise ValueError("'list' argument must have no negative elements")
+    length = max(biggest + 1, int(minlength))
+    w = ew.as_node(node_of(weights), dt.float64, idx.shape) if weights is not None else \
+        ew.full(idx.shape, 1, dt.int64)
+    zeros = ew.full((length,), 0, w.dtype)
+    return wrap(ci.setitem(zeros, (ew.convert(idx, dt.int64),), w, kind="add"))

@@ -1,0 +1,127 @@
+"""Linear algebra with unique answers (Cholesky factors, triangular solves),
+batched matrix sums, and whole-tensor comparison. Factorizations whose
+results are defined only up to signs or order (QR, SVD, eigenvectors, LU
+pivots) fall back to eager torch, where LAPACK's conventions are kept.
+
+Failures torch reports through errors (a matrix that is not positive
+definite) give NaNs lazily: the core cannot raise on values it has not
+computed (``linalg_cholesky_ex`` reports ``info`` = 0)."""
+
+from __future__ import annotations
+
+from lazytensor.core import Node, Op, make
+from lazytensor.core import dtypes as dt
+from lazytensor.core.composite.elementwise import as_node, broadcast_to, convert
+from lazytensor.core.composite.shape import broadcast_shapes
+from lazytensor.torch._tensor import wrap
+from lazytensor.torch.aten._common import aten, node
+
+
+def _mT(x: Node) -> Node:
+    perm = (*range(x.ndim - 2), x.ndim - 1, x.ndim - 2)
+    return make(Op.TRANSPOSE, (x,), perm)
+
+
+def _square(name: str, x: Node) -> None:
+    if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are "
+                           f"{x.shape[-2] if x.ndim > 1 else 1} by {x.shape[-1]} matrices")
+    if not dt.is_inexact(x.dtype):
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. "
+                           f"Got {x.dtype}")
+
+
+def _cholesky_node(x: Node, upper: bool) -> Node:
+    low = make(Op.CHOLESKY, (x,))
+    return _mT(low) if upper else low
+
+
+def _cholesky(x, upper=False):
+    n = node(x)
+    _square("cholesky", n)
+    return wrap(_cholesky_node(n, upper))
+
+
+def _cholesky_ex(x, *, upper=False, check_errors=False):
+    n = node(x)
+    _square("linalg.cholesky", n)
+    return wrap(_cholesky_node(n, upper)), wrap(as_node(0, dt.int32, n.shape[:-2]))
+
+
+def _batched(a: Node, b: Node) -> tuple[Node, Node]:
+    batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    return broadcast_to(a, batch + a.shape[-2:]), broadcast_to(b, batch + b.shape[-2:])
+
+
+def _solve(a: Node, b: Node, *, left: bool, lower: bool, unit: bool, transpose: bool = False,
+           ) -> Node:
+    a, b = _batched(a, b)
+    return make(Op.TRIANGULAR_SOLVE, (a, b), left, lower, transpose, unit)
+
+
+def _solve_triangular(a, b, *, upper, left=True, unitriangular=False):
+    na, nb = node(a), node(b)
+    return wrap(_solve(na, nb, left=left, lower=not upper, unit=unitriangular))
+
+
+def _triangular_solve(b, a, upper=True, transpose=False, unitriangular=False):
+    na, nb = node(a), node(b)
+    out = _solve(na, nb, left=True, lower=not upper, unit=unitriangular, transpose=transpose)
+    return wrap(out), wrap(broadcast_to(na, out.shape[:-2] + na.shape[-2:]))
+
+
+def _cholesky_solve(b, factor, upper=False):
+    """A x = b with A = L L^T (or U^T U): two triangular solves."""
+    nb, nf = node(b), node(factor)
+    lower = not upper
+    y = _solve(nf, nb, left=True, lower=lower, unit=False, transpose=not lower)
+    return wrap(_solve(nf, y, left=True, lower=lower, unit=False, transpose=lower))
+
+
+def _cholesky_inverse(factor, upper=False):
+    nf = node(factor)
+    eye = make(Op.CONVERT, (make(Op.EQ, (make(Op.IOTA, (), dt.int64, nf.shape, nf.ndim - 2),
+                                         make(Op.IOTA, (), dt.int64, nf.shape, nf.ndim - 1))),),
+               nf.dtype)
+    lower = not upper
+    y = _solve(nf, eye, left=True, lower=lower, unit=False, transpose=not lower)
+    return wrap(_solve(nf, y, left=True, lower=lower, unit=False, transpose=lower))
+
+
+def _addbmm(x, b1, b2, *, beta=1, alpha=1):
+    n1, n2 = node(b1), node(b2)
+    if n1.ndim != 3 or n2.ndim != 3:
+        raise RuntimeError("batch1 and batch2 must be 3D tensors")
+    product = make(Op.DOT_GENERAL, (n1, n2), (((0, 2), (0, 1)), ((), ())), None)
+    if alpha != 1:
+        product = make(Op.MUL, (product, as_node(alpha, product.dtype, product.shape)))
+    if beta == 0:
+        return wrap(product)
+    base = broadcast_to(convert(node(x), product.dtype), product.shape)
+    if beta != 1:
+        base = make(Op.MUL, (base, as_node(beta, base.dtype, base.shape)))
+    return wrap(make(Op.ADD, (base, product)))
+
+
+def _equal(a, b) -> bool:
+    """torch.equal: same shape and every element equal (a host answer)."""
+    na, nb = node(a), node(b)
+    if na.shape != nb.shape:
+        return False
+    same = make(Op.EQ, (na, convert(nb, na.dtype)))
+    axes = tuple(range(same.ndim))
+    return bool(wrap(make(Op.REDUCE_AND, (same,), axes) if axes else same).item())
+
+
+def _copy(x, src, non_blocking=False):
+    """The functional copy: src cast and broadcast to x's shape."""
+    n = node(x)
+    return wrap(broadcast_to(convert(node(src), n.dtype), n.shape))
+
+
+TABLE = {
+    aten.cholesky: _cholesky, aten.linalg_cholesky_ex: _cholesky_ex,
+    aten.linalg_solve_triangular: _solve_triangular, aten.triangular_solve: _triangular_solve,
+    aten.cholesky_solve: _cholesky_solve, aten.cholesky_inverse: _cholesky_inverse,
+    aten.addbmm: _addbmm, aten.equal: _equal, aten.copy.default: _copy,
+}

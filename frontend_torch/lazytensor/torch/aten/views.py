@@ -1,0 +1,504 @@
+"""View ATen ops with PyTorch's aliasing semantics.
+
+A view op returns a tensor whose storage is a core ``ViewHandle`` onto its
+input's storage: its value is ``forward(base)`` and an in-place write to it
+becomes ``backward(base, value)`` in the base, so writes reach every alias
+as in torch. The wrapper's sizes, strides and storage offset are the ones
+torch would report (computed here from the input's), so ``is_contiguous``,
+``contiguous()``, ``reshape`` (view or copy) and ``view`` errors behave as in
+torch. Views that repeat elements (expand, overlapping as_strided) are
+read-only, and writing to them raises torch's error.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from lazytensor.core import Node, Op, ViewHandle, constant, make
+from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import indexing as ix
+from lazytensor.core.composite import matrix
+from lazytensor.core.composite import shape as cs
+from lazytensor.core.composite.elementwise import as_node, broadcast_to
+from lazytensor.torch._tensor import LazyTensor, alias, wrap, wrap_handle, wrap_view
+from lazytensor.torch.aten._common import aten, contiguous_strides, dim, node, np_dtype, size_list
+
+import torch
+
+
+# ------------------------------------------------------------- view shapes
+def infer_size(size, numel: int) -> tuple[int, ...]:
+    """A view/reshape size with one -1 resolved (torch's error otherwise)."""
+    size = tuple(size)
+    if -1 not in size and math.prod(size) == numel:
+        return size
+    size = size_list(size)
+    known = math.prod(s for s in size if s != -1)
+    if size.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    if -1 in size:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(size)}' is invalid for input of size {numel}")
+        size = tuple(numel // known if s == -1 else s for s in size)
+    if math.prod(size) != numel:
+        raise RuntimeError(f"shape '{list(size)}' is invalid for input of size {numel}")
+    return size
+
+
+def view_strides(old: tuple, stride: tuple, new: tuple) -> tuple | None:
+    """Strides of ``new`` viewing memory laid out as (old, stride), or None
+    when no view exists (torch's computeStride)."""
+    if not old:
+        return (1,) * len(new)
+    if math.prod(old) == 0:
+        return tuple(stride) if tuple(old) == tuple(new) else contiguous_strides(new)
+    out = [0] * len(new)
+    view_d = len(new) - 1
+    chunk = stride[-1]
+    tensor_numel = view_numel = 1
+    for d in range(len(old) - 1, -1, -1):
+        tensor_numel *= old[d]
+        if d == 0 or (old[d - 1] != 1 and stride[d - 1] != tensor_numel * chunk):
+            while view_d >= 0 and (view_numel < tensor_numel or new[view_d] == 1):
+                out[view_d] = view_numel * chunk
+                view_numel *= new[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if d > 0:
+                chunk, tensor_numel, view_numel = stride[d - 1], 1, 1
+    return tuple(out) if view_d == -1 else None
+
+
+def _reshape_view(x: LazyTensor, size: tuple, strides) -> LazyTensor:
+    old = tuple(x.shape)
+    if size == old:
+        return wrap_view(x, _same, _second, strides, x.storage_offset())
+    return wrap_view(x, lambda n: make(Op.RESHAPE, (n,), size),
+                     lambda b, v: make(Op.RESHAPE, (v,), old), strides, x.storage_offset())
+
+
+def _same(n: Node) -> Node:
+    return n
+
+
+def _second(b: Node, v: Node) -> Node:
+    return v
+
+
+def _view(x, size):
+    if isinstance(size, torch.dtype):
+        return _view_dtype(x, size)
+    size = infer_size(size, x.numel())
+    if x.is_contiguous():
+        offset = x.storage_offset()
+        return _reshape_view(x, size, contiguous_strides(size) if offset else None)
+    strides = view_strides(tuple(x.shape), x.stride(), size)
+    if strides is None:
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+        )
+    return _reshape_view(x, size, strides)
+
+
+def _view_dtype(x, dtype: torch.dtype):
+    target = np_dtype(dtype)
+    source = node(x).dtype
+    if target.itemsize != source.itemsize:
+        raise RuntimeError("lazytensor.torch: view(dtype) between dtypes of different sizes "
+                           "is not supported")
+    return wrap_view(x, lambda n: make(Op.BITCAST_CONVERT, (n,), target),
+                     lambda b, v: make(Op.BITCAST_CONVERT, (v,), source),
+                     x.stride(), x.storage_offset())
+
+
+def _reshape_alias(x, size, stride):
+    return _reshape_view(x, infer_size(size, x.numel()), tuple(stride))
+
+
+def _alias(x):
+    return alias(x)
+
+
+def _view_as_real(x):
+    n = node(x)
+    if not dt.is_complex(n.dtype):
+        raise RuntimeError("view_as_real is only supported for complex tensors")
+    stride = tuple(2 * s for s in x.stride()) + (1,)
+
+    def forward(v: Node) -> Node:
+        parts = [cs.reshape(make(op, (v,)), (*v.shape, 1)) for op in (Op.REAL, Op.IMAG)]
+        return make(Op.CONCATENATE, tuple(parts), v.ndim)
+
+    return wrap_view(x, forward, lambda b, v: _to_complex(v), stride, 2 * x.storage_offset())
+
+
+def _to_complex(v: Node) -> Node:
+    last = v.ndim - 1
+    re, im = (cs.reshape(cs.slice_axis(v, last, i, i + 1), v.shape[:-1]) for i in (0, 1))
+    return make(Op.COMPLEX, (re, im))
+
+
+def _view_as_complex(x):
+    n = node(x)
+    if n.ndim == 0 or n.shape[-1] != 2 or n.dtype not in (dt.float32, dt.float64):
+        raise RuntimeError("Tensor must have a last dimension of size 2")
+    stride = tuple(s // 2 for s in x.stride()[:-1])
+    return wrap_view(x, _to_complex, lambda b, v: _view_as_real_node(v), stride,
+                     x.storage_offset() // 2)
+
+
+def _view_as_real_node(v: Node) -> Node:
+    parts = [cs.reshape(make(op, (v,)), (*v.shape, 1)) for op in (Op.REAL, Op.IMAG)]
+    return make(Op.CONCATENATE, tuple(parts), v.ndim)
+
+
+# ---------------------------------------------------------- permutations
+def _permute(x, dims):
+    n = x.dim()
+    perm = tuple(dim(d, n) for d in dims)
+    if len(set(perm)) != n or len(perm) != n:
+        raise RuntimeError("permute(): dims must be a permutation of the input's dims")
+    inverse = [0] * n
+    for i, p in enumerate(perm):
+        inverse[p] = i
+    inverse = tuple(inverse)
+    stride = x.stride()
+    return wrap_view(x, lambda v: make(Op.TRANSPOSE, (v,), perm),
+                     lambda b, v: make(Op.TRANSPOSE, (v,), inverse),
+                     tuple(stride[p] for p in perm), x.storage_offset())
+
+
+def _transpose(x, dim0, dim1):
+    n = x.dim()
+    a, b = dim(dim0, n), dim(dim1, n)
+    if n == 0:
+        return alias(x)
+    perm = list(range(n))
+    perm[a], perm[b] = perm[b], perm[a]
+    return _permute(x, perm)
+
+
+def _swap(v: Node) -> Node:
+    return make(Op.TRANSPOSE, (v,), (1, 0))
+
+
+def _swap_back(b: Node, v: Node) -> Node:
+    return make(Op.TRANSPOSE, (v,), (1, 0))
+
+
+def _t(x):
+    n = x.dim()
+    if n != 2:
+        if n > 2:
+            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {n}D")
+        return alias(x)
+    s0, s1 = x.stride()
+    return wrap_view(x, _swap, _swap_back, (s1, s0), x.storage_offset())
+
+
+# ---------------------------------------------------------- size-1 axes
+def _unsqueeze(x, d):
+    n = x.dim()
+    d = dim(d, n + 1)
+    size = tuple(x.shape[:d]) + (1,) + tuple(x.shape[d:])
+    stride = list(x.stride())
+    stride.insert(d, 1 if d >= n else x.shape[d] * stride[d])
+    return _reshape_view(x, size, tuple(stride))
+
+
+def _squeeze(x, d=None):
+    n = x.dim()
+    if d is None:
+        axes = {i for i, s in enumerate(x.shape) if s == 1}
+    else:
+        axes = {dim(a, n) for a in ((d,) if isinstance(d, int) else d)}
+        axes = {a for a in axes if n and x.shape[a] == 1}
+    size = tuple(s for i, s in enumerate(x.shape) if i not in axes)
+    stride = tuple(s for i, s in enumerate(x.stride()) if i not in axes)
+    return _reshape_view(x, size, stride)
+
+
+# ---------------------------------------------------------- broadcasting
+def _expand(x, size, *, implicit=False):
+    size = size_list(size)
+    old = tuple(x.shape)
+    lead = len(size) - len(old)
+    if lead < 0:
+        raise RuntimeError(
+            f"expand(torch.FloatTensor{{{list(old)}}}, size={list(size)}): the number of sizes "
+            f"provided ({len(size)}) must be greater or equal to the number of dimensions in "
+            f"the tensor ({len(old)})"
+        )
+    shape, strides = [], []
+    for i, s in enumerate(size):
+        j = i - lead
+        if j < 0:
+            if s < 0:
+                raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a "
+                                   "leading, non-existing dimension 0")
+            shape.append(s)
+            strides.append(0)
+        elif s == -1 or s == old[j]:
+            shape.append(old[j])
+            strides.append(x.stride()[j])
+        elif old[j] == 1:
+            shape.append(s)
+            strides.append(0)
+        else:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({s}) must match the existing size "
+                f"({old[j]}) at non-singleton dimension {i}.  Target sizes: {list(size)}.  "
+                f"Tensor sizes: {list(old)}"
+            )
+    shape = tuple(shape)
+    if shape == old:
+        return alias(x)
+    grows = any(s != 1 and (i < lead or old[i - lead] == 1) for i, s in enumerate(shape))
+    backward = None if grows and math.prod(shape) > 1 else (lambda b, v: cs.reshape(v, old))
+    return wrap_view(x, lambda v: broadcast_to(v, shape), backward, tuple(strides),
+                     x.storage_offset())
+
+
+# ------------------------------------------------------------ selections
+def _slice(x, d=0, start=None, end=None, step=1):
+    n = x.dim()
+    d = dim(d, n)
+    if step <= 0:
+        raise RuntimeError("slice step must be positive")
+    length = x.shape[d]
+    lo, hi, _ = slice(start, end, 1).indices(length)
+    hi = max(hi, lo)
+    index = (slice(None),) * d + (slice(lo, hi, step),)
+    count = len(range(lo, hi, step))
+    stride = list(x.stride())
+    offset = x.storage_offset() + (lo * stride[d] if count else 0)
+    stride[d] *= step
+    return wrap_view(x, lambda v: cs.slice_axis(v, d, lo, hi, step),
+                     lambda b, v: ix.setitem(b, index, v), tuple(stride), offset)
+
+
+def _select(x, d, index):
+    n = x.dim()
+    if n == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = dim(d, n)
+    shape = tuple(x.shape)
+    size = shape[d]
+    if not -size <= index < size:
+        raise IndexError(
+            f"select(): index {index} out of range for tensor of size {list(shape)} at "
+            f"dimension {d}"
+        )
+    index %= size
+    start = (0,) * d + (index,) + (0,) * (n - d - 1)
+    limit = shape[:d] + (index + 1,) + shape[d + 1:]
+    kept = shape[:d] + (1,) + shape[d + 1:]
+    out_shape = shape[:d] + shape[d + 1:]
+    starts = tuple(constant(v, np.dtype(np.int64)) for v in start)
+
+    def forward(v: Node) -> Node:
+        return make(Op.RESHAPE, (make(Op.SLICE, (v,), start, limit, (1,) * n),), out_shape)
+
+    def backward(b: Node, v: Node) -> Node:
+        update = make(Op.RESHAPE, (v,), kept)
+        return make(Op.DYNAMIC_UPDATE_SLICE, (b, update, *starts))
+
+    stride = list(x.stride())
+    offset = x.storage_offset() + index * stride[d]
+    del stride[d]
+    return wrap_view(x, forward, backward, tuple(stride), offset)
+
+
+def _split_with_sizes(x, split_sizes, d=0):
+    d = dim(d, x.dim())
+    if sum(split_sizes) != x.shape[d]:
+        raise RuntimeError(
+            f"split_with_sizes expects split_sizes to sum exactly to {x.shape[d]} (input "
+            f"tensor's size at dimension {d}), but got split_sizes={list(split_sizes)}"
+        )
+    out, start = [], 0
+    for s in split_sizes:
+        out.append(_slice(x, d, start, start + s))
+        start += s
+    return out
+
+
+def _split(x, split_size, d=0):
+    d = dim(d, x.dim())
+    length = x.shape[d]
+    if split_size <= 0 and length:
+        raise RuntimeError(f"split expects split_size be non-negative, but got {split_size}")
+    sizes = [min(split_size, length - i) for i in range(0, length, split_size)] if length \
+        else [0]
+    return _split_with_sizes(x, sizes, d)
+
+
+def _unbind(x, d=0):
+    d = dim(d, x.dim())
+    return [_select(x, d, i) for i in range(x.shape[d])]
+
+
+def _diagonal(x, offset=0, dim1=0, dim2=1):
+    n = x.dim()
+    a, b = dim(dim1, n), dim(dim2, n)
+    if a == b:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    stride = x.stride()
+    length = matrix.diagonal_length(x.shape[a], x.shape[b], offset)
+    start = x.storage_offset()
+    if length:
+        start += offset * stride[b] if offset >= 0 else -offset * stride[a]
+    strides = tuple(s for i, s in enumerate(stride) if i not in (a, b)) + (stride[a] + stride[b],)
+    return wrap_view(x, lambda v: matrix.diagonal(v, offset, a, b),
+                     lambda base, v: matrix.set_diagonal(base, v, offset, a, b), strides, start)
+
+
+# ------------------------------------------ gradients and scatters of views
+def _select_backward(grad, input_sizes, d, index):
+    """Zeros of ``input_sizes`` with ``grad`` at ``index`` along ``d``: a PAD."""
+    g = node(grad)
+    sizes = size_list(input_sizes)
+    d = dim(d, len(sizes))
+    index %= sizes[d]
+    g = make(Op.RESHAPE, (g,), sizes[:d] + (1,) + sizes[d + 1:])
+    cfg = tuple((index, sizes[d] - index - 1, 0) if a == d else (0, 0, 0)
+                for a in range(len(sizes)))
+    return wrap(make(Op.PAD, (g, as_node(0, g.dtype)), cfg))
+
+
+def _slice_backward(grad, input_sizes, d, start, end, step):
+    """Zeros of ``input_sizes`` with ``grad`` in the slice: a PAD with
+    interior padding for strides."""
+    g = node(grad)
+    sizes = size_list(input_sizes)
+    d = dim(d, len(sizes))
+    lo, hi, _ = slice(start, end, 1).indices(sizes[d])
+    count = g.shape[d]
+    if count == 0:
+        return wrap(as_node(0, g.dtype, sizes))
+    last = lo + (count - 1) * step
+    cfg = tuple((lo, sizes[d] - last - 1, step - 1) if a == d else (0, 0, 0)
+                for a in range(len(sizes)))
+    return wrap(make(Op.PAD, (g, as_node(0, g.dtype)), cfg))
+
+
+def _select_scatter(x, src, d, index):
+    n = node(x)
+    d = dim(d, n.ndim)
+    key = (slice(None),) * d + (index % n.shape[d],)
+    return wrap(ix.setitem(n, key, node(src)))
+
+
+def _slice_scatter(x, src, d=0, start=None, end=None, step=1):
+    n = node(x)
+    d = dim(d, n.ndim)
+    lo, hi, _ = slice(start, end, 1).indices(n.shape[d])
+    key = (slice(None),) * d + (slice(lo, max(hi, lo), step),)
+    return wrap(ix.setitem(n, key, node(src)))
+
+
+def _diagonal_scatter(x, src, offset=0, dim1=0, dim2=1):
+    n = node(x)
+    a, b = dim(dim1, n.ndim), dim(dim2, n.ndim)
+    return wrap(matrix.set_diagonal(n, node(src), offset, a, b))
+
+
+# -------------------------------------------------------- strided views
+def _strided_positions(size, stride, offset: int) -> np.ndarray:
+    pos = np.full(tuple(size), offset, dtype=np.int64)
+    for d, (s, st) in enumerate(zip(size, stride, strict=False)):
+        shape = [1] * len(size)
+        shape[d] = s
+        pos = pos + (np.arange(s, dtype=np.int64) * st).reshape(shape)
+    return pos
+
+
+def strided_view(base_handle, base_shape, size, stride, offset: int, strides_out):
+    """A view reading ``base`` (seen as contiguous memory) at the positions
+    (offset + sum(i_k * stride_k)); read-only when positions repeat."""
+    size = tuple(size)
+    pos = _strided_positions(size, stride, offset)
+    numel = math.prod(base_shape)
+    if pos.size and (pos.min() < 0 or pos.max() >= numel):
+        raise RuntimeError(
+            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset} "
+            f"require a storage of more elements than the {numel} available"
+        )
+    flat_index = (pos.reshape(-1),)
+    unique = np.unique(pos).size == pos.size
+
+    def forward(b: Node) -> Node:
+        return cs.reshape(ix.getitem(cs.ravel(b), flat_index), size)
+
+    def backward(b: Node, v: Node) -> Node:
+        flat = ix.setitem(cs.ravel(b), flat_index, cs.ravel(v), unique_indices=True)
+        return cs.reshape(flat, b.shape)
+
+    handle = ViewHandle(base_handle, forward, backward if unique else None)
+    return wrap_handle(handle, tuple(strides_out), offset)
+
+
+def _root(x: LazyTensor):
+    h = x._h
+    return h.base if isinstance(h, ViewHandle) else h
+
+
+def _as_strided(x, size, stride, storage_offset=None):
+    offset = x.storage_offset() if storage_offset is None else storage_offset
+    root = _root(x)
+    size, stride = size_list(size), tuple(stride)
+    shape = root.node.shape
+    if offset == 0 and math.prod(size) == math.prod(shape) and \
+            stride == contiguous_strides(size):  # the whole root, reshaped
+        handle = ViewHandle(root, lambda n: cs.reshape(n, size),
+                            lambda b, v: cs.reshape(v, shape))
+        return wrap_handle(handle, stride, 0)
+    return strided_view(root, shape, size, stride, offset, stride)
+
+
+def _unfold(x, dimension, size, step):
+    n = x.dim()
+    d = dim(dimension, n)
+    length = x.shape[d] if n else 1
+    if size > length:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {length} but size is "
+                           f"{size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    shape = list(x.shape) if n else [1]
+    count = (length - size) // step + 1
+    virtual = contiguous_strides(tuple(x.shape))
+    virt_stride = list(virtual) if n else [1]
+    out_size = shape[:d] + [count] + shape[d + 1:] + [size]
+    out_virt = virt_stride[:d] + [virt_stride[d] * step] + virt_stride[d + 1:] + [virt_stride[d]]
+    real = list(x.stride()) if n else [1]
+    out_real = real[:d] + [real[d] * step] + real[d + 1:] + [real[d]]
+    if not n:
+        out_size, out_virt, out_real = [size], [1], [1]
+    return strided_view(x._h, tuple(x.shape), out_size, out_virt, 0, out_real)
+
+
+def _unsafe_view(x, size):
+    size = infer_size(size, x.numel())
+    return _reshape_view(x, size, view_strides(tuple(x.shape), x.stride(), size)
+                         or contiguous_strides(size))
+
+
+TABLE = {
+    aten.view.default: _view, aten.view.dtype: _view_dtype, aten._unsafe_view: _unsafe_view,
+    aten._reshape_alias: _reshape_alias, aten.alias: _alias, aten.detach: _alias,
+    aten.view_as_real: _view_as_real, aten.view_as_complex: _view_as_complex,
+    aten.permute: _permute, aten.transpose.int: _transpose, aten.t: _t,
+    aten.unsqueeze: _unsqueeze, aten.squeeze.default: _squeeze, aten.squeeze.dim: _squeeze,
+    aten.squeeze.dims: _squeeze, aten.expand: _expand,
+    aten.slice.Tensor: _slice, aten.select.int: _select,
+    aten.split.Tensor: _split, aten.split_with_sizes: _split_with_sizes,
+    aten.unbind.int: _unbind, aten.diagonal: _diagonal,
+    aten.as_strided: _as_strided, aten.unfold: _unfold,
+    aten.select_backward: _select_backward, aten.slice_backward: _slice_backward,
+    aten.select_scatter: _select_scatter, aten.slice_scatter: _slice_scatter,
+    aten.diagonal_scatter: _diagonal_scatter,
+}
