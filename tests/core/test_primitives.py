@@ -246,3 +246,15 @@ def test_iota_and_dynamic_slices():
     expected = x.copy()
     expected[1, 2:4] = 0
     np.testing.assert_array_equal(_run(Op.DYNAMIC_UPDATE_SLICE, [x, upd, i, j], ()), expected)
+
+
+@pytest.mark.parametrize("op", [Op.REDUCE_MAX, Op.REDUCE_MIN])
+@pytest.mark.parametrize("rows", [5, 1000])
+def test_max_min_reductions_propagate_nan(op, rows):
+    """numpy, torch and tnp give NaN; XLA's CPU backend alone drops NaNs in
+    vectorized reductions of about 1000 elements (regression)."""
+    x = RNG.uniform(size=(rows, 4)).astype(np.float32)
+    x[rows // 2, 1] = np.nan
+    ref = np.max if op is Op.REDUCE_MAX else np.min
+    np.testing.assert_array_equal(_run(op, [x], ((0,),)), ref(x, axis=0))
+    np.testing.assert_array_equal(_run(op, [x], ((0, 1),)), ref(x))

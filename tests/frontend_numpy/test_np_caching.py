@@ -75,3 +75,22 @@ def test_in_place_training_loop_compiles_once(runtime):
         if lr == 0.01:
             settled = _misses(runtime)
     assert _misses(runtime) == settled
+
+
+def test_large_parameters_recycled_and_donated_compile_by_step_two(runtime):
+    """Parameters above the recycle pool's size threshold: the pool's own
+    reference must not block their donation at step 3 (regression: each of
+    the first three steps compiled)."""
+    rng = np.random.default_rng(0)
+    w = lnp.asarray(rng.standard_normal((256, 512)).astype(np.float32))
+    b = lnp.zeros(512, np.float32)
+    for step in range(6):
+        x = lnp.asarray(rng.standard_normal((64, 256)).astype(np.float32))
+        h = np.tanh(x @ w + b)
+        w = w - 0.01 * (x.T @ (1 - h * h))
+        b = b - 0.01 * h.sum(0)
+        lnp.sync()
+        if step == 1:
+            settled = _misses(runtime)
+    assert _misses(runtime) == settled
+    assert runtime.metrics.counters["donated_buffers"] >= 2 * 5  # w and b from step 2 on

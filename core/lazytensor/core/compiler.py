@@ -110,12 +110,14 @@ def _describe(entry: tuple) -> str:
     return f"{op.name} attrs={entry[1]} operands={entry[2]}"
 
 
-def plan(roots: list[Node], donatable=None) -> Plan:
+def plan(roots: list[Node], donatable=None, pool: RecyclePool | None = None) -> Plan:
     """Walk the graph below ``roots`` and collect its signature and arguments.
     ``donatable(leaf, uses)`` decides per DATA leaf whether its buffer may be
     donated (``uses``: how often the graph's nodes name it as an operand);
-    by default, when nothing outside this graph can reach it any more."""
-    donatable = donatable or is_unreferenced
+    by default, when nothing outside this graph (``pool`` aside: a parameter
+    updated every step is pooled output of the last step) can reach it."""
+    if donatable is None:
+        donatable = is_unreferenced if pool is None else pool.donatable
     order = toposort(roots)
     walk = _walk(order)
     root_pos = tuple(walk.index[id(r)] for r in roots)
@@ -229,9 +231,16 @@ def _calibrate() -> tuple[int, int]:
 def is_unreferenced(leaf: Node, uses: int) -> bool:
     """True when no live handle, view, user array or other graph holds
     ``leaf`` or its buffer: its memory may be donated to the outputs."""
+    return _reference_counts(leaf, uses) == _baseline(0)
+
+
+def _baseline(pooled: int) -> tuple[int, int]:
+    """The counts of an unreferenced leaf whose buffer ``pooled`` more
+    references (the recycle pool's) hold."""
     if not _BASELINE:
         _BASELINE.append(_calibrate())
-    return _reference_counts(leaf, uses) == _BASELINE[0]
+    nodes, buffers = _BASELINE[0]
+    return nodes, buffers + pooled
 
 
 def _jitted(p: Plan):
@@ -308,8 +317,19 @@ class RecyclePool:
         return taken
 
     def give(self, outputs: list) -> None:
+        """Pool the large ``outputs``; forget the buffers donated meanwhile."""
+        self.arrays = [a for a in self.arrays if not a.is_deleted()]
         self.arrays += [o for o in outputs if o.nbytes >= self.min_bytes]
         del self.arrays[:-self.keep]
+
+    def holds(self, array) -> int:
+        """1 when ``array`` is pooled (the pool's own reference to it), else 0."""
+        return int(any(a is array for a in self.arrays))
+
+    def donatable(self, leaf: Node, uses: int) -> bool:
+        """``is_unreferenced``, not counting the pool's own reference (same
+        call depth as ``is_unreferenced``: frames hold references)."""
+        return _reference_counts(leaf, uses) == _baseline(self.holds(leaf.data))
 
 
 def _aval(arrays: list, i: int) -> tuple:

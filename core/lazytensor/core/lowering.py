@@ -83,6 +83,17 @@ def _scatter(node: Node, x, indices, updates):
     return _SCATTERS[kind](x, indices, updates, dnums, mode=_mode(mode))
 
 
+def _nan_propagating(reducer, x, axes):
+    """max/min reductions whose result is NaN where any input is (numpy,
+    torch and tnp agree). XLA's CPU backend drops NaNs in vectorized
+    reductions of about 1000 elements or more, so the NaN is put back."""
+    out = reducer(x, axes)
+    if not jnp.issubdtype(x.dtype, jnp.inexact) or not axes:
+        return out
+    has_nan = lax.reduce_or(lax.ne(x, x), axes)
+    return lax.select(has_nan, lax.full_like(out, jnp.nan), out)
+
+
 def _reduce_window(combine) -> Lowering:
     def lower(node: Node, x, init):
         dims, strides, padding, base_dil, win_dil = node.attrs
@@ -232,8 +243,8 @@ LOWERINGS: dict[Op, Lowering] = {
     Op.SCATTER: _scatter,
     Op.REDUCE_SUM: lambda node, x: lax.reduce_sum(x, node.attrs[0]),
     Op.REDUCE_PROD: lambda node, x: lax.reduce_prod(x, node.attrs[0]),
-    Op.REDUCE_MAX: lambda node, x: lax.reduce_max(x, node.attrs[0]),
-    Op.REDUCE_MIN: lambda node, x: lax.reduce_min(x, node.attrs[0]),
+    Op.REDUCE_MAX: lambda node, x: _nan_propagating(lax.reduce_max, x, node.attrs[0]),
+    Op.REDUCE_MIN: lambda node, x: _nan_propagating(lax.reduce_min, x, node.attrs[0]),
     Op.REDUCE_AND: lambda node, x: lax.reduce_and(x, node.attrs[0]),
     Op.REDUCE_OR: lambda node, x: lax.reduce_or(x, node.attrs[0]),
     Op.ARGMAX: lambda node, x: lax.argmax(x, *node.attrs),

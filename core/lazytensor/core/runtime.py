@@ -87,23 +87,28 @@ class ViewHandle(Handle):
 
     def __init__(self, base: Handle, forward: Forward, backward: Backward | None) -> None:
         if isinstance(base, ViewHandle):  # compose onto the root base
-            inner_f, inner_b = base.forward, base.backward
+            parent, inner_b = base, base.backward
             outer_f, outer_b = forward, backward
-            forward = lambda n: outer_f(inner_f(n))  # noqa: E731
+            # through the parent's cached node, so that a view of a view
+            # shares the parent's nodes (same graph as the same ops unviewed)
+            forward = lambda n: outer_f(parent.node_over(n))  # noqa: E731
             backward = None if inner_b is None or outer_b is None else (
-                lambda b, v: inner_b(b, outer_b(inner_f(b), v))
+                lambda b, v: inner_b(b, outer_b(parent.node_over(b), v))
             )
             base = base.base
         self.base, self.forward, self.backward = base, forward, backward
         self._cached: Node | None = None
         self._seen: Node | None = None
 
-    @property
-    def node(self) -> Node:  # type: ignore[override]
-        base_node = self.base.node
+    def node_over(self, base_node: Node) -> Node:
+        """This view's node over ``base_node`` (cached while the base is unchanged)."""
         if self._seen is not base_node:
             self._cached, self._seen = self.forward(base_node), base_node
         return self._cached
+
+    @property
+    def node(self) -> Node:  # type: ignore[override]
+        return self.node_over(self.base.node)
 
     def assign(self, node: Node) -> None:
         if self.backward is None:
@@ -205,7 +210,8 @@ class Runtime:
                 position[id(node)] = len(roots)
                 roots.append(node)
         start = time.perf_counter()
-        plan = compiler.plan(roots, None if self.donate else (lambda leaf, uses: False))
+        plan = compiler.plan(roots, None if self.donate else (lambda leaf, uses: False),
+                             self.pool)
         if self.donate:
             compiler.add_scratch(plan, self.pool)
         self.metrics.add_time("trace_plan", time.perf_counter() - start)

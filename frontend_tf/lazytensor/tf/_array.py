@@ -218,8 +218,7 @@ def lift(value, dtype: np.dtype | None = None) -> Node:
         node = value._node()
     elif isinstance(value, Node):
         node = value
-    elif type(value) in WEAK or isinstance(value, np.generic) or (
-            isinstance(value, np.ndarray) and value.ndim == 0):
+    elif type(value) in WEAK or isinstance(value, np.generic):
         host_dtype = _host_dtype(value)
         node = scalar(np.asarray(value, host_dtype).item(), host_dtype)
     elif _tf.is_tf_value(value):

@@ -202,6 +202,8 @@ def _add(alpha_op: Op):
 
 
 def _scaled(y: Node, alpha) -> Node:
+    if alpha == 1:
+        return y
     return make(Op.MUL, (y, as_node(alpha, y.dtype, y.shape)))
 
 

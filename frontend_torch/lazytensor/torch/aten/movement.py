@@ -39,8 +39,6 @@ def _copy(self, src, non_blocking=False):
 
     if isinstance(src, LazyTensor):
         value = node(src)
-    elif src.dim() == 0:
-        value = as_node(src.item(), np_dtype(src.dtype))
     else:
         value = node_of_host(src)
     target = node(self).dtype

@@ -61,19 +61,9 @@ def _extreme(kind: str, name: str):
             raise IndexError(f"{name}(): Expected reduction dim to be specified for "
                              "input.numel() == 0. Specify the reduction dim with the 'dim' "
                              "argument.")
-        return wrap(_nan_reduce(kind, n, axes, keepdim))
+        return wrap(R.reduce(kind, n, axes, keepdim))
 
     return impl
-
-
-def _nan_reduce(kind: str, n: Node, axes, keepdim: bool) -> Node:
-    """max/min that propagate NaN (torch does) over ``axes``."""
-    out = R.reduce(kind, n, axes, keepdim)
-    if not dt.is_inexact(n.dtype) or not axes:
-        return out
-    isnan = make(Op.NE, (n, n))
-    has_nan = R.reduce("any", isnan, axes, keepdim)
-    return make(Op.SELECT, (has_nan, as_node(math.nan, n.dtype, out.shape), out))
 
 
 def _arg(kind: str):
@@ -98,7 +88,7 @@ def _max_dim(kind: str):
             return wrap(n), wrap(as_node(0, INDEX, ()))
         if n.shape[d] == 0:
             raise IndexError(f"{kind}(): Expected reduction dim {d} to have non-zero size.")
-        values = _nan_reduce(kind, n, (d,), keepdim)
+        values = R.reduce(kind, n, (d,), keepdim)
         indices = R.argreduce("argmax" if kind == "max" else "argmin", n, d, keepdim, INDEX)
         return wrap(values), wrap(indices)
 

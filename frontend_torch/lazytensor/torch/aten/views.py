@@ -20,6 +20,7 @@ from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import indexing as ix
 from lazytensor.core.composite import matrix
 from lazytensor.core.composite import shape as cs
+from lazytensor.core.composite import views as cviews
 from lazytensor.core.composite.elementwise import as_node, broadcast_to
 from lazytensor.torch._tensor import LazyTensor, alias, wrap, wrap_handle, wrap_view
 from lazytensor.torch.aten._common import aten, contiguous_strides, dim, node, np_dtype, size_list
@@ -293,18 +294,7 @@ def _select(x, d, index):
             f"dimension {d}"
         )
     index %= size
-    start = (0,) * d + (index,) + (0,) * (n - d - 1)
-    limit = shape[:d] + (index + 1,) + shape[d + 1:]
-    kept = shape[:d] + (1,) + shape[d + 1:]
-    out_shape = shape[:d] + shape[d + 1:]
-    starts = tuple(constant(v, np.dtype(np.int64)) for v in start)
-
-    def forward(v: Node) -> Node:
-        return make(Op.RESHAPE, (make(Op.SLICE, (v,), start, limit, (1,) * n),), out_shape)
-
-    def backward(b: Node, v: Node) -> Node:
-        update = make(Op.RESHAPE, (v,), kept)
-        return make(Op.DYNAMIC_UPDATE_SLICE, (b, update, *starts))
+    forward, backward = cviews.view_of(node(x), (slice(None),) * d + (index,))
 
     stride = list(x.stride())
     offset = x.storage_offset() + index * stride[d]
