@@ -94,3 +94,15 @@ def test_large_parameters_recycled_and_donated_compile_by_step_two(runtime):
             settled = _misses(runtime)
     assert _misses(runtime) == settled
     assert runtime.metrics.counters["donated_buffers"] >= 2 * 5  # w and b from step 2 on
+
+
+def test_debug_tools_take_lazy_arrays(runtime):
+    """``lazytensor.core.debug`` takes a frontend's lazy values directly."""
+    from lazytensor.core import debug
+
+    y = np.tanh(lnp.ones((2, 3), dtype=np.float32) * 2.0).sum(axis=0)
+    text = debug.dump(y)
+    assert "TANH" in text and "REDUCE_SUM" in text and text.endswith("return %4")
+    assert debug.graph_key(y) == debug.graph_key(y._h)
+    assert "stablehlo" in debug.stablehlo(y) or "func.func" in debug.stablehlo(y)
+    np.testing.assert_allclose(np.asarray(y), np.full(3, 2 * np.tanh(2.0)), rtol=1e-6)

@@ -19,7 +19,7 @@ import jax
 import numpy as np
 
 from lazytensor.core.ir import Node, toposort
-from lazytensor.core.lowering import LOWERINGS, lower_scalar
+from lazytensor.core.lowering import LOWERINGS, lower_scalar, unpack_bank
 from lazytensor.core.ops import Op
 
 _CACHE_DIR_ENV = "LAZYTENSOR_CACHE_DIR"
@@ -122,7 +122,7 @@ def plan(roots: list[Node], donatable=None, pool: RecyclePool | None = None) -> 
     walk = _walk(order)
     root_pos = tuple(walk.index[id(r)] for r in roots)
     # only the lists named here hold the leaves now (see _calibrate)
-    donate = _choose_donations(walk.data_leaves, walk.uses, [order[p] for p in root_pos],
+    donate = _choose_donations(order, walk.data_leaves, walk.uses, [order[p] for p in root_pos],
                                donatable)
     bank_dtypes = tuple(walk.banks)
     scalar_banks = [np.asarray(walk.banks[d], dtype=d) for d in bank_dtypes]
@@ -162,9 +162,9 @@ class _Walk:
     index: dict = field(default_factory=dict)  # id(node) -> position
     entries: list = field(default_factory=list)
     data_args: list = field(default_factory=list)
-    data_leaves: list = field(default_factory=list)
+    data_leaves: list = field(default_factory=list)  # positions of the DATA leaves
     banks: dict = field(default_factory=dict)  # dtype -> scalar values
-    uses: dict = field(default_factory=dict)  # id(node) -> operand references
+    uses: list = field(default_factory=list)  # position -> operand references
 
 
 def _walk(order: list[Node]) -> _Walk:
@@ -172,13 +172,14 @@ def _walk(order: list[Node]) -> _Walk:
     This runs on every execution, cache hit or not: keep it lean."""
     w = _Walk()
     index, entries, uses = w.index, w.entries, w.uses
+    uses.extend([0] * len(order))
     for i, node in enumerate(order):
         index[id(node)] = i
         op = node.op
         if op is _DATA:
             entries.append((op, node.shape, node.dtype, len(w.data_args)))
             w.data_args.append(node.data)
-            w.data_leaves.append(node)
+            w.data_leaves.append(i)
         elif op is _SCALAR:
             bank = w.banks.setdefault(node.dtype, [])
             entries.append((op, node.shape, node.dtype, len(bank)))
@@ -186,25 +187,26 @@ def _walk(order: list[Node]) -> _Walk:
         elif op is _CONST:
             entries.append((op, node.shape, node.dtype, np.asarray(node.data).tobytes()))
         else:
-            operand_ids = [id(o) for o in node.operands]
-            for o in operand_ids:
-                uses[o] = uses.get(o, 0) + 1
-            entries.append((op, node.attrs, tuple([index[o] for o in operand_ids])))
+            operands = tuple([index[id(o)] for o in node.operands])
+            for j in operands:
+                uses[j] += 1
+            entries.append((op, node.attrs, operands))
     return w
 
 
 _DATA, _SCALAR, _CONST = Op.DATA, Op.SCALAR, Op.CONST
 
 
-def _choose_donations(leaves, uses, outputs, donatable) -> tuple:
+def _choose_donations(order, leaves, uses, outputs, donatable) -> tuple:
     wanted: dict[tuple, int] = {}
     for out in outputs:
         aval = (out.shape, out.dtype)
         wanted[aval] = wanted.get(aval, 0) + 1
     donate = []
-    for position, leaf in enumerate(leaves):
+    for position, i in enumerate(leaves):
+        leaf = order[i]
         aval = (leaf.shape, leaf.dtype)
-        if wanted.get(aval, 0) and donatable(leaf, uses.get(id(leaf), 0)):
+        if wanted.get(aval, 0) and donatable(leaf, uses[i]):
             wanted[aval] -= 1
             donate.append(position)
     return tuple(donate)
@@ -252,7 +254,8 @@ def _jitted(p: Plan):
     operand_index = [e[2] if e[0] not in (_DATA, _SCALAR, _CONST) else () for e in entries]
 
     def replay(*args):
-        data, banks = args[:n_data], dict(zip(bank_dtypes, args[n_data:]))
+        data = args[:n_data]
+        banks = {d: unpack_bank(b) for d, b in zip(bank_dtypes, args[n_data:])}
         values: list = [None] * len(skeleton)
         for i, node in enumerate(skeleton):
             op = node.op

@@ -19,10 +19,14 @@ from lazytensor.core.ir import Node, toposort
 from lazytensor.core.ops import Op
 
 
-def _roots(handles) -> list[Node]:
+def _roots(values) -> list[Node]:
+    """Nodes of ``values``: core nodes or handles, or any frontend's lazy
+    value (numpy array, torch tensor, tnp array: each keeps its handle in
+    ``_h``)."""
     roots, seen = [], set()
-    for h in handles:
-        node = h.node if not isinstance(h, Node) else h
+    for v in values:
+        h = getattr(v, "_h", v)
+        node = h if isinstance(h, Node) else h.node
         if id(node) not in seen:
             seen.add(id(node))
             roots.append(node)

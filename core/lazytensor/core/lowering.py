@@ -29,6 +29,14 @@ def _binary(fn) -> Lowering:
     return lambda node, x, y: fn(x, y)
 
 
+def unpack_bank(bank) -> list:
+    """A scalar bank (1-d) as its 0-d values, in one split (indexing each
+    value through jax.numpy costs about three times the tracing time)."""
+    n = bank.shape[0]
+    return [lax.reshape(part, ()) for part in lax.split(bank, [1] * n)] if n > 1 else \
+        [lax.reshape(bank, ())]
+
+
 def lower_scalar(node: Node, value):
     """A SCALAR leaf: one value from its dtype's bank, filled to the node's shape."""
     return lax.broadcast_in_dim(value, node.shape, ()) if node.shape else value

@@ -13,9 +13,7 @@ from lazytensor.core.composite import shape as cs
 from lazytensor.core.composite import sorting as csort
 from lazytensor.core.composite import take as ctake
 from lazytensor.core.composite import tnp_shared as shared
-from lazytensor.core.composite.linalg import tensordot as core_tensordot
 from lazytensor.core.composite.promotion import NUMPY
-from lazytensor.core.composite.reduction import normalize_axis
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
@@ -198,77 +196,34 @@ def _same(a, b) -> tuple[Node, Node]:
 
 @implements("dot")
 def dot(a, b, out=None):
-    """numpy.dot: scalars multiply; 1-d/2-d are matmul; N-d contracts the
-    last axis of a with the second-to-last of b."""
-    x, y = _same(a, b)
-    if x.ndim == 0 or y.ndim == 0:
-        return _finish(_ufuncs.call(np.multiply, (wrap(x), wrap(y)), {})._h.node, out)
-    if y.ndim <= 2:
-        return _finish(_ufuncs.UFUNCS[np.matmul].fn(x, y) if x.ndim <= 2 else
-                       _tensordot(x, y, (x.ndim - 1,), (0,)), out)
-    return _finish(_tensordot(x, y, (x.ndim - 1,), (y.ndim - 2,)), out)
-
-
-def _tensordot(x: Node, y: Node, ax: tuple, bx: tuple) -> Node:
-    for i, j in zip(ax, bx, strict=False):
-        if x.shape[i] != y.shape[j]:
-            raise ValueError("shapes " + str(x.shape) + " and " + str(y.shape) +
-                             " not aligned: " + f"{x.shape[i]} (dim {i}) != {y.shape[j]} (dim {j})")
-    if dt.is_bool(x.dtype):
-        out = core_tensordot(ew.convert(x, dt.int32), ew.convert(y, dt.int32), ax, bx)
-        return make(Op.NE, (out, npx.const(0, out)))
-    return core_tensordot(x, y, ax, bx)
+    """numpy.dot on the shared contraction (core ``tnp_shared.dot``)."""
+    return _finish(shared.dot(*_same(a, b)), out)
 
 
 @implements("vdot")
 def vdot(a, b, /):
-    x, y = _same(a, b)
-    x = make(Op.CONJ, (x,)) if dt.is_complex(x.dtype) else x
-    return wrap(_tensordot(cs.ravel(x), cs.ravel(y), (0,), (0,)))
+    return wrap(shared.vdot(*_same(a, b)))
 
 
 @implements("inner")
 def inner(a, b, /):
-    x, y = _same(a, b)
-    if x.ndim == 0 or y.ndim == 0:
-        return _ufuncs.call(np.multiply, (wrap(x), wrap(y)), {})
-    return wrap(_tensordot(x, y, (x.ndim - 1,), (y.ndim - 1,)))
+    return wrap(shared.inner(*_same(a, b)))
 
 
 @implements("outer")
 def outer(a, b, out=None):
-    x, y = _same(a, b)
-    x, y = cs.ravel(x), cs.ravel(y)
-    prod = _ufuncs.call(np.multiply, (wrap(cs.reshape(x, (-1, 1))), wrap(y)), {})
-    return _finish(prod._h.node, out) if out is not None else prod
+    return _finish(shared.outer(*_same(a, b)), out)
 
 
 @implements("tensordot")
 def tensordot(a, b, axes=2):
-    x, y = _same(a, b)
-    if isinstance(axes, (int, np.integer)):
-        n = int(axes)
-        ax, bx = tuple(range(x.ndim - n, x.ndim)), tuple(range(n))
-    else:
-        ax, bx = (cs.as_axes(v) for v in axes)
-        if len(ax) != len(bx):
-            raise ValueError("shape-mismatch for sum")
-        ax = tuple(normalize_axis(i, x.ndim) for i in ax)
-        bx = tuple(normalize_axis(i, y.ndim) for i in bx)
-    return wrap(_tensordot(x, y, ax, bx))
+    return wrap(shared.tensordot(*_same(a, b), int(axes) if isinstance(axes, np.integer)
+                                 else axes))
 
 
 @implements("kron")
 def kron(a, b):
-    x, y = _same(a, b)
-    nd = max(x.ndim, y.ndim)
-    x = cs.reshape(x, (1,) * (nd - x.ndim) + x.shape)
-    y = cs.reshape(y, (1,) * (nd - y.ndim) + y.shape)
-    xs = tuple(v for s in x.shape for v in (s, 1))
-    ys = tuple(v for s in y.shape for v in (1, s))
-    prod = _ufuncs.call(np.multiply, (wrap(cs.reshape(x, xs)), wrap(cs.reshape(y, ys))), {})
-    sizes = tuple(p * q for p, q in zip(x.shape, y.shape, strict=True))
-    return wrap(cs.reshape(prod._h.node, sizes))
+    return wrap(shared.kron(*_same(a, b)))
 
 
 @implements("cross")
@@ -301,12 +256,6 @@ def ediff1d(ary, to_end=None, to_begin=None):
 
 
 # ---------------------------------------------------------------------- sorting
-
-def _sort_axis(x: Node, axis) -> tuple[Node, int]:
-    if axis is None:
-        return cs.ravel(x), 0
-    return x, normalize_axis(axis, x.ndim)
-
 
 @implements("sort")
 def sort(a, axis=-1, kind=None, order=None, *, stable=None):

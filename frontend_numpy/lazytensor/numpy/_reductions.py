@@ -12,6 +12,7 @@ from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import npextra as npx
 from lazytensor.core.composite import reduction as cred
+from lazytensor.core.composite import tnp_shared as shared
 from lazytensor.core.composite.shape import ravel
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
@@ -75,15 +76,12 @@ def any_(a, axis=None, out=None, keepdims=_NV, *, where=_NV):
 
 @implements("ptp")
 def ptp(a, axis=None, out=None, keepdims=_NV):
-    hi = max_(a, axis, keepdims=keepdims)
-    lo = min_(a, axis, keepdims=keepdims)
-    return _finish(make(Op.SUB, (hi._h.node, lo._h.node)), out)
+    return _finish(shared.ptp(node_of(a), axis, _kd(keepdims)), out)
 
 
 @implements("count_nonzero")
 def count_nonzero(a, axis=None, *, keepdims=False):
-    x = npx.truthy(node_of(a))
-    return wrap(cred.reduce("sum", ew.convert(x, dt.int64), axis, keepdims))
+    return wrap(shared.count_nonzero(node_of(a), axis, keepdims))
 
 
 # ------------------------------------------------------------------- statistics
@@ -155,22 +153,18 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_NV, *, where=_NV, 
 
 @implements("average")
 def average(a, axis=None, weights=None, returned=False, *, keepdims=_NV):
-    x = node_of(a)
-    keep = _kd(keepdims)
+    """numpy.average on the shared core average (integers average in float64)."""
+    x, keep = node_of(a), _kd(keepdims)
     if weights is None:
-        avg = mean(wrap(x), axis, keepdims=keep)
-        count = math.prod(x.shape) // max(math.prod(avg.shape), 1)
-        return (avg, wrap(ew.full(avg.shape, float(count), avg.dtype))) if returned else avg
-    w = node_of(weights)
-    dtype = np.result_type(x.dtype, w.dtype, np.float64 if not dt.is_inexact(x.dtype) else x.dtype)
-    x, w = ew.convert(x, dtype), ew.convert(w, dtype)
-    if w.shape != x.shape:
-        axis_n = cred.normalize_axis(axis, x.ndim)
-        w = ew.broadcast_to(make(Op.RESHAPE, (w,), tuple(
-            w.shape[0] if d == axis_n else 1 for d in range(x.ndim))), x.shape)
-    total_w = cred.reduce("sum", w, axis, keep)
-    avg = make(Op.DIV, (cred.reduce("sum", make(Op.MUL, (x, w)), axis, keep), total_w))
-    return (wrap(avg), wrap(total_w)) if returned else wrap(avg)
+        compute, result = _stat_dtypes(x, None)
+        avg, total = shared.average(ew.convert(x, compute), axis, None, keep)
+        avg, total = ew.convert(avg, result), ew.convert(total, result)
+    else:
+        w = node_of(weights)
+        dtype = np.result_type(x.dtype, w.dtype, x.dtype if dt.is_inexact(x.dtype) else
+                               np.float64)
+        avg, total = shared.average(ew.convert(x, dtype), axis, ew.convert(w, dtype), keep)
+    return (wrap(avg), wrap(total)) if returned else wrap(avg)
 
 
 # ------------------------------------------------------------------ arg-reductions
@@ -242,10 +236,7 @@ def cumulative_prod(x, /, *, axis=None, dtype=None, out=None, include_initial=Fa
 # ---------------------------------------------------------------- NaN-ignoring
 
 def _nan_replaced(a, value) -> Node:
-    x = node_of(a)
-    if not dt.is_inexact(x.dtype):
-        return x
-    return make(Op.SELECT, (npx.isnan(x), npx.const(value, x), x))
+    return shared.nan_to(node_of(a), value)
 
 
 @implements("nansum")
