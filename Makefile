@@ -27,6 +27,8 @@ test-slow: $(STAMP)
 bench: $(STAMP)
 	$(PY) bench/elementwise.py
 	$(PY) bench/overhead.py
+	$(PY) bench/torch_train.py
+	$(PY) bench/tf_train.py
 
 reuse-report: $(STAMP)
 	$(PY) ci/reuse_report.py

@@ -75,12 +75,11 @@ class TnpFrontend:
     name = "tnp"
 
     def namespace(self, lazy: bool) -> dict:
+        tnp = _tnp()  # the mode is on for both runs
         if lazy:
             import lazytensor.tf.numpy as lnp
 
             return {"tnp": lnp}
-        import tensorflow.experimental.numpy as tnp
-
         return {"tnp": tnp}
 
     def make_input(self, array: np.ndarray, lazy: bool):
@@ -98,6 +97,17 @@ class TnpFrontend:
         import lazytensor.tf as ltf
 
         ltf.sync()
+
+
+@functools.cache
+def _tnp():
+    """tnp with its numpy behaviour on, as tnp's documentation asks users to
+    do (global TensorFlow state: set once, so that results never depend on
+    which other test module loaded TensorFlow first)."""
+    import tensorflow.experimental.numpy as tnp
+
+    tnp.experimental_enable_numpy_behavior()
+    return tnp
 
 
 @functools.cache

@@ -72,6 +72,15 @@ def _reduction(np_name: str, torch_name: str):
     }
 
 
+def _along(np_name: str, torch_name: str):
+    """A function of one axis (no keepdims: tnp's argmax has none)."""
+    return {
+        "numpy": lambda s, a: f"np.{np_name}({a[0]}, axis={s.p('axis')})",
+        "tnp": lambda s, a: f"tnp.{np_name}({a[0]}, axis={s.p('axis')})",
+        "torch": lambda s, a: f"torch.{torch_name}({a[0]}, dim={s.p('axis')})",
+    }
+
+
 def _same(template: str):
     """Syntax shared by every frontend (operators, indexing)."""
     return {fe: (lambda s, a, t=template: t.format(*a, **dict(s.params)))
@@ -84,8 +93,22 @@ TEMPLATES = {
     "maximum": _binary("maximum"), "matmul": _binary("matmul"),
     "exp": _unary("exp"), "tanh": _unary("tanh"), "abs": _unary("abs"),
     "negative": _unary("negative", "neg"), "sin": _unary("sin"),
+    "divide": _binary("divide"), "minimum": _binary("minimum"),
+    "square": _unary("square"), "floor": _unary("floor"), "sqrt": _unary("sqrt"),
+    "log": _unary("log"),
     "sum": _reduction("sum", "sum"), "mean": _reduction("mean", "mean"),
-    "max": _reduction("max", "amax"),
+    "max": _reduction("max", "amax"), "min": _reduction("min", "amin"),
+    "argmax": _along("argmax", "argmax"), "cumsum": _along("cumsum", "cumsum"),
+    "squeeze": {
+        "numpy": lambda s, a: f"np.squeeze({a[0]}, {s.p('axis')})",
+        "tnp": lambda s, a: f"tnp.squeeze({a[0]}, {s.p('axis')})",
+        "torch": lambda s, a: f"torch.squeeze({a[0]}, {s.p('axis')})",
+    },
+    "clip": {
+        "numpy": lambda s, a: f"np.clip({a[0]}, -1.0, 1.0)",
+        "tnp": lambda s, a: f"tnp.clip({a[0]}, -1.0, 1.0)",
+        "torch": lambda s, a: f"torch.clamp({a[0]}, -1.0, 1.0)",
+    },
     "scale": _same("{0} * {c!r}"), "shift": _same("{0} + {c!r}"),
     "rsub": _same("{c!r} - {0}"),
     "index": _same("{0}[{index}]"),

@@ -127,8 +127,23 @@ def data_leaf(array) -> Node:
 
 def scalar(value, dtype: np.dtype, shape: tuple[int, ...] = ()) -> Node:
     """A Python scalar as a graph parameter (filled to ``shape``): changing
-    its value never recompiles."""
+    its value never recompiles. An integer outside an integer ``dtype``'s
+    range wraps around, as a C cast (torch, TensorFlow); a frontend that must
+    refuse it (numpy's NEP 50 OverflowError) checks before.
+
+    >>> scalar(-1, np.dtype("uint8")).data, scalar(200, np.dtype("int8")).data
+    (255, -56)
+    """
+    if type(value) is int and dtype.kind in "iu":
+        value = _wrap_int(value, dtype)
     return Node(Op.SCALAR, (), (), shape, dtype, data=value)
+
+
+def _wrap_int(value: int, dtype: np.dtype) -> int:
+    """``value`` modulo 2**bits, in ``dtype``'s range (two's complement)."""
+    bits = 8 * dtype.itemsize
+    value &= (1 << bits) - 1
+    return value - (1 << bits) if dtype.kind == "i" and value >> (bits - 1) else value
 
 
 def constant(value, dtype: np.dtype) -> Node:

@@ -6,16 +6,16 @@ and statistics (trapezoid, cov, corrcoef), 1-d convolution and correlation
 
 from __future__ import annotations
 
-import math
-
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import indexing as ci
+from lazytensor.core.composite import matrix as cm
 from lazytensor.core.composite import npextra as npx
 from lazytensor.core.composite import reduction as cred
 from lazytensor.core.composite import shape as cs
 from lazytensor.core.composite import sorting as csort
 from lazytensor.core.composite import take as ctake
+from lazytensor.core.composite import tnp_shared as shared
 from lazytensor.core.composite.promotion import NUMPY
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
@@ -48,39 +48,29 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None
     return wrap(make(Op.NOT, (found,)) if invert else found)
 
 
-def _inf_test(sign: float):
-    def test(x, out=None):
+def _inf_test(test):
+    def impl(x, out=None):
         node = node_of(x)
         if dt.is_complex(node.dtype):
             raise TypeError("This operation is not supported for complex values because "
                             "it would be ambiguous.")
-        if not dt.is_inexact(node.dtype):
-            return wrap(ew.full(node.shape, False, dt.bool_))
-        return wrap(make(Op.EQ, (node, npx.const(sign * math.inf, node))))
+        return wrap(test(node))
 
-    return test
+    return impl
 
 
-isposinf = implements("isposinf")(_inf_test(1.0))
-isneginf = implements("isneginf")(_inf_test(-1.0))
+isposinf = implements("isposinf")(_inf_test(npx.isposinf))
+isneginf = implements("isneginf")(_inf_test(npx.isneginf))
 
 
 @implements("iscomplex")
 def iscomplex(x):
-    node = node_of(x)
-    if not dt.is_complex(node.dtype):
-        return wrap(ew.full(node.shape, False, dt.bool_))
-    imag = make(Op.IMAG, (node,))
-    return wrap(make(Op.NE, (imag, npx.const(0.0, imag))))
+    return wrap(npx.iscomplex(node_of(x)))
 
 
 @implements("isreal")
 def isreal(x):
-    node = node_of(x)
-    if not dt.is_complex(node.dtype):
-        return wrap(ew.full(node.shape, True, dt.bool_))
-    imag = make(Op.IMAG, (node,))
-    return wrap(make(Op.EQ, (imag, npx.const(0.0, imag))))
+    return wrap(npx.isreal(node_of(x)))
 
 
 # ---------------------------------------------------------------- choosing
@@ -88,18 +78,11 @@ def isreal(x):
 @implements("select")
 def select(condlist, choicelist, default=0):
     """The first choice whose condition holds (a Python ``default`` is weak)."""
-    if len(condlist) != len(choicelist):
-        raise ValueError("list of cases must be same length as list of conditions")
     choices = [node_of(c) for c in choicelist] + [lift(default)]
     dtype = ew.promote(NUMPY, *choices)
-    conds = [npx.truthy(node_of(c)) for c in condlist]
-    shape = cs.broadcast_shapes(*(c.shape for c in conds + choices[:-1]),
-                                *([choices[-1].shape] if isinstance(choices[-1], Node) else []))
-    result = ew.as_node(choices[-1], dtype, shape)
-    for cond, choice in zip(reversed(conds), reversed(choices[:-1]), strict=False):
-        result = make(Op.SELECT, (ew.broadcast_to(cond, shape), ew.as_node(choice, dtype, shape),
-                                  result))
-    return wrap(result)
+    return wrap(shared.select([npx.truthy(node_of(c)) for c in condlist],
+                              [ew.convert(c, dtype) for c in choices[:-1]],
+                              ew.as_node(choices[-1], dtype, ew.operand_shape(choices[-1]))))
 
 
 @implements("choose")
@@ -127,12 +110,8 @@ def choose(a, choices, out=None, mode="raise"):
 
 @implements("sinc")
 def sinc(x):
-    """sin(pi x) / (pi x), 1 at 0 (numpy's 1e-20 substitution)."""
-    node = _float(node_of(x))
-    tiny = make(Op.SELECT, (make(Op.EQ, (node, npx.const(0, node))), npx.const(1.0e-20, node),
-                            node))
-    y = make(Op.MUL, (npx.const(math.pi, tiny), tiny))
-    return wrap(make(Op.DIV, (make(Op.SIN, (y,)), y)))
+    """sin(pi x) / (pi x), 1 at 0."""
+    return wrap(shared.sinc(_float(node_of(x))))
 
 
 @implements("fix")
@@ -232,7 +211,7 @@ def corrcoef(x, y=None, rowvar=True, *, dtype=None):
     c = cov(x, y, rowvar, dtype=dtype)._h.node
     if c.ndim == 0:
         return wrap(make(Op.DIV, (c, c)))
-    d = cm_diagonal(c)
+    d = cm.diagonal(c)
     std = make(Op.SQRT, (make(Op.REAL, (d,)) if dt.is_complex(d.dtype) else d,))
     std = ew.convert(std, c.dtype)
     c = make(Op.DIV, (c, ew.broadcast_to(cs.reshape(std, (-1, 1)), c.shape)))
@@ -240,12 +219,6 @@ def corrcoef(x, y=None, rowvar=True, *, dtype=None):
     if dt.is_complex(c.dtype):
         return wrap(c)
     return wrap(make(Op.CLAMP, (npx.const(-1.0, c), c, npx.const(1.0, c))))
-
-
-def cm_diagonal(c: Node) -> Node:
-    from lazytensor.core.composite.matrix import diagonal
-
-    return diagonal(c)
 
 
 # ------------------------------------------------- convolution, correlation

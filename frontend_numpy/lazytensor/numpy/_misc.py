@@ -12,6 +12,7 @@ from lazytensor.core.composite import matrix as cm
 from lazytensor.core.composite import sorting as csort
 from lazytensor.core.composite import take as ctake
 from lazytensor.core.composite.promotion import NUMPY
+from lazytensor.core.composite.shape import ravel
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
 from lazytensor.numpy._base import lift, ndarray, node_of, wrap
@@ -185,17 +186,11 @@ def put(a, ind, v, mode="raise"):
 
 def _cycled(v, count: int, dtype) -> object:
     """``v`` flattened and repeated cyclically to ``count`` values (numpy's rule)."""
-    values = cs_ravel(ew.convert(node_of(v), dtype))
+    values = ravel(ew.convert(node_of(v), dtype))
     if values.shape[0] == count:
         return wrap(values)
     picks = np.arange(count) % max(values.shape[0], 1)
     return wrap(values)[picks]
-
-
-def cs_ravel(x):
-    from lazytensor.core.composite.shape import ravel
-
-    return ravel(x)
 
 
 @implements("place")

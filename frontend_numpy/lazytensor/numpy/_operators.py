@@ -6,22 +6,17 @@
 from __future__ import annotations
 
 from lazytensor.core.composite.elementwise import full
+from lazytensor.core.composite.ufuncs import COMPARISONS as CORE_COMPARISONS
+from lazytensor.core.composite.ufuncs import OPERATORS
 from lazytensor.numpy import _dispatch, _ufuncs
 from lazytensor.numpy._base import WEAK_TYPES, ndarray, wrap
 from lazytensor.numpy._errors import call_guarded
 
 import numpy as np
 
-BINARY_OPERATORS = {
-    "add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
-    "floordiv": np.floor_divide, "mod": np.remainder, "pow": np.power, "matmul": np.matmul,
-    "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
-    "lshift": np.left_shift, "rshift": np.right_shift, "divmod": np.divmod,
-}
-COMPARISONS = {
-    "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
-    "gt": np.greater, "ge": np.greater_equal,
-}
+BINARY_OPERATORS = {op: getattr(np, name) for op, name in {
+    **OPERATORS, "lshift": "left_shift", "rshift": "right_shift", "divmod": "divmod"}.items()}
+COMPARISONS = {op: getattr(np, name) for op, name in CORE_COMPARISONS.items()}
 UNARY_OPERATORS = {"neg": np.negative, "pos": np.positive, "abs": np.absolute,
                    "invert": np.invert}
 _BINARY, _UNARY, _INPLACE, _CALL = _ufuncs.binary, _ufuncs.unary, _ufuncs.inplace, _ufuncs.call

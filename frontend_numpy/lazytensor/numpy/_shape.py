@@ -228,7 +228,11 @@ def column_stack(tup):
 
 # ------------------------------------------------------------------ splits
 
-def _pieces(a: ndarray, points, axis: int) -> list:
+def _pieces(ary, indices_or_sections, axis, equal: bool) -> list:
+    """Views between the core's split points (numpy.array_split / split)."""
+    a = _lazy(ary)
+    axis = normalize_axis(axis, a.ndim)
+    points = cs.split_points(a.shape[axis], as_index(indices_or_sections), equal)
     lead = (slice(None),) * axis
     return [a[lead + (slice(lo, hi),)] for lo, hi in zip(points[:-1], points[1:], strict=False)]
 
@@ -236,31 +240,12 @@ def _pieces(a: ndarray, points, axis: int) -> list:
 @implements("array_split")
 def array_split(ary, indices_or_sections, axis=0):
     """Views of near-equal sections (or between the given split points)."""
-    a = _lazy(ary)
-    indices_or_sections = as_index(indices_or_sections)
-    axis = normalize_axis(axis, a.ndim)
-    n = a.shape[axis]
-    if isinstance(indices_or_sections, (int, np.integer)):
-        sections = int(indices_or_sections)
-        if sections <= 0:
-            raise ValueError("number sections must be larger than 0.")
-        each, extra = divmod(n, sections)
-        sizes = [each + 1] * extra + [each] * (sections - extra)
-        points = [0] + list(np.cumsum(sizes).tolist())
-    else:
-        points = [0, *(int(p) for p in indices_or_sections), n]
-    return _pieces(a, points, axis)
+    return _pieces(ary, indices_or_sections, axis, False)
 
 
 @implements("split")
 def split(ary, indices_or_sections, axis=0):
-    a = _lazy(ary)
-    indices_or_sections = as_index(indices_or_sections)
-    if isinstance(indices_or_sections, (int, np.integer)):
-        n = a.shape[normalize_axis(axis, a.ndim)]
-        if int(indices_or_sections) <= 0 or n % int(indices_or_sections):
-            raise ValueError("array split does not result in an equal division")
-    return array_split(a, indices_or_sections, axis)
+    return _pieces(ary, indices_or_sections, axis, True)
 
 
 @implements("hsplit")

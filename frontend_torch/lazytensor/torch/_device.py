@@ -22,7 +22,7 @@ from lazytensor.core import get_runtime
 from lazytensor.core import sync as core_sync
 from lazytensor.core.composite.creation import arange as core_arange
 from lazytensor.core.composite.elementwise import as_node
-from lazytensor.torch._tensor import DEVICE, NUMPY_OF, LazyTensor, host_array, wrap
+from lazytensor.torch._tensor import DEVICE, NUMPY_OF, LazyTensor, host_array, to_lazy, wrap
 
 import torch
 
@@ -93,6 +93,23 @@ def _arange(start, end=None, step=1, *, dtype=None, layout=None, device=None,
     return wrap(core_arange(*values, dtype=target))
 
 
+def _host_factory(name: str):
+    """A factory whose values depend only on its Python arguments (index
+    tables, windows) and that has no composite kernel: made on the host and
+    sent as device data, like ``torch.tensor(..., device=dev)``."""
+    packet, _, overload = name.partition(".")
+    op = getattr(getattr(torch.ops.aten, packet), overload or "default")
+
+    def kernel(*args, **kwargs):
+        kwargs["device"] = torch.device("cpu")
+        return to_lazy(op(*args, **kwargs))
+
+    return kernel
+
+
+HOST_FACTORIES = ("tril_indices", "triu_indices", "kaiser_window", "kaiser_window.periodic",
+                  "kaiser_window.beta")
+
 _LIBRARY = torch.library.Library("aten", "IMPL", "Lazy")  # noqa: TOR901
 for _name, _kernel in (
     ("empty.memory_format", _empty), ("empty_strided", _empty_strided),
@@ -100,6 +117,8 @@ for _name, _kernel in (
     ("arange.start_step", _arange),
 ):
     _LIBRARY.impl(_name, _kernel)
+for _name in HOST_FACTORIES:
+    _LIBRARY.impl(_name, _host_factory(_name))
 
 
 # --------------------------------------------- optimizers: foreach default
@@ -118,3 +137,12 @@ def _enable_optimizer_foreach() -> None:
 
 
 _enable_optimizer_foreach()
+
+
+def _register_device_module() -> None:
+    from lazytensor.torch import _device_module
+
+    _device_module.register()
+
+
+_register_device_module()

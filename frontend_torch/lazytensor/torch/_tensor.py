@@ -42,6 +42,7 @@ TORCH_OF: dict[np.dtype, torch.dtype] = {
 NUMPY_OF: dict[torch.dtype, np.dtype] = {t: n for n, t in TORCH_OF.items()}
 
 _new_wrapper = torch.Tensor._make_wrapper_subclass
+_TENSOR_DATA = torch._C.TensorBase.data
 
 
 class LazyTensor(torch.Tensor):
@@ -57,6 +58,19 @@ class LazyTensor(torch.Tensor):
     def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
         # replaced by lazytensor.torch._dispatch when it is imported
         raise RuntimeError("lazytensor.torch._dispatch is not loaded")
+
+    # -------------------------------------------------------------- .data
+    @property
+    def data(self) -> torch.Tensor:
+        """A detached alias (torch's own getter)."""
+        return _TENSOR_DATA.__get__(self)
+
+    @data.setter
+    def data(self, new: torch.Tensor) -> None:
+        """``t.data = new`` (``module.to(dtype)``, hand-written init): torch
+        swaps the wrapper's metadata; the storage handle must follow."""
+        _TENSOR_DATA.__set__(self, new)
+        self._h = new._h
 
     # ------------------------------------------------------- observation
     def numpy(self, *, force: bool = False) -> np.ndarray:

@@ -32,8 +32,8 @@ from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import reduction as red
 from lazytensor.core.composite.creation import const, iota
-from lazytensor.core.composite.linalg import matmul
-from lazytensor.core.composite.shape import reshape
+from lazytensor.core.composite.linalg import matmul, tensordot
+from lazytensor.core.composite.shape import moveaxis, reshape
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import ShapeError, make
@@ -286,6 +286,31 @@ def avg_pool(x: Node, kernel: Sequence[int], strides: Sequence[int] | None = Non
         shape[a] = c
     divisor = constant(counts.reshape(shape).astype(x.dtype), x.dtype)
     return make(Op.DIV, (total, ew.broadcast_to(divisor, total.shape)))
+
+
+def adaptive_avg_pool(x: Node, output_size: Sequence[int],
+                      channels_last: bool = False) -> Node:
+    """Adaptive average pooling (torch's windows): along a spatial axis of
+    size n, output i averages elements floor(i*n/out) .. ceil((i+1)*n/out)-1.
+    Each axis is one contraction with a constant (n, out) averaging matrix,
+    so the gradient is the same contraction transposed.
+
+    Shape rule: the spatial dims become ``output_size``; dtype kept.
+
+    >>> x = const(1.0, np.dtype("float32"), (2, 3, 7, 5))
+    >>> adaptive_avg_pool(x, (3, 1)).shape
+    (2, 3, 3, 1)
+    """
+    axes = _spatial_axes(x, len(output_size), channels_last)
+    for axis, out in zip(axes, output_size, strict=True):
+        n = x.shape[axis]
+        weights = np.zeros((n, out), dtype=np.float64)
+        for i in range(out):
+            lo, hi = (i * n) // out, -(-(i + 1) * n // out)
+            weights[lo:hi, i] = 1.0 / (hi - lo)
+        matrix = constant(weights.astype(x.dtype), x.dtype)
+        x = moveaxis(tensordot(x, matrix, (axis,), (0,)), -1, axis)
+    return x
 
 
 def _window_counts(sizes, kernel, strides, padding, pads, include_pad: bool) -> np.ndarray:

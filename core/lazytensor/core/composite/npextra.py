@@ -83,6 +83,33 @@ def isfinite(x: Node) -> Node:
     return make(Op.IS_FINITE, (x,))
 
 
+def _is_inf(sign: float):
+    def test(x: Node) -> Node:
+        if not dt.is_inexact(x.dtype):
+            return _bool_full(x, False)
+        return make(Op.EQ, (x, const(sign * math.inf, x)))
+
+    return test
+
+
+isposinf = _is_inf(1.0)  # bool, same shape: x == +inf (False for integers)
+isneginf = _is_inf(-1.0)  # bool, same shape: x == -inf
+
+
+def _imag_test(op: Op, real_answer: bool):
+    def test(x: Node) -> Node:
+        if not dt.is_complex(x.dtype):
+            return _bool_full(x, real_answer)
+        imag = make(Op.IMAG, (x,))
+        return make(op, (imag, const(0.0, imag)))
+
+    return test
+
+
+iscomplex = _imag_test(Op.NE, False)  # bool, same shape: a nonzero imaginary part
+isreal = _imag_test(Op.EQ, True)  # bool, same shape: a zero imaginary part
+
+
 def signbit(x: Node) -> Node:
     """bool: the sign bit is set (-0.0 and -nan included)."""
     if not dt.is_float(x.dtype):

@@ -292,7 +292,11 @@ def slice_axis(x: Node, axis: int, start: int | None, stop: int | None,
                step: int = 1) -> Node:
     """``x[..., start:stop:step, ...]`` along one (normalized) axis, step > 0."""
     lo, hi, st = slice(start, stop, step).indices(x.shape[axis])
-    hi = max(hi, lo)
+    count = len(range(lo, hi, st))
+    # canonical attrs (as indexing's windows, so equal slices hash equal):
+    # the limit just past the last element read, stride 1 for one element
+    lo, st = (lo if count else 0), (st if count > 1 else 1)
+    hi = lo + (count - 1) * st + 1 if count else 0
     if (lo, hi, st) == (0, x.shape[axis], 1):
         return x
     starts = tuple(lo if d == axis else 0 for d in range(x.ndim))
@@ -301,27 +305,32 @@ def slice_axis(x: Node, axis: int, start: int | None, stop: int | None,
     return make(Op.SLICE, (x,), starts, limits, strides)
 
 
-def array_split(x: Node, indices_or_sections: int | Sequence[int], axis: int = 0) -> list[Node]:
-    """numpy.array_split: ``n`` near-equal sections (the first ``size % n``
-    one longer) or pieces between the given split points."""
+def split_points(n: int, indices_or_sections: int | Sequence[int], equal: bool = False,
+                 ) -> list[int]:
+    """The boundaries of numpy.array_split's pieces of an axis of size ``n``:
+    ``k`` near-equal sections (the first ``n % k`` one longer; with ``equal``,
+    numpy.split's rule that they divide evenly) or the given split points."""
+    if not isinstance(indices_or_sections, (int, np.integer)):
+        return [0, *(int(p) for p in indices_or_sections), n]
+    sections = int(indices_or_sections)
+    if equal and (sections <= 0 or n % sections):
+        raise ShapeError("array split does not result in an equal division")
+    if sections <= 0:
+        raise ShapeError("number sections must be larger than 0.")
+    each, extra = divmod(n, sections)
+    sizes = [each + 1] * extra + [each] * (sections - extra)
+    return [0] + [sum(sizes[:i + 1]) for i in range(sections)]
+
+
+def array_split(x: Node, indices_or_sections: int | Sequence[int], axis: int = 0,
+                equal: bool = False) -> list[Node]:
+    """numpy.array_split (numpy.split with ``equal``): slices of x between
+    ``split_points`` along ``axis``."""
     axis = normalize_axis(axis, x.ndim)
-    n = x.shape[axis]
-    if isinstance(indices_or_sections, (int, np.integer)):
-        sections = int(indices_or_sections)
-        if sections <= 0:
-            raise ShapeError("number sections must be larger than 0.")
-        each, extra = divmod(n, sections)
-        sizes = [each + 1] * extra + [each] * (sections - extra)
-        points = [0] + [sum(sizes[:i + 1]) for i in range(sections)]
-    else:
-        points = [0, *(int(p) for p in indices_or_sections), n]
-    return [slice_axis(x, axis, a, b) for a, b in zip(points[:-1], points[1:])]
+    points = split_points(x.shape[axis], indices_or_sections, equal)
+    return [slice_axis(x, axis, a, b) for a, b in zip(points[:-1], points[1:], strict=False)]
 
 
 def split(x: Node, indices_or_sections: int | Sequence[int], axis: int = 0) -> list[Node]:
     """numpy.split: like array_split, but ``n`` sections must divide evenly."""
-    if isinstance(indices_or_sections, (int, np.integer)):
-        n = x.shape[normalize_axis(axis, x.ndim)]
-        if indices_or_sections <= 0 or n % int(indices_or_sections):
-            raise ShapeError("array split does not result in an equal division")
-    return array_split(x, indices_or_sections, axis)
+    return array_split(x, indices_or_sections, axis, equal=True)

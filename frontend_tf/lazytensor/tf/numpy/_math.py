@@ -14,7 +14,7 @@ import math
 import numpy as np
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
-from lazytensor.core.composite import linalg, npextra, reduction, tnp_shared
+from lazytensor.core.composite import linalg, npextra, reduction, tnp_shared, ufuncs
 from lazytensor.core.composite import shape as core_shape
 from lazytensor.core.composite.promotion import TNP
 from lazytensor.core.ir import Node
@@ -30,11 +30,6 @@ from lazytensor.tf.numpy._lower import (
     same_dtype,
     unary,
 )
-
-
-def op(o: Op):
-    """A core op as a node function."""
-    return lambda *xs: make(o, xs)
 
 
 def _rounding(o: Op):
@@ -63,28 +58,25 @@ def _signbit(x: Node) -> Node:
         else ew.full(x.shape, False, dt.bool_)
 
 
+def _shared(*names: str) -> dict:
+    """The core's numpy ufuncs (``composite.ufuncs``) that tnp computes alike."""
+    return {name: ufuncs.UFUNCS[name].fn for name in names}
+
+
 UNARY_FLOAT = {  # tnp promotes integer/bool input to float64
-    "sin": op(Op.SIN), "cos": op(Op.COS), "tan": op(Op.TAN), "arcsin": op(Op.ASIN),
-    "arccos": op(Op.ACOS), "arctan": op(Op.ATAN), "sinh": op(Op.SINH), "cosh": op(Op.COSH),
-    "tanh": op(Op.TANH), "arcsinh": op(Op.ASINH), "arccosh": op(Op.ACOSH),
-    "arctanh": op(Op.ATANH), "exp": op(Op.EXP), "exp2": op(Op.EXP2), "expm1": op(Op.EXPM1),
-    "log": op(Op.LOG), "log1p": op(Op.LOG1P),
-    "sqrt": op(Op.SQRT), "cbrt": op(Op.CBRT), "ceil": _rounding(Op.CEIL),
-    "floor": _rounding(Op.FLOOR), "fix": npextra.trunc, "deg2rad": npextra.deg2rad,
-    "rad2deg": npextra.rad2deg, "isnan": npextra.isnan, "isfinite": npextra.isfinite,
-    "sinc": tnp_shared.sinc,
+    **_shared("sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh",
+              "arcsinh", "arccosh", "arctanh", "exp", "exp2", "expm1", "log", "log1p", "sqrt",
+              "cbrt", "deg2rad", "rad2deg", "isnan", "isfinite"),
+    "ceil": _rounding(Op.CEIL), "floor": _rounding(Op.FLOOR),
+    "fix": ufuncs.UFUNCS["trunc"].fn, "sinc": tnp_shared.sinc,
 }
 UNARY_SAME = {
-    "abs": npextra.absolute, "absolute": npextra.absolute, "fabs": npextra.absolute,
-    "negative": _neg,
-    "positive": lambda x: x, "square": npextra.square, "sign": npextra.sign,
-    "conj": lambda x: make(Op.CONJ, (x,)) if dt.is_complex(x.dtype) else x,
-    "reciprocal": _reciprocal, "signbit": _signbit,
-    "bitwise_not": lambda x: make(Op.NOT, (x,)), "logical_not": npextra.logical_not,
+    **_shared("absolute", "fabs", "negative", "positive", "square", "sign", "logical_not"),
+    "abs": npextra.absolute, "conj": ufuncs.conj, "conjugate": ufuncs.conj,
+    "reciprocal": _reciprocal, "signbit": _signbit, "bitwise_not": ufuncs.UFUNCS["invert"].fn,
     "real": lambda x: make(Op.REAL, (x,)) if dt.is_complex(x.dtype) else x,
     "imag": lambda x: make(Op.IMAG, (x,)) if dt.is_complex(x.dtype) else npextra.const(0, x),
 }
-UNARY_SAME["conjugate"] = UNARY_SAME["conj"]
 
 
 def _float_only(test):
@@ -94,10 +86,6 @@ def _float_only(test):
         return test(node) if dt.is_inexact(node.dtype) else False
 
     return impl
-
-
-def _eq_inf(sign: float):
-    return lambda x: make(Op.EQ, (x, npextra.const(sign * math.inf, x)))
 
 
 def _angle_impl(z, deg=False):
@@ -113,15 +101,6 @@ def _round(a, decimals=0):
     factor = ew.as_node(float(np.float32(10.0 ** decimals)), work.dtype, work.shape)
     out = make(Op.DIV, (make(Op.ROUND_EVEN, (make(Op.MUL, (work, factor)),)), factor))
     return ew.convert(out, x.dtype)
-
-
-def _imag_test(test: Op):
-    """iscomplex / isreal: imag(x) != 0 / == 0."""
-    def impl(x):
-        imag = UNARY_SAME["imag"](node_of(x))
-        return make(test, (imag, npextra.const(0, imag)))
-
-    return impl
 
 
 # ------------------------------------------------------------------ binary
@@ -197,21 +176,17 @@ def _compare(o: Op):
 
 
 BINARY = {  # name: (node function, kind)
-    "add": (npextra.add_or, "same"), "subtract": (op(Op.SUB), "same"),
-    "multiply": (npextra.mul_and, "same"), "true_divide": (_true_divide, "same"),
-    "divide": (_true_divide, "same"), "floor_divide": (_bool_or(npextra.floor_divide), "same"),
-    "mod": (_bool_or(npextra.remainder), "same"), "remainder": (_bool_or(npextra.remainder),
-                                                               "same"),
-    "power": (npextra.power, "same"), "float_power": (npextra.power, "same"),
+    **{name: (fn, "same") for name, fn in _shared(
+        "add", "subtract", "multiply", "power", "arctan2", "nextafter", "bitwise_and",
+        "bitwise_or", "bitwise_xor", "gcd", "lcm", "equal", "not_equal").items()},
+    **{name: (fn, "bool") for name, fn in _shared(
+        "logical_and", "logical_or", "logical_xor").items()},
+    "true_divide": (_true_divide, "same"), "divide": (_true_divide, "same"),
+    "floor_divide": (_bool_or(npextra.floor_divide), "same"),
+    "mod": (_bool_or(npextra.remainder), "same"),
+    "remainder": (_bool_or(npextra.remainder), "same"), "float_power": (npextra.power, "same"),
     "maximum": (_maximum, "same"), "minimum": (_minimum, "same"),
-    "arctan2": (op(Op.ATAN2), "same"), "nextafter": (op(Op.NEXTAFTER), "same"),
     "heaviside": (_heaviside, "same"),
-    "bitwise_and": (op(Op.AND), "same"), "bitwise_or": (op(Op.OR), "same"),
-    "bitwise_xor": (op(Op.XOR), "same"), "gcd": (tnp_shared.gcd, "same"),
-    "lcm": (tnp_shared.lcm, "same"),
-    "logical_and": (op(Op.AND), "bool"), "logical_or": (op(Op.OR), "bool"),
-    "logical_xor": (op(Op.XOR), "bool"),
-    "equal": (_compare(Op.EQ), "same"), "not_equal": (_compare(Op.NE), "same"),
     "less": (_compare(Op.LT), "same"), "less_equal": (_compare(Op.LE), "same"),
     "greater": (_compare(Op.GT), "same"), "greater_equal": (_compare(Op.GE), "same"),
 }
@@ -383,10 +358,10 @@ MATH = {
     **{name: unary(fn, True) for name, fn in UNARY_FLOAT.items()},
     **{name: unary(fn) for name, fn in UNARY_SAME.items()},
     **{name: binary(fn, kind) for name, (fn, kind) in BINARY.items()},
-    "isinf": _float_only(npextra.isinf), "isposinf": _float_only(_eq_inf(1.0)),
-    "isneginf": _float_only(_eq_inf(-1.0)), "angle": _angle_impl,
+    "isinf": _float_only(npextra.isinf), "isposinf": _float_only(npextra.isposinf),
+    "isneginf": _float_only(npextra.isneginf), "angle": _angle_impl,
     "around": _round, "round": _round,
-    "iscomplex": _imag_test(Op.NE), "isreal": _imag_test(Op.EQ),
+    "iscomplex": unary(npextra.iscomplex), "isreal": unary(npextra.isreal),
     "divmod": _divmod, "hypot": _hypot, "log2": _log_base(2.0), "log10": _log_base(10.0),
     "logaddexp": _logaddexp(Op.EXP, None),
     "logaddexp2": _logaddexp(Op.EXP2, np.float64(np.log(2))),

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import indexing
+from lazytensor.core.composite.ufuncs import COMPARISONS, OPERATORS
 from lazytensor.core.ir import Node
 from lazytensor.tf import _tf
 from lazytensor.tf._array import lift, ndarray, wrap
@@ -50,16 +51,8 @@ def _operator(fn, reflected: bool = False):
     return method
 
 
-# operator -> tnp function (both directions unless noted)
-BINARY_OPERATORS = {
-    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "true_divide",
-    "floordiv": "floor_divide", "mod": "mod", "pow": "power", "matmul": "matmul",
-    "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
-}
-COMPARISONS = {
-    "lt": "less", "le": "less_equal", "gt": "greater", "ge": "greater_equal",
-    "eq": "equal", "ne": "not_equal",
-}
+# operator -> tnp function (both directions; the core's table of numpy's operators)
+BINARY_OPERATORS = OPERATORS
 
 
 def _unary_operator(fn):

@@ -51,24 +51,28 @@ def _entry(t, size: int, axis: int):
     return get_runtime().from_host(np.where(host < 0, host + size, host)).node
 
 
-def _index_tuple(x: Node, indices) -> tuple:
+def _index_tuple(shape: tuple, indices) -> tuple:
+    """The core index of ``indices`` into a tensor of ``shape``. Boolean masks
+    are materialized here (a barrier): callers read their operands' nodes
+    only after this, so that no pending node is held across the sync (its
+    inputs may be donated by it)."""
     out, axis = [], 0
     for t in indices:
-        entry = _entry(t, x.shape[axis] if axis < x.ndim else 0, axis)
+        entry = _entry(t, shape[axis] if axis < len(shape) else 0, axis)
         out.append(entry)
         axis += entry.ndim if isinstance(entry, np.ndarray) and entry.dtype == bool else 1
     return tuple(out)
 
 
 def _index(x, indices):
-    n = node(x)
-    return wrap(ix.getitem(n, _index_tuple(n, indices)))
+    where = _index_tuple(tuple(x.shape), indices)
+    return wrap(ix.getitem(node(x), where))
 
 
 def _index_put(x, indices, values, accumulate=False):
+    where = _index_tuple(tuple(x.shape), indices)
     n = node(x)
-    v = node(values)
-    return wrap(ix.setitem(n, _index_tuple(n, indices), convert(v, n.dtype),
+    return wrap(ix.setitem(n, where, convert(node(values), n.dtype),
                            "add" if accumulate else "set"))
 
 

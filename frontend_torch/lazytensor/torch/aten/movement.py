@@ -182,6 +182,16 @@ def _resize_(self, size, memory_format=None):
     return self
 
 
+def _set_source(self, source):
+    """``self.set_(source)``: self now shares source's storage and metadata."""
+    if not isinstance(source, LazyTensor) or source.dtype != self.dtype:
+        raise RuntimeError(f"Could not set tensor of type {source.dtype} on device "
+                           f"{source.device} to a tensor of type {self.dtype} on {self.device}")
+    set_metadata(self, tuple(source.shape), tuple(source.stride()), source.storage_offset())
+    self._h = source._h
+    return self
+
+
 def _local_scalar_dense(x):
     return x._h.numpy().item()
 
@@ -198,5 +208,5 @@ TABLE = {
     aten.tril: _tri(True), aten.triu: _tri(False), aten.fill.Scalar: _fill,
     aten.fill.Tensor: _fill, aten.zero: _zero,
     aten._local_scalar_dense: _local_scalar_dense, aten.resize_: _resize_,
-    aten._pin_memory: _pin_memory,
+    aten._pin_memory: _pin_memory, aten.set_.source_Tensor: _set_source,
 }

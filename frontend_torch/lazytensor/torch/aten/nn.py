@@ -158,6 +158,22 @@ def _convolution_backward(grad, x, weight, bias_sizes, stride, padding, dilation
 
 
 # --------------------------------------------------------------- pooling
+def _adaptive_avg_pool(x, output_size):
+    return wrap(cnn.adaptive_avg_pool(node(x), tuple(int(s) for s in output_size)))
+
+
+def _adaptive_avg_pool_backward(n: int):
+    def impl(grad, x):
+        g = node(grad)
+
+        def forward(a: Node) -> Node:
+            return cnn.adaptive_avg_pool(a, g.shape[-n:])
+
+        return wrap(cnn.vjp(forward, (node(x),), g)[0])
+
+    return impl
+
+
 def _pool_args(n: int, kernel, stride, padding, dilation=1):
     kernel = _expand(kernel if isinstance(kernel, (list, tuple)) else [kernel], n)
     stride = _expand(stride, n) if stride not in (None, [], ()) else kernel
@@ -435,6 +451,9 @@ TABLE = {
     aten.avg_pool2d: _avg_pool(2), aten.avg_pool3d: _avg_pool(3),
     aten.avg_pool2d_backward: _avg_pool_backward(2),
     aten.avg_pool3d_backward: _avg_pool_backward(3),
+    aten._adaptive_avg_pool2d: _adaptive_avg_pool, aten._adaptive_avg_pool3d: _adaptive_avg_pool,
+    aten._adaptive_avg_pool2d_backward: _adaptive_avg_pool_backward(2),
+    aten._adaptive_avg_pool3d_backward: _adaptive_avg_pool_backward(3),
     aten.native_layer_norm: _layer_norm, aten.native_layer_norm_backward: _layer_norm_backward,
     aten.native_batch_norm: _batch_norm, aten.native_batch_norm_backward: _batch_norm_backward,
     aten._native_batch_norm_legit.default: _legit,

@@ -1,0 +1,225 @@
+"""numpy.linalg's semantics on the core's factorizations (CHOLESKY, QR,
+EIGH, SVD, LU, TRIANGULAR_SOLVE): solves, inverses, determinants, matrix
+powers and the vector and matrix norms.
+
+Operands are floating (..., n, m) stacks (the frontend converts integers and
+checks ranks, with its own error types); factorizations return tuples of
+nodes. Errors that depend on the data (a singular matrix) cannot be raised
+lazily: results then hold inf/NaN.
+
+>>> import numpy as np
+>>> from lazytensor.core.runtime import constant
+>>> a = constant(np.eye(3) * 2.0, np.dtype("float64"))
+>>> det(a).shape, inv(a).shape, solve(a, constant(np.ones((3, 1)), a.dtype)).shape
+((), (3, 3), (3, 1))
+>>> vector_norm(a, (0, 1), False, 2).shape, matrix_norm(a, "nuc", 0, 1, True).shape
+((), (1, 1))
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import creation as cc
+from lazytensor.core.composite import elementwise as ew
+from lazytensor.core.composite import matrix as cm
+from lazytensor.core.composite import shape as cs
+from lazytensor.core.composite.npextra import const
+from lazytensor.core.composite.reduction import reduce
+from lazytensor.core.composite.take import take_along_axis
+from lazytensor.core.composite.ufuncs import matmul
+from lazytensor.core.ir import Node
+from lazytensor.core.ops import Op
+from lazytensor.core.registry import ShapeError, make
+
+
+def _get(node: Node, i: int) -> Node:
+    return make(Op.TUPLE_GET, (node,), i)
+
+
+def conj_t(x: Node) -> Node:
+    """The conjugate transpose of the last two axes."""
+    t = cs.swapaxes(x, -1, -2)
+    return make(Op.CONJ, (t,)) if dt.is_complex(t.dtype) else t
+
+
+# ----------------------------------------------------------- factorizations
+
+def cholesky(x: Node, upper: bool = False) -> Node:
+    """L with x = L L^H (or U = L^H with ``upper``); shape and dtype of x."""
+    low = make(Op.CHOLESKY, (x,))
+    return conj_t(low) if upper else low
+
+
+def qr(x: Node, complete: bool = False) -> tuple[Node, Node]:
+    """(Q, R) of a (..., m, n) stack (reduced, or complete with ``complete``)."""
+    factors = make(Op.QR, (x,), bool(complete))
+    return _get(factors, 0), _get(factors, 1)
+
+
+def hermitian(x: Node, uplo: str = "L") -> Node:
+    """The full Hermitian matrix numpy reads from one triangle ('L' or 'U')."""
+    tri = cm.tril(x) if uplo == "L" else cm.triu(x)
+    strict = cm.tril(x, -1) if uplo == "L" else cm.triu(x, 1)
+    diag_real = make(Op.SUB, (tri, strict))
+    if dt.is_complex(x.dtype):
+        re = make(Op.REAL, (diag_real,))
+        diag_real = make(Op.COMPLEX, (re, const(0.0, re)))
+    return make(Op.ADD, (make(Op.ADD, (strict, conj_t(strict))), diag_real))
+
+
+def eigh(x: Node, uplo: str = "L") -> tuple[Node, Node]:
+    """(eigenvalues (..., n) ascending, eigenvectors (..., n, n)) of the
+    Hermitian matrix read from ``uplo``."""
+    factors = make(Op.EIGH, (hermitian(x, uplo),))
+    return _get(factors, 1), _get(factors, 0)
+
+
+def svd(x: Node, full_matrices: bool = True) -> tuple[Node, Node, Node]:
+    """(U, S, Vh) of a (..., m, n) stack; S is real, descending."""
+    factors = make(Op.SVD, (x,), bool(full_matrices))
+    return _get(factors, 0), _get(factors, 1), _get(factors, 2)
+
+
+# ------------------------------------------------------------------- solving
+
+def _lu(x: Node) -> tuple[Node, Node, Node]:
+    factors = make(Op.LU, (x,))
+    return _get(factors, 0), _get(factors, 1), _get(factors, 2)
+
+
+def solve(a: Node, b: Node) -> Node:
+    """x with a @ x = b for (..., n, n) a and (..., n, k) b (via LU); the
+    batch dims broadcast. a and b share a floating dtype."""
+    lu, _, perm = _lu(a)
+    batch = cs.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    lu = ew.broadcast_to(lu, batch + lu.shape[-2:])
+    b = ew.broadcast_to(b, batch + b.shape[-2:])
+    perm = ew.broadcast_to(perm, batch + perm.shape[-1:])
+    col = cs.reshape(ew.convert(perm, dt.int64), perm.shape + (1,))
+    b = take_along_axis(b, ew.broadcast_to(col, batch + (perm.shape[-1], b.shape[-1])),
+                        b.ndim - 2)
+    y = make(Op.TRIANGULAR_SOLVE, (lu, b), True, True, False, True)
+    return make(Op.TRIANGULAR_SOLVE, (lu, y), True, False, False, False)
+
+
+def solve_vector_or_matrix(a: Node, b: Node) -> Node:
+    """numpy.linalg.solve: a 1-d b is one right-hand side vector."""
+    if b.ndim != 1:
+        return solve(a, b)
+    out = solve(a, cs.reshape(b, b.shape + (1,)))
+    return cs.reshape(out, out.shape[:-1])
+
+
+def _eye_like(x: Node) -> Node:
+    return ew.broadcast_to(cc.eye(x.shape[-1], dtype=x.dtype), x.shape)
+
+
+def inv(x: Node) -> Node:
+    """The inverse of each (n, n) matrix of the stack."""
+    return solve(x, _eye_like(x))
+
+
+def _det_parts(x: Node) -> tuple[Node, Node]:
+    """(the permutation's sign, the diagonal of U) of x's LU factorization."""
+    lu, pivots, _ = _lu(x)
+    d = cm.diagonal(lu, 0, -2, -1)
+    swaps = make(Op.NE, (pivots, ew.broadcast_to(cc.iota((x.shape[-1],), 0, pivots.dtype),
+                                                  pivots.shape)))
+    odd = reduce("sum", ew.convert(swaps, dt.int32), -1)
+    odd = make(Op.REM, (odd, const(2, odd)))
+    parity = make(Op.SUB, (const(1, odd), make(Op.MUL, (odd, const(2, odd)))))
+    return ew.convert(parity, x.dtype), d
+
+
+def det(x: Node) -> Node:
+    """The determinant of each (n, n) matrix: shape x.shape[:-2]."""
+    parity, d = _det_parts(x)
+    return make(Op.MUL, (parity, reduce("prod", d, -1)))
+
+
+def slogdet(x: Node) -> tuple[Node, Node]:
+    """(sign, log|det|) of each matrix; sign 0 and -inf for a singular one."""
+    parity, d = _det_parts(x)
+    mag = make(Op.ABS, (d,))
+    logabs = reduce("sum", make(Op.LOG, (mag,)), -1)
+    unit = make(Op.DIV, (d, ew.convert(mag, d.dtype))) if dt.is_complex(d.dtype) else \
+        make(Op.SIGN, (d,))
+    sign = make(Op.MUL, (parity, reduce("prod", unit, -1)))
+    singular = make(Op.EQ, (logabs, const(-math.inf, logabs)))
+    return make(Op.SELECT, (singular, const(0, sign), sign)), logabs
+
+
+def matrix_power(x: Node, n: int) -> Node:
+    """x @ x @ ... (n times) by squaring; n < 0 inverts first; n == 0 is I."""
+    if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+        raise ShapeError("Last 2 dimensions of the array must be square")
+    if n < 0:
+        x, n = inv(x), -n
+    result, base = None, x
+    while n:
+        if n & 1:
+            result = base if result is None else matmul(result, base)
+        base = matmul(base, base) if n > 1 else base
+        n >>= 1
+    return _eye_like(x) if result is None else result
+
+
+# --------------------------------------------------------------------- norms
+
+def abs_float(x: Node) -> Node:
+    """|x| as floats (integers in float64, complex magnitudes real)."""
+    return make(Op.ABS, (x if dt.is_inexact(x.dtype) else ew.convert(x, dt.float64),))
+
+
+_VECTOR_ORDS: dict[float, Callable[[Node, tuple, bool], Node]] = {
+    math.inf: lambda m, axes, keep: reduce("max", m, axes, keep),
+    -math.inf: lambda m, axes, keep: reduce("min", m, axes, keep),
+    0: lambda m, axes, keep: reduce("sum", ew.convert(make(Op.NE, (m, const(0, m))), m.dtype),
+                                    axes, keep),
+    1: lambda m, axes, keep: reduce("sum", m, axes, keep),
+}
+
+
+def vector_norm(x: Node, axes: tuple[int, ...] | None, keepdims: bool, ord=2) -> Node:
+    """(sum |x|**ord)**(1/ord) over ``axes`` (inf/-inf: max/min, 0: count)."""
+    m = abs_float(x)
+    if ord in _VECTOR_ORDS:
+        return _VECTOR_ORDS[ord](m, axes, keepdims)
+    powered = make(Op.POW, (m, const(float(ord), m)))
+    total = reduce("sum", powered, axes, keepdims)
+    return make(Op.POW, (total, const(1.0 / float(ord), total)))
+
+
+def frobenius(x: Node, axes: tuple[int, ...] | None, keepdims: bool) -> Node:
+    """sqrt(sum |x|**2) over ``axes`` (all when None)."""
+    m = abs_float(x)
+    return make(Op.SQRT, (reduce("sum", make(Op.MUL, (m, m)), axes, keepdims),))
+
+
+_ROW_COL = {1: ("sum", 0, "max", 1), -1: ("sum", 0, "min", 1),
+            math.inf: ("sum", 1, "max", 0), -math.inf: ("sum", 1, "min", 0)}
+_SINGULAR = {"nuc": "sum", 2: "max", -2: "min"}
+
+
+def matrix_norm(x: Node, ord, r: int, c: int, keepdims: bool) -> Node:
+    """numpy's matrix norms over axes (r, c): 'fro'/None, 1/-1 (column
+    sums), inf/-inf (row sums), 'nuc'/2/-2 (singular values)."""
+    m = abs_float(x)
+    if ord in _ROW_COL:
+        first, i, second, j = _ROW_COL[ord]
+        axes = (r, c)
+        out = reduce(second, reduce(first, m, axes[i], True), axes[j], True)
+        return out if keepdims else cs.squeeze(out, (r, c))
+    if ord in ("fro", None):
+        return frobenius(x, (r, c), keepdims)
+    if ord not in _SINGULAR:
+        raise ShapeError("Invalid norm order for matrices.")
+    moved = cs.moveaxis(x if dt.is_inexact(x.dtype) else ew.convert(x, dt.float64), (r, c),
+                        (-2, -1))
+    out = reduce(_SINGULAR[ord], svd(moved, False)[1], -1)
+    if keepdims:
+        out = cs.expand_dims(cs.expand_dims(out, min(r, c)), max(r, c))
+    return out
