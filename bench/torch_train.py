@@ -12,7 +12,7 @@ by reading the loss (``.item()``), the barrier of a training loop that logs;
 lazytensor.torch calls ``mark_step()`` first, as a torch_xla loop does.
 
 Also reported for lazytensor.torch: microseconds per recorded ATen op (the
-time to record one step's forward, backward and optimizer ops, without
+CPU time to record one step's forward, backward and optimizer ops, without
 compiling or running them, divided by the ATen ops dispatched to the lazy
 tensor, a ``_foreach_`` op counting once per tensor in its list, as
 torch_xla records it) and core nodes per step.
@@ -128,29 +128,32 @@ def record_cost(parts, repeats: int = 20) -> dict:
     no execution), and core nodes recorded per step."""
     import lazytensor.torch as lt
     from lazytensor.core import registry
-    from lazytensor.torch import _dispatch
+    from lazytensor.torch import LazyTensor, _dispatch
 
     counted = [0]
-    real = _dispatch.dispatch
 
-    def counting(func, args, kwargs):
+    def counting(cls, func, types, args=(), kwargs=None):
         # a _foreach_ op records one op per tensor of its list (as torch_xla's does)
         foreach = func.__name__.startswith("_foreach_") and isinstance(args[0], list)
         counted[0] += len(args[0]) if foreach else 1
-        return real(func, args, kwargs)
+        return _dispatch.dispatch(func, args, kwargs)
 
-    _dispatch.dispatch = counting
+    real = LazyTensor.__dict__["__torch_dispatch__"]
+    LazyTensor.__torch_dispatch__ = classmethod(counting)
     try:
         torch_step(*parts)
     finally:
-        _dispatch.dispatch = real
+        LazyTensor.__torch_dispatch__ = real
     lt.mark_step()
     seconds, nodes = [], 0
     for _ in range(repeats):
         before = registry.RECORDED.recorded
-        start = time.perf_counter()
+        # CPU time of this thread: recording is single-threaded Python (the
+        # lazy device's backward runs on the calling thread), so this is the
+        # recording cost whatever else the (shared) machine is running
+        start = time.thread_time()
         loss = torch_step(*parts)
-        seconds.append(time.perf_counter() - start)
+        seconds.append(time.thread_time() - start)
         nodes = registry.RECORDED.recorded - before
         lt.mark_step()
         loss.item()  # the step has run: the next one records on an idle core

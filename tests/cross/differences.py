@@ -85,7 +85,8 @@ DIFFERENCES = [
         "NEP 50: a 0-d array is strong in numpy and tnp; torch's 0-d tensors do not "
         "raise the dtype within a category",
         _same("x + y"), (FLOATS, np.array(2.0)),
-        {"numpy": Outcome("float64", (3.5, 0.0, 2.25)), "torch": Outcome("float32", (3.5, 0.0, 2.25)),
+        {"numpy": Outcome("float64", (3.5, 0.0, 2.25)),
+         "torch": Outcome("float32", (3.5, 0.0, 2.25)),
          "tnp": Outcome("float64", (3.5, 0.0, 2.25))}),
     Difference(
         "int32 array with an int64 0-d array",

@@ -111,6 +111,7 @@ TEMPLATES = {
     },
     "scale": _same("{0} * {c!r}"), "shift": _same("{0} + {c!r}"),
     "rsub": _same("{c!r} - {0}"),
+    "floordiv": _same("{0} // {c!r}"), "mod": _same("{0} % {c!r}"),
     "index": _same("{0}[{index}]"),
     "reshape": {
         "numpy": lambda s, a: f"np.reshape({a[0]}, {s.p('shape')!r})",

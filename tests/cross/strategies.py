@@ -1,6 +1,8 @@
 """Hypothesis strategies for frontend-neutral programs (see program.py).
 
-Shapes are tracked while drawing so every step is valid in every frontend;
+Shapes and kinds (integer or floating: torch refuses integers in mean,
+softmax and mixed-dtype matmul) are tracked while drawing so every step is
+valid in every frontend;
 data is drawn from a seeded numpy generator (values are not what the
 properties are about, structure is).
 """
@@ -10,7 +12,6 @@ from __future__ import annotations
 import math
 
 from hypothesis import strategies as st
-
 from program import Program, Step
 
 UNARY = ("exp", "tanh", "abs", "negative", "sin", "square", "floor", "sqrt", "log")
@@ -66,7 +67,7 @@ def _join(*kinds: str) -> str:
     return "f" if "f" in kinds else "i"
 
 
-KINDS = ["unary", "binary", "scalar", "reduce", "along", "clip", "reshape", "transpose",
+KINDS = ["unary", "binary", "scalar", "divmod", "reduce", "along", "clip", "reshape", "transpose",
          "expand_dims", "squeeze", "index", "where", "concatenate", "softmax", "matmul",
          "branch"]
 
@@ -84,6 +85,9 @@ def _draw_step(draw, values, integer_steps: bool = True):
     if kind == "scalar":
         c = draw(st.sampled_from([0.5, 2.0, -1.5, 3.0]))
         return Step(draw(st.sampled_from(SCALAR_OPS)), (i,), (("c", c),)), (shape, "f")
+    if kind == "divmod":  # integer division by a nonzero Python int keeps the kind
+        c = draw(st.sampled_from([2, 3, -2]))
+        return Step(draw(st.sampled_from(("floordiv", "mod"))), (i,), (("c", c),)), (shape, vkind)
     if kind == "reduce" and shape:
         return _draw_reduce(draw, i, shape, vkind)
     if kind == "along" and shape:
@@ -202,10 +206,10 @@ def _draw_index(draw, shape):
 
 
 def _broadcasts(a: tuple, b: tuple) -> bool:
-    return all(x == y or x == 1 or y == 1 for x, y in zip(reversed(a), reversed(b)))
+    return all(x == y or x == 1 or y == 1 for x, y in zip(reversed(a), reversed(b), strict=False))
 
 
 def _bshape(a: tuple, b: tuple) -> tuple:
     n = max(len(a), len(b))
     a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
-    return tuple(max(x, y) for x, y in zip(a, b))
+    return tuple(max(x, y) for x, y in zip(a, b, strict=True))

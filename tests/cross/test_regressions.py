@@ -54,6 +54,22 @@ def test_same_graph_hash(program):
     checks.same_graph_hash(program)
 
 
+# --------------------------------- early materialization (property 5) and (1)
+OVERFLOW_PROGRAM = Program([((2, 2, 3), "int32")], [
+    Step("exp", (0,)), Step("exp", (0,)), Step("exp", (1,)), Step("log", (3,))])
+
+
+@_needs("torch")
+@pytest.mark.parametrize("check", [checks.early_materialization_changes_nothing,
+                                   checks.lazy_equals_eager])
+def test_log_of_overflowing_exp(check):
+    """Shrunk from test_early_materialization_changes_nothing[torch]: XLA
+    rewrote log(exp(y)) to y, so the whole graph gave exp(x) where eager (and
+    early materialization) gave inf. Fixed in core/lowering.py
+    (_OVERFLOWING_IDENTITIES: an optimization barrier keeps the eager steps)."""
+    check(OVERFLOW_PROGRAM, "torch", 0)
+
+
 # ------------------------------------------- lazy equals eager (property 1)
 UINT8 = np.array([0, 1, 2], np.uint8)
 BOOLS = np.array([True, False, True])
@@ -64,11 +80,17 @@ def _expr(name: str, frontend: str, source: str, *inputs) -> Difference:
     return Difference(name, "", {frontend: source}, inputs, {})
 
 
+HUGE = np.array([-1.0, 0.0, 1e30, 100.0], np.float32)
+
 EXPRESSIONS = [
-    pytest.param(_expr("uint8 + negative int", "torch", "x + (-1)", UINT8), id="torch-uint8-wrap"
-                 # fixed: core/runtime.py::scalar wraps an out-of-range integer parameter
-                 # (it failed at materialization, 'Python integer -1 out of bounds')
-                 ),
+    *[pytest.param(_expr(f"XLA identity {source}", "numpy", source, HUGE), id=f"identity-{name}")
+      for name, source in [("log-exp", "np.log(np.exp(x))"), ("sqrt-square", "np.sqrt(x * x)"),
+                           ("exp-times-exp", "np.exp(x) * np.exp(x)"),
+                           ("exp-over-exp", "np.exp(x) / np.exp(x + 1)")]],
+    # fixed: core/runtime.py::scalar wraps an out-of-range integer parameter as
+    # torch and TensorFlow do (it failed at materialization: 'Python integer -1
+    # out of bounds for uint8', and kept failing every later barrier)
+    pytest.param(_expr("uint8 + negative int", "torch", "x + (-1)", UINT8), id="torch-uint8-wrap"),
     pytest.param(_expr("uint8 + negative int", "tnp", "x + (-1)", UINT8), id="tnp-uint8-wrap"),
     pytest.param(_expr("uint8 + negative int", "numpy", "x + (-1)", UINT8),
                  id="numpy-uint8-overflow-error"),

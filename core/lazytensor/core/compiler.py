@@ -247,11 +247,14 @@ def _baseline(pooled: int) -> tuple[int, int]:
 
 def _jitted(p: Plan):
     """The jitted replay of the plan's graph and the arguments to call it with."""
-    # the closure captures only data-free structure, never the plan's buffers
-    skeleton = [Node(n.op, (), n.attrs, n.shape, n.dtype, n.data if n.op is _CONST else None)
-                for n in p.order]
+    # the closure captures only data-free structure, never the plan's buffers;
+    # skeleton nodes name their skeleton operands (lowering may match patterns)
     entries, bank_dtypes, n_data, roots = p.signature[0], p.bank_dtypes, len(p.data_args), p.roots
     operand_index = [e[2] if e[0] not in (_DATA, _SCALAR, _CONST) else () for e in entries]
+    skeleton: list[Node] = []
+    for n, index in zip(p.order, operand_index, strict=True):
+        skeleton.append(Node(n.op, tuple(skeleton[j] for j in index), n.attrs, n.shape, n.dtype,
+                             n.data if n.op is _CONST else None))
 
     def replay(*args):
         data = args[:n_data]

@@ -169,7 +169,11 @@ def _vjp(node: Node, *values):
     program, diff, output = node.attrs
     *inputs, cotangent = values
     n_inputs = len(inputs)
-    inner = [(Node(op, (), attrs, shape, dtype), refs) for op, attrs, shape, dtype, refs in program]
+    nodes = [Node(Op.DATA, (), (), tuple(v.shape), v.dtype) for v in inputs]  # placeholders
+    inner = []
+    for op, attrs, shape, dtype, refs in program:  # skeletons with operands, as the compiler's
+        nodes.append(Node(op, tuple(nodes[r] for r in refs), attrs, shape, dtype))
+        inner.append((nodes[-1], refs))
 
     def forward(*diff_values):
         vals = list(inputs) + [None] * len(inner)
@@ -194,6 +198,41 @@ def _vjp(node: Node, *values):
 
 _FFT_TYPES = {"fft": lax.FftType.FFT, "ifft": lax.FftType.IFFT, "rfft": lax.FftType.RFFT,
               "irfft": lax.FftType.IRFFT}
+
+
+def _exps(operands: tuple) -> bool:
+    return bool(operands) and all(o.op is Op.EXP for o in operands)
+
+
+def _square(operands: tuple) -> bool:
+    product = operands[0] if operands else None
+    return product is not None and product.op is Op.MUL and \
+        product.operands[0].key == product.operands[1].key
+
+
+# XLA's algebraic simplifier rewrites identities that overflow when computed
+# step by step, as every eager framework computes them. Matched on the core
+# graph, their operands pass an optimization barrier so that the lazy result
+# stays the eager one (inf, not the mathematically exact value).
+_OVERFLOWING_IDENTITIES: dict[Op, Callable[[tuple], bool]] = {
+    Op.LOG: _exps,  # log(exp(x)) -> x
+    Op.MUL: _exps,  # exp(a) * exp(b) -> exp(a + b)
+    Op.DIV: _exps,  # exp(a) / exp(b) -> exp(a - b)
+    Op.SQRT: _square,  # sqrt(x * x) -> |x|
+}
+
+
+def _eager_identity(op: Op, lowering: Lowering) -> Lowering:
+    """``lowering``, with its operands behind a barrier where they form one of
+    ``_OVERFLOWING_IDENTITIES``."""
+    matches = _OVERFLOWING_IDENTITIES[op]
+
+    def lower(node: Node, *values):
+        if matches(node.operands):
+            values = lax.optimization_barrier(values)
+        return lowering(node, *values)
+
+    return lower
 
 
 def _fft(node: Node, x):
@@ -285,3 +324,4 @@ LOWERINGS: dict[Op, Lowering] = {
     Op.TUPLE_GET: lambda node, x: x[node.attrs[0]],
     Op.VJP: _vjp,
 }
+LOWERINGS.update({op: _eager_identity(op, LOWERINGS[op]) for op in _OVERFLOWING_IDENTITIES})

@@ -123,17 +123,25 @@ for _name in HOST_FACTORIES:
 
 # --------------------------------------------- optimizers: foreach default
 def _enable_optimizer_foreach() -> None:
+    """torch.optim and torch.nn.utils (clip_grad_norm_, ...) each hold a
+    reference to torch's list of foreach devices: both get the lazy device."""
     from torch.optim import optimizer
+    from torch.utils import _foreach_utils
 
-    if LazyTensor not in optimizer._foreach_supported_types:
-        optimizer._foreach_supported_types.append(LazyTensor)
-    listed = optimizer._get_foreach_kernels_supported_devices
-    if not getattr(listed, "_lazy", False):
-        def with_lazy() -> list[str]:
-            return [*listed(), DEVICE.type]
+    for module in (optimizer, _foreach_utils):
+        if LazyTensor not in module._foreach_supported_types:
+            module._foreach_supported_types.append(LazyTensor)
+        listed = module._get_foreach_kernels_supported_devices
+        if not getattr(listed, "_lazy", False):
+            module._get_foreach_kernels_supported_devices = _with_lazy(listed)
 
-        with_lazy._lazy = True  # type: ignore[attr-defined]
-        optimizer._get_foreach_kernels_supported_devices = with_lazy
+
+def _with_lazy(listed):
+    def with_lazy() -> list[str]:
+        return [*listed(), DEVICE.type]
+
+    with_lazy._lazy = True  # type: ignore[attr-defined]
+    return with_lazy
 
 
 _enable_optimizer_foreach()

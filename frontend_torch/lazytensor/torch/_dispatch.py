@@ -11,7 +11,9 @@ resolvers, in order (a table, not a ladder):
 4. an in-place view op (``squeeze_``, ``t_``...): the view, and torch's
    meta kernel updates the wrapper's sizes and strides;
 5. an in-place overload ``op_``: the functional ``op``, its result written
-   back into ``self`` (torch's casting rule checked);
+   back into ``self`` (torch's casting rule checked); the optimizers' hot
+   updates store their node into ``self`` directly when no promotion,
+   broadcast or layout work is needed (``aten.INPLACE_NODES``);
 6. a ``_foreach_op`` overload: ``op`` applied per list element;
 7. PyTorch's own decompositions (``torch._decomp``: core ATen first);
 8. the op's CompositeImplicitAutograd kernel (``OpOverload.decompose``);
@@ -25,6 +27,7 @@ RuntimeError, out-of-range dimensions IndexError.
 from __future__ import annotations
 
 import warnings
+from itertools import repeat
 from typing import Callable
 
 from lazytensor.core import CoreError, Handle
@@ -32,7 +35,7 @@ from lazytensor.core.composite.elementwise import convert, full
 from lazytensor.torch import _fallback
 from lazytensor.torch._promotion import can_cast
 from lazytensor.torch._tensor import NUMPY_OF, LazyTensor, set_metadata
-from lazytensor.torch.aten import TABLE
+from lazytensor.torch.aten import INPLACE_NODES, TABLE
 
 import torch
 from torch._ops import OpOverload
@@ -46,18 +49,31 @@ HOW: dict[OpOverload, str] = {}  # overload -> which resolver served it (for rep
 
 
 def dispatch(func: OpOverload, args: tuple, kwargs: dict | None):
+    """Run one ATen call on lazy tensors (the body of ``__torch_dispatch__``)."""
     impl = RESOLVED.get(func)
     if impl is None:
         impl = resolve(func)
     try:
         return impl(*args, **kwargs) if kwargs else impl(*args)
     except CoreError as exc:
-        kind = IndexError if isinstance(exc, IndexError) else RuntimeError
-        raise kind(f"{func}: {exc}") from None
+        raise _torch_error(func, exc) from None
 
 
 def _torch_dispatch(cls, func, types, args=(), kwargs=None):
-    return dispatch(func, args, kwargs)
+    # ``dispatch`` inlined: this runs once per ATen call
+    impl = RESOLVED.get(func)
+    if impl is None:
+        impl = resolve(func)
+    try:
+        return impl(*args, **kwargs) if kwargs else impl(*args)
+    except CoreError as exc:
+        raise _torch_error(func, exc) from None
+
+
+def _torch_error(func: OpOverload, exc: CoreError) -> Exception:
+    """A core error as torch's exception type (IndexError or RuntimeError)."""
+    kind = IndexError if isinstance(exc, IndexError) else RuntimeError
+    return kind(f"{func}: {exc}")
 
 
 LazyTensor.__torch_dispatch__ = classmethod(_torch_dispatch)  # type: ignore[assignment]
@@ -213,8 +229,18 @@ def _inplace_variant(func: OpOverload) -> Impl | None:
     if functional is None or not _lowered(functional):
         return None
     inner = resolve(functional)
+    fast = INPLACE_NODES.get(functional)
 
     def impl(self, *args, **kwargs):
+        if fast is not None:  # no promotion, broadcast or layout work: store the node
+            h = getattr(self, "_h", None)
+            node = None if h is None else fast(self, *args, **kwargs)
+            if node is not None:
+                if h.__class__ is Handle:
+                    h.assign(node)
+                else:
+                    assign(self, node)
+                return self
         write(self, inner(self, *args, **kwargs))
         return self
 
@@ -245,12 +271,18 @@ def _foreach_variant(func: OpOverload) -> Impl | None:
     simple = not any(kw for _, kw in plan)
 
     def impl(*fargs, **fkwargs):
+        if simple:  # one column per argument: the lists, and repeated scalars
+            n = len(fargs[length_arg])
+            columns = [v if is_list else repeat(v, n)
+                       for v, (is_list, _) in zip(fargs, plan, strict=False)]
+            for v, (is_list, _) in zip(fargs, plan, strict=False):
+                if is_list and len(v) != n:
+                    raise RuntimeError(f"Tensor lists must have the same number of tensors, "
+                                       f"got {n} and {len(v)}")
+            results = [element_impl(*pos, **fkwargs) for pos in zip(*columns, strict=True)]
+            return None if inplace else results
         results = []
         for i in range(len(fargs[length_arg])):
-            if simple:
-                pos = [v[i] if is_list else v for v, (is_list, _) in zip(fargs, plan, strict=False)]
-                results.append(element_impl(*pos, **fkwargs))
-                continue
             pos, kw = [], dict(fkwargs)
             for value, (is_list, name) in zip(fargs, plan, strict=False):
                 value = value[i] if is_list else value

@@ -132,8 +132,16 @@ def logsumexp(x: Node, axis=None, keepdims: bool = False) -> Node:
 
 
 def log_softmax(x: Node, axis: int) -> Node:
+    """(x - max) - log(sum(exp(x - max))): subtracting the max first keeps
+    rows of huge magnitude (logits masked with -1e9) exact, where
+    x - logsumexp(x) would round the log-sum away."""
     axis = normalize_axis(axis, x.ndim)
-    return make(Op.SUB, (x, broadcast_to(logsumexp(x, axis, keepdims=True), x.shape)))
+    peak = reduce("max", x, (axis,), keepdims=True)
+    finite = make(Op.IS_FINITE, (peak,))
+    peak = make(Op.SELECT, (finite, peak, as_node(0.0, x.dtype, peak.shape)))
+    shifted = make(Op.SUB, (x, broadcast_to(peak, x.shape)))
+    total = make(Op.LOG, (reduce("sum", make(Op.EXP, (shifted,)), (axis,), keepdims=True),))
+    return make(Op.SUB, (shifted, broadcast_to(total, x.shape)))
 
 
 def softmax(x: Node, axis: int) -> Node:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from lazytensor.torch.aten import (
     elementwise,
     factories,
+    grads,
     indexing,
     linalg,
     movement,
@@ -24,7 +25,7 @@ from lazytensor.torch.aten import (
 )
 
 FAMILIES = (elementwise, reduction, views, movement, indexing, linalg, nn, factories,
-            spectral)
+            spectral, grads)
 
 
 def _merge() -> dict:
@@ -38,3 +39,4 @@ def _merge() -> dict:
 
 
 TABLE = _merge()
+INPLACE_NODES = elementwise.INPLACE_NODES  # in-place fast paths (see elementwise.py)

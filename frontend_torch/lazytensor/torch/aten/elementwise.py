@@ -18,6 +18,7 @@ from lazytensor.torch import _promotion as P
 from lazytensor.torch._promotion import key_of
 from lazytensor.torch._tensor import LazyTensor, wrap
 from lazytensor.torch.aten._common import (
+    _fast_nodes,
     aten,
     binary_op,
     elementwise,
@@ -368,16 +369,18 @@ def _clamp_max(x, max):  # noqa: A002
     return _clamp(x, max=max)
 
 
-def _lerp(start, end, weight):
-    if isinstance(weight, (int, float)):  # torch's two-sided formula, side chosen statically
-        def fn(s: Node, e: Node) -> Node:
-            diff = make(Op.SUB, (e, s))
-            if abs(weight) < 0.5:
-                return make(Op.ADD, (s, make(Op.MUL, (as_node(weight, s.dtype, s.shape), diff))))
-            w1 = as_node(weight - 1.0, s.dtype, s.shape)
-            return make(Op.ADD, (e, make(Op.MUL, (w1, diff))))
+def _lerp_nodes(s: Node, e: Node, weight) -> Node:
+    """torch's two-sided lerp formula, side chosen statically by ``weight``."""
+    diff = make(Op.SUB, (e, s))
+    if abs(weight) < 0.5:
+        return make(Op.ADD, (s, make(Op.MUL, (as_node(weight, s.dtype, s.shape), diff))))
+    w1 = as_node(weight - 1.0, s.dtype, s.shape)
+    return make(Op.ADD, (e, make(Op.MUL, (w1, diff))))
 
-        return elementwise(fn, P.DEFAULT, start, end)
+
+def _lerp(start, end, weight):
+    if isinstance(weight, (int, float)):
+        return elementwise(lambda s, e: _lerp_nodes(s, e, weight), P.DEFAULT, start, end)
 
     def fn3(s: Node, e: Node, w: Node) -> Node:
         diff = make(Op.SUB, (e, s))
@@ -390,14 +393,15 @@ def _lerp(start, end, weight):
     return elementwise(fn3, P.DEFAULT, start, end, weight)
 
 
-def _addcmul(self, t1, t2, value=1):
-    def fn(s: Node, a: Node, b: Node) -> Node:
-        prod = make(Op.MUL, (a, b))
-        if value != 1:
-            prod = make(Op.MUL, (as_node(value, s.dtype, s.shape), prod))
-        return make(Op.ADD, (s, prod))
+def _addcmul_nodes(s: Node, a: Node, b: Node, value) -> Node:
+    prod = make(Op.MUL, (a, b))
+    if value != 1:
+        prod = make(Op.MUL, (as_node(value, s.dtype, s.shape), prod))
+    return make(Op.ADD, (s, prod))
 
-    return elementwise(fn, P.DEFAULT, self, t1, t2)
+
+def _addcmul(self, t1, t2, value=1):
+    return elementwise(lambda s, a, b: _addcmul_nodes(s, a, b, value), P.DEFAULT, self, t1, t2)
 
 
 def _addcdiv(self, t1, t2, value=1):
@@ -408,13 +412,14 @@ def _addcdiv(self, t1, t2, value=1):
             "addcdiv will perform a true division of tensor1 and tensor2."
         )
 
-    def fn(s: Node, a: Node, b: Node) -> Node:
-        quotient = make(Op.DIV, (a, b))
-        if value != 1:
-            quotient = make(Op.MUL, (as_node(value, s.dtype, s.shape), quotient))
-        return make(Op.ADD, (s, quotient))
+    return elementwise(lambda s, a, b: _addcdiv_nodes(s, a, b, value), P.DEFAULT, self, t1, t2)
 
-    return elementwise(fn, P.DEFAULT, self, t1, t2)
+
+def _addcdiv_nodes(s: Node, a: Node, b: Node, value) -> Node:
+    quotient = make(Op.DIV, (a, b))
+    if value != 1:
+        quotient = make(Op.MUL, (as_node(value, s.dtype, s.shape), quotient))
+    return make(Op.ADD, (s, quotient))
 
 
 # -------------------------------------------------------- special functions
@@ -485,3 +490,63 @@ def _table() -> dict:
 
 
 TABLE = _table()
+
+
+# ------------------------------------------- in-place fast paths (hot loop)
+# The optimizers' in-place updates (``p.add_``, ``_foreach_lerp_``...) on
+# operands that need no promotion, broadcast or layout work: the result node
+# has self's shape and dtype, so it is stored into self directly, without a
+# result tensor. Each returns None when its case does not apply (the
+# ordinary in-place path then runs). Same nodes as the functional op.
+def _add_inplace(alpha_op: Op):
+    def nodes(a, b, alpha=1) -> Node | None:
+        if isinstance(b, (bool, int, float, complex)):
+            fast = fast_operands(a, b * alpha if alpha != 1 else b)
+            return None if fast is None else make(alpha_op, fast)
+        if alpha != 1 and not isinstance(alpha, (int, float)):
+            return None
+        fast = fast_operands(a, b, float_only=alpha != 1)
+        if fast is None:
+            return None
+        return make(alpha_op, (fast[0], _scaled(fast[1], alpha)))
+
+    return nodes
+
+
+def _mul_inplace(a, b) -> Node | None:
+    fast = fast_operands(a, b)
+    return None if fast is None else make(Op.MUL, fast)
+
+
+def _div_inplace(a, b, rounding_mode=None) -> Node | None:
+    fast = fast_operands(a, b, float_only=True) if rounding_mode is None else None
+    return None if fast is None else make(Op.DIV, fast)
+
+
+def _ternary_inplace(nodes_fn, scalar_arg: bool):
+    def nodes(s, a, b, value=1) -> Node | None:
+        if scalar_arg and not isinstance(b, (int, float)):
+            return None
+        fast = _fast_nodes((s, a) if scalar_arg else (s, a, b))
+        if fast is None or not dt.is_inexact(fast[0].dtype):
+            return None
+        return nodes_fn(*fast, b) if scalar_arg else nodes_fn(*fast, value)
+
+    return nodes
+
+
+def _sqrt_inplace(x) -> Node | None:
+    n = x._h.node
+    return make(Op.SQRT, (n,)) if n.dtype is _F32 and x.is_contiguous() else None
+
+
+INPLACE_NODES = {
+    aten.add.Tensor: _add_inplace(Op.ADD), aten.add.Scalar: _add_inplace(Op.ADD),
+    aten.sub.Tensor: _add_inplace(Op.SUB), aten.mul.Tensor: _mul_inplace,
+    aten.mul.Scalar: _mul_inplace, aten.div.Tensor: _div_inplace,
+    aten.div.Scalar: _div_inplace,
+    aten.lerp.Scalar: _ternary_inplace(_lerp_nodes, True),
+    aten.addcmul.default: _ternary_inplace(_addcmul_nodes, False),
+    aten.addcdiv.default: _ternary_inplace(_addcdiv_nodes, False),
+    aten.sqrt.default: _sqrt_inplace,
+}

@@ -10,7 +10,10 @@ import numpy as np
 from lazytensor.core import Node, Op, make
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import creation
-from lazytensor.core.composite.elementwise import as_node, convert
+from lazytensor.core.composite import reduction as R
+from lazytensor.core.composite.elementwise import as_node, broadcast_to, convert
+from lazytensor.core.composite.shape import reshape, slice_axis
+from lazytensor.core.composite.sorting import cumsum, top_k
 from lazytensor.torch._rng import next_key
 from lazytensor.torch._tensor import NUMPY_OF, wrap
 from lazytensor.torch.aten._common import aten, dense_strides, node
@@ -101,6 +104,43 @@ def _exponential_(self, lambd=1.0, *, generator=None):
     sample = make(Op.DIV, (make(Op.NEG, (make(Op.LOG1P, (make(Op.NEG, (u,)),)),)),
                            as_node(lambd, u.dtype, u.shape)))
     return _assign(self, sample)
+
+
+def _multinomial(x, num_samples, replacement=False, *, generator=None):
+    """Category indices drawn from (unnormalized) probabilities along the
+    last dim: without replacement, the top ``num_samples`` of log(p) plus
+    Gumbel noise; with replacement, inverse-CDF sampling. Lazy
+    probabilities cannot be checked for negative or non-finite values."""
+    p = node(x)
+    n = p.shape[-1] if p.ndim else 0
+    if p.ndim not in (1, 2) or not dt.is_float(p.dtype):
+        raise RuntimeError("prob_dist must be 1 or 2 dim floating point")
+    if num_samples <= 0 or (not replacement and num_samples > n):
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                           "replacement" if num_samples > 0 else "cannot sample n_sample <= 0")
+    p = convert(p, dt.float64 if p.dtype == dt.float64 else dt.float32)
+    lead = p.shape[:-1]
+    draw = _sample_with if replacement else _sample_without
+    return wrap(draw(p, lead, n, num_samples, next_key(generator)))
+
+
+def _sample_without(p: Node, lead: tuple, n: int, k: int, key: Node) -> Node:
+    u = make(Op.RNG_UNIFORM, (key,), p.shape, p.dtype)
+    gumbel = make(Op.NEG, (make(Op.LOG, (make(Op.NEG, (make(Op.LOG, (u,)),)),)),))
+    keys = make(Op.ADD, (make(Op.LOG, (p,)), gumbel))
+    return top_k(keys, k, -1)[1]
+
+
+def _sample_with(p: Node, lead: tuple, n: int, k: int, key: Node) -> Node:
+    cdf = cumsum(p, -1)
+    total = reshape(slice_axis(cdf, cdf.ndim - 1, n - 1, n), (*lead, 1, 1))
+    u = make(Op.RNG_UNIFORM, (key,), (*lead, k, 1), p.dtype)
+    target = make(Op.MUL, (u, broadcast_to(total, u.shape)))
+    shape = (*lead, k, n)
+    below = make(Op.LE, (broadcast_to(reshape(cdf, (*lead, 1, n)), shape),
+                         broadcast_to(target, shape)))
+    count = R.reduce("sum", convert(below, dt.int64), (len(shape) - 1,), False)
+    return make(Op.MIN, (count, as_node(n - 1, dt.int64, count.shape)))
 
 
 def _linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None):
@@ -206,5 +246,5 @@ TABLE = {
     aten.bernoulli_.float: _bernoulli_, aten.bernoulli_.Tensor: _bernoulli_,
     aten.bernoulli.default: _bernoulli, aten.bernoulli.p: _bernoulli,
     aten.exponential_: _exponential_, aten.linspace.default: _linspace,
-    aten.scalar_tensor: _scalar_tensor,
+    aten.scalar_tensor: _scalar_tensor, aten.multinomial: _multinomial,
 }

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from lazytensor.core import Node, Op, ViewHandle, constant, make
+from lazytensor.core import Node, Op, ViewHandle, make
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import indexing as ix
 from lazytensor.core.composite import matrix

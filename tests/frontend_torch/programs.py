@@ -1,0 +1,63 @@
+"""Helpers for the program tests: run a program (a function of the device)
+eagerly on the CPU and lazily from the same seed, and compare everything it
+returns (tensors by dtype, shape and value; other values by ==)."""
+
+from __future__ import annotations
+
+import torch
+from lazytensor.core import get_runtime
+from torch import nn
+
+from .conftest import DEV
+
+
+def compare(expected, actual, rtol: float, atol: float, where: str = "out") -> None:
+    """``actual`` (from the lazy run) equals ``expected`` (eager), recursively:
+    tensors by dtype, shape and value; everything else by ==."""
+    if isinstance(expected, dict):
+        assert isinstance(actual, dict) and expected.keys() == actual.keys(), where
+        for key in expected:
+            compare(expected[key], actual[key], rtol, atol, f"{where}[{key!r}]")
+    elif isinstance(expected, (list, tuple)):
+        assert isinstance(actual, (list, tuple)) and len(actual) == len(expected), where
+        for i, (e, a) in enumerate(zip(expected, actual, strict=True)):
+            compare(e, a, rtol, atol, f"{where}[{i}]")
+    elif isinstance(expected, torch.Tensor):
+        assert isinstance(actual, torch.Tensor), f"{where}: {type(actual)}"
+        got = actual.detach().cpu()
+        assert got.dtype == expected.dtype, f"{where}: {got.dtype} != {expected.dtype}"
+        assert got.shape == expected.shape, f"{where}: {got.shape} != {expected.shape}"
+        torch.testing.assert_close(got, expected.detach(), rtol=rtol, atol=atol,
+                                   equal_nan=True, msg=lambda m: f"{where}: {m}")
+    elif isinstance(expected, float):
+        assert isinstance(actual, float), f"{where}: {type(actual)}"
+        assert abs(actual - expected) <= atol + rtol * abs(expected), (where, actual, expected)
+    else:
+        assert type(actual) is type(expected) and actual == expected, (where, actual, expected)
+
+
+def same_on_both(program, rtol: float = 1e-5, atol: float = 1e-5, seed: int = 0):
+    """Run ``program(device)`` eagerly and lazily from the same seed and
+    compare; returns the lazy result."""
+    torch.manual_seed(seed)
+    eager = program(torch.device("cpu"))
+    torch.manual_seed(seed)
+    lazy = program(DEV)
+    compare(eager, lazy, rtol, atol)
+    return lazy
+
+
+def fallbacks() -> int:
+    return get_runtime().metrics.counters["eager_fallbacks"]
+
+
+def digits(n: int = 256):
+    from sklearn.datasets import load_digits
+
+    data = load_digits()
+    x = torch.tensor(data.data[:n], dtype=torch.float32) / 16.0
+    return x, torch.tensor(data.target[:n])
+
+
+def weights(model: nn.Module) -> dict:
+    return {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
