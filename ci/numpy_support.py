@@ -14,7 +14,6 @@ from pathlib import Path
 
 import lazytensor.numpy as lnp
 import numpy as np
-from lazytensor.numpy import random as lrandom
 from lazytensor.numpy._dispatch import FUNCTIONS
 from lazytensor.numpy._ufunc_table import UFUNCS
 
@@ -109,10 +108,10 @@ def render() -> str:
         "",
         "## random",
         "",
-        "`default_rng(seed)` returns a `Generator` with "
-        + _wrap(sorted(n for n in vars(lrandom._Draws) if not n.startswith("_")))
-        + "; module functions: " + _wrap(sorted(lrandom.__all__)) + ".",
-        "Streams are reproducible per seed but are not numpy's bit streams.",
+        "Every name of `numpy.random`: numpy's own samplers draw on the host (numpy's bit "
+        "streams, numpy's global state, so seeded programs get numpy's numbers) and the "
+        "results are uploaded as device data (`host_random_draws` in the metrics); "
+        "`default_rng`, `Generator` and `RandomState` wrap numpy's, with lazy results.",
         "",
         "## ndarray",
         "",

@@ -118,9 +118,7 @@ DIFFERENCES = [
         "argmax with NaN",
         "numpy and torch take NaN as the maximum; TensorFlow's ArgMax skips NaN",
         _call("argmax", "argmax", "x"), (np.array([1.0, np.nan, 3.0, np.nan], np.float32),),
-        {"numpy": Outcome("int64", 1), "torch": Outcome("int64", 1), "tnp": Outcome("int64", 2)},
-        lazy_bugs={"tnp": "frontend_tf/lazytensor/tf/numpy/_math.py::_argminmax uses the "
-                          "core's NaN-propagating argreduce (numpy's semantics)"}),
+        {"numpy": Outcome("int64", 1), "torch": Outcome("int64", 1), "tnp": Outcome("int64", 2)}),
     Difference(
         "mean of integers",
         "numpy and tnp average integers in float64; torch refuses integer input",

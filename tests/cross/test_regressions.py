@@ -39,9 +39,9 @@ HASH_PROGRAMS = [
     pytest.param(
         Program([((1, 1), "float32")], [Step("transpose", (0,), (("perm", (0, 1)),))]),
         id="identity-permute",
-        marks=_xfail("frontend_torch/lazytensor/torch/aten/views.py::_permute records a "
-                     "TRANSPOSE for the identity permutation; numpy/tnp (core/composite/"
-                     "shape.py::transpose) record none, so the graphs differ")),
+        # fixed: frontend_torch aten/views.py::_permute goes through the core's
+        # shape.transpose, which records nothing for the identity permutation
+    ),
     pytest.param(
         Program([((6, 2), "float32")], [Step("index", (0,), (("index", "1::2"),))]),
         id="strided-slice-limit"),
@@ -94,28 +94,22 @@ EXPRESSIONS = [
     pytest.param(_expr("uint8 + negative int", "tnp", "x + (-1)", UINT8), id="tnp-uint8-wrap"),
     pytest.param(_expr("uint8 + negative int", "numpy", "x + (-1)", UINT8),
                  id="numpy-uint8-overflow-error"),
-    pytest.param(
-        _expr("bool + bool", "torch", "x + y", BOOLS, BOOLS), id="torch-bool-add",
-        marks=_xfail("frontend_torch/lazytensor/torch/aten/elementwise.py::_add makes a core "
-                     "ADD of bools (refused by the core's rule); torch adds bools as logical "
-                     "or")),
-    pytest.param(
-        _expr("bool + bool", "tnp", "x + y", BOOLS, BOOLS), id="tnp-bool-add-operator",
-        marks=_xfail("frontend_tf/lazytensor/tf/numpy/_methods.py (BINARY_OPERATORS = core "
-                     "ufuncs.OPERATORS) maps tf.Tensor's `+` to tnp.add, which ORs bools; "
-                     "TensorFlow's `+` raises InvalidArgumentError for bool")),
+    # fixed: torch's aten.add ORs bools (frontend_torch aten/elementwise.py::_add)
+    pytest.param(_expr("bool + bool", "torch", "x + y", BOOLS, BOOLS), id="torch-bool-add"),
+    # fixed: tf.Tensor's `+` refuses bools though tnp.add ORs them
+    # (frontend_tf numpy/_methods.py::_BOOL_REFUSED)
+    pytest.param(_expr("bool + bool", "tnp", "x + y", BOOLS, BOOLS),
+                 id="tnp-bool-add-operator"),
     pytest.param(
         _expr("argmax over NaN", "tnp", "tnp.argmax(tnp.sqrt(x), axis=0)",
               np.array([0.54784673, -0.92085314], np.float32)),
         id="tnp-argmax-nan",
-        # shrunk from test_lazy_equals_eager[tnp]: sqrt gives NaN, eager tnp skips it
-        marks=_xfail("frontend_tf/lazytensor/tf/numpy/_math.py::_argminmax uses the core's "
-                     "NaN-propagating argreduce; TensorFlow's ArgMax skips NaN")),
-    pytest.param(
-        _expr("int ** negative int", "tnp", "x ** -1", INT32), id="tnp-int-negative-power",
-        marks=_xfail("frontend_tf/lazytensor/tf/numpy/_math.py BINARY['power'] (core "
-                     "tnp_shared power) computes integers to a negative Python int power; "
-                     "tnp raises InvalidArgumentError (numpy's lazy frontend raises too)")),
+        # shrunk from test_lazy_equals_eager[tnp]: sqrt gives NaN, eager tnp
+        # skips it; fixed in frontend_tf numpy/_math.py::_argminmax
+    ),
+    # fixed: frontend_tf numpy/_math.py::_power refuses a negative host exponent
+    pytest.param(_expr("int ** negative int", "tnp", "x ** -1", INT32),
+                 id="tnp-int-negative-power"),
 ]
 
 

@@ -145,11 +145,7 @@ def _materialize(out) -> None:
 
 # --------------------------------------------------------------------------
 # Frontend bugs found by these programs, each reduced to the line of user
-# code that breaks. strict xfail: a fix makes them XPASS, so drop the mark.
-
-def _frontend_bug(reason: str):
-    return pytest.mark.xfail(strict=True, reason=reason)
-
+# code that broke (all fixed).
 
 def test_round_of_a_reduction():
     host = np.array([0.1234, 0.5678, 0.9])
@@ -257,16 +253,29 @@ def test_string_arrays():
     assert list(picked) == ["eel", "cat"]
 
 
-@_frontend_bug("random.py draws from the core's threefry RNG, so a seeded program "
-               "(np.random.seed(0); np.random.rand(3), or default_rng(0).normal(...)) gives "
-               "other numbers than numpy: every real program that seeds numpy's RNG "
-               "disagrees with numpy. Drawing on the host with numpy's own generators "
-               "(then uploading) would match numpy bit for bit")
 @pytest.mark.parametrize("draw", [
     lambda r: (r.seed(0), r.rand(3))[1],
     lambda r: (r.seed(1), r.randint(0, 10, size=4))[1],
     lambda r: r.default_rng(0).normal(size=3),
     lambda r: r.default_rng(0).integers(0, 10, size=4),
-], ids=["seed+rand", "seed+randint", "default_rng.normal", "default_rng.integers"])
+    lambda r: r.RandomState(5).standard_normal((2, 2)),
+    lambda r: (r.seed(2), r.permutation(6))[1],
+], ids=["seed+rand", "seed+randint", "default_rng.normal", "default_rng.integers",
+        "RandomState", "seed+permutation"])
 def test_seeded_random_matches_numpy(draw):
-    np.testing.assert_array_equal(np.asarray(draw(lnp.random)), draw(np.random))
+    """Seeded programs draw numpy's own streams, bit for bit."""
+    got = draw(lnp.random)
+    assert isinstance(got, lnp.ndarray)
+    np.testing.assert_array_equal(np.asarray(got), draw(np.random))
+
+
+def test_random_shuffle_in_place_matches_numpy():
+    host = np.arange(10.0)
+    lazy = lnp.asarray(host.copy())
+    view = lazy[2:]
+    np.random.seed(4)
+    np.random.shuffle(host)
+    lnp.random.seed(4)
+    lnp.random.shuffle(lazy)
+    np.testing.assert_array_equal(np.asarray(lazy), host)
+    np.testing.assert_array_equal(np.asarray(view), host[2:])

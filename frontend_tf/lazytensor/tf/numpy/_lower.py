@@ -58,21 +58,24 @@ def lowered(name: str, impl: Impl, errors: dict | None = None) -> Callable:
 _WARNED: set = set()
 
 
-def _to_eager(value):
-    """Lazy arrays (also inside lists/tuples) as tf.Tensors, for eager tnp."""
+def to_eager(value):
+    """Lazy arrays (also inside lists/tuples/dicts) as tf.Tensors, for eager tnp."""
     if isinstance(value, ndarray):
         return _tf.tf().constant(value.numpy())
     if isinstance(value, (list, tuple)):
-        return type(value)(_to_eager(v) for v in value)
+        return type(value)(to_eager(v) for v in value)
+    if isinstance(value, dict):
+        return {k: to_eager(v) for k, v in value.items()}
     return value
 
 
-def _from_eager(value):
+def from_eager(value):
+    """tf.Tensors (also inside lists/tuples) from eager tnp as lazy arrays."""
     tf = _tf.tf()
     if isinstance(value, tf.Tensor):
         return wrap(get_runtime().from_host(value.numpy()).node)
     if isinstance(value, (list, tuple)):
-        return type(value)(_from_eager(v) for v in value)
+        return type(value)(from_eager(v) for v in value)
     return value
 
 
@@ -88,9 +91,7 @@ def fallback(name: str, target: Callable) -> Callable:
             warnings.warn(f"lazytensor.tf.numpy.{name} is not lowered: it runs eagerly in "
                           f"TensorFlow on materialized inputs", stacklevel=2)
         get_runtime().metrics.fallback(f"tnp.{name}")
-        args = tuple(_to_eager(a) for a in args)
-        kwargs = {k: _to_eager(v) for k, v in kwargs.items()}
-        return _from_eager(target(*args, **kwargs))
+        return from_eager(target(*to_eager(args), **to_eager(kwargs)))
 
     fn.lowered = False
     return fn

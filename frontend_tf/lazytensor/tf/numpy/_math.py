@@ -295,9 +295,14 @@ def _nanmean(a, axis=None, dtype=None, keepdims=None):
 
 
 def _argminmax(kind: str):
+    # TensorFlow's ArgMax/ArgMin skip NaN (numpy's stop at the first one)
+    skipped = -math.inf if kind == "argmax" else math.inf
+
     def impl(a, axis=None):
         x = node_of(a)
         x = core_shape.atleast_1d(x) if axis is not None else x
+        if x.dtype.kind == "f":
+            x = tnp_shared.nan_to(x, skipped)
         return reduction.argreduce(kind, x, axis, False, index_dtype())
 
     return impl
@@ -350,6 +355,20 @@ def _cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     return tnp_shared.cross(x, y, axisa, axisb, axisc)
 
 
+def _power(x1, x2):
+    # TensorFlow's Pow kernel refuses integers to negative integer powers: an
+    # exponent known on the host is checked here; one in a device array
+    # computes as XLA does
+    out = _POWER(x1, x2)
+    host = x2 if isinstance(x2, (int, np.integer, np.ndarray, list)) else None
+    if host is not None and dt.is_int(out.dtype) and np.any(np.asarray(host) < 0):
+        raise DTypeError("Integers to negative integer powers are not allowed")
+    return out
+
+
+_POWER = binary(ufuncs.UFUNCS["power"].fn)
+
+
 def _is_complex_obj(x) -> bool:
     return dt.is_complex(node_of(x).dtype)
 
@@ -362,7 +381,7 @@ MATH = {
     "isneginf": _float_only(npextra.isneginf), "angle": _angle_impl,
     "around": _round, "round": _round,
     "iscomplex": unary(npextra.iscomplex), "isreal": unary(npextra.isreal),
-    "divmod": _divmod, "hypot": _hypot, "log2": _log_base(2.0), "log10": _log_base(10.0),
+    "power": _power, "divmod": _divmod, "hypot": _hypot, "log2": _log_base(2.0), "log10": _log_base(10.0),
     "logaddexp": _logaddexp(Op.EXP, None),
     "logaddexp2": _logaddexp(Op.EXP2, np.float64(np.log(2))),
     "isclose": _isclose, "allclose": _allclose,

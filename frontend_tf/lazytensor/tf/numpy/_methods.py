@@ -42,10 +42,41 @@ def _strict(a: ndarray, other):
                     f"a {found} operand")
 
 
-def _operator(fn, reflected: bool = False):
+# operators whose TensorFlow kernels take no bool tensors (AddV2, Less, ...),
+# though the tnp function of the same name may (tnp.add ORs bools):
+# operator -> the error TensorFlow raises ("matmul" in numpy mode: ValueError)
+_BOOL_REFUSED = {
+    **dict.fromkeys(("add", "sub", "floordiv", "mod", "pow", "lt", "le", "gt", "ge",
+                     "matmul"), _tf.INVALID_ARGUMENT),
+    "truediv": TypeError,
+}
+
+
+def _is_bool(value) -> bool:
+    if isinstance(value, ndarray):
+        return dt.is_bool(value._h.node.dtype)
+    return isinstance(value, (bool, np.bool_)) or (
+        isinstance(value, np.ndarray) and value.dtype == np.bool_)
+
+
+def _refuse_bools(op: str, a: ndarray, other) -> None:
+    error = _BOOL_REFUSED.get(op)
+    if error is None or not (dt.is_bool(a._h.node.dtype) and _is_bool(other)):
+        return
+    message = f"cannot compute the operator `__{op}__` of bool tensors (TensorFlow's kernel " \
+              f"takes no bool)"
+    if op == "matmul" and _tf.numpy_behavior():
+        error = ValueError
+    if isinstance(error, str):
+        raise getattr(_tf.tf().errors, error)(None, None, message)
+    raise error(message)
+
+
+def _operator(fn, op: str, reflected: bool = False):
     def method(self, other):
         if not _tf.numpy_behavior():
             other = _strict(self, other)
+        _refuse_bools(op, self, other)
         return fn(other, self) if reflected else fn(self, other)
 
     return method
@@ -136,10 +167,10 @@ def install(namespace: dict) -> None:
     """Attach the operator and method tables to ``ndarray``; ``namespace``
     holds the lazy tnp functions by name."""
     for op, name in BINARY_OPERATORS.items():
-        setattr(ndarray, f"__{op}__", _operator(namespace[name]))
-        setattr(ndarray, f"__r{op}__", _operator(namespace[name], reflected=True))
+        setattr(ndarray, f"__{op}__", _operator(namespace[name], op))
+        setattr(ndarray, f"__r{op}__", _operator(namespace[name], op, reflected=True))
     for op, name in COMPARISONS.items():
-        setattr(ndarray, f"__{op}__", _operator(namespace[name]))
+        setattr(ndarray, f"__{op}__", _operator(namespace[name], op))
     for dunder, name in UNARY_OPERATORS.items():
         setattr(ndarray, dunder, _unary_operator(namespace[name]))
     for method, name in METHODS.items():

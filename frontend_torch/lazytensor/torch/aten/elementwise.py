@@ -189,12 +189,15 @@ def _conj(x):
 
 # ----------------------------------------------------------------- binary
 def _add(alpha_op: Op):
+    def combine(x: Node, y: Node) -> Node:  # torch adds bools as logical or
+        return make(Op.OR if alpha_op is Op.ADD and dt.is_bool(x.dtype) else alpha_op, (x, y))
+
     def impl(a, b, alpha=1):
         if alpha == 1:
             fast = fast_operands(a, b)
             if fast is not None:
-                return wrap(make(alpha_op, fast))
-            return elementwise(binary_op(alpha_op), P.DEFAULT, a, b)
+                return wrap(combine(*fast))
+            return elementwise(combine, P.DEFAULT, a, b)
         if isinstance(b, (bool, int, float, complex)):
             return impl(a, b * alpha)
         return elementwise(lambda x, y: make(alpha_op, (x, _scaled(y, alpha))), P.DEFAULT, a, b)

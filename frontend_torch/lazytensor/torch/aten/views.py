@@ -167,8 +167,8 @@ def _permute(x, dims):
         inverse[p] = i
     inverse = tuple(inverse)
     stride = x.stride()
-    return wrap_view(x, lambda v: make(Op.TRANSPOSE, (v,), perm),
-                     lambda b, v: make(Op.TRANSPOSE, (v,), inverse),
+    return wrap_view(x, lambda v: cs.transpose(v, perm),
+                     lambda b, v: cs.transpose(v, inverse),
                      tuple(stride[p] for p in perm), x.storage_offset())
 
 
