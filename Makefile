@@ -37,7 +37,7 @@ opinfo: $(STAMP)
 	$(PY) ci/torch_opinfo.py
 
 lint: $(STAMP)
-	$(PY) -m ruff check core frontend_numpy frontend_torch frontend_tf tests bench ci
+	$(PY) -m ruff check core frontend_numpy frontend_torch frontend_tf tests bench ci demo
 
 clean:
 	rm -rf $(VENV)

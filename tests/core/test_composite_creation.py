@@ -3,7 +3,6 @@ arithmetic, linspace/logspace/geomspace, eye/tri, meshgrid, indices, full."""
 
 import numpy as np
 import pytest
-
 from lazytensor.core import Handle, Op, make
 from lazytensor.core.composite import creation as cr
 from lazytensor.core.runtime import get_runtime
@@ -19,8 +18,8 @@ def run(*nodes):
 
 
 def check(pairs, exact=True):
-    labels, nodes, wants = zip(*pairs)
-    for label, got, want in zip(labels, run(*nodes), wants):
+    labels, nodes, wants = zip(*pairs, strict=False)
+    for label, got, want in zip(labels, run(*nodes), wants, strict=False):
         want = np.asarray(want)
         assert got.shape == want.shape, (label, got.shape, want.shape)
         assert got.dtype == want.dtype, (label, got.dtype, want.dtype)
@@ -90,14 +89,14 @@ def test_matrices_grids_and_fills():
         ("iota", cr.iota((2, 3), 1, np.dtype("int32")), np.indices((2, 3), "int32")[1]),
     ]
     pairs += [(f"sparse indices {i}", got, want) for i, (got, want) in enumerate(zip(
-        cr.indices((2, 3, 4), sparse=True), np.indices((2, 3, 4), sparse=True)))]
+        cr.indices((2, 3, 4), sparse=True), np.indices((2, 3, 4), sparse=True), strict=False))]
     x, y, z = np.arange(3.0), np.arange(4, dtype=np.int32), np.arange(2.0)
     for indexing in ("xy", "ij"):
         for sparse in (False, True):
             got = cr.meshgrid(dev(x), dev(y), dev(z), indexing=indexing, sparse=sparse)
             want = np.meshgrid(x, y, z, indexing=indexing, sparse=sparse)
             pairs += [(f"meshgrid {indexing} {sparse} {i}", g, w)
-                      for i, (g, w) in enumerate(zip(got, want))]
+                      for i, (g, w) in enumerate(zip(got, want, strict=False))]
     check(pairs)
 
 

@@ -4,7 +4,6 @@ and numpy's error messages."""
 
 import numpy as np
 import pytest
-
 from lazytensor.core import Handle
 from lazytensor.core.composite.einsum import einsum
 from lazytensor.core.runtime import get_runtime
@@ -37,7 +36,7 @@ CASES = [
 def test_einsum_matches_numpy():
     nodes = [einsum(spec, *map(dev, ops)) for spec, *ops in CASES]
     handles = [Handle(n) for n in nodes]
-    for (spec, *ops), handle in zip(CASES, handles):
+    for (spec, *ops), handle in zip(CASES, handles, strict=False):
         want = np.asarray(np.einsum(spec, *ops))
         got = handle.numpy()
         assert got.shape == want.shape and got.dtype == want.dtype, (spec, got.shape, want.shape)
@@ -50,7 +49,7 @@ def test_einsum_int_and_bool():
     cases = [("ij,jk->ik", ints, ints), ("ii", ints), ("ij,jk", bools, bools), ("i,i", bools[0],
                                                                                   bools[1])]
     handles = [Handle(einsum(spec, *map(dev, ops))) for spec, *ops in cases]
-    for (spec, *ops), handle in zip(cases, handles):
+    for (spec, *ops), handle in zip(cases, handles, strict=False):
         want = np.asarray(np.einsum(spec, *ops))
         got = handle.numpy()
         assert got.dtype == want.dtype and got.shape == want.shape, spec

@@ -5,7 +5,6 @@ shapes/repeats (``tile``)."""
 
 import numpy as np
 import pytest
-
 from lazytensor.core import Handle
 from lazytensor.core.composite import indexing as ix
 from lazytensor.core.composite import rearrange, reduction, shape

@@ -3,7 +3,6 @@ numpy itself: values, dtype and shape. Many checks share one compiled graph."""
 
 import numpy as np
 import pytest
-
 from lazytensor.core import Handle, Op, make
 from lazytensor.core.composite import indexing as ix
 from lazytensor.core.composite import take as tk

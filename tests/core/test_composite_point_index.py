@@ -6,7 +6,6 @@ out-of-bounds rule (reads clip, writes are dropped)."""
 
 import numpy as np
 import pytest
-
 from lazytensor.core import Handle, Op, make
 from lazytensor.core.composite import indexing as ix
 from lazytensor.core.runtime import get_runtime

@@ -3,7 +3,6 @@ shape, over several shapes/dtypes and edge cases (0-d, empty axes)."""
 
 import numpy as np
 import pytest
-
 from lazytensor.core import Handle, Op, make
 from lazytensor.core.composite import matrix as mx
 from lazytensor.core.composite import rearrange as ra
@@ -24,8 +23,8 @@ def run(*nodes):
 
 def check(pairs):
     """pairs: (label, node, expected); all nodes run in one graph."""
-    labels, nodes, wants = zip(*pairs)
-    for label, got, want in zip(labels, run(*nodes), wants):
+    labels, nodes, wants = zip(*pairs, strict=False)
+    for label, got, want in zip(labels, run(*nodes), wants, strict=False):
         want = np.asarray(want)
         assert got.shape == want.shape, (label, got.shape, want.shape)
         assert got.dtype == want.dtype, (label, got.dtype, want.dtype)
@@ -62,7 +61,7 @@ def test_reshape_family():
         ("atleast_3d s", sh.atleast_3d(s), np.atleast_3d(S)),
         *[(f"broadcast_arrays {i}", got, want) for i, (got, want) in enumerate(zip(
             sh.broadcast_arrays(dev(A[:, :1]), dev(V[:4])),
-            np.broadcast_arrays(A[:, :1], V[:4])))],
+            np.broadcast_arrays(A[:, :1], V[:4]), strict=False))],
     ])
 
 
@@ -85,9 +84,11 @@ def test_joins_and_splits():
          np.column_stack([V, np.ones((5, 2), np.int32)])),
     ]
     for args in [(3,), ([1, 3],), ([-2, 10],), ([2, 1],)]:
-        for i, (got, want) in enumerate(zip(sh.array_split(v, *args), np.array_split(V, *args))):
+        for i, (got, want) in enumerate(zip(sh.array_split(v, *args), np.array_split(V, *args),
+                                            strict=False)):
             pairs.append((f"array_split {args} {i}", got, want))
-    for i, (got, want) in enumerate(zip(sh.split(a, 2, axis=-1), np.split(A, 2, axis=-1))):
+    for i, (got, want) in enumerate(zip(sh.split(a, 2, axis=-1), np.split(A, 2, axis=-1),
+                                        strict=False)):
         pairs.append((f"split {i}", got, want))
     check(pairs)
 

@@ -4,7 +4,6 @@ gives 300.7 -> 44, not XLA's saturated 255. In-range values are exact."""
 
 import numpy as np
 import pytest
-
 from lazytensor.core import Handle, Op, make
 from lazytensor.core.runtime import get_runtime
 

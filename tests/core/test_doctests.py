@@ -4,9 +4,8 @@ import doctest
 import importlib
 import pkgutil
 
-import pytest
-
 import lazytensor.core
+import pytest
 
 MODULES = sorted(
     m.name for m in pkgutil.walk_packages(lazytensor.core.__path__, "lazytensor.core.")

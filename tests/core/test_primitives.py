@@ -9,7 +9,6 @@ import math
 
 import numpy as np
 import pytest
-
 from lazytensor.core import Handle, Op, make
 from lazytensor.core import dtypes as dt
 from lazytensor.core.runtime import get_runtime

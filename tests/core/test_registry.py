@@ -1,10 +1,9 @@
 """The op table is complete and consistent: every op has exactly one rule
 and a lowering (leaves excepted), rules raise at construction."""
 
+import lazytensor.core as lc
 import numpy as np
 import pytest
-
-import lazytensor.core as lc
 from lazytensor.core.lowering import LOWERINGS
 from lazytensor.core.ops import LEAVES, Op
 from lazytensor.core.registry import OPDEFS, CoreError, DTypeError, ShapeError, make, register

@@ -3,10 +3,9 @@ automatic graph cuts, views, RNG determinism, metrics."""
 
 import gc
 
+import lazytensor.core as lc
 import numpy as np
 import pytest
-
-import lazytensor.core as lc
 from lazytensor.core import Handle, Op, ViewHandle, make
 from lazytensor.core.composite.elementwise import as_node
 from lazytensor.core.runtime import Runtime, use_runtime

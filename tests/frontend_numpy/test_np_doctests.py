@@ -6,9 +6,8 @@ import doctest
 import importlib
 import pkgutil
 
-import pytest
-
 import lazytensor.numpy
+import pytest
 
 MODULES = sorted(
     m.name for m in pkgutil.walk_packages(lazytensor.numpy.__path__, "lazytensor.numpy.")

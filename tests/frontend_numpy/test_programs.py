@@ -21,10 +21,9 @@ import pathlib
 import sys
 import warnings
 
+import lazytensor.numpy as lnp
 import numpy as np
 import pytest
-
-import lazytensor.numpy as lnp
 from lazytensor.core.runtime import get_runtime
 
 PROGRAMS_DIR = pathlib.Path(__file__).parent / "programs"

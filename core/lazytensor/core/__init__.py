@@ -16,8 +16,6 @@ from lazytensor.core.runtime import (
     use_runtime,
 )
 
-
-
 __all__ = [
     "CoreError", "DTypeError", "Handle", "Node", "Op", "Runtime", "ShapeError", "ViewHandle",
     "constant", "get_runtime", "make", "metrics", "scalar", "sync", "use_runtime",

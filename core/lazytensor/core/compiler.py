@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 
 import jax
 import numpy as np
-
 from lazytensor.core.ir import Node, toposort
 from lazytensor.core.lowering import LOWERINGS, lower_scalar, unpack_bank
 from lazytensor.core.ops import Op
@@ -92,7 +91,7 @@ class ExecutableCache:
 
 def _common_prefix(a: tuple, b: tuple) -> int:
     n = 0
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=False):
         if x != y:
             break
         n += 1
@@ -258,7 +257,7 @@ def _jitted(p: Plan):
 
     def replay(*args):
         data = args[:n_data]
-        banks = {d: unpack_bank(b) for d, b in zip(bank_dtypes, args[n_data:])}
+        banks = {d: unpack_bank(b) for d, b in zip(bank_dtypes, args[n_data:], strict=False)}
         values: list = [None] * len(skeleton)
         for i, node in enumerate(skeleton):
             op = node.op

@@ -18,9 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-
 from lazytensor.core.ops import LEAVES, Op
-
 
 _DATA, _SCALAR, _CONST = Op.DATA, Op.SCALAR, Op.CONST  # (enum class lookups are slow)
 

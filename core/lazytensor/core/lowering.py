@@ -12,7 +12,6 @@ from typing import Callable
 import jax
 import jax.numpy as jnp  # only for dtype-generic constants in a few lowerings
 from jax import lax
-
 from lazytensor.core import dtypes as dt
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
@@ -178,7 +177,7 @@ def _vjp(node: Node, *values):
     def forward(*diff_values):
         vals = list(inputs) + [None] * len(inner)
         perturb = {}
-        for ref, value in zip(diff, diff_values):
+        for ref, value in zip(diff, diff_values, strict=False):
             if ref < n_inputs:
                 vals[ref] = value
             else:

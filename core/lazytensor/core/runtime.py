@@ -18,7 +18,6 @@ from contextlib import contextmanager
 from typing import Callable
 
 import numpy as np
-
 from lazytensor.core import compiler
 from lazytensor.core.ir import Node
 from lazytensor.core.metrics import Metrics
@@ -250,7 +249,7 @@ class Runtime:
         if self.donate:
             self.pool.give(outputs)
         leaves = [data_leaf(out) for out in outputs]
-        for handle, node in zip(handles, nodes):
+        for handle, node in zip(handles, nodes, strict=False):
             handle._materialized(leaves[position[id(node)]])
 
     def from_host(self, value, dtype: np.dtype | None = None) -> Handle:

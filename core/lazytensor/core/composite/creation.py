@@ -234,7 +234,7 @@ def meshgrid(*xs: Node, indexing: str = "xy", sparse: bool = False) -> list[Node
     shapes = [[-1 if j == i else 1 for j in range(ndim)] for i in range(ndim)]
     if indexing == "xy" and ndim > 1:
         shapes[0][:2], shapes[1][:2] = [1, -1], [-1, 1]
-    out = [reshape(x, tuple(s)) for x, s in zip(xs, shapes)]
+    out = [reshape(x, tuple(s)) for x, s in zip(xs, shapes, strict=False)]
     return out if sparse else broadcast_arrays(*out)
 
 

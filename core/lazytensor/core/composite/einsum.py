@@ -21,7 +21,6 @@ from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
-
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite.matrix import diagonal
@@ -46,12 +45,14 @@ def parse(subscripts: str, shapes: Sequence[tuple[int, ...]]) -> tuple[list[Labe
         word = "fewer" if len(terms) < len(shapes) else "more"
         raise ShapeError(f"{word} operands provided to einstein sum function than specified in "
                          f"the subscripts string")
-    ranks = [len(s) - len(_letters(t, i)) for i, (t, s) in enumerate(zip(terms, shapes))]
-    width = max([r for r, t in zip(ranks, terms) if "..." in t], default=0)
-    inputs = [_labels(t, r, width, i) for i, (t, r) in enumerate(zip(terms, ranks))]
+    ranks = [len(s) - len(_letters(t, i))
+             for i, (t, s) in enumerate(zip(terms, shapes, strict=False))]
+    width = max([r for r, t in zip(ranks, terms, strict=False) if "..." in t], default=0)
+    inputs = [_labels(t, r, width, i) for i, (t, r) in enumerate(zip(terms, ranks, strict=False))]
     if arrow:
         output = _labels(rhs, width if "..." in rhs else 0, width, None)
-        if "..." not in rhs and width and any("..." in t and r for t, r in zip(terms, ranks)):
+        if "..." not in rhs and width and any(
+                "..." in t and r for t, r in zip(terms, ranks, strict=False)):
             raise ShapeError(_NO_ELLIPSIS.format("output"))
     else:
         counts = Counter(label for labels in inputs for label in labels if label.isalpha())
@@ -114,7 +115,7 @@ def einsum(subscripts: str, *operands: Node, dtype: np.dtype | None = None) -> N
         operands = tuple(ew.convert(x, dt.int64) for x in operands)
     inputs, output = parse(subscripts, [x.shape for x in operands])
     terms = []
-    for i, (x, labels) in enumerate(zip(operands, inputs)):
+    for i, (x, labels) in enumerate(zip(operands, inputs, strict=False)):
         later = set(output).union(*inputs[:i], *inputs[i + 1:])
         terms.append(_prepare(x, labels, later, i))
     sizes = _sizes(operands, inputs)
@@ -133,8 +134,8 @@ def einsum(subscripts: str, *operands: Node, dtype: np.dtype | None = None) -> N
 def _sizes(operands: Sequence[Node], inputs: list[Labels]) -> dict[str, int]:
     """Each label's size: equal across operands, or 1 (broadcast)."""
     sizes: dict[str, int] = {}
-    for x, labels in zip(operands, inputs):
-        for label, size in zip(labels, x.shape):
+    for x, labels in zip(operands, inputs, strict=False):
+        for label, size in zip(labels, x.shape, strict=False):
             known = sizes.get(label, 1)
             if size != 1 and known != 1 and size != known:
                 raise ShapeError(f"operands could not be broadcast together with remapped "
@@ -167,7 +168,7 @@ def _sum_out(x: Node, labels: Labels, needed: set[str]) -> tuple[Node, Labels]:
 
 def _grow(x: Node, labels: Labels, targets: dict[str, int]) -> Node:
     """Broadcast size-1 axes of x to the sizes in ``targets``."""
-    shape = tuple(targets.get(label, s) for label, s in zip(labels, x.shape))
+    shape = tuple(targets.get(label, s) for label, s in zip(labels, x.shape, strict=False))
     return ew.broadcast_to(x, shape) if shape != x.shape else x
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite.promotion import Policy, result_type
 from lazytensor.core.ir import Node

@@ -50,7 +50,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite.creation import const, iota
@@ -148,7 +147,7 @@ def _unmask(tokens: list, shape: tuple[int, ...]) -> tuple[list, tuple[int, ...]
     out, pre_shape, dim = [], [], 0
     for kind, p in tokens:
         if kind == "mask":
-            for i, (want, got) in enumerate(zip(shape[dim:dim + p.ndim], p.shape)):
+            for i, (want, got) in enumerate(zip(shape[dim:dim + p.ndim], p.shape, strict=False)):
                 if want != got:
                     raise IndexingError(
                         f"boolean index did not match indexed array along axis {dim + i}; "
@@ -345,7 +344,7 @@ def _slice(x: Node, plan: IndexPlan) -> Node:
 def _int_starts(plan: IndexPlan, lows: Sequence[int]) -> list[Node]:
     """Start-index scalars: parameters at the basic-int axes, constants elsewhere."""
     return [scalar(start, INDEX) if d in plan.drop else index_constant(low)
-            for d, ((start, _, _), low) in enumerate(zip(plan.triples, lows))]
+            for d, ((start, _, _), low) in enumerate(zip(plan.triples, lows, strict=False))]
 
 
 @functools.lru_cache(maxsize=1024)
@@ -441,7 +440,8 @@ def _fit_value(value: Node, plan: IndexPlan) -> Node:
 
 
 def _broadcastable(src: tuple, dst: tuple) -> bool:
-    return len(src) <= len(dst) and all(a in (1, b) for a, b in zip(src[::-1], dst[::-1]))
+    return len(src) <= len(dst) and all(
+        a in (1, b) for a, b in zip(src[::-1], dst[::-1], strict=False))
 
 
 def _raise_fit(value: Node, plan: IndexPlan) -> None:
@@ -467,7 +467,8 @@ def _unslice(x: Node, plan: IndexPlan, update: Node) -> Node:
     if all(s == 1 for s in strides):
         return make(Op.DYNAMIC_UPDATE_SLICE, (x, update, *_int_starts(plan, lows)))
     cfg = tuple((lo, n - lo - (length - 1) * st - 1, st - 1)
-                for lo, st, (_, _, length), n in zip(lows, strides, plan.triples, x.shape))
+                for lo, st, (_, _, length), n in zip(lows, strides, plan.triples, x.shape,
+                                                     strict=False))
     spread = make(Op.PAD, (update, ew.full((), 0, x.dtype)), cfg)
     mask = make(Op.PAD, (ew.full(update.shape, True, dt.bool_), ew.full((), False, dt.bool_)), cfg)
     return make(Op.SELECT, (mask, spread, x))

@@ -86,7 +86,7 @@ def roll(x: Node, shift: int | Sequence[int], axis: int | Sequence[int] | None =
     if len(shifts) != len(axes):
         raise ShapeError("'shift' and 'axis' should be scalars or 1D sequences")
     total: dict[int, int] = {}
-    for s, a in zip(shifts, axes):
+    for s, a in zip(shifts, axes, strict=False):
         a = normalize_axis(a, x.ndim)
         total[a] = total.get(a, 0) + s
     for a, s in total.items():
@@ -131,9 +131,9 @@ def tile(x: Node, reps: int | Sequence[int]) -> Node:
     x = reshape(x, shape)
     if all(r == 1 for r in reps):
         return x
-    grown = tuple(v for pair in zip(reps, shape) for v in pair)
+    grown = tuple(v for pair in zip(reps, shape, strict=False) for v in pair)
     spread = make(Op.BROADCAST_IN_DIM, (x,), grown, tuple(range(1, 2 * ndim, 2)))
-    return reshape(spread, tuple(r * s for r, s in zip(reps, shape)))
+    return reshape(spread, tuple(r * s for r, s in zip(reps, shape, strict=False)))
 
 
 def repeat(x: Node, repeats: int | Sequence[int], axis: int | None = None) -> Node:
@@ -231,7 +231,7 @@ def _pad_constant(x: Node, widths, values) -> Node:
             return x
         return make(Op.PAD, (x, ew.as_node(values, x.dtype)), cfg)
     pairs = np.broadcast_to(np.asarray(values, dtype=object), (x.ndim, 2))
-    for axis, ((lo, hi), (before, after)) in enumerate(zip(widths, pairs)):
+    for axis, ((lo, hi), (before, after)) in enumerate(zip(widths, pairs, strict=False)):
         for width, value, at_end in ((lo, before, False), (hi, after, True)):
             if width:
                 cfg = tuple((0, width, 0) if d == axis and at_end else

@@ -13,7 +13,6 @@ import operator
 from collections.abc import Sequence
 
 import numpy as np
-
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite.elementwise import as_node, broadcast_to, convert
 from lazytensor.core.ir import Node

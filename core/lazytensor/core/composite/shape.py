@@ -162,7 +162,7 @@ def moveaxis(x: Node, source: Axes, destination: Axes) -> Node:
         raise ShapeError("`source` and `destination` arguments must have the same number of "
                          "elements")
     order = [a for a in range(x.ndim) if a not in src]
-    for d, s in sorted(zip(dst, src)):
+    for d, s in sorted(zip(dst, src, strict=False)):
         order.insert(d, s)
     return transpose(x, order)
 
@@ -191,7 +191,7 @@ def broadcast_to(x: Node, shape: int | Sequence[int]) -> Node:
     if any(s < 0 for s in shape):
         raise ShapeError("all elements of broadcast shape must be non-negative")
     ok = x.ndim <= len(shape) and all(
-        a in (1, b) for a, b in zip(x.shape[::-1], shape[::-1]))
+        a in (1, b) for a, b in zip(x.shape[::-1], shape[::-1], strict=False))
     if not ok:
         raise ShapeError(
             f"operands could not be broadcast together with remapped shapes "
@@ -242,7 +242,7 @@ def _check_join(xs: Sequence[Node], axis: int) -> None:
                 f"all the input arrays must have same number of dimensions, but the array at "
                 f"index 0 has {first.ndim} dimension(s) and the array at index {i} has "
                 f"{x.ndim} dimension(s)")
-        for d, (a, b) in enumerate(zip(first.shape, x.shape)):
+        for d, (a, b) in enumerate(zip(first.shape, x.shape, strict=False)):
             if d != axis and a != b:
                 raise ShapeError(
                     f"all the input array dimensions except for the concatenation axis must "

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import DTypeError, ShapeError
 

@@ -11,7 +11,7 @@ def _dot_general(operands, attrs):
     lhs, rhs = operands
     ((lc, rc), (lb, rb)), out_dtype = attrs
     dtype = same_dtypes(Op.DOT_GENERAL, operands)
-    for a, b in (*zip(lc, rc), *zip(lb, rb)):
+    for a, b in (*zip(lc, rc, strict=False), *zip(lb, rb, strict=False)):
         if lhs.shape[a] != rhs.shape[b]:
             raise ShapeError(
                 f"DOT_GENERAL: dimension {a} of {lhs.shape} does not match "
@@ -57,13 +57,14 @@ def _conv(operands, attrs):
 
 def _reduce_window(op: Op):
     def rule(operands, attrs):
-        (x, init), (dims, strides, padding, base_dil, win_dil) = operands, attrs
+        (x, _init), (dims, strides, padding, base_dil, win_dil) = operands, attrs
         same_dtypes(op, operands)
         if not len(dims) == len(strides) == len(padding) == x.ndim:
             raise ShapeError(f"{op.name}: window attributes must have rank {x.ndim}")
         shape = tuple(
             window_output(s, w, st, lo, hi, bd, wd)
-            for s, w, st, (lo, hi), bd, wd in zip(x.shape, dims, strides, padding, base_dil, win_dil)
+            for s, w, st, (lo, hi), bd, wd in zip(x.shape, dims, strides, padding, base_dil,
+                                                  win_dil, strict=False)
         )
         return shape, x.dtype
 

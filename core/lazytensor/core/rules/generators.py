@@ -19,7 +19,8 @@ def _iota(operands, attrs):
 
 def _check_key(op: Op, key) -> None:
     if key.shape != KEY_SHAPE or key.dtype != dt.uint32:
-        raise DTypeError(f"{op.name}: key must be uint32{list(KEY_SHAPE)}, got {key.dtype}{key.shape}")
+        raise DTypeError(f"{op.name}: key must be uint32{list(KEY_SHAPE)}, "
+                         f"got {key.dtype}{key.shape}")
 
 
 def _rng(op: Op):
@@ -40,13 +41,13 @@ def _rng_fold(operands, attrs):
 
 
 def _sort(operands, attrs):
-    (x,), (axis, descending, stable) = operands, attrs
+    (x,), (axis, _descending, _stable) = operands, attrs
     check_axes(Op.SORT, (axis,), x.ndim)
     return x.shape, x.dtype
 
 
 def _argsort(operands, attrs):
-    (x,), (axis, descending, stable, index_dtype) = operands, attrs
+    (x,), (axis, _descending, _stable, index_dtype) = operands, attrs
     check_axes(Op.ARGSORT, (axis,), x.ndim)
     return x.shape, index_dtype
 

@@ -39,7 +39,7 @@ def _gather(operands, attrs):
             f"GATHER: slice_sizes {slice_sizes} / start_index_map {start_map} do not fit "
             f"operand {x.shape} and indices {indices.shape}"
         )
-    if any(not 0 <= s <= d for s, d in zip(slice_sizes, x.shape)):
+    if any(not 0 <= s <= d for s, d in zip(slice_sizes, x.shape, strict=False)):
         raise ShapeError(f"GATHER: slice_sizes {slice_sizes} exceed operand {x.shape}")
     if any(slice_sizes[d] > 1 for d in (*collapsed, *op_batch)):
         raise ShapeError("GATHER: collapsed and batching dims must have slice size <= 1")

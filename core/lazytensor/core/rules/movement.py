@@ -16,7 +16,7 @@ def _broadcast_in_dim(operands, attrs):
     if len(dims) != x.ndim:
         raise ShapeError(f"BROADCAST_IN_DIM: {len(dims)} dims for rank {x.ndim}")
     check_axes(Op.BROADCAST_IN_DIM, dims, len(shape))
-    for size, dim in zip(x.shape, dims):
+    for size, dim in zip(x.shape, dims, strict=False):
         if size != 1 and size != shape[dim]:
             raise ShapeError(f"BROADCAST_IN_DIM: cannot broadcast {x.shape} to {shape}")
     return tuple(shape), x.dtype
@@ -47,7 +47,7 @@ def _slice(operands, attrs):
     if not len(start) == len(limit) == len(strides) == x.ndim:
         raise ShapeError(f"SLICE: start/limit/strides must have rank {x.ndim}")
     out = []
-    for lo, hi, st, size in zip(start, limit, strides, x.shape):
+    for lo, hi, st, size in zip(start, limit, strides, x.shape, strict=False):
         if not 0 <= lo <= hi <= size or st < 1:
             raise ShapeError(f"SLICE: [{lo}:{hi}:{st}] out of bounds for size {size}")
         out.append(-(-(hi - lo) // st))
@@ -66,7 +66,7 @@ def _dynamic_slice(operands, attrs):
     x, *indices = operands
     (sizes,) = attrs
     _check_indices(Op.DYNAMIC_SLICE, indices, x.ndim)
-    if len(sizes) != x.ndim or any(not 0 <= s <= d for s, d in zip(sizes, x.shape)):
+    if len(sizes) != x.ndim or any(not 0 <= s <= d for s, d in zip(sizes, x.shape, strict=False)):
         raise ShapeError(f"DYNAMIC_SLICE: sizes {sizes} do not fit {x.shape}")
     return tuple(sizes), x.dtype
 
@@ -75,7 +75,7 @@ def _dynamic_update_slice(operands, attrs):
     x, update, *indices = operands
     _check_indices(Op.DYNAMIC_UPDATE_SLICE, indices, x.ndim)
     same_dtypes(Op.DYNAMIC_UPDATE_SLICE, (x, update))
-    if update.ndim != x.ndim or any(u > d for u, d in zip(update.shape, x.shape)):
+    if update.ndim != x.ndim or any(u > d for u, d in zip(update.shape, x.shape, strict=False)):
         raise ShapeError(f"DYNAMIC_UPDATE_SLICE: update {update.shape} does not fit {x.shape}")
     return x.shape, x.dtype
 
@@ -90,9 +90,10 @@ def _concatenate(operands, attrs):
     total = 0
     for x in operands:
         if x.ndim != first.ndim or any(
-            a != b for i, (a, b) in enumerate(zip(x.shape, first.shape)) if i != dim
+            a != b for i, (a, b) in enumerate(zip(x.shape, first.shape, strict=False)) if i != dim
         ):
-            raise ShapeError(f"CONCATENATE: shapes {first.shape} and {x.shape} differ off axis {dim}")
+            raise ShapeError(f"CONCATENATE: shapes {first.shape} and {x.shape} differ off "
+                             f"axis {dim}")
         total += x.shape[dim]
     return first.shape[:dim] + (total,) + first.shape[dim + 1:], dtype
 
@@ -103,7 +104,7 @@ def _pad(operands, attrs):
     if value.shape != () or len(config) != x.ndim:
         raise ShapeError(f"PAD: needs a scalar pad value and {x.ndim} (lo, hi, interior) triples")
     out = []
-    for size, (lo, hi, interior) in zip(x.shape, config):
+    for size, (lo, hi, interior) in zip(x.shape, config, strict=False):
         if interior < 0:
             raise ShapeError("PAD: interior padding must be >= 0")
         padded = lo + hi + size + max(size - 1, 0) * interior

@@ -32,7 +32,7 @@ def _arg_rule(op: Op):
 
 def _cumulative_rule(op: Op):
     def rule(operands, attrs):
-        (x,), (axis, reverse) = operands, attrs
+        (x,), (axis, _reverse) = operands, attrs
         check_axes(op, (axis,), x.ndim)
         return x.shape, x.dtype
 
