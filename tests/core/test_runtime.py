@@ -196,3 +196,24 @@ def test_leaf_handles_materialize_to_arrays_of_their_shape(rt):
     const = Handle(lc.constant([1, 2], np.dtype("int32")))
     out = const.numpy()
     assert out.dtype == np.int32 and out.tolist() == [1, 2]
+
+
+@pytest.mark.parametrize("setting, frozen", [("1", True), ("0", False)])
+def test_first_graph_freezes_startup_objects_unless_turned_off(setting, frozen):
+    """Full collections skip the startup heap after the first graph runs
+    (LAZYTENSOR_GC_FREEZE=0 keeps Python's default)."""
+    import os
+    import subprocess
+    import sys
+
+    script = ("import gc, numpy as np, lazytensor.core as lc\n"
+              "from lazytensor.core import Handle, Op, make\n"
+              "before = gc.get_freeze_count()\n"
+              "h = Handle(make(Op.NEG, (lc.get_runtime().from_host(np.ones(3)).node,)))\n"
+              "lc.sync()\n"
+              "print(before, gc.get_freeze_count())\n")
+    env = {**os.environ, "LAZYTENSOR_GC_FREEZE": setting}
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                         text=True, check=True).stdout.split()
+    before, after = int(out[0]), int(out[1])
+    assert before == 0 and (after > 1000) is frozen

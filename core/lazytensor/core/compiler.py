@@ -119,7 +119,7 @@ def plan(roots: list[Node], donatable=None, pool: RecyclePool | None = None) -> 
         donatable = is_unreferenced if pool is None else pool.donatable
     order = toposort(roots)
     walk = _walk(order)
-    root_pos = tuple(walk.index[id(r)] for r in roots)
+    root_pos = tuple(walk.index[r] for r in roots)
     # only the lists named here hold the leaves now (see _calibrate)
     donate = _choose_donations(order, walk.data_leaves, walk.uses, [order[p] for p in root_pos],
                                donatable)
@@ -158,7 +158,7 @@ def _size(shape: tuple) -> int:
 
 @dataclass(slots=True)
 class _Walk:
-    index: dict = field(default_factory=dict)  # id(node) -> position
+    index: dict = field(default_factory=dict)  # node (hashed by identity) -> position
     entries: list = field(default_factory=list)
     data_args: list = field(default_factory=list)
     data_leaves: list = field(default_factory=list)  # positions of the DATA leaves
@@ -172,24 +172,31 @@ def _walk(order: list[Node]) -> _Walk:
     w = _Walk()
     index, entries, uses = w.index, w.entries, w.uses
     uses.extend([0] * len(order))
+    banks = w.banks
     for i, node in enumerate(order):
-        index[id(node)] = i
+        index[node] = i
+        operands = node.operands
+        if operands:  # an operation (most nodes)
+            positions = tuple([index[o] for o in operands])
+            for j in positions:
+                uses[j] += 1
+            entries.append((node.op, node.attrs, positions))
+            continue
         op = node.op
-        if op is _DATA:
+        if op is _SCALAR:
+            bank = banks.get(node.dtype)
+            if bank is None:
+                bank = banks[node.dtype] = []
+            entries.append((op, node.shape, node.dtype, len(bank)))
+            bank.append(node.data)
+        elif op is _DATA:
             entries.append((op, node.shape, node.dtype, len(w.data_args)))
             w.data_args.append(node.data)
             w.data_leaves.append(i)
-        elif op is _SCALAR:
-            bank = w.banks.setdefault(node.dtype, [])
-            entries.append((op, node.shape, node.dtype, len(bank)))
-            bank.append(node.data)
         elif op is _CONST:
             entries.append((op, node.shape, node.dtype, np.asarray(node.data).tobytes()))
-        else:
-            operands = tuple([index[id(o)] for o in node.operands])
-            for j in operands:
-                uses[j] += 1
-            entries.append((op, node.attrs, operands))
+        else:  # an operation without operands (iota, full)
+            entries.append((op, node.attrs, ()))
     return w
 
 

@@ -81,21 +81,23 @@ def toposort(roots: list[Node]) -> list[Node]:
     ['SCALAR', 'NEG']
     """
     order: list[Node] = []
-    seen: set[int] = set()
+    seen: set[Node] = set()  # nodes hash by identity
+    add, append = seen.add, order.append
     for root in roots:
-        if id(root) in seen:
+        if root in seen:
             continue
-        stack = [(root, False)]
+        add(root)
+        stack = [(root, iter(root.operands))]  # a node and its operands still to visit
         while stack:
-            node, expanded = stack.pop()
-            if expanded:
-                order.append(node)
-                continue
-            if id(node) in seen:
-                continue
-            seen.add(id(node))
-            stack.append((node, True))
-            for operand in reversed(node.operands):
-                if id(operand) not in seen:
-                    stack.append((operand, False))
+            node, pending = stack[-1]
+            for operand in pending:
+                if operand not in seen:
+                    add(operand)
+                    if operand.operands:
+                        stack.append((operand, iter(operand.operands)))
+                        break
+                    append(operand)  # a leaf: done at once
+            else:
+                append(node)
+                stack.pop()
     return order
