@@ -257,3 +257,25 @@ def test_max_min_reductions_propagate_nan(op, rows):
     ref = np.max if op is Op.REDUCE_MAX else np.min
     np.testing.assert_array_equal(_run(op, [x], ((0,),)), ref(x, axis=0))
     np.testing.assert_array_equal(_run(op, [x], ((0, 1),)), ref(x))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_division_is_ieee_division(dtype):
+    """x / c, x / sqrt(y) and (x / y) / z give the eager frameworks' bits:
+    XLA's simplifier would rewrite them as x * (1/c), x * rsqrt(y) and
+    x / (y * z) (regression: lnp.round(x, 4) printed 3.1428000000000003)."""
+    from lazytensor.core.composite.elementwise import as_node
+
+    x = RNG.uniform(1, 1e4, size=(64, 7)).astype(dtype)
+    y = RNG.uniform(1, 9, size=(64, 7)).astype(dtype)
+    rt = get_runtime()
+    nx, ny = rt.from_host(x).node, rt.from_host(y).node
+    three = as_node(3.0, np.dtype(dtype), x.shape)
+    cases = {
+        "by scalar": (make(Op.DIV, (nx, three)), x / np.asarray(3.0, dtype)),
+        "by sqrt": (make(Op.DIV, (nx, make(Op.SQRT, (ny,)))), x / np.sqrt(y)),
+        "twice": (make(Op.DIV, (make(Op.DIV, (nx, ny)), three)), x / y / np.asarray(3.0, dtype)),
+    }
+    for name, (node, want) in cases.items():
+        got = np.asarray(Handle(node).value())
+        np.testing.assert_array_equal(got, want, err_msg=name)

@@ -216,9 +216,21 @@ def _square(operands: tuple) -> bool:
 _OVERFLOWING_IDENTITIES: dict[Op, Callable[[tuple], bool]] = {
     Op.LOG: _exps,  # log(exp(x)) -> x
     Op.MUL: _exps,  # exp(a) * exp(b) -> exp(a + b)
-    Op.DIV: _exps,  # exp(a) / exp(b) -> exp(a - b)
     Op.SQRT: _square,  # sqrt(x * x) -> |x|
 }
+
+
+def _div(node: Node, x, y):
+    """IEEE division, as every eager framework computes ``x / y``. XLA's
+    simplifier rewrites a float division by what it can see of the divisor:
+    x / broadcast(c) as x * (1/c), x / sqrt(b) as x * rsqrt(b), (a/b)/c as
+    a/(b*c), x / exp(b) as x * exp(-b): each an ulp off the eager result (so
+    ``x / 3.0`` printed other digits than numpy) or an overflow eager code
+    does not have. Behind a barrier its operands are opaque; the barrier is
+    gone before fusion, so the division still fuses with its neighbours."""
+    if dt.is_inexact(node.dtype):
+        x, y = lax.optimization_barrier((x, y))
+    return lax.div(x, y)
 
 
 def _eager_identity(op: Op, lowering: Lowering) -> Lowering:
@@ -262,7 +274,7 @@ LOWERINGS: dict[Op, Lowering] = {
     Op.CONJ: _unary(lax.conj), Op.IS_FINITE: _unary(lax.is_finite),
     Op.REAL: _unary(lax.real), Op.IMAG: _unary(lax.imag),
     Op.ADD: _binary(lax.add), Op.SUB: _binary(lax.sub), Op.MUL: _binary(lax.mul),
-    Op.DIV: _binary(lax.div), Op.REM: _binary(lax.rem), Op.POW: _pow,
+    Op.DIV: _div, Op.REM: _binary(lax.rem), Op.POW: _pow,
     Op.MAX: _binary(lax.max), Op.MIN: _binary(lax.min), Op.ATAN2: _binary(lax.atan2),
     Op.NEXTAFTER: _binary(lax.nextafter), Op.AND: _binary(lax.bitwise_and),
     Op.OR: _binary(lax.bitwise_or), Op.XOR: _binary(lax.bitwise_xor),
