@@ -60,14 +60,7 @@ def dispatch(func: OpOverload, args: tuple, kwargs: dict | None):
 
 
 def _torch_dispatch(cls, func, types, args=(), kwargs=None):
-    # ``dispatch`` inlined: this runs once per ATen call
-    impl = RESOLVED.get(func)
-    if impl is None:
-        impl = resolve(func)
-    try:
-        return impl(*args, **kwargs) if kwargs else impl(*args)
-    except CoreError as exc:
-        raise _torch_error(func, exc) from None
+    return dispatch(func, args, kwargs)
 
 
 def _torch_error(func: OpOverload, exc: CoreError) -> Exception:
