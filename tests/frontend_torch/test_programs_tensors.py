@@ -193,6 +193,20 @@ def test_manual_seed_determinism_of_lazy_random_ops():
     assert sorted(first[4].tolist()) == list(range(7))
 
 
+def test_randperm_is_lowered_in_every_overload():
+    before = fallbacks()
+    perm = torch.randperm(6, device=DEV)
+    as_float = torch.randperm(4, device=DEV, dtype=torch.float32)
+    out = torch.empty(5, dtype=torch.int32, device=DEV)
+    torch.randperm(5, out=out)
+    empty = torch.randperm(0, device=DEV)
+    assert (perm.dtype, as_float.dtype, out.dtype, empty.shape) == (
+        torch.int64, torch.float32, torch.int32, torch.Size([0]))
+    assert sorted(perm.tolist()) == list(range(6)) and sorted(out.tolist()) == list(range(5))
+    assert sorted(as_float.tolist()) == [0.0, 1.0, 2.0, 3.0]
+    assert fallbacks() == before
+
+
 def test_fallbacks_are_counted_warned_and_correct(monkeypatch):
     from lazytensor.torch import _fallback
 
@@ -304,3 +318,16 @@ def test_in_place_updates_as_optimizers_write_them():
                 "params": params, "errors": errors}
 
     same_on_both(program)
+
+
+@pytest.mark.parametrize("p", [0.0, 1.0, 2.0, 3.0, float("inf")])
+@pytest.mark.parametrize("rows", [4, 30])  # torch switches p=2 to a matmul above 25 rows
+def test_cdist_is_lowered_and_matches_torch(p, rows):
+    torch.manual_seed(0)
+    a, b = torch.randn(2, rows, 3), torch.randn(5, 3)
+    before = fallbacks()
+    for mode in ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
+                 "donot_use_mm_for_euclid_dist"):
+        got = torch.cdist(a.to(DEV), b.to(DEV), p, compute_mode=mode)
+        compare([torch.cdist(a, b, p, compute_mode=mode)], [got], 1e-5, 1e-5)
+    assert fallbacks() == before

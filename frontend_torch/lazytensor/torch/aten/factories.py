@@ -227,6 +227,28 @@ def _full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=
     return _fresh(size, NUMPY_OF[dtype], fill_value)
 
 
+def _randperm(n, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
+    """A random permutation of range(n): the stable order of n random words
+    (deterministic under torch.manual_seed; not torch's CPU sequence)."""
+    if n < 0:
+        raise RuntimeError(f"n must be non-negative, got{n}")
+    words = make(Op.RNG_BITS, (next_key(generator),), (int(n),), dt.uint32)
+    order = make(Op.ARGSORT, (words,), 0, False, True, dt.int64)
+    target = NUMPY_OF[dtype or torch.int64]
+    return wrap(order if target == dt.int64 else convert(order, target))
+
+
+def _randperm_out(n, *, generator=None, out):
+    """randperm(..., out=): the permutation in ``out``'s dtype (resized)."""
+    from lazytensor.torch._dispatch import resize_out, write
+
+    result = _randperm(n, generator=generator, dtype=out.dtype)
+    if tuple(out.shape) != tuple(result.shape):
+        resize_out(out, tuple(result.shape))
+    write(out, result)
+    return out
+
+
 def _constant_full(value):
     def impl(size, *, dtype=None, layout=None, device=None, pin_memory=None):
         return _fresh(size, NUMPY_OF[dtype or torch.get_default_dtype()], value)
@@ -247,4 +269,6 @@ TABLE = {
     aten.bernoulli.default: _bernoulli, aten.bernoulli.p: _bernoulli,
     aten.exponential_: _exponential_, aten.linspace.default: _linspace,
     aten.scalar_tensor: _scalar_tensor, aten.multinomial: _multinomial,
+    aten.randperm.default: _randperm, aten.randperm.generator: _randperm,
+    aten.randperm.out: _randperm_out, aten.randperm.generator_out: _randperm_out,
 }

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from lazytensor.core import Node, Op, make
 from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import distance
 from lazytensor.core.composite.elementwise import as_node, broadcast_to, convert
 from lazytensor.core.composite.shape import broadcast_shapes
 from lazytensor.torch._tensor import wrap
@@ -103,6 +104,25 @@ def _addbmm(x, b1, b2, *, beta=1, alpha=1):
     return wrap(make(Op.ADD, (base, product)))
 
 
+def _cdist(x1, x2, p, compute_mode=None):
+    """torch.cdist: p = 2 goes through a matmul when torch's kernel would
+    (compute_mode 1, or None/0 with more than 25 rows on either side)."""
+    n1, n2 = node(x1), node(x2)
+    if n1.ndim < 2 or n2.ndim < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {n1.ndim}D")
+    if n1.shape[-1] != n2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
+                           f"{n1.shape[-1]} X2: {n2.shape[-1]}")
+    if not dt.is_inexact(n1.dtype) or p < 0:
+        raise RuntimeError("cdist only supports floating-point dtypes and p >= 0, X1 got: "
+                           f"{n1.dtype}, p={p}")
+    by_matmul = p == 2 and (compute_mode == 1 or (
+        compute_mode in (None, 0) and (n1.shape[-2] > 25 or n2.shape[-2] > 25)))
+    n2 = convert(n2, n1.dtype)
+    return wrap(distance.euclidean_by_matmul(n1, n2) if by_matmul else
+                distance.pairwise(n1, n2, p))
+
+
 def _equal(a, b) -> bool:
     """torch.equal: same shape and every element equal (a host answer)."""
     na, nb = node(a), node(b)
@@ -124,4 +144,5 @@ TABLE = {
     aten.linalg_solve_triangular: _solve_triangular, aten.triangular_solve: _triangular_solve,
     aten.cholesky_solve: _cholesky_solve, aten.cholesky_inverse: _cholesky_inverse,
     aten.addbmm: _addbmm, aten.equal: _equal, aten.copy.default: _copy,
+    aten._cdist_forward: _cdist,
 }
