@@ -11,6 +11,9 @@ from lazytensor.numpy._operators import array_ufunc
 import numpy as np
 
 
+_HOST_SCALARS = frozenset({bool, int, float, complex})
+
+
 class ufunc:  # noqa: N801  (numpy's name)
     """A lazy wrapper of one ``numpy.ufunc``; other attributes are numpy's."""
 
@@ -22,6 +25,11 @@ class ufunc:  # noqa: N801  (numpy's name)
 
     def __call__(self, *args, **kwargs):
         np_ufunc = self._np
+        if not kwargs and all(type(a) in _HOST_SCALARS or isinstance(a, np.generic)
+                              for a in args):
+            # only host scalars: numpy's own answer, a numpy scalar (bit for bit
+            # numpy's, e.g. exp(1.0), where XLA's exp differs in the last ulp)
+            return np_ufunc(*args)
         if not kwargs and len(args) == 2 and np_ufunc in _ufuncs.UFUNCS and \
                 np_ufunc.nout == 1 and not _ufuncs.UFUNCS[np_ufunc].gufunc:
             return _ufuncs.binary(np_ufunc, *args)
