@@ -10,7 +10,6 @@ from lazytensor.numpy._operators import array_ufunc
 
 import numpy as np
 
-
 _HOST_SCALARS = frozenset({bool, int, float, complex})
 
 
