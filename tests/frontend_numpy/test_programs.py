@@ -268,6 +268,13 @@ def test_seeded_random_matches_numpy(draw):
     np.testing.assert_array_equal(np.asarray(got), draw(np.random))
 
 
+def test_scalar_draws_are_numpys_scalars():
+    got, want = lnp.random.default_rng(1), np.random.default_rng(1)
+    for draw in (lambda r: r.integers(10), lambda r: r.random(), lambda r: r.normal()):
+        a, b = draw(got), draw(want)
+        assert type(a) is type(b) and a == b
+
+
 def test_random_shuffle_in_place_matches_numpy():
     host = np.arange(10.0)
     lazy = lnp.asarray(host.copy())

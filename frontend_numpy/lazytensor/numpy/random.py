@@ -32,13 +32,13 @@ _STATE = frozenset({"seed", "get_state", "set_state", "bit_generator", "spawn", 
 
 def _drawing(fn: Callable) -> Callable:
     """``fn`` (a numpy sampler) with lazy arguments materialized and array
-    results made lazy."""
+    results made lazy (scalar results are numpy's, as numpy returns them)."""
     def draw(*args, **kwargs):
         get_runtime().metrics.count("host_random_draws")
         out = kwargs.pop("out", None)
         result = fn(*to_host(args), **to_host(kwargs))
-        if out is None:
-            return to_lazy(result)
+        if out is None:  # a scalar draw stays numpy's scalar, as numpy returns it
+            return result if isinstance(result, np.generic) else to_lazy(result)
         out[...] = result
         return out
 
