@@ -66,7 +66,7 @@ def test_log_of_overflowing_exp(check):
     """Shrunk from test_early_materialization_changes_nothing[torch]: XLA
     rewrote log(exp(y)) to y, so the whole graph gave exp(x) where eager (and
     early materialization) gave inf. Fixed in core/lowering.py
-    (_OVERFLOWING_IDENTITIES: an optimization barrier keeps the eager steps)."""
+    (_EAGER_BARRIERS: an optimization barrier keeps the eager steps)."""
     check(OVERFLOW_PROGRAM, "torch", 0)
 
 

@@ -209,34 +209,30 @@ def _square(operands: tuple) -> bool:
         product.operands[0].key == product.operands[1].key
 
 
-# XLA's algebraic simplifier rewrites identities that overflow when computed
-# step by step, as every eager framework computes them. Matched on the core
-# graph, their operands pass an optimization barrier so that the lazy result
-# stays the eager one (inf, not the mathematically exact value).
-_OVERFLOWING_IDENTITIES: dict[Op, Callable[[tuple], bool]] = {
+def _inexact(operands: tuple) -> bool:
+    return dt.is_inexact(operands[0].dtype)
+
+
+# XLA's algebraic simplifier rewrites expressions into forms that change what
+# every eager framework computes step by step. Matched on the core graph,
+# their operands pass an optimization barrier (gone again before fusion, so
+# the ops still fuse) and the lazy result stays the eager one.
+_EAGER_BARRIERS: dict[Op, Callable[[tuple], bool]] = {
+    # identities that overflow step by step (inf, not the exact value)
     Op.LOG: _exps,  # log(exp(x)) -> x
     Op.MUL: _exps,  # exp(a) * exp(b) -> exp(a + b)
     Op.SQRT: _square,  # sqrt(x * x) -> |x|
+    # float division: x / broadcast(c) -> x * (1/c), x / sqrt(b) -> x * rsqrt(b),
+    # (a/b)/c -> a/(b*c), x / exp(b) -> x * exp(-b): an ulp off (x / 3.0
+    # printed other digits than numpy) or overflowing where eager code is not
+    Op.DIV: _inexact,
 }
 
 
-def _div(node: Node, x, y):
-    """IEEE division, as every eager framework computes ``x / y``. XLA's
-    simplifier rewrites a float division by what it can see of the divisor:
-    x / broadcast(c) as x * (1/c), x / sqrt(b) as x * rsqrt(b), (a/b)/c as
-    a/(b*c), x / exp(b) as x * exp(-b): each an ulp off the eager result (so
-    ``x / 3.0`` printed other digits than numpy) or an overflow eager code
-    does not have. Behind a barrier its operands are opaque; the barrier is
-    gone before fusion, so the division still fuses with its neighbours."""
-    if dt.is_inexact(node.dtype):
-        x, y = lax.optimization_barrier((x, y))
-    return lax.div(x, y)
-
-
-def _eager_identity(op: Op, lowering: Lowering) -> Lowering:
-    """``lowering``, with its operands behind a barrier where they form one of
-    ``_OVERFLOWING_IDENTITIES``."""
-    matches = _OVERFLOWING_IDENTITIES[op]
+def _with_eager_barrier(op: Op, lowering: Lowering) -> Lowering:
+    """``lowering``, with its operands behind a barrier where they match
+    ``_EAGER_BARRIERS``."""
+    matches = _EAGER_BARRIERS[op]
 
     def lower(node: Node, *values):
         if matches(node.operands):
@@ -274,7 +270,7 @@ LOWERINGS: dict[Op, Lowering] = {
     Op.CONJ: _unary(lax.conj), Op.IS_FINITE: _unary(lax.is_finite),
     Op.REAL: _unary(lax.real), Op.IMAG: _unary(lax.imag),
     Op.ADD: _binary(lax.add), Op.SUB: _binary(lax.sub), Op.MUL: _binary(lax.mul),
-    Op.DIV: _div, Op.REM: _binary(lax.rem), Op.POW: _pow,
+    Op.DIV: _binary(lax.div), Op.REM: _binary(lax.rem), Op.POW: _pow,
     Op.MAX: _binary(lax.max), Op.MIN: _binary(lax.min), Op.ATAN2: _binary(lax.atan2),
     Op.NEXTAFTER: _binary(lax.nextafter), Op.AND: _binary(lax.bitwise_and),
     Op.OR: _binary(lax.bitwise_or), Op.XOR: _binary(lax.bitwise_xor),
@@ -335,4 +331,4 @@ LOWERINGS: dict[Op, Lowering] = {
     Op.TUPLE_GET: lambda node, x: x[node.attrs[0]],
     Op.VJP: _vjp,
 }
-LOWERINGS.update({op: _eager_identity(op, LOWERINGS[op]) for op in _OVERFLOWING_IDENTITIES})
+LOWERINGS.update({op: _with_eager_barrier(op, LOWERINGS[op]) for op in _EAGER_BARRIERS})

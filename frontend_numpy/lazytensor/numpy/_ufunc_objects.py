@@ -6,12 +6,10 @@ argument is a lazy array yet; ufuncs the core cannot express run eagerly.
 from __future__ import annotations
 
 from lazytensor.numpy import _ufuncs
-from lazytensor.numpy._base import ndarray
+from lazytensor.numpy._base import WEAK_TYPES, ndarray
 from lazytensor.numpy._operators import array_ufunc
 
 import numpy as np
-
-_HOST_SCALARS = frozenset({bool, int, float, complex})
 
 
 class ufunc:  # noqa: N801  (numpy's name)
@@ -26,7 +24,7 @@ class ufunc:  # noqa: N801  (numpy's name)
     def __call__(self, *args, **kwargs):
         np_ufunc = self._np
         if args and type(args[0]) is not ndarray and not kwargs and all(
-                type(a) in _HOST_SCALARS or isinstance(a, np.generic) for a in args):
+                type(a) in WEAK_TYPES or isinstance(a, np.generic) for a in args):
             # only host scalars: numpy's own answer, a numpy scalar (bit for bit
             # numpy's, e.g. exp(1.0), where XLA's exp differs in the last ulp)
             return np_ufunc(*args)

@@ -14,7 +14,7 @@ import math
 
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import shape as cs
-from lazytensor.core.composite.linalg import matmul
+from lazytensor.core.composite.linalg import broadcast_batch, matmul
 from lazytensor.core.composite.npextra import const
 from lazytensor.core.composite.reduction import reduce
 from lazytensor.core.ir import Node
@@ -22,15 +22,9 @@ from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
 
 
-def _batched(x1: Node, x2: Node) -> tuple[Node, Node]:
-    batch = cs.broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
-    return (ew.broadcast_to(x1, batch + x1.shape[-2:]),
-            ew.broadcast_to(x2, batch + x2.shape[-2:]))
-
-
 def pairwise(x1: Node, x2: Node, p: float) -> Node:
     """The direct form: reduce |x1_i - x2_j| over the last axis."""
-    x1, x2 = _batched(x1, x2)
+    x1, x2 = broadcast_batch(x1, x2)
     n = x1.ndim
     rows = cs.reshape(x1, x1.shape[:-1] + (1, x1.shape[-1]))  # (…, P, 1, M)
     cols = cs.reshape(x2, x2.shape[:-2] + (1,) + x2.shape[-2:])  # (…, 1, R, M)
@@ -52,7 +46,7 @@ def pairwise(x1: Node, x2: Node, p: float) -> Node:
 def euclidean_by_matmul(x1: Node, x2: Node) -> Node:
     """sqrt(max(|a|^2 - 2 a.b + |b|^2, 1e-30)) through one matmul of rows
     augmented with their squared norms and ones."""
-    x1, x2 = _batched(x1, x2)
+    x1, x2 = broadcast_batch(x1, x2)
     last = x1.ndim - 1
     norm1 = reduce("sum", make(Op.MUL, (x1, x1)), last, keepdims=True)
     norm2 = reduce("sum", make(Op.MUL, (x2, x2)), last, keepdims=True)

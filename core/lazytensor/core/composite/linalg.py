@@ -9,6 +9,12 @@ from lazytensor.core.ops import Op
 from lazytensor.core.registry import ShapeError, make
 
 
+def broadcast_batch(a: Node, b: Node) -> tuple[Node, Node]:
+    """Two stacks of matrices with their leading (batch) dims broadcast together."""
+    batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    return broadcast_to(a, batch + a.shape[-2:]), broadcast_to(b, batch + b.shape[-2:])
+
+
 def matmul(a: Node, b: Node) -> Node:
     """``a @ b`` with numpy semantics: 1-D operands are promoted to matrices
     and the added axis removed; leading (batch) dims broadcast. Operands
@@ -26,9 +32,8 @@ def matmul(a: Node, b: Node) -> Node:
             f"signature (n?,k),(k,m?)->(n?,m?) (size {b2.shape[-2]} is different from "
             f"{a2.shape[-1]})"
         )
-    batch = broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
-    a3 = broadcast_to(a2, batch + a2.shape[-2:])
-    b3 = broadcast_to(b2, batch + b2.shape[-2:])
+    a3, b3 = broadcast_batch(a2, b2)
+    batch = a3.shape[:-2]
     nb = len(batch)
     dims = (((nb + 1,), (nb,)), (tuple(range(nb)), tuple(range(nb))))
     out = make(Op.DOT_GENERAL, (a3, b3), dims, None)

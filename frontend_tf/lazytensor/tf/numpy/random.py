@@ -15,13 +15,17 @@ from lazytensor.core.runtime import get_runtime
 from lazytensor.tf import _tf
 from lazytensor.tf.numpy._lower import fallback, from_eager, to_eager
 
-# the samplers and seeding that are TensorFlow's (the rest of tnp.random,
-# e.g. poisson, is an ordinary fallback)
-DRAWN = ("seed", "standard_normal", "randn", "uniform", "random", "rand", "randint")
+# the samplers that are TensorFlow's (the rest of tnp.random, e.g. poisson,
+# is an ordinary fallback)
+DRAWN = ("standard_normal", "randn", "uniform", "random", "rand", "randint")
 
 
-def _drawing(name: str):
+def _drawing(name: str, size_at: int | None = None):
+    """tnp.random.``name``, drawn eagerly; ``size_at``: the position of its
+    ``size`` argument (moved to the keyword, an int made a 1-tuple)."""
     def draw(*args, **kwargs):
+        if size_at is not None and len(args) > size_at:
+            kwargs["size"], args = args[size_at], args[:size_at] + args[size_at + 1:]
         if isinstance(kwargs.get("size"), int):
             kwargs["size"] = (kwargs["size"],)
         get_runtime().metrics.count("host_random_draws")
@@ -32,30 +36,17 @@ def _drawing(name: str):
     return draw
 
 
-def _size_last(name: str, position: int):
-    """``name`` whose positional ``size`` sits at ``position``."""
-    draw = _drawing(name)
-
-    def call(*args, **kwargs):
-        if len(args) > position:
-            kwargs["size"], args = args[position], args[:position] + args[position + 1:]
-        return draw(*args, **kwargs)
-
-    call.__name__ = call.__qualname__ = name
-    return call
-
-
 def seed(s) -> None:
     """tnp's ``seed``: TensorFlow's global seed (its own errors)."""
     _tf.tnp().random.seed(s)
 
 
-standard_normal = _size_last("standard_normal", 0)
+standard_normal = _drawing("standard_normal", 0)
 randn = _drawing("randn")
-uniform = _size_last("uniform", 2)
-random = _size_last("random", 0)
+uniform = _drawing("uniform", 2)
+random = _drawing("random", 0)
 rand = _drawing("rand")
-randint = _size_last("randint", 2)
+randint = _drawing("randint", 2)
 
 
 def __getattr__(name: str):

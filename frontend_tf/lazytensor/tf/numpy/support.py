@@ -25,7 +25,6 @@ HOST = {
     "promote_types": "dtype promotion", "result_type": "dtype promotion (TNP policy)",
     "random.seed": "TensorFlow's global seed",
 }
-RANDOM_NOTE = "TensorFlow's own stream, drawn eagerly and uploaded (`host_random_draws`)"
 
 
 def tnp_functions() -> list[str]:
@@ -77,7 +76,8 @@ DEVIATIONS = (
     "type promotion) is not modelled: lnp follows the legacy mode's rules.",
 )
 
-_NOTES = {"lowered": "", "fallback": "eager tnp on materialized inputs, warned once, counted"}
+_NOTES = {"lowered": "", "fallback": "eager tnp on materialized inputs, warned once, counted",
+          "tf rng": "TensorFlow's own stream, drawn eagerly and uploaded (`host_random_draws`)"}
 
 
 def markdown() -> str:
@@ -112,8 +112,6 @@ def markdown() -> str:
     for name in names:
         state = status(name)
         note = DATA_DEPENDENT.get(name) or HOST.get(name) or _NOTES.get(state, "")
-        if state == "tf rng":
-            note = RANDOM_NOTE
         lines.append(f"| `{name}` | {state} | {note} |")
     return "\n".join(lines) + "\n"
 

@@ -13,7 +13,7 @@ from lazytensor.core import Node, Op, make
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import distance
 from lazytensor.core.composite.elementwise import as_node, broadcast_to, convert
-from lazytensor.core.composite.shape import broadcast_shapes
+from lazytensor.core.composite.linalg import broadcast_batch
 from lazytensor.torch._tensor import wrap
 from lazytensor.torch.aten._common import aten, node
 
@@ -49,14 +49,9 @@ def _cholesky_ex(x, *, upper=False, check_errors=False):
     return wrap(_cholesky_node(n, upper)), wrap(as_node(0, dt.int32, n.shape[:-2]))
 
 
-def _batched(a: Node, b: Node) -> tuple[Node, Node]:
-    batch = broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    return broadcast_to(a, batch + a.shape[-2:]), broadcast_to(b, batch + b.shape[-2:])
-
-
 def _solve(a: Node, b: Node, *, left: bool, lower: bool, unit: bool, transpose: bool = False,
            ) -> Node:
-    a, b = _batched(a, b)
+    a, b = broadcast_batch(a, b)
     return make(Op.TRIANGULAR_SOLVE, (a, b), left, lower, transpose, unit)
 
 

@@ -168,18 +168,10 @@ def _permute(x, dims):
     inverse = tuple(inverse)
     stride = x.stride()
     if perm == tuple(range(n)):  # the identity records nothing, as numpy's transpose
-        return wrap_view(x, _same, _written, stride, x.storage_offset())
+        return wrap_view(x, _same, _second, stride, x.storage_offset())
     return wrap_view(x, lambda v: make(Op.TRANSPOSE, (v,), perm),
                      lambda b, v: make(Op.TRANSPOSE, (v,), inverse),
                      tuple(stride[p] for p in perm), x.storage_offset())
-
-
-def _same(v: Node) -> Node:
-    return v
-
-
-def _written(b: Node, v: Node) -> Node:
-    return v
 
 
 def _transpose(x, dim0, dim1):
