@@ -15,7 +15,9 @@ Also reported for lazytensor.torch: microseconds per recorded ATen op (the
 CPU time to record one step's forward, backward and optimizer ops, without
 compiling or running them, divided by the ATen ops dispatched to the lazy
 tensor, a ``_foreach_`` op counting once per tensor in its list, as
-torch_xla records it) and core nodes per step.
+torch_xla records it) and core nodes per step, beside the same step's cost
+per op on a pass-through wrapper subclass (``bench/torch_floor.py``: what
+torch's Python dispatch alone costs on this machine).
 
     python bench/torch_train.py [--rounds N] [--json out.json] [--quick]
 
@@ -117,35 +119,26 @@ def setup_lazy(kind: str):
 
     def info() -> dict:
         counters = get_runtime().metrics.counters
-        return {"cache_misses": counters["cache_misses"], **record_cost(parts)}
+        return {"cache_misses": counters["cache_misses"], **record_cost(parts, kind)}
 
     step.info = info  # type: ignore[attr-defined]
     return step
 
 
-def record_cost(parts, repeats: int = 20) -> dict:
+def record_cost(parts, kind: str, repeats: int = 20) -> dict:
     """Microseconds per dispatched ATen op to record one step (no compile,
-    no execution), and core nodes recorded per step."""
+    no execution), core nodes recorded per step, and the same step's cost
+    per op on a pass-through wrapper subclass (``torch_floor``: the price of
+    torch's Python dispatch alone), timed in the same rounds."""
     import lazytensor.torch as lt
+    import torch_floor
     from lazytensor.core import registry
-    from lazytensor.torch import LazyTensor, _dispatch
+    from lazytensor.torch import LazyTensor
 
-    counted = [0]
-
-    def counting(cls, func, types, args=(), kwargs=None):
-        # a _foreach_ op records one op per tensor of its list (as torch_xla's does)
-        foreach = func.__name__.startswith("_foreach_") and isinstance(args[0], list)
-        counted[0] += len(args[0]) if foreach else 1
-        return _dispatch.dispatch(func, args, kwargs)
-
-    real = LazyTensor.__dict__["__torch_dispatch__"]
-    LazyTensor.__torch_dispatch__ = classmethod(counting)
-    try:
-        torch_step(*parts)
-    finally:
-        LazyTensor.__torch_dispatch__ = real
+    floor = torch_floor.floor_parts(kind)
+    ops, floor_ops = count_aten_ops(LazyTensor, parts), count_aten_ops(type(floor[3]), floor)
     lt.mark_step()
-    seconds, nodes = [], 0
+    seconds, floor_seconds, nodes = [], [], 0
     for _ in range(repeats):
         before = registry.RECORDED.recorded
         # CPU time of this thread: recording is single-threaded Python (the
@@ -157,9 +150,33 @@ def record_cost(parts, repeats: int = 20) -> dict:
         nodes = registry.RECORDED.recorded - before
         lt.mark_step()
         loss.item()  # the step has run: the next one records on an idle core
-    record = float(np.median(seconds))
-    return {"aten_ops_per_step": counted[0], "core_nodes_per_step": nodes,
-            "record_ms_per_step": record * 1e3, "us_per_aten_op": record / counted[0] * 1e6}
+        floor_seconds.append(torch_floor.step_seconds(floor))
+    record, floor_record = float(np.median(seconds)), float(np.median(floor_seconds))
+    us, floor_us = record / ops * 1e6, floor_record / floor_ops * 1e6
+    return {"aten_ops_per_step": ops, "core_nodes_per_step": nodes,
+            "record_ms_per_step": record * 1e3, "us_per_aten_op": us,
+            "floor_aten_ops_per_step": floor_ops, "floor_us_per_aten_op": floor_us,
+            "record_over_floor": us / floor_us}
+
+
+def count_aten_ops(cls, parts) -> int:
+    """ATen ops that one training step sends to ``cls.__torch_dispatch__``;
+    a _foreach_ op counts once per tensor of its list (as torch_xla's does)."""
+    counted = [0]
+    real = cls.__dict__["__torch_dispatch__"]
+    inner = real.__func__
+
+    def counting(klass, func, types, args=(), kwargs=None):
+        foreach = func.__name__.startswith("_foreach_") and isinstance(args[0], list)
+        counted[0] += len(args[0]) if foreach else 1
+        return inner(klass, func, types, args, kwargs)
+
+    cls.__torch_dispatch__ = classmethod(counting)
+    try:
+        torch_step(*parts)
+    finally:
+        cls.__torch_dispatch__ = real
+    return counted[0]
 
 
 # -------------------------------------------------------------------- jax
@@ -294,6 +311,10 @@ def main() -> int:
                   f"({info['aten_ops_per_step']} ATen ops, {info['core_nodes_per_step']} core "
                   f"nodes, {info['record_ms_per_step']:.2f} ms per step; target <= "
                   f"{US_PER_OP_TARGET} us); cache misses {info['cache_misses']}")
+            print(f"pass-through wrapper subclass (torch_floor.py), same step, same rounds: "
+                  f"{info['floor_us_per_aten_op']:.1f} us per ATen op "
+                  f"({info['floor_aten_ops_per_step']} ATen ops); lazytensor.torch records at "
+                  f"{info['record_over_floor']:.2f}x that floor")
         results[kind] = comparison.as_dict()
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2, default=str))

@@ -284,3 +284,20 @@ def test_last_write_wins_drops_every_overwritten_update():
     (moved,) = run(ix._last_write_wins(y, plan, ix._stacked_indices(plan)))
     # (row, col) pairs: (1,2) (4,2) (1,0) (1,2) (4,2) (0,1): the first and second lose
     np.testing.assert_array_equal(moved, [[6, 2], [6, 2], [1, 0], [1, 2], [4, 2], [0, 1]])
+
+
+def test_basic_plans_are_memoized_per_shape_and_index_only():
+    """A basic index's plan is reused for the same (shape, index); an index
+    that only looks alike (a bool, a numpy integer, another shape) is not
+    served from the memo."""
+    x = dev(X)
+    index = (1, slice(None, 3))
+    assert ix.plan_index(X.shape, index) is ix.plan_index(X.shape, (1, slice(None, 3)))
+    assert ix.plan_index(X.shape, 1) is ix.plan_index(X.shape, (1,))
+    assert ix._basic_key(True) is None and ix._basic_key(np.int64(1)) is None
+    assert ix._basic_key((slice(np.int64(1), None),)) is None
+    y = dev(X[:2])
+    check([ix.getitem(x, index), ix.getitem(y, index), ix.getitem(x, True),
+           ix.getitem(x, np.int64(1)), ix.getitem(x, (Ellipsis, None, -1))],
+          [X[index], X[:2][index], X[True], X[np.int64(1)], X[..., None, -1]],
+          ["x", "other shape", "bool", "numpy int", "ellipsis"])

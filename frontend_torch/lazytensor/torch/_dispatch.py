@@ -261,7 +261,10 @@ def _foreach_variant(func: OpOverload) -> Impl | None:
     plan = list(zip(listed, keyword + [None] * (len(listed) - len(keyword)), strict=False))
     length_arg = listed.index(True)
     element_impl = resolve(element)
-    simple = not any(kw for _, kw in plan)
+    # kw-only arguments of the foreach op arrive in kwargs and pass through
+    # by name; only a positional one that the element takes by keyword needs
+    # the general path
+    simple = not any(kw for (_, kw), a in zip(plan, args, strict=False) if not a.kwarg_only)
 
     def impl(*fargs, **fkwargs):
         if simple:  # one column per argument: the lists, and repeated scalars

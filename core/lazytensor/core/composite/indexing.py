@@ -205,7 +205,45 @@ class IndexPlan:
 
 
 def plan_index(shape: tuple[int, ...], index: Any) -> IndexPlan:
-    """Parse ``index`` against an array of ``shape`` (raises numpy's errors)."""
+    """Parse ``index`` against an array of ``shape`` (raises numpy's errors).
+    A basic index (ints, slices, None, Ellipsis) holds no nodes: its plan
+    is memoized per (shape, index), as training loops index the same way
+    every step."""
+    key = _basic_key(index)
+    if key is None:
+        return _plan_index(shape, index)
+    memo_key = (tuple(shape), key)
+    plan = _BASIC_PLANS.get(memo_key)
+    if plan is None:
+        plan = _plan_index(shape, index)
+        if len(_BASIC_PLANS) >= _BASIC_PLANS_LIMIT:
+            _BASIC_PLANS.clear()
+        _BASIC_PLANS[memo_key] = plan
+    return plan
+
+
+_BASIC_PLANS: dict[tuple, IndexPlan] = {}
+_BASIC_PLANS_LIMIT = 4096
+
+
+def _basic_key(index: Any) -> tuple | None:
+    """A hashable key for a basic index, None for anything else (arrays,
+    masks, bools, numpy integers...: parsed every time)."""
+    items = index if type(index) is tuple else (index,)
+    key = []
+    for p in items:
+        kind = type(p)
+        if kind is int or p is None or p is Ellipsis:
+            key.append(p)
+        elif kind is slice and all(type(v) is int or v is None
+                                   for v in (p.start, p.stop, p.step)):
+            key.append((p.start, p.stop, p.step))
+        else:
+            return None
+    return tuple(key)
+
+
+def _plan_index(shape: tuple[int, ...], index: Any) -> IndexPlan:
     tokens, pre_shape = _unmask(_expand(index, len(shape)), tuple(shape))
     has_adv = any(kind == "array" for kind, _ in tokens)
     triples, drop, slots, adv, adv_dims = [], [], [], [], []
