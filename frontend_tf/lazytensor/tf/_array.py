@@ -166,11 +166,39 @@ class ndarray:  # noqa: N801  (tnp's name)
     def __hash__(self):
         raise TypeError("Tensor is unhashable. Instead, use tensor.ref() as the key.")
 
+    def ref(self) -> Reference:
+        """A hashable reference to this array (``x.ref().deref() is x``), the
+        dictionary / set key tf.Tensor offers since tensors are unhashable."""
+        return Reference(self)
+
+    experimental_ref = ref
+
     def __copy__(self) -> ndarray:
         return self
 
     def __deepcopy__(self, memo) -> ndarray:
         return self
+
+
+class Reference:
+    """tf.Tensor.ref()'s object: hashed and compared by the array's identity."""
+
+    __slots__ = ("_wrapped",)
+
+    def __init__(self, wrapped: ndarray) -> None:
+        self._wrapped = wrapped
+
+    def deref(self) -> ndarray:
+        return self._wrapped
+
+    def __hash__(self) -> int:
+        return id(self._wrapped)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Reference) and self._wrapped is other._wrapped
+
+    def __repr__(self) -> str:
+        return f"<Reference wrapping {self._wrapped!r}>"
 
 
 _new = object.__new__
@@ -224,7 +252,7 @@ def lift(value, dtype: np.dtype | None = None) -> Node:
     elif _tf.is_tf_value(value):
         node = get_runtime().from_host(value.numpy()).node
     elif isinstance(value, (list, tuple)) and _holds_arrays(value):
-        return _stack([lift(v) for v in value], dtype)
+        return _stack(weak_joined(value), dtype)
     else:
         node = get_runtime().from_host(np.asarray(value, _host_dtype(value))).node
     if dtype is not None and node.dtype != dtype:
@@ -259,6 +287,46 @@ def operand(value):
     if (kind is float or kind is complex) and not _tf.prefer_float32():
         return value
     return lift(value)
+
+
+_SCALAR_KINDS = (bool, int, float, complex)  # lowest kind first
+
+
+def weak_stand_in(value):
+    """The Python scalar a list/tuple of Python scalars promotes as, else
+    None. tnp's ``result_type`` flattens lists into their elements, which are
+    weak: ``float32 array * [2.0, 0.5]`` stays float32, ``int8 array + [1, 2]``
+    stays int8 (an array of the list would be a strong int64/float64)."""
+    if type(value) is not list and type(value) is not tuple:
+        return None
+    best, pending = -1, [value]
+    while pending:
+        item = pending.pop()
+        kind = type(item)
+        if kind is list or kind is tuple:
+            pending.extend(item)
+        elif kind in _SCALAR_KINDS:
+            best = max(best, _SCALAR_KINDS.index(kind))
+        else:
+            return None
+    return None if best < 0 else _SCALAR_KINDS[best](0)
+
+
+def weak_joined(values) -> list[Node]:
+    """Values to be joined (stacked, concatenated) as nodes: Python scalars
+    and lists of them among arrays are weak, as in tnp's ``result_type``
+    (``asarray([float32 array, 1.0])`` is float32), so they are lifted at the
+    dtype the others promote to."""
+    stand_ins = [v if type(v) in WEAK else weak_stand_in(v) for v in values]
+    if all(s is None for s in stand_ins):
+        return [lift(v) for v in values]
+    kinds = [lift(v) if s is None else operand(s) for v, s in zip(values, stand_ins, strict=True)]
+    from lazytensor.core.composite.elementwise import promote
+    from lazytensor.core.composite.promotion import TNP
+
+    dtype = promote(TNP, *kinds)
+    return [k if s is None else lift(v, dtype)
+            for k, s, v in zip(kinds, stand_ins, values, strict=True)]
 
 
 def handle_of(array: ndarray) -> Handle:

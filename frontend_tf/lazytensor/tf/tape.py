@@ -12,19 +12,22 @@ inside the tape (``print(loss)``) does not cut the gradient's graph.
 
 from __future__ import annotations
 
+import math
 import weakref
 from contextlib import contextmanager
 
+import numpy as np
 from lazytensor.core import dtypes as dt
 from lazytensor.core.autodiff import grad
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import reduction
+from lazytensor.core.composite import shape as core_shape
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
 from lazytensor.core.runtime import Handle
 from lazytensor.tf import _tf
-from lazytensor.tf._array import RECORDING, Session, lift, ndarray, wrap
+from lazytensor.tf._array import RECORDING, WEAK, Session, lift, ndarray, weak_stand_in, wrap
 
 
 def _alias(node: Node) -> Node:
@@ -42,7 +45,7 @@ class Variable(ndarray):
     def __init__(self, initial_value, trainable: bool = True, name: str | None = None,
                  dtype=None) -> None:
         value = initial_value() if callable(initial_value) else initial_value
-        self._h = Handle(lift(value, _tf.as_np_dtype(dtype)))
+        self._h = Handle(lift(value, _tf.as_np_dtype(dtype) or _python_value_dtype(value)))
         self._h.value()  # a variable holds device data from the start, as TensorFlow's
         self._session = self._sym = None
         self.trainable, self.name = trainable, name or "Variable"
@@ -60,6 +63,7 @@ class Variable(ndarray):
         return self.read_value()
 
     def assign(self, value, use_locking=None, name=None, read_value=True):
+        _check_assignable(value, self._h.node.dtype)
         node = lift(value, self._h.node.dtype)
         if node.shape != self._h.node.shape:
             raise ValueError(f"Cannot assign value of shape {node.shape} to a variable with "
@@ -69,6 +73,7 @@ class Variable(ndarray):
 
     def _update(self, op: Op, delta) -> Node:
         node = self._h.node
+        _check_assignable(delta, node.dtype)
         return make(op, (node, ew.broadcast_to(lift(delta, node.dtype), node.shape)))
 
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):
@@ -81,6 +86,47 @@ class Variable(ndarray):
         node = self._h.node
         return (f"<lazytensor.tf.Variable '{self.name}' shape={node.shape} "
                 f"dtype={node.dtype.name}, numpy={self.numpy()!r}>")
+
+
+# tf.convert_to_tensor's dtypes for Python numbers (numpy's, narrowed)
+_PYTHON_DTYPES = {dt.int64: dt.int32, dt.float64: dt.float32}
+_INT32 = np.iinfo(np.int32)
+
+
+def _python_value_dtype(value) -> np.dtype | None:
+    """The dtype TensorFlow gives a Python number or a list of them (as
+    ``tf.Variable(0.0)`` does, whatever tnp's mode): float32, and int32 when
+    the values fit; None for arrays and numpy values (their own dtype)."""
+    if type(value) not in WEAK and weak_stand_in(value) is None:
+        return None
+    host = np.asarray(value)
+    narrow = _PYTHON_DTYPES.get(host.dtype)
+    if narrow == dt.int32 and host.size and not (_INT32.min <= host.min() and
+                                                 host.max() <= _INT32.max):
+        return host.dtype
+    return narrow or host.dtype
+
+
+# Python scalar kind -> the dtype kinds TensorFlow converts it to
+_FITS = {bool: "biufc", int: "iufc", float: "fc", complex: "c"}
+
+
+def _check_assignable(value, dtype: np.dtype) -> None:
+    """TensorFlow's conversion of an assigned value to the variable's dtype:
+    a tensor must already have it (ValueError), Python numbers must fit its
+    kind (TypeError: 1.5 into an int32 variable); numpy values are cast."""
+    if isinstance(value, Node):
+        return
+    if isinstance(value, ndarray) or _tf.is_tf_value(value):
+        found = value._h.node.dtype if isinstance(value, ndarray) else \
+            np.dtype(value.dtype.as_numpy_dtype)
+        if found != dtype:
+            raise ValueError(f"Tensor conversion requested dtype {dtype.name} for Tensor with "
+                             f"dtype {found.name}")
+        return
+    stand_in = value if type(value) in WEAK else weak_stand_in(value)
+    if stand_in is not None and dtype.kind not in _FITS[type(stand_in)]:
+        raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
 
 
 def _read(var: Variable, session: object) -> Node:
@@ -191,6 +237,32 @@ class GradientTape:
                      else g for g, s in zip(grads, flat, strict=False)]
         return _unflatten(sources, iter(grads))
 
+    def jacobian(self, target, sources, unconnected_gradients="none",
+                 parallel_iterations=None, experimental_use_pfor=True):
+        """d target / d source for every element of ``target``: per source, shape
+        ``target.shape + source.shape`` (``sources``' structure kept). One
+        gradient per element of ``target`` (a vector-Jacobian product with a
+        one-hot cotangent), recorded lazily like ``gradient``'s."""
+        if self._used and not self.persistent:
+            raise RuntimeError("A non-persistent GradientTape can only be used to compute one "
+                               "set of gradients (or jacobians)")
+        self._used = True
+        flat = _flatten(sources)
+        wrt = [self._source_nodes(s) for s in flat]
+        node = self._symbolic(target)
+        rows = []
+        if node is not None and dt.is_inexact(node.dtype):
+            size = math.prod(node.shape)
+            for i in range(size):
+                onehot = np.zeros(size, node.dtype)
+                onehot[i] = 1
+                rows.append(_grads(self._objective([target], [onehot.reshape(node.shape)]), wrt))
+        for session in self._sessions:
+            session.release_if_done()
+        out = [_stack_rows([row[k] for row in rows], node, s._h.node,
+                           _zeros_wanted(unconnected_gradients)) for k, s in enumerate(flat)]
+        return _unflatten(sources, iter(out))
+
     def _symbolic(self, t) -> Node | None:
         if isinstance(t, Variable):
             return t._h.node
@@ -254,6 +326,15 @@ def _grads(output: Node | None, wrt: list[list[Node]]) -> list:
             total = make(Op.ADD, (total, part))
         out.append(None if total is None else wrap(total))
     return out
+
+
+def _stack_rows(rows: list, target: Node | None, source: Node, zeros: bool):
+    """One source's Jacobian from its per-element gradients (None: unconnected)."""
+    shape = (*(target.shape if target is not None else ()), *source.shape)
+    if all(r is None for r in rows):
+        return wrap(ew.full(shape, 0, source.dtype)) if zeros else None
+    parts = [ew.full(source.shape, 0, source.dtype) if r is None else r._h.node for r in rows]
+    return wrap(core_shape.reshape(core_shape.stack(parts, 0), shape))
 
 
 def _flatten(structure) -> list:

@@ -6,7 +6,9 @@ and the few registrations that let torch create tensors on it.
   CPU thread, and views are replayed rather than rebuilt with as_strided.
 - Factory functions with ``device=`` go through torch's BackendSelect to the
   ``Lazy`` dispatch key; we register kernels there for the allocators
-  (``empty``, ``empty_strided``), the host copy (``_copy_from``) and the
+  (``empty``, ``empty_strided``, and ``_efficientzerotensor``: torch.func's
+  zero tangents), the host copy (``_copy_from``), ``.item()`` reached from
+  C++ (``_local_scalar_dense``: ``torch.tensor([t0, t1])``) and the
   factories whose composite kernels would resize an empty output
   (``arange``). Everything else (``zeros``, ``randn``, ``full``, ``eye``...)
   is torch's composite kernel calling ops on the new lazy tensor.
@@ -74,6 +76,14 @@ def _copy_from(src, dst, non_blocking=False):
     return dst
 
 
+def _local_scalar_dense(t):
+    """``.item()`` reached below the Python key (``torch.tensor`` of a list
+    of 0-dim lazy tensors converts each one in C++)."""
+    from lazytensor.torch._tensor import to_cpu
+
+    return to_cpu(t).item()
+
+
 def _arange_dtype(values, dtype) -> torch.dtype:
     if dtype is not None:
         return dtype
@@ -115,6 +125,8 @@ for _name, _kernel in (
     ("empty.memory_format", _empty), ("empty_strided", _empty_strided),
     ("_copy_from", _copy_from), ("arange", _arange), ("arange.start", _arange),
     ("arange.start_step", _arange),
+    ("_efficientzerotensor", _empty),  # (torch.func's zero tangents: plain zeros here)
+    ("_local_scalar_dense", _local_scalar_dense),
 ):
     _LIBRARY.impl(_name, _kernel)
 for _name in HOST_FACTORIES:
@@ -145,6 +157,15 @@ def _with_lazy(listed):
 
 
 _enable_optimizer_foreach()
+
+
+def _keep_tied_parameters() -> None:
+    from lazytensor.torch import _modules
+
+    _modules.install()
+
+
+_keep_tied_parameters()
 
 
 def _register_device_module() -> None:

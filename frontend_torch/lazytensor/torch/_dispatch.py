@@ -219,8 +219,8 @@ def _inplace_variant(func: OpOverload) -> Impl | None:
         return None
     packet = getattr(aten, name[:-1], None)
     functional = getattr(packet, func._overloadname, None) if packet is not None else None
-    if functional is None or not _lowered(functional):
-        return None
+    if functional is None or not _lowered(functional) or not _one_tensor_out(functional):
+        return None  # (an op writing several outputs, as the amp ones, falls through)
     inner = resolve(functional)
     fast = INPLACE_NODES.get(functional)
 
@@ -238,6 +238,14 @@ def _inplace_variant(func: OpOverload) -> Impl | None:
         return self
 
     return impl
+
+
+def _one_tensor_out(func: OpOverload) -> bool:
+    """``func`` takes one ``self`` tensor and returns one tensor (what the
+    in-place rewrite ``write(self, func(...))`` can store)."""
+    schema = func._schema
+    return (len(schema.returns) == 1 and str(schema.returns[0].type) == "Tensor"
+            and bool(schema.arguments) and str(schema.arguments[0].type) == "Tensor")
 
 
 _ELEMENT_TYPE = {"List[Tensor]": "Tensor", "List[number]": "number",

@@ -18,7 +18,7 @@ import warnings
 
 import lazytensor.core as lazytensor_core
 from lazytensor.core import ViewHandle, get_runtime
-from lazytensor.torch._tensor import LazyTensor, to_cpu, to_lazy, wrap_handle
+from lazytensor.torch._tensor import DEVICE, LazyTensor, to_cpu, to_lazy, wrap_handle
 
 import torch
 from torch.utils._pytree import tree_map
@@ -92,6 +92,8 @@ def eager(func):
                 cpu = to_cpu(x)
                 lazy_of[id(cpu)] = x
                 return cpu
+            if isinstance(x, torch.device) and x.type == DEVICE.type:
+                return torch.device("cpu")  # a factory's device= runs on the CPU too
             return x
 
         cpu_args, cpu_kwargs = tree_map(to_host, args), tree_map(to_host, kwargs)
@@ -102,6 +104,11 @@ def eager(func):
             if isinstance(x, torch.Tensor):
                 if id(x) in lazy_of:  # an input returned as is (in-place, out=)
                     return lazy_of[id(x)]
+                if x.layout != torch.strided:
+                    raise NotImplementedError(
+                        f"lazytensor.torch: {name} makes a {x.layout} tensor; the lazy device "
+                        "holds dense (strided) tensors only (for sparse gradients, use "
+                        "nn.Embedding(..., sparse=False))")
                 out = to_lazy(x)
                 if returns_view:
                     out = wrap_handle(ViewHandle(out._h, lambda n: n, _read_only(name)))

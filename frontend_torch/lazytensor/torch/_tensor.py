@@ -92,9 +92,18 @@ class LazyTensor(torch.Tensor):
             suffix += f", grad_fn=<{type(self.grad_fn).__name__}>"
         elif self.requires_grad:
             suffix += ", requires_grad=True"
-        return text[:-1] + suffix + ")"
+        prefix = "Parameter containing:\n" if getattr(self, "_is_param", False) else ""
+        return prefix + text[:-1] + suffix + ")"
+
+    def __format__(self, format_spec: str) -> str:
+        # torch formats only exact ``Tensor`` 0-d values through ``.item()``
+        if self.dim() == 0:
+            return self.item().__format__(format_spec)
+        return object.__format__(self, format_spec)
 
     def __reduce_ex__(self, protocol):
+        if getattr(self, "_is_param", False):  # a parameter comes back as one
+            return (_rebuild, (to_cpu(self), self.requires_grad, True))
         return (_rebuild, (to_cpu(self), self.requires_grad))
 
     def __deepcopy__(self, memo):
@@ -103,19 +112,31 @@ class LazyTensor(torch.Tensor):
         with torch.no_grad():
             copy = self.clone()
         copy.requires_grad_(self.requires_grad)
+        if self.is_leaf and self.grad is not None:  # as torch's Tensor.__deepcopy__
+            copy.grad = self.grad.__deepcopy__(memo)
         for name, value in self.__dict__.items():
             setattr(copy, name, value)
         memo[id(self)] = copy
         return copy
 
 
-def _rebuild(cpu: torch.Tensor, requires_grad: bool) -> LazyTensor:
+def _rebuild(cpu: torch.Tensor, requires_grad: bool, is_param: bool = False) -> LazyTensor:
     out = to_lazy(cpu)
+    if is_param:
+        return torch.nn.Parameter(out, requires_grad)
     return out.requires_grad_(requires_grad) if requires_grad else out
+
+
+def _restore_location(storage, location: str):
+    """``torch.load(..., map_location=lazy device)``: a lazy tensor is saved
+    as a CPU tensor that ``_rebuild`` moves back, so its storage stays on the
+    CPU (lazy tensors have no host storage of their own)."""
+    return storage if location.startswith(DEVICE.type) else None
 
 
 # torch.load's default (weights_only) unpickler rebuilds lazy tensors too
 torch.serialization.add_safe_globals([_rebuild])
+torch.serialization.register_package(30, lambda storage: None, _restore_location)
 
 
 def wrap(node: Node, strides=None) -> LazyTensor:

@@ -24,7 +24,7 @@ from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import ShapeError, make
 from lazytensor.tf import _tf
-from lazytensor.tf._array import lift, node_of, operand
+from lazytensor.tf._array import lift, node_of, operand, weak_joined
 from lazytensor.tf.numpy._lower import float_of, promoted, same_dtype
 
 
@@ -95,7 +95,44 @@ def _arange(start, stop=None, step=1, dtype=None):
     if dtype is None:
         values = (start, step) if stop is None else (start, step, stop)
         dtype = ew.promote(TNP, *(operand(v) for v in values))
+    own = _range_dtypes(start, stop, step)
+    if own is not None and any(d.kind == "f" for d in own):
+        return ew.convert(_tf_float_range(start, stop, step, own), _dtype(dtype))
     return creation.arange(start, stop, step, _dtype(dtype))
+
+
+def _range_dtypes(*values) -> list[np.dtype] | None:
+    """The dtypes tf.range (which tnp's arange calls before casting) gives
+    its host-scalar arguments: Python ints int32, Python floats float32,
+    numpy scalars their own. None for other arguments."""
+    found = []
+    for v in values:
+        if type(v) is float:
+            found.append(dt.float32)
+        elif type(v) is int:
+            found.append(dt.int32)
+        elif isinstance(v, (np.integer, np.floating)):
+            found.append(np.dtype(type(v)))
+        elif v is not None:
+            return None
+    return found
+
+
+def _tf_float_range(start, stop, step, own: list[np.dtype]) -> Node:
+    """tf.range over floats: each argument rounded to its own dtype, then
+    ``ceil(|stop - start| / step)`` values ``start + i * step`` in the widest
+    float dtype (tnp's ``arange(0, 1, 0.1)`` carries float32 rounding even
+    when cast to float64)."""
+    compute = max((d for d in own if d.kind == "f"), key=lambda d: d.itemsize)
+    args = [v for v in (start, stop, step) if v is not None]
+    rounded = [np.asarray(v, d).astype(compute) for v, d in zip(args, own, strict=True)]
+    first, last, delta = rounded if stop is not None else (compute.type(0), *rounded)
+    if (delta > 0 and first > last) or (delta < 0 and first < last):
+        return creation.zeros((0,), compute)
+    n = int(np.ceil(np.abs((last - first) / delta)))
+    steps = make(Op.MUL, (creation.iota((n,), 0, compute), creation.const(float(delta), compute,
+                                                                          (n,))))
+    return make(Op.ADD, (steps, creation.const(float(first), compute, (n,))))
 
 
 def _end_points_dtype(start, stop) -> np.dtype:
@@ -140,7 +177,21 @@ def _tri(N, M=None, k=0, dtype=None):  # noqa: N803
 
 
 def _meshgrid(*xi, **kwargs):
-    return creation.meshgrid(*(node_of(x) for x in xi), indexing=kwargs.get("indexing", "xy"))
+    """tnp's meshgrid is TensorFlow's: grid i is ``x_i * ones(dtype of x_0)``,
+    so it promotes ``x_i`` with the first input's dtype (tf's Mul: without
+    numpy behaviour, differing dtypes are an error)."""
+    for flag, refused in (("sparse", True), ("copy", False)):
+        if kwargs.get(flag, not refused) == refused:
+            raise ValueError(f"Function `meshgrid` does not support {flag}={refused}")
+    nodes = [node_of(x) for x in xi]
+    if nodes:
+        first = nodes[0].dtype
+        if not _tf.numpy_behavior() and any(n.dtype != first for n in nodes):
+            raise _tf.tf().errors.InvalidArgumentError(
+                None, None, f"meshgrid: inputs of dtypes {[n.dtype.name for n in nodes]} "
+                            f"(TensorFlow's Mul needs one dtype)")
+        nodes = [ew.convert(n, result_type(TNP, n.dtype, first)) for n in nodes]
+    return creation.meshgrid(*nodes, indexing=kwargs.get("indexing", "xy"))
 
 
 def _vander(x, N=None, increasing=False):  # noqa: N803
@@ -192,17 +243,17 @@ def _concatenate(arys, axis=0):
     if not arys:
         raise ValueError(f"Need at least one array to concatenate. Received empty input: "
                          f"arys={arys}")
-    return core_shape.concatenate(_nodes(arys), axis, None, TNP)
+    return core_shape.concatenate(weak_joined(arys), axis, None, TNP)
 
 
 def _stack(arrays, axis=0):
     if hasattr(arrays, "_node"):
         x = arrays._node()
         return x if axis == 0 else core_shape.swapaxes(x, 0, axis)
-    return core_shape.stack(_nodes(arrays), axis, None, TNP)
+    return core_shape.stack(weak_joined(arrays), axis, None, TNP)
 
 
-def _joiner(fn):
+def _joiner(fn):  # hstack/vstack/dstack: tnp makes each input an array first
     return lambda tup: fn(_nodes(tup), None, TNP)
 
 

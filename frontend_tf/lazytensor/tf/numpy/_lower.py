@@ -22,7 +22,7 @@ from lazytensor.core.ir import Node
 from lazytensor.core.registry import CoreError
 from lazytensor.core.runtime import get_runtime
 from lazytensor.tf import _tf
-from lazytensor.tf._array import ndarray, node_of, operand, wrap
+from lazytensor.tf._array import lift, ndarray, node_of, operand, weak_stand_in, wrap
 
 Impl = Callable[..., object]
 
@@ -111,16 +111,29 @@ def unary(fn: Callable[[Node], Node], to_float: bool = False) -> Impl:
     return lambda x: fn(node_of(x))
 
 
+def operands_and_dtype(values) -> tuple[list, np.dtype]:
+    """Operands (nodes or weak Python scalars) and their TNP dtype; a list of
+    Python scalars promotes as the weak scalars it holds and is lifted at the
+    promoted dtype (``weak_stand_in``)."""
+    stand_ins = [weak_stand_in(v) for v in values]
+    if not any(s is not None for s in stand_ins):
+        operands = [operand(v) for v in values]
+        return operands, ew.promote(TNP, *operands)
+    operands = [operand(v if s is None else s) for v, s in zip(values, stand_ins, strict=True)]
+    dtype = ew.promote(TNP, *operands)
+    return [o if s is None else lift(v, dtype)
+            for o, s, v in zip(operands, stand_ins, values, strict=True)], dtype
+
+
 def promoted(*values) -> list[Node]:
     """Operands promoted with the TNP policy and broadcast together."""
-    operands = [operand(v) for v in values]
-    return ew.coerce(operands, ew.promote(TNP, *operands))
+    operands, dtype = operands_and_dtype(values)
+    return ew.coerce(operands, dtype)
 
 
 def same_dtype(*values) -> list[Node]:
     """Operands promoted with the TNP policy, shapes kept (tnp's _promote_dtype)."""
-    operands = [operand(v) for v in values]
-    dtype = ew.promote(TNP, *operands)
+    operands, dtype = operands_and_dtype(values)
     return [ew.as_node(o, dtype, o.shape if isinstance(o, Node) else ()) for o in operands]
 
 

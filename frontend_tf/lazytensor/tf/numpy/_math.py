@@ -10,6 +10,7 @@ code the numpy frontend runs.
 from __future__ import annotations
 
 import math
+import numbers
 
 import numpy as np
 from lazytensor.core import dtypes as dt
@@ -20,7 +21,7 @@ from lazytensor.core.composite.promotion import TNP
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import DTypeError, ShapeError, make
-from lazytensor.tf._array import lift, node_of
+from lazytensor.tf._array import RECORDING, lift, ndarray, node_of
 from lazytensor.tf._tf import as_np_dtype
 from lazytensor.tf.numpy._lower import (
     binary,
@@ -58,6 +59,46 @@ def _signbit(x: Node) -> Node:
         else ew.full(x.shape, False, dt.bool_)
 
 
+# While a GradientTape records, the ops whose gradient convention differs
+# between TensorFlow and the core's autodiff (JAX's rules) are written so that
+# their gradient is TensorFlow's; the values are the same.
+
+def _taping(x: Node) -> bool:
+    return RECORDING.active is not None and dt.is_float(x.dtype)
+
+
+def _tf_chooser(compare: Op):
+    """maximum/minimum as ``select(x1 >= x2 or isnan(x1), x1, x2)``: TensorFlow's
+    gradient gives a tie wholly to x1 (``maximum(x, 0.0)`` at 0 passes the
+    gradient; JAX's rule halves it); NaN propagates as in tf.maximum."""
+    def fn(a: Node, b: Node) -> Node:
+        pick = make(Op.OR, (make(compare, (a, b)), make(Op.NE, (a, a))))
+        return make(Op.SELECT, (pick, a, b))
+
+    return fn
+
+
+_TF_MAXIMUM, _TF_MINIMUM = _tf_chooser(Op.GE), _tf_chooser(Op.LE)
+
+
+def _maximum(a: Node, b: Node) -> Node:
+    if dt.is_bool(a.dtype):
+        return make(Op.OR, (a, b))
+    return _TF_MAXIMUM(a, b) if _taping(a) else npextra.maximum(a, b)
+
+
+def _minimum(a: Node, b: Node) -> Node:
+    if dt.is_bool(a.dtype):
+        return make(Op.AND, (a, b))
+    return _TF_MINIMUM(a, b) if _taping(a) else npextra.minimum(a, b)
+
+
+def _abs(x: Node) -> Node:
+    """|x|; while taping real floats ``x * sign(x)``, whose gradient is
+    TensorFlow's ``sign(x)`` (0 at 0, where JAX's abs gives 1)."""
+    return make(Op.MUL, (x, make(Op.SIGN, (x,)))) if _taping(x) else npextra.absolute(x)
+
+
 def _shared(*names: str) -> dict:
     """The core's numpy ufuncs (``composite.ufuncs``) that tnp computes alike."""
     return {name: ufuncs.UFUNCS[name].fn for name in names}
@@ -71,8 +112,8 @@ UNARY_FLOAT = {  # tnp promotes integer/bool input to float64
     "fix": ufuncs.UFUNCS["trunc"].fn, "sinc": tnp_shared.sinc,
 }
 UNARY_SAME = {
-    **_shared("absolute", "fabs", "negative", "positive", "square", "sign", "logical_not"),
-    "abs": npextra.absolute, "conj": ufuncs.conj, "conjugate": ufuncs.conj,
+    **_shared("negative", "positive", "square", "sign", "logical_not"),
+    "abs": _abs, "absolute": _abs, "fabs": _abs, "conj": ufuncs.conj, "conjugate": ufuncs.conj,
     "reciprocal": _reciprocal, "signbit": _signbit, "bitwise_not": ufuncs.UFUNCS["invert"].fn,
     "real": lambda x: make(Op.REAL, (x,)) if dt.is_complex(x.dtype) else x,
     "imag": lambda x: make(Op.IMAG, (x,)) if dt.is_complex(x.dtype) else npextra.const(0, x),
@@ -123,14 +164,6 @@ def _bool_or(fn):
     return f
 
 
-def _maximum(a: Node, b: Node) -> Node:
-    return make(Op.OR, (a, b)) if dt.is_bool(a.dtype) else npextra.maximum(a, b)
-
-
-def _minimum(a: Node, b: Node) -> Node:
-    return make(Op.AND, (a, b)) if dt.is_bool(a.dtype) else npextra.minimum(a, b)
-
-
 def _heaviside(x: Node, h0: Node) -> Node:
     out = make(Op.SELECT, (make(Op.LT, (x, npextra.const(0, x))), npextra.const(0, x),
                            make(Op.SELECT, (make(Op.GT, (x, npextra.const(0, x))),
@@ -159,7 +192,7 @@ def _logaddexp(exp: Op, scale):
         a, b = promoted(x1, x2)
         a, b = float_of(a), float_of(b)
         delta = make(Op.SUB, (a, b))
-        tail = make(Op.LOG1P, (make(exp, (make(Op.NEG, (make(Op.ABS, (delta,)),)),)),))
+        tail = make(Op.LOG1P, (make(exp, (make(Op.NEG, (_abs(delta),)),)),))
         if scale is not None:
             tail = _true_divide(*promoted(tail, scale))
         peak = _maximum(a, b)
@@ -190,6 +223,22 @@ BINARY = {  # name: (node function, kind)
     "less": (_compare(Op.LT), "same"), "less_equal": (_compare(Op.LE), "same"),
     "greater": (_compare(Op.GT), "same"), "greater_equal": (_compare(Op.GE), "same"),
 }
+
+
+def _maximum_or_relu(x1, x2):
+    """tnp's maximum; ``maximum(tensor, 0)`` (a Python or numpy zero, a
+    tensor, not a variable) is tnp's fast path ``tf.nn.relu(x1)``: x1's dtype
+    kept (``maximum(int array, 0.0)`` stays integer) and relu's gradient, 0
+    at 0 (where maximum's gives a tie to x1)."""
+    if not (isinstance(x2, numbers.Real) and not isinstance(x2, bool) and x2 == 0
+            and type(x1) is ndarray and not dt.is_bool(x1._node().dtype)):
+        return _MAXIMUM(x1, x2)
+    x = x1._node()
+    if not _taping(x):
+        return _MAXIMUM(x1, 0)  # a weak zero: x1's dtype
+    zero = npextra.const(0, x)
+    pick = make(Op.OR, (make(Op.GT, (x, zero)), make(Op.NE, (x, x))))
+    return make(Op.SELECT, (pick, x, zero))
 
 
 def _divmod(x1, x2):
@@ -224,7 +273,17 @@ def _clip(a, a_min, a_max):
     if a_max is None:
         return _maximum(*promoted(a, a_min))
     x, lo, hi = promoted(a, a_min, a_max)
-    return make(Op.MIN, (make(Op.MAX, (x, lo)), hi))
+    if RECORDING.active is None and _ordered_on_host(a_min, a_max):
+        return make(Op.MIN, (make(Op.MAX, (x, lo)), hi))  # numpy's order: the same value
+    # tf.clip_by_value: max(min(x, hi), lo), which is a_min where a_min > a_max
+    # (numpy's order gives a_max), with TensorFlow's gradient at the bounds
+    return _maximum(_minimum(x, hi), lo)
+
+
+def _ordered_on_host(a_min, a_max) -> bool:
+    """Both bounds are host numbers and a_min <= a_max."""
+    numbers = (int, float, np.integer, np.floating)
+    return isinstance(a_min, numbers) and isinstance(a_max, numbers) and a_min <= a_max
 
 
 # -------------------------------------------------------------- reductions
@@ -373,6 +432,8 @@ def _is_complex_obj(x) -> bool:
     return dt.is_complex(node_of(x).dtype)
 
 
+_MAXIMUM = binary(_maximum)
+
 MATH = {
     **{name: unary(fn, True) for name, fn in UNARY_FLOAT.items()},
     **{name: unary(fn) for name, fn in UNARY_SAME.items()},
@@ -385,7 +446,7 @@ MATH = {
     "log10": _log_base(10.0),
     "logaddexp": _logaddexp(Op.EXP, None),
     "logaddexp2": _logaddexp(Op.EXP2, np.float64(np.log(2))),
-    "isclose": _isclose, "allclose": _allclose,
+    "maximum": _maximum_or_relu, "isclose": _isclose, "allclose": _allclose,
     "array_equal": _array_equal, "clip": _clip,
     "sum": _sum_like("sum", "any"), "prod": _sum_like("prod", "all"),
     "amax": _extreme("max"), "max": _extreme("max"), "amin": _extreme("min"),

@@ -115,9 +115,26 @@ _INDEX_TYPES = (int, np.integer, slice, type(None), type(Ellipsis), list, np.nda
 _INDEX_ERRORS = {indexing.IndexingError: _tf.INVALID_ARGUMENT}
 
 
+def _as_tuple_index(key):
+    """tnp reads a list index as a tuple index (numpy's legacy rule) when it
+    holds None, Ellipsis, a slice, a list/tuple or a non-scalar array:
+    ``x[[rows, cols]]`` and ``x[lnp.ix_(rows, cols)]`` (a list) pick elements;
+    a list of scalars stays one integer-array index."""
+    if type(key) is not list:
+        return key
+    for entry in key:
+        if entry is None or entry is Ellipsis or isinstance(entry, (list, tuple, slice)):
+            return tuple(key)
+        if isinstance(entry, (ndarray, np.ndarray)) or _tf.is_tf_value(entry):
+            if len(entry.shape) != 0:
+                return tuple(key)
+    return key
+
+
 def _getitem(self: ndarray, key):
     from lazytensor.tf.numpy._lower import lowered
 
+    key = _as_tuple_index(key)
     entries = [_index_entry(k) for k in (key if isinstance(key, tuple) else (key,))]
     node = self._node()
     for entry in entries:

@@ -12,6 +12,7 @@ to PyTorch's decompositions, then to the eager fallback.
 from __future__ import annotations
 
 from lazytensor.torch.aten import (
+    amp,
     elementwise,
     factories,
     grads,
@@ -25,7 +26,7 @@ from lazytensor.torch.aten import (
 )
 
 FAMILIES = (elementwise, reduction, views, movement, indexing, linalg, nn, factories,
-            spectral, grads)
+            spectral, grads, amp)
 
 
 def _merge() -> dict:

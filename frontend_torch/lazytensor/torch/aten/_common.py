@@ -4,8 +4,10 @@ application with torch's promotion."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
+import ml_dtypes
 import numpy as np
 from lazytensor.core import Node, Op, make, scalar
 from lazytensor.core.composite.elementwise import as_node, broadcast_shapes, convert
@@ -242,6 +244,40 @@ def dense_strides(x, memory_format=None) -> tuple[int, ...] | None:
     from torch._prims_common import is_non_overlapping_and_dense_or_false
 
     return tuple(x.stride()) if is_non_overlapping_and_dense_or_false(x) else None
+
+
+_HALF = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
+_FLOAT32 = np.dtype(np.float32)
+
+
+def opmath(impl):
+    """``impl`` run in float32 when its floating tensors are all float16 (or
+    all bfloat16), its floating results rounded back once: torch's kernels of
+    softmax, norms, pooling and losses accumulate half inputs in float32
+    ("opmath"); every step in half precision drifts by many ulps. A call
+    naming a result ``dtype`` runs as it is."""
+    @functools.wraps(impl)
+    def run(*args, **kwargs):
+        values = (*args, *kwargs.values())
+        kinds = {x._h.node.dtype for x in values
+                 if isinstance(x, LazyTensor) and x.is_floating_point()}
+        if (len(kinds) != 1 or (half := kinds.pop()) not in _HALF
+                or any(isinstance(v, torch.dtype) for v in values)):
+            return impl(*args, **kwargs)
+        out = impl(*(_retyped(a, half, _FLOAT32) for a in args),
+                   **{k: _retyped(v, half, _FLOAT32) for k, v in kwargs.items()})
+        if isinstance(out, (tuple, list)):
+            return type(out)(_retyped(o, _FLOAT32, half) for o in out)
+        return _retyped(out, _FLOAT32, half)
+
+    return run
+
+
+def _retyped(x, old: np.dtype, new: np.dtype):
+    """A lazy tensor of dtype ``old`` as ``new`` (same layout); else ``x``."""
+    if not isinstance(x, LazyTensor) or x._h.node.dtype != old:
+        return x
+    return wrap(convert(x._h.node, new), None if x.is_contiguous() else x.stride())
 
 
 def unary_op(op: Op):

@@ -19,7 +19,7 @@ from lazytensor.core.composite.shape import reshape
 from lazytensor.torch import _promotion as P
 from lazytensor.torch._rng import next_key
 from lazytensor.torch._tensor import NUMPY_OF, wrap
-from lazytensor.torch.aten._common import aten, dim, elementwise, node
+from lazytensor.torch.aten._common import aten, dim, elementwise, node, opmath
 
 REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
 
@@ -448,24 +448,26 @@ TABLE = {
     aten.max_pool2d_with_indices: _max_pool(2), aten.max_pool3d_with_indices: _max_pool(3),
     aten.max_pool2d_with_indices_backward: _max_pool_backward(2),
     aten.max_pool3d_with_indices_backward: _max_pool_backward(3),
-    aten.avg_pool2d: _avg_pool(2), aten.avg_pool3d: _avg_pool(3),
-    aten.avg_pool2d_backward: _avg_pool_backward(2),
-    aten.avg_pool3d_backward: _avg_pool_backward(3),
-    aten._adaptive_avg_pool2d: _adaptive_avg_pool, aten._adaptive_avg_pool3d: _adaptive_avg_pool,
-    aten._adaptive_avg_pool2d_backward: _adaptive_avg_pool_backward(2),
-    aten._adaptive_avg_pool3d_backward: _adaptive_avg_pool_backward(3),
+    aten.avg_pool2d: opmath(_avg_pool(2)), aten.avg_pool3d: opmath(_avg_pool(3)),
+    aten.avg_pool2d_backward: opmath(_avg_pool_backward(2)),
+    aten.avg_pool3d_backward: opmath(_avg_pool_backward(3)),
+    aten._adaptive_avg_pool2d: opmath(_adaptive_avg_pool),
+    aten._adaptive_avg_pool3d: opmath(_adaptive_avg_pool),
+    aten._adaptive_avg_pool2d_backward: opmath(_adaptive_avg_pool_backward(2)),
+    aten._adaptive_avg_pool3d_backward: opmath(_adaptive_avg_pool_backward(3)),
     aten.native_layer_norm: _layer_norm, aten.native_layer_norm_backward: _layer_norm_backward,
     aten.native_batch_norm: _batch_norm, aten.native_batch_norm_backward: _batch_norm_backward,
     aten._native_batch_norm_legit.default: _legit,
     aten._native_batch_norm_legit.no_stats: _legit_no_stats,
     aten._native_batch_norm_legit_no_training: _legit_no_training,
-    aten._softmax: _softmax(False), aten._log_softmax: _softmax(True),
-    aten._softmax_backward_data: _softmax_backward(False),
-    aten._log_softmax_backward_data: _softmax_backward(True),
-    aten._safe_softmax: _safe_softmax,
-    aten.nll_loss_forward: _nll, aten.nll_loss_backward: _nll_backward,
-    aten.nll_loss2d_forward: _nll, aten.nll_loss2d_backward: _nll_backward,
-    aten.mse_loss: _mse, aten.mse_loss_backward: _mse_backward,
+    aten._softmax: opmath(_softmax(False)), aten._log_softmax: opmath(_softmax(True)),
+    aten._softmax_backward_data: opmath(_softmax_backward(False)),
+    aten._log_softmax_backward_data: opmath(_softmax_backward(True)),
+    aten._safe_softmax: opmath(_safe_softmax),
+    aten.nll_loss_forward: opmath(_nll), aten.nll_loss_backward: opmath(_nll_backward),
+    aten.nll_loss2d_forward: opmath(_nll),
+    aten.nll_loss2d_backward: opmath(_nll_backward),
+    aten.mse_loss: opmath(_mse), aten.mse_loss_backward: opmath(_mse_backward),
     aten.gelu: _gelu, aten.gelu_backward: _gelu_backward,
     aten.silu: _float_unary(act.silu), aten.silu_backward: _grad_of(act.silu_backward),
     aten.mish: _float_unary(act.mish), aten.hardswish: _float_unary(act.hardswish),

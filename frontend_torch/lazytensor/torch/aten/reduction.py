@@ -13,7 +13,7 @@ from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import reduction as R
 from lazytensor.core.composite.elementwise import as_node, convert
 from lazytensor.torch._tensor import wrap
-from lazytensor.torch.aten._common import aten, dims, node, np_dtype
+from lazytensor.torch.aten._common import aten, dims, node, np_dtype, opmath
 from lazytensor.torch.aten._common import dim as _dim
 
 INDEX = dt.int64
@@ -25,15 +25,29 @@ def _sum_dtype(x: Node, dtype) -> np.dtype:
     return dt.int64 if (dt.is_int(x.dtype) or dt.is_bool(x.dtype)) else x.dtype
 
 
+_HALF = (dt.float16, dt.bfloat16)
+
+
+def _accumulated(reduction, n: Node, target: np.dtype) -> Node:
+    """``reduction(n as target)``; half-precision sums accumulate in float32
+    and round once at the end, as torch's kernels do (``acc_type``)."""
+    if target not in _HALF:
+        return reduction(convert(n, target))
+    return convert(reduction(convert(convert(n, target), dt.float32)), target)
+
+
 def _sum(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     n = node(x)
-    return wrap(R.reduce("sum", convert(n, _sum_dtype(n, dtype)), dims(dim, n.ndim), keepdim))
+    axes = dims(dim, n.ndim)
+    return wrap(_accumulated(lambda v: R.reduce("sum", v, axes, keepdim), n,
+                             _sum_dtype(n, dtype)))
 
 
 def _prod(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     n = node(x)
     axes = dims(dim, n.ndim) if dim is not None else tuple(range(n.ndim))
-    return wrap(R.reduce("prod", convert(n, _sum_dtype(n, dtype)), axes, keepdim))
+    return wrap(_accumulated(lambda v: R.reduce("prod", v, axes, keepdim), n,
+                             _sum_dtype(n, dtype)))
 
 
 def _mean(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
@@ -44,7 +58,8 @@ def _mean(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
             "mean(): could not infer output dtype. Input dtype must be either a floating "
             f"point or complex dtype. Got: {_torch_name(target)}"
         )
-    return wrap(R.mean(convert(n, target), dims(dim, n.ndim), keepdim))
+    axes = dims(dim, n.ndim)
+    return wrap(_accumulated(lambda v: R.mean(v, axes, keepdim), n, target))
 
 
 def _torch_name(d: np.dtype) -> str:
@@ -57,10 +72,14 @@ def _extreme(kind: str, name: str):
     def impl(x, dim=(), keepdim=False):  # noqa: A002
         n = node(x)
         axes = dims(dim, n.ndim)
-        if any(n.shape[a] == 0 for a in axes) or (n.ndim and not n.shape[0] and not axes):
-            raise IndexError(f"{name}(): Expected reduction dim to be specified for "
-                             "input.numel() == 0. Specify the reduction dim with the 'dim' "
-                             "argument.")
+        empty = [a for a in axes if n.shape[a] == 0]
+        if empty and dim not in (None, (), []):  # torch: IndexError only for named dims
+            raise IndexError(f"{name}(): Expected reduction dim {empty[0]} to have non-zero "
+                             "size.")
+        if empty or (n.ndim and not n.shape[0] and not axes):
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
+                               "input.numel() == 0. Specify the reduction dim with the 'dim' "
+                               "argument.")
         return wrap(R.reduce(kind, n, axes, keepdim))
 
     return impl
@@ -123,13 +142,13 @@ def _var_like(sqrt: bool, with_mean: bool):
         ddof = 1 if correction is None else correction
         if not dt.is_inexact(n.dtype):
             raise RuntimeError("std and var only support floating point and complex dtypes")
-        v = R.var(n, axes, keepdim, ddof)
+        v = _accumulated(lambda f: R.var(f, axes, keepdim, ddof), n, n.dtype)
         if dt.is_complex(n.dtype):
             v = make(Op.REAL, (v,)) if dt.is_complex(v.dtype) else v
         out = make(Op.SQRT, (v,)) if sqrt else v
         if not with_mean:
             return wrap(out)
-        return wrap(out), wrap(R.mean(n, axes, keepdim))
+        return wrap(out), wrap(_accumulated(lambda f: R.mean(f, axes, keepdim), n, n.dtype))
 
     return impl
 
@@ -144,10 +163,11 @@ def _logsumexp(x, dim, keepdim=False):  # noqa: A002
 def _scan(op: Op):
     def impl(x, dim, *, dtype=None):  # noqa: A002
         n = node(x)
-        n = convert(n, _sum_dtype(n, dtype)) if op in (Op.CUMSUM, Op.CUMPROD) else n
+        target = _sum_dtype(n, dtype) if op in (Op.CUMSUM, Op.CUMPROD) else n.dtype
         if n.ndim == 0:
-            return wrap(n)
-        return wrap(make(op, (n,), _dim(dim, n.ndim), False))
+            return wrap(convert(n, target))
+        d = _dim(dim, n.ndim)
+        return wrap(_accumulated(lambda v: make(op, (v,), d, False), n, target))
 
     return impl
 
@@ -342,10 +362,10 @@ def _table() -> dict:
         aten.var.correction: _var_like(False, False), aten.std.correction: _var_like(True, False),
         aten.var_mean.correction: _var_like(False, True),
         aten.std_mean.correction: _var_like(True, True),
-        aten.logsumexp: _logsumexp, aten.cumsum: _scan(Op.CUMSUM),
+        aten.logsumexp: opmath(_logsumexp), aten.cumsum: _scan(Op.CUMSUM),
         aten.cumprod: _scan(Op.CUMPROD), aten.logcumsumexp: _scan(Op.CUMLOGSUMEXP),
         aten.cummax: _cum_extreme(Op.CUMMAX, Op.GE), aten.cummin: _cum_extreme(Op.CUMMIN, Op.LE),
-        aten.linalg_vector_norm: _vector_norm, aten.count_nonzero: _count_nonzero,
+        aten.linalg_vector_norm: opmath(_vector_norm), aten.count_nonzero: _count_nonzero,
         aten.sort.default: _sort, aten.sort.stable: _sort_stable, aten.argsort: _argsort,
         aten.topk: _topk, aten.median.dim: _median_dim(False),
         aten.nanmedian.dim: _median_dim(True), aten.median.default: _median_all(False),
