@@ -13,9 +13,9 @@ from __future__ import annotations
 import math
 import weakref
 
+from lazytensor.core import layout as _layout
 from lazytensor.core.ir import Node
 from lazytensor.core.runtime import Handle, get_runtime, scalar
-from lazytensor.numpy import _layout
 
 import numpy as np
 

@@ -6,13 +6,13 @@ creation composites. Fill values become scalar parameters (no recompiles).
 from __future__ import annotations
 
 from lazytensor.core import dtypes as dt
+from lazytensor.core import layout as _layout
 from lazytensor.core.composite import creation as cc
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite.promotion import NUMPY, result_type
 from lazytensor.core.composite.shape import reshape
 from lazytensor.core.ir import Node
 from lazytensor.core.runtime import Handle
-from lazytensor.numpy import _layout
 from lazytensor.numpy._base import (
     WEAK_TYPES,
     from_host,
@@ -41,9 +41,7 @@ def _fill_dtype(value) -> np.dtype:
 def _like_strides(a, node: Node, order: str):
     if order not in ("K", "A") or type(a) is not ndarray or a._st is None or node.ndim < 2:
         return None
-    dense = _layout.k_order(node.shape, [(a.shape, a._st, a.itemsize)])
-    return _layout.normalize(node.shape, _layout.scale(dense, node.dtype.itemsize),
-                             node.dtype.itemsize)
+    return _layout.fresh(node.shape, [(a.shape, a._st, a.itemsize)], node.dtype.itemsize)
 
 
 # ------------------------------------------------------------- from data

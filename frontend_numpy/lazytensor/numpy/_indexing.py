@@ -12,6 +12,7 @@ with a full-shape mask, which stays lazy as a select.
 from __future__ import annotations
 
 from lazytensor.core import dtypes as dt
+from lazytensor.core import layout as _layout
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import indexing as ci
 from lazytensor.core.composite import views as cv
@@ -19,7 +20,7 @@ from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import CoreError, make
 from lazytensor.core.runtime import get_runtime
-from lazytensor.numpy import _errors, _layout
+from lazytensor.numpy import _errors
 from lazytensor.numpy._base import lift, ndarray, wrap
 from lazytensor.numpy._ufuncs import INT_BOUNDS, assign
 from lazytensor.numpy._views import is_read_only, view

@@ -6,12 +6,13 @@ joins, tilings and paddings (copies), on the core's shape composites.
 
 from __future__ import annotations
 
+from lazytensor.core import layout as _layout
 from lazytensor.core.composite import matrix as cm
 from lazytensor.core.composite import rearrange as cr
 from lazytensor.core.composite import shape as cs
 from lazytensor.core.composite.reduction import normalize_axes, normalize_axis
 from lazytensor.core.runtime import ViewHandle
-from lazytensor.numpy import _layout, _views
+from lazytensor.numpy import _views
 from lazytensor.numpy._base import as_index, ndarray, node_of, wrap
 from lazytensor.numpy._creation import array_copy, as_dtype, asarray
 from lazytensor.numpy._dispatch import eager, implements
@@ -45,28 +46,18 @@ def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
     return _views.reshape(a, shape, copy)
 
 
-def _memory_order(a: ndarray) -> tuple[int, ...]:
-    """Axes from largest to smallest stride (numpy's K order for ravel)."""
-    strides = a.strides
-    return tuple(sorted(range(a.ndim), key=lambda d: -abs(strides[d])))
-
-
 @implements("ravel")
 def ravel(a, order="C"):
     """A 1-d view when the data are contiguous in ``order``, else a copy."""
     a = _lazy(a)
-    if order == "F" or (order == "A" and a._st is not None and _is_f(a)):
+    fortran = a._st is not None and _layout.is_f_contiguous(a.shape, a.strides, a.itemsize)
+    if order == "F" or (order == "A" and fortran):
         a = _views.transpose(a, tuple(range(a.ndim))[::-1])
     elif order == "K" and a._st is not None:
-        a = _views.transpose(a, _memory_order(a))
+        a = _views.transpose(a, _layout.memory_order(a.strides))
     if a._st is None:
         return _views.reshape(a, (a.size,))
     return wrap(cs.ravel(a._h.node))
-
-
-def _is_f(a: ndarray) -> bool:
-    rev = a.strides[::-1]
-    return _layout.normalize(a.shape[::-1], rev, a.itemsize) is None
 
 
 def flatten(a: ndarray, order="C") -> ndarray:
@@ -362,9 +353,7 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     a = _lazy(a)
     out = cm.diagonal(a._h.node, offset, axis1, axis2)  # numpy's errors, now
     i, j = normalize_axis(axis1, a.ndim), normalize_axis(axis2, a.ndim)
-    st = a.strides
-    strides = [st[d] for d in range(a.ndim) if d not in (i, j)] + [st[i] + st[j]]
-    layout = _layout.normalize(out.shape, strides, a.itemsize)
+    layout = _layout.diagonal(a.shape, a._st, a.itemsize, i, j, out.shape)
     return _views.read_only(a, lambda n: cm.diagonal(n, offset, axis1, axis2), layout)
 
 

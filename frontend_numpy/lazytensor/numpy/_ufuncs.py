@@ -11,6 +11,7 @@ one convert/broadcast per operand, one composite, one handle.
 from __future__ import annotations
 
 from lazytensor.core import dtypes as dt
+from lazytensor.core import layout as _layout
 from lazytensor.core.composite import indexing as ci
 from lazytensor.core.composite import npextra as npx
 from lazytensor.core.composite.elementwise import as_node, broadcast_shapes, convert
@@ -20,7 +21,7 @@ from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import RECORDED, CoreError, make
 from lazytensor.core.runtime import get_runtime, scalar
-from lazytensor.numpy import _errors, _layout
+from lazytensor.numpy import _errors
 from lazytensor.numpy._base import lift, ndarray, wrap
 from lazytensor.numpy._ufunc_table import ABOVE_RANGE, MIRROR, UFUNCS, direct_op
 
@@ -79,11 +80,7 @@ def _strides(values, out: Node):
     """numpy's K-order layout of a fresh output (None: C-contiguous)."""
     layouts = [(v.shape, v._st, v.itemsize) for v in values
                if type(v) is ndarray and v._st is not None]
-    if not layouts or out.ndim < 2:
-        return None
-    dense = _layout.k_order(out.shape, layouts)
-    return _layout.normalize(out.shape, _layout.scale(dense, out.dtype.itemsize),
-                             out.dtype.itemsize)
+    return _layout.fresh(out.shape, layouts, out.dtype.itemsize)
 
 
 def compute(ufunc: np.ufunc, values: tuple, loop=None) -> tuple[Node, ...]:

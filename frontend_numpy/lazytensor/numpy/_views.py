@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Callable
 
+from lazytensor.core import layout as _layout
 from lazytensor.core.composite import shape as cs
 from lazytensor.core.composite import views as cv
 from lazytensor.core.ir import Node
 from lazytensor.core.runtime import ViewHandle
-from lazytensor.numpy import _layout
 from lazytensor.numpy._base import ndarray, wrap
 
 _new = object.__new__
@@ -60,11 +60,7 @@ def broadcast(a: ndarray, shape: tuple[int, ...]) -> ndarray:
     """A read-only broadcast view (numpy's broadcast_to)."""
     node = a._h.node
     cs.broadcast_to(node, shape)  # numpy's error for impossible shapes, now
-    full = _layout.full(node.shape, a._st, node.dtype.itemsize)
-    lead = len(shape) - node.ndim
-    strides = [0] * lead + [0 if n == 1 and m != 1 else s
-                            for n, m, s in zip(node.shape, shape[lead:], full, strict=False)]
-    st = _layout.normalize(shape, strides, node.dtype.itemsize)
+    st = _layout.broadcast(node.shape, a._st, node.dtype.itemsize, shape)
     return view(a, lambda n: cs.broadcast_to(n, shape), None, st)
 
 

@@ -1,10 +1,15 @@
-"""numpy's memory layout, tracked only as far as it decides view-or-copy.
+"""Strided memory layout, tracked only as far as it decides view-or-copy.
 
-numpy's answer to "does this reshape (ravel, ...) return a view?" depends on
-the array's strides. A lazy array keeps ``None`` when it is C-contiguous (the
-fast, common case) and its byte strides otherwise; the functions here compute
-the strides numpy would give the result of a view op, and numpy's K-order
-choice for freshly allocated outputs (ufuncs, ``np.copy``, ``*_like``).
+Whether a reshape (ravel, flatten, ``view``...) can return a view depends on
+the array's strides, in numpy (``_attempt_nocopy_reshape``) as in torch
+(``computeStride``): the same question on the same host integers, so it is
+answered here once for every frontend. A frontend keeps ``None`` when an
+array is C-contiguous (the fast, common case) and its strides otherwise (in
+bytes, or in elements with ``itemsize`` 1); the functions here compute the
+strides of the result of a view op, and the K-order layout (axes ordered like
+the operands' strides) of freshly allocated outputs (elementwise results,
+copies, ``*_like``). Pure Python over shapes and strides: no nodes, no
+framework.
 
 >>> reshape_strides((2, 3), (8, 16), (6,), 8) is COPY  # a transposed array: numpy copies
 True
@@ -45,10 +50,20 @@ def normalize(shape: Sequence[int], strides: Sequence[int], itemsize: int) -> St
 
 
 def full(shape: Sequence[int], strides: Strides, itemsize: int) -> tuple[int, ...]:
+    """The explicit strides of a layout (``None`` spelled out as C strides).
+
+    >>> full((2, 3), None, 4)
+    (12, 4)
+    """
     return c_strides(shape, itemsize) if strides is None else strides
 
 
 def transpose(shape, strides: Strides, itemsize: int, perm: Sequence[int]) -> Strides:
+    """Strides after permuting the axes by ``perm`` (always a view).
+
+    >>> transpose((2, 3), None, 8, (1, 0))
+    (8, 24)
+    """
     st = full(shape, strides, itemsize)
     return normalize([shape[p] for p in perm], [st[p] for p in perm], itemsize)
 
@@ -145,3 +160,64 @@ def _aligned(out_shape, shape, strides) -> list[int]:
 def scale(strides: Strides, itemsize: int) -> Strides:
     """Dense element-unit strides (from ``k_order``) in bytes, or None if C."""
     return strides if strides is None else tuple(s * itemsize for s in strides)
+
+
+def fresh(out_shape: Sequence[int], operands: Sequence[tuple], itemsize: int) -> Strides:
+    """The layout of a freshly allocated output in K order, in bytes of
+    ``itemsize``: C-contiguous (``None``) unless some operand (``(shape,
+    strides, itemsize)`` each, strides not None) is laid out otherwise.
+
+    >>> fresh((2, 3), [((2, 3), (8, 16), 8)], 4)  # like a transposed operand
+    (4, 8)
+    >>> fresh((2, 3), [], 4) is None
+    True
+    """
+    if not operands or len(out_shape) < 2:
+        return None
+    dense = k_order(out_shape, operands)
+    return normalize(out_shape, scale(dense, itemsize), itemsize)
+
+
+def broadcast(shape: Sequence[int], strides: Strides, itemsize: int,
+              new_shape: Sequence[int]) -> Strides:
+    """Strides of a broadcast view: 0 along new and stretched axes.
+
+    >>> broadcast((3,), None, 8, (2, 3))
+    (0, 8)
+    """
+    st = full(shape, strides, itemsize)
+    lead = len(new_shape) - len(shape)
+    out = [0] * lead + [0 if n == 1 and m != 1 else s
+                        for n, m, s in zip(shape, new_shape[lead:], st, strict=False)]
+    return normalize(new_shape, out, itemsize)
+
+
+def diagonal(shape: Sequence[int], strides: Strides, itemsize: int, axis1: int, axis2: int,
+             out_shape: Sequence[int]) -> Strides:
+    """Strides of the diagonal view over (normalized) ``axis1`` and ``axis2``:
+    the other axes in order, then one axis stepping along both.
+
+    >>> diagonal((3, 3), None, 8, 0, 1, (3,))
+    (32,)
+    """
+    st = full(shape, strides, itemsize)
+    out = [st[d] for d in range(len(shape)) if d not in (axis1, axis2)] + [st[axis1] + st[axis2]]
+    return normalize(out_shape, out, itemsize)
+
+
+def memory_order(strides: Sequence[int]) -> tuple[int, ...]:
+    """Axes from the widest to the narrowest stride (K order for a ravel).
+
+    >>> memory_order((8, 16))
+    (1, 0)
+    """
+    return tuple(sorted(range(len(strides)), key=lambda d: -abs(strides[d])))
+
+
+def is_f_contiguous(shape: Sequence[int], strides: Sequence[int], itemsize: int) -> bool:
+    """Whether ``strides`` are Fortran-contiguous for ``shape``.
+
+    >>> is_f_contiguous((2, 3), (8, 16), 8), is_f_contiguous((2, 3), (24, 8), 8)
+    (True, False)
+    """
+    return normalize(tuple(shape)[::-1], tuple(strides)[::-1], itemsize) is None
