@@ -21,9 +21,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from lazytensor.core.composite import matrix, shape
+from lazytensor.core.composite.elementwise import as_node
 from lazytensor.core.composite.indexing import apply_plan, plan_index, update_plan
 from lazytensor.core.ir import Node
-from lazytensor.core.registry import CoreError
+from lazytensor.core.ops import Op
+from lazytensor.core.registry import CoreError, make
 
 Forward = Callable[[Node], Node]
 Backward = Callable[[Node, Node], Node]
@@ -95,3 +97,67 @@ def diagonal_view(x: Node, offset: int = 0, axis1: int = 0, axis2: int = 1) -> V
     matrix.diagonal(x, offset, axis1, axis2)  # validate now
     return (lambda base: matrix.diagonal(base, offset, axis1, axis2),
             lambda base, view: matrix.set_diagonal(base, view, offset, axis1, axis2))
+
+
+def complex_as_real(v: Node) -> Node:
+    """A complex array's (real, imag) pairs along a new last axis of 2
+    (``torch.view_as_real``, numpy's ``view`` of complex as float).
+
+    >>> import numpy as np
+    >>> complex_as_real(as_node(1j, np.dtype("complex64"), (3,))).shape
+    (3, 2)
+    """
+    parts = [shape.reshape(make(op, (v,)), (*v.shape, 1)) for op in (Op.REAL, Op.IMAG)]
+    return make(Op.CONCATENATE, tuple(parts), v.ndim)
+
+
+def real_as_complex(v: Node) -> Node:
+    """The inverse of ``complex_as_real``: a last axis of (real, imag)
+    pairs becomes complex values."""
+    last = v.ndim - 1
+    re, im = (shape.reshape(shape.slice_axis(v, last, i, i + 1), v.shape[:-1]) for i in (0, 1))
+    return make(Op.COMPLEX, (re, im))
+
+
+def complex_pair() -> ViewPair:
+    """(forward, backward) of the real view of complex data."""
+    return complex_as_real, lambda base, view: real_as_complex(view)
+
+
+def real_pair() -> ViewPair:
+    """(forward, backward) of the complex view of (real, imag) pairs."""
+    return real_as_complex, lambda base, view: complex_as_real(view)
+
+
+def embed_select(values: Node, sizes: Sequence[int], axis: int, index: int) -> Node:
+    """Zeros of ``sizes`` holding ``values`` at ``index`` along ``axis``
+    (the gradient of selecting that entry): one PAD.
+
+    >>> import numpy as np
+    >>> embed_select(as_node(1.0, np.dtype("float32"), (3,)), (3, 4), 1, 2).shape
+    (3, 4)
+    """
+    sizes = tuple(sizes)
+    g = make(Op.RESHAPE, (values,), sizes[:axis] + (1,) + sizes[axis + 1:])
+    cfg = tuple((index, sizes[axis] - index - 1, 0) if a == axis else (0, 0, 0)
+                for a in range(len(sizes)))
+    return make(Op.PAD, (g, as_node(0, g.dtype)), cfg)
+
+
+def embed_slice(values: Node, sizes: Sequence[int], axis: int, start: int, step: int) -> Node:
+    """Zeros of ``sizes`` holding ``values`` at ``start``, ``start + step``,
+    ... along ``axis`` (the gradient of a slice): one PAD with interior
+    padding for the step.
+
+    >>> import numpy as np
+    >>> embed_slice(as_node(1.0, np.dtype("float32"), (2,)), (5,), 0, 1, 2).shape
+    (5,)
+    """
+    sizes = tuple(sizes)
+    count = values.shape[axis]
+    if count == 0:
+        return as_node(0, values.dtype, sizes)
+    last = start + (count - 1) * step
+    cfg = tuple((start, sizes[axis] - last - 1, step - 1) if a == axis else (0, 0, 0)
+                for a in range(len(sizes)))
+    return make(Op.PAD, (values, as_node(0, values.dtype)), cfg)

@@ -89,14 +89,6 @@ def size_list(size: Sequence[int]) -> tuple[int, ...]:
     return tuple(int(s) for s in size)
 
 
-def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
-    strides, acc = [], 1
-    for s in reversed(shape):
-        strides.append(acc)
-        acc *= max(s, 1)
-    return tuple(reversed(strides))
-
-
 # promotion rank of Python scalars and of the dtypes whose ops torch runs in
 # the dtype itself (no float32 "opmath" for them): a scalar of lower or equal
 # rank leaves such a tensor's dtype unchanged

@@ -14,16 +14,25 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from lazytensor.core import Node, Op, ViewHandle, make
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import indexing as ix
 from lazytensor.core.composite import matrix
 from lazytensor.core.composite import shape as cs
 from lazytensor.core.composite import views as cviews
-from lazytensor.core.composite.elementwise import as_node, broadcast_to
+from lazytensor.core.composite.elementwise import broadcast_to
+from lazytensor.core.composite.strides import (
+    contiguous_strides,
+    diagonal_layout,
+    select_layout,
+    slice_layout,
+    strided_pair,
+    strided_positions,
+    unfold_layout,
+    view_strides,
+)
 from lazytensor.torch._tensor import LazyTensor, alias, wrap, wrap_handle, wrap_view
-from lazytensor.torch.aten._common import aten, contiguous_strides, dim, node, np_dtype, size_list
+from lazytensor.torch.aten._common import aten, dim, node, np_dtype, size_list
 
 import torch
 
@@ -45,31 +54,6 @@ def infer_size(size, numel: int) -> tuple[int, ...]:
     if math.prod(size) != numel:
         raise RuntimeError(f"shape '{list(size)}' is invalid for input of size {numel}")
     return size
-
-
-def view_strides(old: tuple, stride: tuple, new: tuple) -> tuple | None:
-    """Strides of ``new`` viewing memory laid out as (old, stride), or None
-    when no view exists (torch's computeStride)."""
-    if not old:
-        return (1,) * len(new)
-    if math.prod(old) == 0:
-        return tuple(stride) if tuple(old) == tuple(new) else contiguous_strides(new)
-    out = [0] * len(new)
-    view_d = len(new) - 1
-    chunk = stride[-1]
-    tensor_numel = view_numel = 1
-    for d in range(len(old) - 1, -1, -1):
-        tensor_numel *= old[d]
-        if d == 0 or (old[d - 1] != 1 and stride[d - 1] != tensor_numel * chunk):
-            while view_d >= 0 and (view_numel < tensor_numel or new[view_d] == 1):
-                out[view_d] = view_numel * chunk
-                view_numel *= new[view_d]
-                view_d -= 1
-            if view_numel != tensor_numel:
-                return None
-            if d > 0:
-                chunk, tensor_numel, view_numel = stride[d - 1], 1, 1
-    return tuple(out) if view_d == -1 else None
 
 
 def _reshape_view(x: LazyTensor, size: tuple, strides) -> LazyTensor:
@@ -128,18 +112,8 @@ def _view_as_real(x):
     if not dt.is_complex(n.dtype):
         raise RuntimeError("view_as_real is only supported for complex tensors")
     stride = tuple(2 * s for s in x.stride()) + (1,)
-
-    def forward(v: Node) -> Node:
-        parts = [cs.reshape(make(op, (v,)), (*v.shape, 1)) for op in (Op.REAL, Op.IMAG)]
-        return make(Op.CONCATENATE, tuple(parts), v.ndim)
-
-    return wrap_view(x, forward, lambda b, v: _to_complex(v), stride, 2 * x.storage_offset())
-
-
-def _to_complex(v: Node) -> Node:
-    last = v.ndim - 1
-    re, im = (cs.reshape(cs.slice_axis(v, last, i, i + 1), v.shape[:-1]) for i in (0, 1))
-    return make(Op.COMPLEX, (re, im))
+    forward, backward = cviews.complex_pair()
+    return wrap_view(x, forward, backward, stride, 2 * x.storage_offset())
 
 
 def _view_as_complex(x):
@@ -147,13 +121,8 @@ def _view_as_complex(x):
     if n.ndim == 0 or n.shape[-1] != 2 or n.dtype not in (dt.float32, dt.float64):
         raise RuntimeError("Tensor must have a last dimension of size 2")
     stride = tuple(s // 2 for s in x.stride()[:-1])
-    return wrap_view(x, _to_complex, lambda b, v: _view_as_real_node(v), stride,
-                     x.storage_offset() // 2)
-
-
-def _view_as_real_node(v: Node) -> Node:
-    parts = [cs.reshape(make(op, (v,)), (*v.shape, 1)) for op in (Op.REAL, Op.IMAG)]
-    return make(Op.CONCATENATE, tuple(parts), v.ndim)
+    forward, backward = cviews.real_pair()
+    return wrap_view(x, forward, backward, stride, x.storage_offset() // 2)
 
 
 # ---------------------------------------------------------- permutations
@@ -275,12 +244,10 @@ def _slice(x, d=0, start=None, end=None, step=1):
     lo, hi, _ = slice(start, end, 1).indices(length)
     hi = max(hi, lo)
     index = (slice(None),) * d + (slice(lo, hi, step),)
-    count = len(range(lo, hi, step))
-    stride = list(x.stride())
-    offset = x.storage_offset() + (lo * stride[d] if count else 0)
-    stride[d] *= step
+    stride, offset = slice_layout(x.stride(), x.storage_offset(), d, lo,
+                                  len(range(lo, hi, step)), step)
     return wrap_view(x, lambda v: cs.slice_axis(v, d, lo, hi, step),
-                     lambda b, v: ix.setitem(b, index, v), tuple(stride), offset)
+                     lambda b, v: ix.setitem(b, index, v), stride, offset)
 
 
 def _select(x, d, index):
@@ -297,11 +264,8 @@ def _select(x, d, index):
         )
     index %= size
     forward, backward = cviews.view_of(node(x), (slice(None),) * d + (index,))
-
-    stride = list(x.stride())
-    offset = x.storage_offset() + index * stride[d]
-    del stride[d]
-    return wrap_view(x, forward, backward, tuple(stride), offset)
+    stride, offset = select_layout(x.stride(), x.storage_offset(), d, index)
+    return wrap_view(x, forward, backward, stride, offset)
 
 
 def _split_with_sizes(x, split_sizes, d=0):
@@ -338,12 +302,8 @@ def _diagonal(x, offset=0, dim1=0, dim2=1):
     a, b = dim(dim1, n), dim(dim2, n)
     if a == b:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    stride = x.stride()
     length = matrix.diagonal_length(x.shape[a], x.shape[b], offset)
-    start = x.storage_offset()
-    if length:
-        start += offset * stride[b] if offset >= 0 else -offset * stride[a]
-    strides = tuple(s for i, s in enumerate(stride) if i not in (a, b)) + (stride[a] + stride[b],)
+    strides, start = diagonal_layout(x.stride(), x.storage_offset(), a, b, offset, length)
     return wrap_view(x, lambda v: matrix.diagonal(v, offset, a, b),
                      lambda base, v: matrix.set_diagonal(base, v, offset, a, b), strides, start)
 
@@ -351,30 +311,18 @@ def _diagonal(x, offset=0, dim1=0, dim2=1):
 # ------------------------------------------ gradients and scatters of views
 def _select_backward(grad, input_sizes, d, index):
     """Zeros of ``input_sizes`` with ``grad`` at ``index`` along ``d``: a PAD."""
-    g = node(grad)
     sizes = size_list(input_sizes)
     d = dim(d, len(sizes))
-    index %= sizes[d]
-    g = make(Op.RESHAPE, (g,), sizes[:d] + (1,) + sizes[d + 1:])
-    cfg = tuple((index, sizes[d] - index - 1, 0) if a == d else (0, 0, 0)
-                for a in range(len(sizes)))
-    return wrap(make(Op.PAD, (g, as_node(0, g.dtype)), cfg))
+    return wrap(cviews.embed_select(node(grad), sizes, d, index % sizes[d]))
 
 
 def _slice_backward(grad, input_sizes, d, start, end, step):
     """Zeros of ``input_sizes`` with ``grad`` in the slice: a PAD with
     interior padding for strides."""
-    g = node(grad)
     sizes = size_list(input_sizes)
     d = dim(d, len(sizes))
-    lo, hi, _ = slice(start, end, 1).indices(sizes[d])
-    count = g.shape[d]
-    if count == 0:
-        return wrap(as_node(0, g.dtype, sizes))
-    last = lo + (count - 1) * step
-    cfg = tuple((lo, sizes[d] - last - 1, step - 1) if a == d else (0, 0, 0)
-                for a in range(len(sizes)))
-    return wrap(make(Op.PAD, (g, as_node(0, g.dtype)), cfg))
+    lo = slice(start, end, 1).indices(sizes[d])[0]
+    return wrap(cviews.embed_slice(node(grad), sizes, d, lo, step))
 
 
 def _select_scatter(x, src, d, index):
@@ -399,38 +347,19 @@ def _diagonal_scatter(x, src, offset=0, dim1=0, dim2=1):
 
 
 # -------------------------------------------------------- strided views
-def _strided_positions(size, stride, offset: int) -> np.ndarray:
-    pos = np.full(tuple(size), offset, dtype=np.int64)
-    for d, (s, st) in enumerate(zip(size, stride, strict=False)):
-        shape = [1] * len(size)
-        shape[d] = s
-        pos = pos + (np.arange(s, dtype=np.int64) * st).reshape(shape)
-    return pos
-
-
 def strided_view(base_handle, base_shape, size, stride, offset: int, strides_out):
     """A view reading ``base`` (seen as contiguous memory) at the positions
     (offset + sum(i_k * stride_k)); read-only when positions repeat."""
     size = tuple(size)
-    pos = _strided_positions(size, stride, offset)
+    pos = strided_positions(size, stride, offset)
     numel = math.prod(base_shape)
     if pos.size and (pos.min() < 0 or pos.max() >= numel):
         raise RuntimeError(
             f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset} "
             f"require a storage of more elements than the {numel} available"
         )
-    flat_index = (pos.reshape(-1),)
-    unique = np.unique(pos).size == pos.size
-
-    def forward(b: Node) -> Node:
-        return cs.reshape(ix.getitem(cs.ravel(b), flat_index), size)
-
-    def backward(b: Node, v: Node) -> Node:
-        flat = ix.setitem(cs.ravel(b), flat_index, cs.ravel(v), unique_indices=True)
-        return cs.reshape(flat, b.shape)
-
-    handle = ViewHandle(base_handle, forward, backward if unique else None)
-    return wrap_handle(handle, tuple(strides_out), offset)
+    forward, backward = strided_pair(pos)
+    return wrap_handle(ViewHandle(base_handle, forward, backward), tuple(strides_out), offset)
 
 
 def _root(x: LazyTensor):
@@ -460,16 +389,8 @@ def _unfold(x, dimension, size, step):
                            f"{size}")
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
-    shape = list(x.shape) if n else [1]
-    count = (length - size) // step + 1
-    virtual = contiguous_strides(tuple(x.shape))
-    virt_stride = list(virtual) if n else [1]
-    out_size = shape[:d] + [count] + shape[d + 1:] + [size]
-    out_virt = virt_stride[:d] + [virt_stride[d] * step] + virt_stride[d + 1:] + [virt_stride[d]]
-    real = list(x.stride()) if n else [1]
-    out_real = real[:d] + [real[d] * step] + real[d + 1:] + [real[d]]
-    if not n:
-        out_size, out_virt, out_real = [size], [1], [1]
+    out_size, out_virt = unfold_layout(x.shape, contiguous_strides(x.shape), d, size, step)
+    out_real = unfold_layout(x.shape, x.stride(), d, size, step)[1]
     return strided_view(x._h, tuple(x.shape), out_size, out_virt, 0, out_real)
 
 

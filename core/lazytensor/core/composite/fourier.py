@@ -1,0 +1,127 @@
+"""Discrete Fourier transforms over any set of axes, on the core's FFT op.
+
+XLA transforms only the trailing (at most three) axes, so the transformed
+axes move to the end and back, and transforms over more axes run in
+separable groups. ``norm`` says how the result is scaled relative to the
+unnormalized transform, in the direction taken: ``"none"`` (1),
+``"ortho"`` (1/sqrt(n)) or ``"n"`` (1/n); numpy's ``norm=`` keywords and
+torch's normalization codes both map onto these three.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from lazytensor.core import dtypes as dt
+from lazytensor.core.composite.elementwise import as_node, convert
+from lazytensor.core.ir import Node
+from lazytensor.core.ops import Op
+from lazytensor.core.registry import make
+
+MAX_DIMS = 3  # XLA transforms at most three trailing dims at once
+_FACTORS = {"none": lambda n: 1.0, "ortho": lambda n: 1.0 / math.sqrt(n),
+            "n": lambda n: 1.0 / n}
+
+
+def _to_end(x: Node, axes: tuple[int, ...]) -> tuple[Node, tuple[int, ...]]:
+    """``x`` with ``axes`` moved last (in order), and the inverse permutation."""
+    perm = tuple(d for d in range(x.ndim) if d not in axes) + axes
+    inverse = [0] * x.ndim
+    for i, p in enumerate(perm):
+        inverse[p] = i
+    moved = x if perm == tuple(range(x.ndim)) else make(Op.TRANSPOSE, (x,), perm)
+    return moved, tuple(inverse)
+
+
+def _back(x: Node, inverse: tuple[int, ...]) -> Node:
+    return x if inverse == tuple(range(x.ndim)) else make(Op.TRANSPOSE, (x,), inverse)
+
+
+def _scaled(x: Node, factor: float) -> Node:
+    return x if factor == 1 else make(Op.MUL, (x, as_node(factor, x.dtype, x.shape)))
+
+
+def norm_factor(norm: str, count: int) -> float:
+    """The scale of a transform over ``count`` points for ``norm``.
+
+    >>> norm_factor("ortho", 4), norm_factor("n", 4), norm_factor("none", 4)
+    (0.5, 0.25, 1.0)
+    """
+    return _FACTORS[norm](count)
+
+
+def fft(x: Node, axes: Sequence[int], forward: bool, norm: str = "none") -> Node:
+    """Complex-to-complex transform of ``x`` over ``axes`` (non-negative);
+    shape and dtype are ``x``'s (a complex dtype).
+
+    >>> from lazytensor.core.composite.elementwise import as_node
+    >>> fft(as_node(1, dt.complex64, (2, 4)), (1,), True).shape
+    (2, 4)
+    """
+    axes = tuple(axes)
+    out = x
+    for start in range(0, len(axes), MAX_DIMS):  # separable: groups of three dims
+        group = axes[start:start + MAX_DIMS]
+        moved, inverse = _to_end(out, group)
+        lengths = tuple(moved.shape[-len(group):])
+        out = _back(make(Op.FFT, (moved,), "fft" if forward else "ifft", lengths), inverse)
+    count = math.prod(x.shape[d] for d in axes)
+    unnormalized = 1.0 if forward else float(count)  # XLA's ifft includes 1/n
+    return _scaled(out, unnormalized * norm_factor(norm, count))
+
+
+def rfft(x: Node, axes: Sequence[int], norm: str = "none", onesided: bool = True) -> Node:
+    """Real-to-complex transform over ``axes``; the last axis keeps
+    n // 2 + 1 entries when ``onesided``.
+
+    >>> from lazytensor.core.composite.elementwise import as_node
+    >>> rfft(as_node(1.0, dt.float32, (3, 8)), (0, 1)).shape
+    (3, 5)
+    """
+    axes = tuple(axes)
+    if len(axes) > MAX_DIMS or not onesided:
+        full = fft(convert(x, dt.complex_dtype(x.dtype)), axes, True, norm)
+        return half_spectrum(full, axes[-1]) if onesided else full
+    moved, inverse = _to_end(x, axes)
+    lengths = tuple(moved.shape[-len(axes):])
+    out = _back(make(Op.FFT, (moved,), "rfft", lengths), inverse)
+    return _scaled(out, norm_factor(norm, math.prod(lengths)))
+
+
+def half_spectrum(x: Node, axis: int) -> Node:
+    """The first n // 2 + 1 entries of ``x`` along ``axis``."""
+    limit = list(x.shape)
+    limit[axis] = x.shape[axis] // 2 + 1
+    return make(Op.SLICE, (x,), (0,) * x.ndim, tuple(limit), (1,) * x.ndim)
+
+
+def irfft(x: Node, axes: Sequence[int], last_size: int, norm: str = "none") -> Node:
+    """Complex-to-real inverse transform over ``axes`` (at most three); the
+    half spectrum along the last axis is trimmed or zero-padded to
+    ``last_size`` // 2 + 1 entries and the output has ``last_size`` there.
+
+    >>> from lazytensor.core.composite.elementwise import as_node
+    >>> irfft(as_node(1, dt.complex64, (5,)), (0,), 8).shape
+    (8,)
+    """
+    axes = tuple(axes)
+    if len(axes) > MAX_DIMS:
+        raise NotImplementedError("irfft over more than three dims")
+    moved, inverse = _to_end(x, axes)
+    lengths = tuple(moved.shape[-len(axes):-1]) + (last_size,)
+    half = lengths[-1] // 2 + 1
+    if moved.shape[-1] != half:
+        moved = _fit_last(moved, half)
+    out = _back(make(Op.FFT, (moved,), "irfft", lengths), inverse)
+    count = math.prod(lengths)
+    return _scaled(out, float(count) * norm_factor(norm, count))
+
+
+def _fit_last(x: Node, size: int) -> Node:
+    have = x.shape[-1]
+    if have > size:
+        limit = x.shape[:-1] + (size,)
+        return make(Op.SLICE, (x,), (0,) * x.ndim, limit, (1,) * x.ndim)
+    cfg = ((0, 0, 0),) * (x.ndim - 1) + ((0, size - have, 0),)
+    return make(Op.PAD, (x, as_node(0, x.dtype)), cfg)
