@@ -8,12 +8,11 @@ from __future__ import annotations
 
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
-from lazytensor.core.composite import indexing as ci
-from lazytensor.core.composite import matrix as cm
 from lazytensor.core.composite import npextra as npx
 from lazytensor.core.composite import reduction as cred
 from lazytensor.core.composite import shape as cs
-from lazytensor.core.composite import sorting as csort
+from lazytensor.core.composite import signal as csignal
+from lazytensor.core.composite import statistics as cstats
 from lazytensor.core.composite import take as ctake
 from lazytensor.core.composite import tnp_shared as shared
 from lazytensor.core.composite.promotion import NUMPY
@@ -36,16 +35,9 @@ def _float(x: Node) -> Node:
 @implements("isin")
 def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
     """Whether each element occurs in ``test_elements`` (a broadcast compare)."""
-    x, t = node_of(element), cs.ravel(node_of(test_elements))
+    x, t = node_of(element), node_of(test_elements)
     dtype = ew.promote(NUMPY, x, t)
-    x, t = ew.convert(x, dtype), ew.convert(t, dtype)
-    if t.shape[0] == 0:
-        return wrap(ew.full(x.shape, bool(invert), dt.bool_))
-    shape = x.shape + t.shape
-    eq = make(Op.EQ, (ew.broadcast_to(cs.reshape(x, x.shape + (1,)), shape),
-                      ew.broadcast_to(t, shape)))
-    found = cred.reduce("any", eq, -1)
-    return wrap(make(Op.NOT, (found,)) if invert else found)
+    return wrap(cstats.isin(ew.convert(x, dtype), ew.convert(t, dtype), bool(invert)))
 
 
 def _inf_test(test):
@@ -188,18 +180,9 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     x = node_of(m)
     parts = [x] + ([node_of(y)] if y is not None else [])
     target = as_dtype_or(dtype, np.result_type(*(p.dtype for p in parts), np.float64))
-    rows = [cs.atleast_2d(ew.convert(p, target)) for p in parts]
-    if not rowvar:
-        rows = [cs.transpose(r) if r.shape[0] != 1 else r for r in rows]
-    data = cs.concatenate(rows, 0)
-    n = data.shape[1]
     ddof = (0 if bias else 1) if ddof is None else ddof
-    centered = make(Op.SUB, (data, ew.broadcast_to(cred.mean(data, 1, keepdims=True),
-                                                       data.shape)))
-    conj = make(Op.CONJ, (centered,)) if dt.is_complex(target) else centered
-    prod = _ufuncs.UFUNCS[np.matmul].fn(centered, cs.transpose(conj))
-    out = make(Op.DIV, (prod, npx.const(float(max(n - ddof, 0)), prod)))
-    return wrap(cs.squeeze(out))
+    rows = [ew.convert(p, target) for p in parts]
+    return wrap(cstats.cov(rows[0], rows[1] if len(rows) > 1 else None, bool(rowvar), ddof))
 
 
 def as_dtype_or(dtype, default) -> np.dtype:
@@ -208,32 +191,10 @@ def as_dtype_or(dtype, default) -> np.dtype:
 
 @implements("corrcoef")
 def corrcoef(x, y=None, rowvar=True, *, dtype=None):
-    c = cov(x, y, rowvar, dtype=dtype)._h.node
-    if c.ndim == 0:
-        return wrap(make(Op.DIV, (c, c)))
-    d = cm.diagonal(c)
-    std = make(Op.SQRT, (make(Op.REAL, (d,)) if dt.is_complex(d.dtype) else d,))
-    std = ew.convert(std, c.dtype)
-    c = make(Op.DIV, (c, ew.broadcast_to(cs.reshape(std, (-1, 1)), c.shape)))
-    c = make(Op.DIV, (c, ew.broadcast_to(std, c.shape)))
-    if dt.is_complex(c.dtype):
-        return wrap(c)
-    return wrap(make(Op.CLAMP, (npx.const(-1.0, c), c, npx.const(1.0, c))))
+    return wrap(cstats.corrcoef(cov(x, y, rowvar, dtype=dtype)._h.node))
 
 
 # ------------------------------------------------- convolution, correlation
-
-def _correlate_nodes(a: Node, v: Node, mode: str) -> Node:
-    """numpy's correlate for len(a) >= len(v), as one CONV (which correlates)."""
-    n, m = a.shape[0], v.shape[0]
-    pads = {"valid": (0, 0), "same": (m // 2, m - 1 - m // 2), "full": (m - 1, m - 1)}
-    if mode not in pads:
-        raise ValueError(f"mode must be one of 'valid', 'same', or 'full' (got {mode!r})")
-    lhs, rhs = cs.reshape(a, (1, 1, n)), cs.reshape(v, (1, 1, m))
-    out = make(Op.CONV, (lhs, rhs), (1,), (pads[mode],), (1,), (1,), ("NCW", "OIW", "NCW"),
-               1, 1)
-    return cs.reshape(out, (out.shape[-1],))
-
 
 def _operands_1d(a, v) -> tuple[Node, Node]:
     x, y = node_of(a), node_of(v)
@@ -249,20 +210,12 @@ def _operands_1d(a, v) -> tuple[Node, Node]:
 
 @implements("correlate")
 def correlate(a, v, mode="valid"):
-    x, y = _operands_1d(a, v)
-    y = make(Op.CONJ, (y,)) if dt.is_complex(y.dtype) else y
-    if x.shape[0] >= y.shape[0]:
-        return wrap(_correlate_nodes(x, y, mode))
-    swapped = _correlate_nodes(y, x, mode)  # numpy swaps the operands, then reverses
-    return wrap(make(Op.REV, (swapped,), (0,)))
+    return wrap(csignal.correlate(*_operands_1d(a, v), mode))
 
 
 @implements("convolve")
 def convolve(a, v, mode="full"):
-    x, y = _operands_1d(a, v)
-    if y.shape[0] > x.shape[0]:
-        x, y = y, x
-    return wrap(_correlate_nodes(x, make(Op.REV, (y,), (0,)), mode))
+    return wrap(csignal.convolve(*_operands_1d(a, v), mode))
 
 
 # ------------------------------------------------------------ interp, bincount
@@ -276,27 +229,8 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     xs, grid, values = _float(node_of(x)), _float(node_of(xp)), node_of(fp)
     values = ew.convert(values, dt.complex128 if dt.is_complex(values.dtype) else dt.float64)
     xs, grid = ew.convert(xs, dt.float64), ew.convert(grid, dt.float64)
-    n = grid.shape[0]
-    j = csort.searchsorted(grid, xs, "right")
-    j = make(Op.CLAMP, (npx.const(1, j), j, npx.const(max(n - 1, 1), j)))
-    lo = make(Op.SUB, (j, npx.const(1, j)))
-    x0, x1 = ctake.take(grid, lo), ctake.take(grid, j)
-    f0, f1 = ctake.take(values, lo), ctake.take(values, j)
-    width = ew.convert(make(Op.SUB, (x1, x0)), values.dtype)
-    slope = make(Op.DIV, (make(Op.SUB, (f1, f0)), width))
-    out = make(Op.ADD, (make(Op.MUL, (slope, ew.convert(make(Op.SUB, (xs, x0)),
-                                                        values.dtype))), f0))
-    first, last = ctake.take(values, 0), ctake.take(values, n - 1)
-    lval = ew.as_node(lift(left), values.dtype, xs.shape) if left is not None else \
-        ew.broadcast_to(first, xs.shape)
-    rval = ew.as_node(lift(right), values.dtype, xs.shape) if right is not None else \
-        ew.broadcast_to(last, xs.shape)
-    at_end = make(Op.EQ, (xs, ew.broadcast_to(ctake.take(grid, n - 1), xs.shape)))
-    out = make(Op.SELECT, (at_end, ew.broadcast_to(last, xs.shape), out))
-    out = make(Op.SELECT, (make(Op.LT, (xs, ew.broadcast_to(ctake.take(grid, 0), xs.shape))),
-                           lval, out))
-    return wrap(make(Op.SELECT, (make(Op.GT, (xs, ew.broadcast_to(ctake.take(grid, n - 1),
-                                                                   xs.shape))), rval, out)))
+    ends = [None if e is None else lift(e) for e in (left, right)]
+    return wrap(csignal.interp(xs, grid, values, *ends))
 
 
 @implements("bincount")
@@ -313,7 +247,5 @@ def bincount(x, weights=None, minlength=0):
     if idx.shape[0] and int(wrap(cred.reduce("min", idx, None)).item()) < 0:
         raise ValueError("'list' argument must have no negative elements")
     length = max(biggest + 1, int(minlength))
-    w = ew.as_node(node_of(weights), dt.float64, idx.shape) if weights is not None else \
-        ew.full(idx.shape, 1, dt.int64)
-    zeros = ew.full((length,), 0, w.dtype)
-    return wrap(ci.setitem(zeros, (ew.convert(idx, dt.int64),), w, kind="add"))
+    w = ew.as_node(node_of(weights), dt.float64, idx.shape) if weights is not None else None
+    return wrap(cstats.bincount(idx, length, w))

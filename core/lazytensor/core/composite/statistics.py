@@ -1,0 +1,218 @@
+"""Order statistics and moments over nodes: quantile and median (the
+'linear' method of numpy, tnp and ``torch.quantile``, on a sort, NaN
+propagating), covariance and correlation matrices, membership tests and
+bincount's scatter.
+
+Callers pass operands already in the dtype their framework computes in (the
+frontend applies its own promotion and raises its own errors); ``q`` values
+are static host numbers.
+
+>>> import numpy as np
+>>> from lazytensor.core.runtime import constant
+>>> x = constant(np.arange(12.0).reshape(3, 4), np.dtype("float64"))
+>>> quantile(x, np.array([0.25, 0.5]), 1, False).shape
+(2, 3)
+>>> median(x, None, True).shape, cov(x).shape, corrcoef(cov(x)).shape
+((1, 1), (3, 3), (3, 3))
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import elementwise as ew
+from lazytensor.core.composite import indexing as ci
+from lazytensor.core.composite import matrix as cm
+from lazytensor.core.composite import npextra as npx
+from lazytensor.core.composite import reduction as cred
+from lazytensor.core.composite import shape as cs
+from lazytensor.core.composite import sorting as csort
+from lazytensor.core.composite.ufuncs import matmul
+from lazytensor.core.ir import Node
+from lazytensor.core.ops import Op
+from lazytensor.core.registry import make
+
+Axis = int | Sequence[int] | None
+
+
+# ------------------------------------------------------ quantile and median
+
+def float_or_float64(x: Node) -> Node:
+    """``x`` itself when inexact, else converted to float64."""
+    return x if dt.is_inexact(x.dtype) else ew.convert(x, dt.float64)
+
+
+def reduced_last(x: Node, axis: Axis) -> tuple[Node, tuple[int, ...]]:
+    """``x`` with the ``axis`` axes (all when None) merged into one last axis,
+    the kept axes first; and the normalized reduced axes."""
+    if axis is None:
+        return cs.ravel(x), tuple(range(x.ndim))
+    axes = cred.normalize_axes(axis, x.ndim)
+    kept = tuple(d for d in range(x.ndim) if d not in axes)
+    moved = cs.transpose(x, kept + axes)
+    size = math.prod(x.shape[d] for d in axes)
+    return cs.reshape(moved, tuple(x.shape[d] for d in kept) + (size,)), axes
+
+
+def _pick(sorted_x: Node, i: int) -> Node:
+    return cs.squeeze(cs.slice_axis(sorted_x, sorted_x.ndim - 1, i, i + 1), -1)
+
+
+def _nan_guard(x: Node, out: Node) -> Node:
+    """NaN wherever the reduced slice of ``x`` holds a NaN."""
+    if dt.is_complex(x.dtype):
+        return out
+    has_nan = cred.reduce("any", npx.isnan(x), -1)
+    return make(Op.SELECT, (ew.broadcast_to(has_nan, out.shape), npx.const(math.nan, out), out))
+
+
+def _lerp(a: Node, b: Node, t: float, dtype: np.dtype) -> Node:
+    """numpy's _lerp: a + (b - a) * t, from the b side when t >= 0.5; b - a
+    in the data's dtype, the rest in ``dtype``."""
+    diff = ew.convert(make(Op.SUB, (b, a)), dtype)
+    a, b = ew.convert(a, dtype), ew.convert(b, dtype)
+    if t >= 0.5:
+        return make(Op.SUB, (b, make(Op.MUL, (diff, npx.const(1.0 - t, diff)))))
+    return make(Op.ADD, (a, make(Op.MUL, (diff, npx.const(t, diff)))))
+
+
+def _one_quantile(sorted_x: Node, q: float, dtype: np.dtype) -> Node:
+    n = sorted_x.shape[-1]
+    virtual = q * (n - 1)
+    below = min(max(int(math.floor(virtual)), 0), n - 1)
+    above = min(below + 1, n - 1)
+    return _lerp(_pick(sorted_x, below), _pick(sorted_x, above), virtual - below, dtype)
+
+
+def _keep_reduced(node: Node, ndim: int, axes: tuple[int, ...]) -> Node:
+    """``node`` (leading q axes, then the kept axes) with size-1 reduced axes."""
+    kept = ndim - len(axes)
+    lead = node.ndim - kept
+    full = list(node.shape[:lead]) + [1] * ndim
+    rest = iter(node.shape[lead:])
+    for d in range(ndim):
+        if d not in axes:
+            full[lead + d] = next(rest)
+    return cs.reshape(node, tuple(full))
+
+
+def quantile(x: Node, q: np.ndarray, axis: Axis = None, keepdims: bool = False,
+             dtype: np.dtype | None = None) -> Node:
+    """The ``q`` quantiles (host values in [0, 1]) of ``x`` over ``axis``,
+    'linear' method: shape ``q.shape + kept shape``; integers compute in
+    float64; the interpolation runs in ``dtype`` (default: x's float dtype).
+
+    >>> from lazytensor.core.runtime import constant
+    >>> x = constant(np.array([1.0, 2.0, 4.0]), np.dtype("float64"))
+    >>> quantile(x, np.array(0.5)).shape
+    ()
+    """
+    q = np.asarray(q, dtype=np.float64)
+    ndim = x.ndim
+    flat, axes = reduced_last(float_or_float64(x), axis)
+    dtype = flat.dtype if dtype is None else np.dtype(dtype)
+    sorted_x = csort.sort(flat, -1)
+    picks = [_nan_guard(flat, _one_quantile(sorted_x, float(v), dtype)) for v in q.reshape(-1)]
+    node = cs.reshape(cs.stack(picks, 0), q.shape + picks[0].shape) if q.ndim else picks[0]
+    return _keep_reduced(node, ndim, axes) if keepdims else node
+
+
+def median(x: Node, axis: Axis = None, keepdims: bool = False) -> Node:
+    """The middle element over ``axis``, or the mean of the two middle ones
+    (NaN for an empty slice or one holding NaN); integers give float64.
+
+    >>> from lazytensor.core.runtime import constant
+    >>> median(constant(np.arange(6).reshape(2, 3), np.dtype("int64")), 0).dtype
+    dtype('float64')
+    """
+    ndim = x.ndim
+    flat, axes = reduced_last(float_or_float64(x), axis)
+    n = flat.shape[-1]
+    if n == 0:
+        node = ew.full(flat.shape[:-1], math.nan, flat.dtype)
+    else:
+        sorted_x = csort.sort(flat, -1)
+        mid = _pick(sorted_x, n // 2)
+        if n % 2 == 0:
+            total = make(Op.ADD, (_pick(sorted_x, n // 2 - 1), mid))
+            mid = make(Op.DIV, (total, npx.const(2.0, total)))
+        node = _nan_guard(flat, mid)
+    return _keep_reduced(node, ndim, axes) if keepdims else node
+
+
+# ---------------------------------------------------- covariance, correlation
+
+def cov(m: Node, y: Node | None = None, rowvar: bool = True, ddof: int = 1) -> Node:
+    """The covariance matrix of the variables in the rows of ``m`` (columns
+    when not ``rowvar``), plus those of ``y``; unweighted, divided by
+    ``n - ddof``; squeezed (a scalar for one variable). Operands share one
+    inexact dtype.
+
+    >>> from lazytensor.core.runtime import constant
+    >>> cov(constant(np.ones(4), np.dtype("float64"))).shape
+    ()
+    """
+    rows = [cs.atleast_2d(p) for p in ([m] if y is None else [m, y])]
+    if not rowvar:
+        rows = [cs.transpose(r) if r.shape[0] != 1 else r for r in rows]
+    data = cs.concatenate(rows, 0)
+    n = data.shape[1]
+    mean = ew.broadcast_to(cred.mean(data, 1, keepdims=True), data.shape)
+    centered = make(Op.SUB, (data, mean))
+    conj = make(Op.CONJ, (centered,)) if dt.is_complex(centered.dtype) else centered
+    prod = matmul(centered, cs.transpose(conj))
+    out = make(Op.DIV, (prod, npx.const(float(max(n - ddof, 0)), prod)))
+    return cs.squeeze(out)
+
+
+def corrcoef(c: Node) -> Node:
+    """The correlation matrix of a covariance matrix ``c`` (real results
+    clipped to [-1, 1]; a scalar ``c`` gives c / c)."""
+    if c.ndim == 0:
+        return make(Op.DIV, (c, c))
+    d = cm.diagonal(c)
+    std = make(Op.SQRT, (make(Op.REAL, (d,)) if dt.is_complex(d.dtype) else d,))
+    std = ew.convert(std, c.dtype)
+    c = make(Op.DIV, (c, ew.broadcast_to(cs.reshape(std, (-1, 1)), c.shape)))
+    c = make(Op.DIV, (c, ew.broadcast_to(std, c.shape)))
+    if dt.is_complex(c.dtype):
+        return c
+    return make(Op.CLAMP, (npx.const(-1.0, c), c, npx.const(1.0, c)))
+
+
+# ---------------------------------------------------------- counting, membership
+
+def isin(x: Node, test: Node, invert: bool = False) -> Node:
+    """Whether each element of ``x`` occurs in ``test`` (any shape; both of
+    one dtype), as a broadcast compare; bool, shape of ``x``.
+
+    >>> from lazytensor.core.runtime import constant
+    >>> isin(constant(np.arange(4), np.dtype("int64")), constant(np.array([1, 3]),
+    ...      np.dtype("int64"))).shape
+    (4,)
+    """
+    t = cs.ravel(test)
+    if t.shape[0] == 0:
+        return ew.full(x.shape, bool(invert), dt.bool_)
+    shape = x.shape + t.shape
+    eq = make(Op.EQ, (ew.broadcast_to(cs.reshape(x, x.shape + (1,)), shape),
+                      ew.broadcast_to(t, shape)))
+    found = cred.reduce("any", eq, -1)
+    return make(Op.NOT, (found,)) if invert else found
+
+
+def bincount(x: Node, length: int, weights: Node | None = None) -> Node:
+    """Counts (int64), or summed ``weights``, of each value of the 1-d
+    non-negative integer ``x`` in a ``length`` vector (the caller knows the
+    length: it depends on the data); a scatter-add.
+
+    >>> from lazytensor.core.runtime import constant
+    >>> bincount(constant(np.array([0, 2, 2]), np.dtype("int64")), 4).shape
+    (4,)
+    """
+    w = ew.full(x.shape, 1, dt.int64) if weights is None else weights
+    zeros = ew.full((length,), 0, w.dtype)
+    return ci.setitem(zeros, (ew.convert(x, dt.int64),), w, kind="add")
