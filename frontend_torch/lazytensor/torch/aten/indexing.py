@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 from lazytensor.core import Node, Op, get_runtime, make
 from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import along
 from lazytensor.core.composite import indexing as ix
-from lazytensor.core.composite.creation import iota
 from lazytensor.core.composite.elementwise import (
     as_node,
     broadcast_shapes,
@@ -91,22 +91,6 @@ def _index_select(x, d, index):
     return wrap(ix.getitem(n, _along(n, d, reshape(idx, (-1,)))))
 
 
-def _coordinates(index: Node, d: int) -> Node:
-    """Full coordinates (index.shape + (ndim,)) that address, for every
-    position of ``index``, the element whose dim-``d`` coordinate is the
-    index value and whose other coordinates are the position's own."""
-    shape = index.shape
-    cols = []
-    for axis in range(len(shape)):
-        col = convert(index, dt.int64) if axis == d else iota(shape, axis, dt.int64)
-        cols.append(reshape(col, (*shape, 1)))
-    return cols[0] if len(cols) == 1 else make(Op.CONCATENATE, tuple(cols), len(shape))
-
-
-def _wrapped(index: Node, size: int) -> Node:
-    return ix.wrap_negative(convert(index, dt.int64), size)
-
-
 def _gather(x, d, index, *, sparse_grad=False):
     n, idx = node(x), node(index)
     out_shape = idx.shape
@@ -118,24 +102,11 @@ def _gather(x, d, index, *, sparse_grad=False):
     if idx.ndim != n.ndim:
         raise RuntimeError("Index tensor must have the same number of dimensions as input "
                            "tensor")
-    coords = _coordinates(_wrapped(idx, n.shape[d]), d)
-    out = make(Op.GATHER, (n, coords), (), tuple(range(n.ndim)), tuple(range(n.ndim)), (), (),
-               (1,) * n.ndim, "clip")
-    return wrap(reshape(out, out_shape))
+    return wrap(reshape(along.gather_along(n, d, idx), out_shape))
 
 
 _SCATTER_KINDS = {None: "set", "add": "add", "multiply": "mul", "sum": "add", "prod": "mul",
                   "amax": "max", "amin": "min"}
-
-
-def _scatter_nodes(n: Node, d: int, idx: Node, src: Node, kind: str) -> Node:
-    if 0 in idx.shape:
-        return n
-    src = make(Op.SLICE, (src,), (0,) * src.ndim, idx.shape, (1,) * src.ndim) \
-        if src.shape != idx.shape else src
-    coords = _coordinates(_wrapped(idx, n.shape[d]), d)
-    return make(Op.SCATTER, (n, coords, convert(src, n.dtype)), (), tuple(range(n.ndim)),
-                tuple(range(n.ndim)), (), (), kind, "fill")
 
 
 def _scalar_safe(fn):
@@ -160,7 +131,7 @@ def _source(n: Node, idx: Node, src) -> Node:
 
 
 def _scatter_core(n: Node, d: int, idx: Node, src, reduce=None) -> Node:
-    return _scatter_nodes(n, d, idx, _source(n, idx, src), _SCATTER_KINDS[reduce])
+    return along.scatter_along(n, d, idx, _source(n, idx, src), _SCATTER_KINDS[reduce])
 
 
 def _scatter(x, d, index, src=None, *, value=None, reduce=None):
@@ -173,43 +144,13 @@ def _scatter_add(x, d, index, src):
 
 
 def _scatter_reduce_core(n: Node, d: int, idx: Node, src, reduce, include_self=True) -> Node:
-    s = _source(n, idx, src)
-    if reduce == "mean":
-        return _scatter_mean(n, d, idx, s, include_self)
-    kind = _SCATTER_KINDS[reduce]
-    if not include_self:
-        ident = {"add": 0, "mul": 1, "max": _lowest(n.dtype), "min": _highest(n.dtype)}[kind]
-        n = _scatter_nodes(n, d, idx, as_node(ident, n.dtype, idx.shape), "set")
-    return _scatter_nodes(n, d, idx, s, kind)
-
-
-def _scatter_mean(n: Node, d: int, idx: Node, s: Node, include_self: bool) -> Node:
-    base = n if include_self else _scatter_nodes(n, d, idx, as_node(0, n.dtype, idx.shape),
-                                                 "set")
-    total = _scatter_nodes(base, d, idx, s, "add")
-    start = as_node(1 if include_self else 0, n.dtype, n.shape)
-    count = _scatter_nodes(start, d, idx, as_node(1, n.dtype, idx.shape), "add")
-    safe = make(Op.SELECT, (make(Op.EQ, (count, as_node(0, n.dtype, n.shape))),
-                            as_node(1, n.dtype, n.shape), count))
-    mean = make(Op.DIV, (total, safe))
-    if not dt.is_inexact(n.dtype):
-        from lazytensor.core.composite import npextra
-
-        mean = npextra.floor_divide(total, safe)
-    return make(Op.SELECT, (make(Op.EQ, (count, as_node(0, n.dtype, n.shape))), n, mean))
+    kind = "mean" if reduce == "mean" else _SCATTER_KINDS[reduce]
+    return along.scatter_reduce_along(n, d, idx, _source(n, idx, src), kind, include_self)
 
 
 def _scatter_reduce(x, d, index, src, reduce, *, include_self=True):
     return _scalar_safe(_scatter_reduce_core)(x, d, index, src, reduce,
                                               include_self=include_self)
-
-
-def _lowest(d: np.dtype):
-    return -np.inf if dt.is_inexact(d) else int(np.iinfo(d).min)
-
-
-def _highest(d: np.dtype):
-    return np.inf if dt.is_inexact(d) else int(np.iinfo(d).max)
 
 
 def _index_update(kind: str):
@@ -223,29 +164,9 @@ def _index_update(kind: str):
             value = source
         if kind == "add" and alpha != 1:
             value = make(Op.MUL, (value, as_node(alpha, n.dtype, value.shape)))
-        if n.ndim == 0:
-            return wrap(reshape(ix.setitem(reshape(n, (1,)), (idx,), reshape(value, (-1,))
-                                           if isinstance(value, Node) else value, kind), ()))
-        if isinstance(value, Node) and value.ndim == n.ndim:
-            value = _move_axis_first(value, d) if d else value
-            key = (idx,)
-            target = _move_axis_first(n, d) if d else n
-            out = ix.setitem(target, key, value, kind)
-            return wrap(_move_axis_back(out, d) if d else out)
-        return wrap(ix.setitem(n, _along(n, d, idx), value, kind))
+        return wrap(along.update_rows(n, d, idx, value, kind))
 
     return impl
-
-
-def _move_axis_first(n: Node, d: int) -> Node:
-    perm = (d, *[a for a in range(n.ndim) if a != d])
-    return make(Op.TRANSPOSE, (n,), perm)
-
-
-def _move_axis_back(n: Node, d: int) -> Node:
-    perm = list(range(1, n.ndim))
-    perm.insert(d, 0)
-    return make(Op.TRANSPOSE, (n,), tuple(perm))
 
 
 def _masked_fill(x, mask, value):
@@ -285,26 +206,9 @@ def _searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side
     """Insertion points by counting: #(seq < v) (left) or #(seq <= v) (right)."""
     seq = node(sorted_sequence)
     vals = node(values) if isinstance(values, torch.Tensor) else as_node(values, seq.dtype)
-    if sorter is not None and seq.shape[-1]:
-        seq = _gather_along_last(seq, node(sorter))
-    right = right or side == "right"
-    if vals.dtype != seq.dtype:
-        common = np.promote_types(vals.dtype, seq.dtype)
-        seq, vals = convert(seq, common), convert(vals, common)
-    lead = vals.shape if seq.ndim == 1 else vals.shape[:-1]
-    shape = (*vals.shape, seq.shape[-1])
-    s_dims = (len(shape) - 1,) if seq.ndim == 1 else tuple(range(len(lead))) + (len(shape) - 1,)
-    s_b = make(Op.BROADCAST_IN_DIM, (seq,), shape, s_dims)
-    v_b = make(Op.BROADCAST_IN_DIM, (vals,), shape, tuple(range(vals.ndim)))
-    hit = make(Op.LE if right else Op.LT, (s_b, v_b))
-    count = make(Op.REDUCE_SUM, (convert(hit, dt.int64),), (len(shape) - 1,))
+    sorter = None if sorter is None else node(sorter)
+    count = along.searchsorted(seq, vals, right or side == "right", sorter)
     return wrap(convert(count, dt.int32 if out_int32 else dt.int64))
-
-
-def _gather_along_last(seq: Node, order: Node) -> Node:
-    coords = _coordinates(convert(order, dt.int64), seq.ndim - 1)
-    return make(Op.GATHER, (seq, coords), (), tuple(range(seq.ndim)), tuple(range(seq.ndim)),
-                (), (), (1,) * seq.ndim, "clip")
 
 
 TABLE = {

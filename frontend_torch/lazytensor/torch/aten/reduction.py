@@ -268,14 +268,13 @@ def _pick(values: Node, indices: Node, d: int, position, keepdim: bool) -> tuple
         limit = values.shape[:d] + (position + 1,) + values.shape[d + 1:]
         cut = [make(Op.SLICE, (v,), start, limit, (1,) * n) for v in (values, indices)]
     else:
-        from lazytensor.torch.aten.indexing import _coordinates
+        from lazytensor.core.composite.along import coordinates, gather_at
 
         shape = values.shape[:d] + (1,) + values.shape[d + 1:]
         where = make(Op.BROADCAST_IN_DIM, (position,), shape,
                      tuple(a for a in range(n) if a != d))
-        coords = _coordinates(where, d)
-        cut = [make(Op.GATHER, (v, coords), (), tuple(range(n)), tuple(range(n)), (), (),
-                    (1,) * n, "clip") for v in (values, indices)]
+        coords = coordinates(where, d)
+        cut = [gather_at(v, coords) for v in (values, indices)]
         cut = [make(Op.RESHAPE, (c,), shape) for c in cut]
     if not keepdim:
         squeezed = values.shape[:d] + values.shape[d + 1:]

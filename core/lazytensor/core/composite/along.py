@@ -1,0 +1,155 @@
+"""Reads and writes along one axis with an index array of the operand's
+rank: numpy's ``take_along_axis``/``put_along_axis``, torch's ``gather``/
+``scatter``/``scatter_reduce``/``index_add``, tf's ``gather(batch_dims)``.
+Indices may be negative (counted from the end); out-of-range reads clip
+and out-of-range writes are dropped, as on every XLA backend.
+
+>>> import numpy as np
+>>> from lazytensor.core.runtime import constant
+>>> x = constant(np.arange(6.0).reshape(2, 3), np.dtype("float32"))
+>>> i = constant(np.array([[2], [0]]), np.dtype("int64"))
+>>> gather_along(x, 1, i).shape
+(2, 1)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import indexing as ix
+from lazytensor.core.composite import npextra
+from lazytensor.core.composite.creation import iota
+from lazytensor.core.composite.elementwise import as_node, convert
+from lazytensor.core.composite.shape import reshape
+from lazytensor.core.ir import Node
+from lazytensor.core.ops import Op
+from lazytensor.core.registry import make
+
+_KINDS = ("set", "add", "mul", "max", "min")
+
+
+def coordinates(index: Node, axis: int) -> Node:
+    """Full coordinates (``index.shape + (ndim,)``) that address, for every
+    position of ``index``, the element whose ``axis`` coordinate is the
+    index value and whose other coordinates are the position's own."""
+    shape = index.shape
+    cols = []
+    for a in range(len(shape)):
+        col = convert(index, dt.int64) if a == axis else iota(shape, a, dt.int64)
+        cols.append(reshape(col, (*shape, 1)))
+    return cols[0] if len(cols) == 1 else make(Op.CONCATENATE, tuple(cols), len(shape))
+
+
+def _wrapped(index: Node, size: int) -> Node:
+    return ix.wrap_negative(convert(index, dt.int64), size)
+
+
+def gather_at(x: Node, coords: Node) -> Node:
+    """The elements of ``x`` at full ``coords`` (from ``coordinates``)."""
+    n = x.ndim
+    return make(Op.GATHER, (x, coords), (), tuple(range(n)), tuple(range(n)), (), (),
+                (1,) * n, "clip")
+
+
+def gather_along(x: Node, axis: int, index: Node) -> Node:
+    """``out[p] = x[p with p[axis] = index[p]]`` (``index`` of ``x``'s rank;
+    shape ``index.shape``, dtype ``x``'s)."""
+    if 0 in index.shape:
+        return as_node(0, x.dtype, index.shape)
+    out = gather_at(x, coordinates(_wrapped(index, x.shape[axis]), axis))
+    return reshape(out, index.shape)
+
+
+def scatter_along(x: Node, axis: int, index: Node, src: Node, kind: str = "set") -> Node:
+    """``x`` with ``src[p]`` combined by ``kind`` (set/add/mul/max/min) into
+    ``x[p with p[axis] = index[p]]``; ``src`` is cut to ``index``'s shape."""
+    assert kind in _KINDS, kind
+    if 0 in index.shape:
+        return x
+    if src.shape != index.shape:
+        src = make(Op.SLICE, (src,), (0,) * src.ndim, index.shape, (1,) * src.ndim)
+    coords = coordinates(_wrapped(index, x.shape[axis]), axis)
+    return make(Op.SCATTER, (x, coords, convert(src, x.dtype)), (), tuple(range(x.ndim)),
+                tuple(range(x.ndim)), (), (), kind, "fill")
+
+
+def scatter_reduce_along(x: Node, axis: int, index: Node, src: Node, kind: str,
+                         include_self: bool = True) -> Node:
+    """``scatter_along`` with a reduction (add/mul/max/min/mean) that may
+    leave ``x``'s own values out of the targeted positions (positions no
+    index reaches keep ``x``'s value)."""
+    if kind == "mean":
+        return _scatter_mean(x, axis, index, src, include_self)
+    if not include_self:
+        ident = npextra.identity_of(x.dtype, {"add": "sum", "mul": "prod"}.get(kind, kind))
+        x = scatter_along(x, axis, index, as_node(ident, x.dtype, index.shape))
+    return scatter_along(x, axis, index, src, kind)
+
+
+def _scatter_mean(x: Node, axis: int, index: Node, src: Node, include_self: bool) -> Node:
+    zero = as_node(0, x.dtype, x.shape)
+    base = x if include_self else scatter_along(x, axis, index, as_node(0, x.dtype, index.shape))
+    total = scatter_along(base, axis, index, src, "add")
+    start = as_node(1 if include_self else 0, x.dtype, x.shape)
+    count = scatter_along(start, axis, index, as_node(1, x.dtype, index.shape), "add")
+    empty = make(Op.EQ, (count, zero))
+    safe = make(Op.SELECT, (empty, as_node(1, x.dtype, x.shape), count))
+    if dt.is_inexact(x.dtype):
+        mean = make(Op.DIV, (total, safe))
+    else:
+        mean = npextra.floor_divide(total, safe)
+    return make(Op.SELECT, (empty, x, mean))
+
+
+def _move_first(x: Node, axis: int) -> Node:
+    return make(Op.TRANSPOSE, (x,), (axis, *[a for a in range(x.ndim) if a != axis]))
+
+
+def _move_back(x: Node, axis: int) -> Node:
+    perm = list(range(1, x.ndim))
+    perm.insert(axis, 0)
+    return make(Op.TRANSPOSE, (x,), tuple(perm))
+
+
+def update_rows(x: Node, axis: int, index: Node, value, kind: str = "set") -> Node:
+    """``x`` with the slices ``index[i]`` along ``axis`` set to (or combined
+    by ``kind`` with) ``value``: slice ``i`` of a ``value`` array of ``x``'s
+    rank, or one scalar / broadcastable value for all (``index_add``,
+    ``index_copy``, ``index_fill``; numpy's ``x[..., index] += v``)."""
+    index = reshape(index, (-1,))
+    if x.ndim == 0:
+        flat = reshape(value, (-1,)) if isinstance(value, Node) else value
+        return reshape(ix.setitem(reshape(x, (1,)), (index,), flat, kind), ())
+    if isinstance(value, Node) and value.ndim == x.ndim:
+        if not axis:
+            return ix.setitem(x, (index,), value, kind)
+        out = ix.setitem(_move_first(x, axis), (index,), _move_first(value, axis), kind)
+        return _move_back(out, axis)
+    return ix.setitem(x, (slice(None),) * axis + (index,), value, kind)
+
+
+def searchsorted(seq: Node, values: Node, right: bool = False, sorter: Node | None = None,
+                 ) -> Node:
+    """Insertion points (int64) of ``values`` into the sorted last axis of
+    ``seq`` (1-d, or batched with ``values``' leading axes), by counting
+    #(seq < v) (left) or #(seq <= v) (right).
+
+    >>> import numpy as np
+    >>> from lazytensor.core.runtime import constant
+    >>> s = constant(np.array([1.0, 2.0, 3.0]), np.dtype("float32"))
+    >>> searchsorted(s, constant(np.array([2.5]), np.dtype("float32"))).shape
+    (1,)
+    """
+    if sorter is not None and seq.shape[-1]:
+        seq = gather_at(seq, coordinates(convert(sorter, dt.int64), seq.ndim - 1))
+    if values.dtype != seq.dtype:
+        common = np.promote_types(values.dtype, seq.dtype)
+        seq, values = convert(seq, common), convert(values, common)
+    lead = values.shape if seq.ndim == 1 else values.shape[:-1]
+    shape = (*values.shape, seq.shape[-1])
+    last = len(shape) - 1
+    s_dims = (last,) if seq.ndim == 1 else tuple(range(len(lead))) + (last,)
+    s_b = make(Op.BROADCAST_IN_DIM, (seq,), shape, s_dims)
+    v_b = make(Op.BROADCAST_IN_DIM, (values,), shape, tuple(range(values.ndim)))
+    hit = make(Op.LE if right else Op.LT, (s_b, v_b))
+    return make(Op.REDUCE_SUM, (convert(hit, dt.int64),), (last,))
