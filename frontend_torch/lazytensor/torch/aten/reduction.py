@@ -12,6 +12,13 @@ from lazytensor.core import Node, Op, make
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import reduction as R
 from lazytensor.core.composite.elementwise import as_node, convert
+from lazytensor.core.composite.reducers import (
+    accumulated,
+    kth_smallest,
+    median_along,
+    running_extreme,
+    vector_norm,
+)
 from lazytensor.torch._tensor import wrap
 from lazytensor.torch.aten._common import aten, dims, node, np_dtype, opmath
 from lazytensor.torch.aten._common import dim as _dim
@@ -25,28 +32,17 @@ def _sum_dtype(x: Node, dtype) -> np.dtype:
     return dt.int64 if (dt.is_int(x.dtype) or dt.is_bool(x.dtype)) else x.dtype
 
 
-_HALF = (dt.float16, dt.bfloat16)
-
-
-def _accumulated(reduction, n: Node, target: np.dtype) -> Node:
-    """``reduction(n as target)``; half-precision sums accumulate in float32
-    and round once at the end, as torch's kernels do (``acc_type``)."""
-    if target not in _HALF:
-        return reduction(convert(n, target))
-    return convert(reduction(convert(convert(n, target), dt.float32)), target)
-
-
 def _sum(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     n = node(x)
     axes = dims(dim, n.ndim)
-    return wrap(_accumulated(lambda v: R.reduce("sum", v, axes, keepdim), n,
+    return wrap(accumulated(lambda v: R.reduce("sum", v, axes, keepdim), n,
                              _sum_dtype(n, dtype)))
 
 
 def _prod(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     n = node(x)
     axes = dims(dim, n.ndim) if dim is not None else tuple(range(n.ndim))
-    return wrap(_accumulated(lambda v: R.reduce("prod", v, axes, keepdim), n,
+    return wrap(accumulated(lambda v: R.reduce("prod", v, axes, keepdim), n,
                              _sum_dtype(n, dtype)))
 
 
@@ -59,7 +55,7 @@ def _mean(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
             f"point or complex dtype. Got: {_torch_name(target)}"
         )
     axes = dims(dim, n.ndim)
-    return wrap(_accumulated(lambda v: R.mean(v, axes, keepdim), n, target))
+    return wrap(accumulated(lambda v: R.mean(v, axes, keepdim), n, target))
 
 
 def _torch_name(d: np.dtype) -> str:
@@ -142,13 +138,13 @@ def _var_like(sqrt: bool, with_mean: bool):
         ddof = 1 if correction is None else correction
         if not dt.is_inexact(n.dtype):
             raise RuntimeError("std and var only support floating point and complex dtypes")
-        v = _accumulated(lambda f: R.var(f, axes, keepdim, ddof), n, n.dtype)
+        v = accumulated(lambda f: R.var(f, axes, keepdim, ddof), n, n.dtype)
         if dt.is_complex(n.dtype):
             v = make(Op.REAL, (v,)) if dt.is_complex(v.dtype) else v
         out = make(Op.SQRT, (v,)) if sqrt else v
         if not with_mean:
             return wrap(out)
-        return wrap(out), wrap(_accumulated(lambda f: R.mean(f, axes, keepdim), n, n.dtype))
+        return wrap(out), wrap(accumulated(lambda f: R.mean(f, axes, keepdim), n, n.dtype))
 
     return impl
 
@@ -167,25 +163,19 @@ def _scan(op: Op):
         if n.ndim == 0:
             return wrap(convert(n, target))
         d = _dim(dim, n.ndim)
-        return wrap(_accumulated(lambda v: make(op, (v,), d, False), n, target))
+        return wrap(accumulated(lambda v: make(op, (v,), d, False), n, target))
 
     return impl
 
 
-def _cum_extreme(op: Op, compare: Op):
+def _cum_extreme(kind: str):
     """cummax/cummin: values and the index of the last extreme seen so far."""
     def impl(x, dim):  # noqa: A002
         n = node(x)
         if n.ndim == 0:
             return wrap(n), wrap(as_node(0, INDEX, ()))
-        d = _dim(dim, n.ndim)
-        values = make(op, (n,), d, False)
-        hit = make(Op.EQ, (n, values))
-        if dt.is_inexact(n.dtype):
-            hit = make(Op.OR, (hit, make(Op.NE, (n, n))))
-        positions = make(Op.IOTA, (), INDEX, n.shape, d)
-        marked = make(Op.SELECT, (hit, positions, as_node(-1, INDEX, n.shape)))
-        return wrap(values), wrap(make(Op.CUMMAX, (marked,), d, False))
+        values, indices = running_extreme(n, _dim(dim, n.ndim), kind)
+        return wrap(values), wrap(indices)
 
     return impl
 
@@ -197,26 +187,7 @@ def _vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A00
     if not dt.is_inexact(n.dtype):
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor "
                            f"as input. Got {_torch_name(n.dtype)}")
-    axes = dims(dim, n.ndim)
-    a = make(Op.ABS, (n,))
-    return wrap(_norm_of(a, float(ord), axes, keepdim))
-
-
-def _norm_of(a: Node, p: float, axes, keepdim: bool) -> Node:
-    if p == math.inf:
-        return R.reduce("max", a, axes, keepdim)
-    if p == -math.inf:
-        return R.reduce("min", a, axes, keepdim)
-    if p == 0:
-        nz = convert(make(Op.NE, (a, as_node(0, a.dtype, a.shape))), a.dtype)
-        return R.reduce("sum", nz, axes, keepdim)
-    if p == 1:
-        return R.reduce("sum", a, axes, keepdim)
-    if p == 2:
-        return make(Op.SQRT, (R.reduce("sum", make(Op.MUL, (a, a)), axes, keepdim),))
-    powered = make(Op.POW, (a, as_node(p, a.dtype, a.shape)))
-    total = R.reduce("sum", powered, axes, keepdim)
-    return make(Op.POW, (total, as_node(1.0 / p, total.dtype, total.shape)))
+    return wrap(vector_norm(n, float(ord), dims(dim, n.ndim), keepdim))
 
 
 def _count_nonzero(x, dim=None):  # noqa: A002
@@ -259,30 +230,7 @@ def _topk(x, k, dim=-1, largest=True, sorted=True):  # noqa: A002
 
 
 # ------------------------------------------------- order statistics by sorting
-def _pick(values: Node, indices: Node, d: int, position, keepdim: bool) -> tuple[Node, Node]:
-    """Entry ``position`` (an int, or a per-row index node) along ``d`` of
-    sorted values and their original indices."""
-    n = values.ndim
-    if isinstance(position, int):
-        start = (0,) * d + (position,) + (0,) * (n - d - 1)
-        limit = values.shape[:d] + (position + 1,) + values.shape[d + 1:]
-        cut = [make(Op.SLICE, (v,), start, limit, (1,) * n) for v in (values, indices)]
-    else:
-        from lazytensor.core.composite.along import coordinates, gather_at
-
-        shape = values.shape[:d] + (1,) + values.shape[d + 1:]
-        where = make(Op.BROADCAST_IN_DIM, (position,), shape,
-                     tuple(a for a in range(n) if a != d))
-        coords = coordinates(where, d)
-        cut = [gather_at(v, coords) for v in (values, indices)]
-        cut = [make(Op.RESHAPE, (c,), shape) for c in cut]
-    if not keepdim:
-        squeezed = values.shape[:d] + values.shape[d + 1:]
-        cut = [make(Op.RESHAPE, (c,), squeezed) for c in cut]
-    return cut[0], cut[1]
-
-
-def _sorted_along(x, d):
+def _along(x, d):
     n = node(x)
     flat = n.ndim == 0
     if flat:
@@ -290,35 +238,19 @@ def _sorted_along(x, d):
     d = _dim(d, n.ndim)
     if n.shape[d] == 0:
         raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
-    values = make(Op.SORT, (n,), d, False, True)
-    indices = make(Op.ARGSORT, (n,), d, False, True, INDEX)
-    return n, values, indices, d, flat
+    return n, d, flat
+
+
+def _scalar_if(flat: bool, v: Node, i: Node):
+    if flat:
+        v, i = make(Op.RESHAPE, (v,), ()), make(Op.RESHAPE, (i,), ())
+    return wrap(v), wrap(i)
 
 
 def _median_dim(ignore_nan: bool):
     def impl(x, d, keepdim=False):
-        n, values, indices, d, flat = _sorted_along(x, d)
-        size = n.shape[d]
-        if ignore_nan and dt.is_inexact(n.dtype):  # NaNs sort last: count the others
-            real = convert(make(Op.EQ, (n, n)), INDEX)
-            count = make(Op.REDUCE_SUM, (real,), (d,))
-            pos = make(Op.MAX, (make(Op.DIV, (make(Op.SUB, (count, as_node(1, INDEX,
-                                                                           count.shape))),
-                                             as_node(2, INDEX, count.shape))),
-                                as_node(0, INDEX, count.shape)))
-            v, i = _pick(values, indices, d, pos, keepdim or flat)
-        elif dt.is_inexact(n.dtype):  # a NaN anywhere is the median (the first NaN)
-            v, i = _pick(values, indices, d, (size - 1) // 2, keepdim or flat)
-            nan_pos = make(Op.ARGMAX, (make(Op.NE, (n, n)),), d, INDEX)
-            has_nan = R.reduce("any", make(Op.NE, (n, n)), (d,), keepdim or flat)
-            nan_pos = R.keep_dims(nan_pos, n.shape, (d,)) if keepdim or flat else nan_pos
-            v = make(Op.SELECT, (has_nan, as_node(math.nan, v.dtype, v.shape), v))
-            i = make(Op.SELECT, (has_nan, nan_pos, i))
-        else:
-            v, i = _pick(values, indices, d, (size - 1) // 2, keepdim or flat)
-        if flat:
-            v, i = make(Op.RESHAPE, (v,), ()), make(Op.RESHAPE, (i,), ())
-        return wrap(v), wrap(i)
+        n, d, flat = _along(x, d)
+        return _scalar_if(flat, *median_along(n, d, keepdim or flat, ignore_nan))
 
     return impl
 
@@ -331,22 +263,16 @@ def _median_all(ignore_nan: bool):
                 return wrap(n)
             return wrap(as_node(math.nan, n.dtype, ()))
         flat = make(Op.RESHAPE, (n,), (math.prod(n.shape),))
-        from lazytensor.torch._tensor import wrap as wrap_node
-
-        value, _ = _median_dim(ignore_nan)(wrap_node(flat), 0)
-        return value
+        return wrap(median_along(flat, 0, False, ignore_nan)[0])
 
     return impl
 
 
 def _kthvalue(x, k, d=-1, keepdim=False):
-    n, values, indices, d, flat = _sorted_along(x, d)
+    n, d, flat = _along(x, d)
     if not 1 <= k <= n.shape[d]:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
-    v, i = _pick(values, indices, d, k - 1, keepdim or flat)
-    if flat:
-        v, i = make(Op.RESHAPE, (v,), ()), make(Op.RESHAPE, (i,), ())
-    return wrap(v), wrap(i)
+    return _scalar_if(flat, *kth_smallest(n, k - 1, d, keepdim or flat))
 
 
 def _table() -> dict:
@@ -363,7 +289,7 @@ def _table() -> dict:
         aten.std_mean.correction: _var_like(True, True),
         aten.logsumexp: opmath(_logsumexp), aten.cumsum: _scan(Op.CUMSUM),
         aten.cumprod: _scan(Op.CUMPROD), aten.logcumsumexp: _scan(Op.CUMLOGSUMEXP),
-        aten.cummax: _cum_extreme(Op.CUMMAX, Op.GE), aten.cummin: _cum_extreme(Op.CUMMIN, Op.LE),
+        aten.cummax: _cum_extreme("max"), aten.cummin: _cum_extreme("min"),
         aten.linalg_vector_norm: opmath(_vector_norm), aten.count_nonzero: _count_nonzero,
         aten.sort.default: _sort, aten.sort.stable: _sort_stable, aten.argsort: _argsort,
         aten.topk: _topk, aten.median.dim: _median_dim(False),
