@@ -72,23 +72,7 @@ def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue,
 @implements("round", "around")
 def round_(a, decimals=0, out=None):
     """Round half to even at ``decimals`` (numpy scales by 10**decimals)."""
-    x = node_of(a)
-    if not dt.is_inexact(x.dtype):
-        if decimals >= 0:
-            return _finish(x, out)
-        scale = 10 ** (-decimals)
-        q = npx.floor_divide(make(Op.ADD, (x, npx.const(scale // 2, x))), npx.const(scale, x))
-        return _finish(make(Op.MUL, (q, npx.const(scale, x))), out)
-    if dt.is_complex(x.dtype):
-        re = round_(wrap(make(Op.REAL, (x,))), decimals)._h.node
-        im = round_(wrap(make(Op.IMAG, (x,))), decimals)._h.node
-        return _finish(make(Op.COMPLEX, (re, im)), out)
-    if decimals == 0:
-        return _finish(make(Op.ROUND_EVEN, (x,)), out)
-    factor = npx.const(10.0 ** abs(decimals), x)
-    scaled = make(Op.MUL if decimals > 0 else Op.DIV, (x, factor))
-    rounded = make(Op.ROUND_EVEN, (scaled,))
-    return _finish(make(Op.DIV if decimals > 0 else Op.MUL, (rounded, factor)), out)
+    return _finish(npx.round_decimals(node_of(a), decimals), out)
 
 
 # ---------------------------------------------------------------- complex parts

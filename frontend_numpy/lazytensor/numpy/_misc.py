@@ -135,19 +135,6 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None):
 
 # ------------------------------------------------------------------- einsum
 
-def _sublist_form(operands) -> tuple[str, list]:
-    """einsum(a, [0, 1], b, [1, 2], [0, 2]) as 'ab,bc->ac' plus the arrays."""
-    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-
-    def term(sub) -> str:
-        return "".join("..." if s is Ellipsis else letters[int(s)] for s in sub)
-
-    arrays, terms = list(operands[0::2]), [term(s) for s in operands[1::2]]
-    if len(operands) % 2:
-        return ",".join(terms) + "->" + term(operands[-1]), arrays[:-1]
-    return ",".join(terms), arrays
-
-
 @implements("einsum")
 def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=False):
     """numpy.einsum (explicit, implicit and sublist forms) in the operands'
@@ -155,7 +142,7 @@ def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=
     if isinstance(operands[0], str):
         subscripts, arrays = operands[0], list(operands[1:])
     else:
-        subscripts, arrays = _sublist_form(operands)
+        subscripts, arrays = ceinsum.sublist_form(operands)
     nodes = [node_of(a) for a in arrays]
     target = np.dtype(dtype) if dtype is not None else \
         ew.promote(NUMPY, *nodes) if nodes else None

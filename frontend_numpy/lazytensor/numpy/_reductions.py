@@ -98,9 +98,8 @@ def _stat_dtypes(x: Node, dtype) -> tuple[np.dtype, np.dtype]:
     return x.dtype, x.dtype
 
 
-def _masked_count(x: Node, where, axes, keepdims, dtype) -> Node:
-    mask = ew.as_node(node_of(where), dt.bool_, x.shape)
-    return cred.reduce("sum", ew.convert(mask, dtype), axes, keepdims)
+def _mask(x: Node, where) -> Node:
+    return ew.as_node(node_of(where), dt.bool_, x.shape)
 
 
 @implements("mean")
@@ -111,24 +110,14 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=_NV, *, where=_NV):
     if where is True:
         node = cred.mean(ew.convert(x, compute), axis, keep, compute)
     else:
-        axes = cred.normalize_axes(axis, x.ndim)
-        total = sum_(wrap(ew.convert(x, compute)), axes, compute, keepdims=keep, where=where)
-        node = make(Op.DIV, (total._h.node, _masked_count(x, where, axes, keep, compute)))
+        node = cred.masked_mean(ew.convert(x, compute), _mask(x, where), axis, keep)
     return _finish(ew.convert(node, result), out)
 
 
 def _variance(x: Node, axis, compute, ddof, keep, where) -> Node:
     if where is True:
         return cred.var(ew.convert(x, compute), axis, keep, ddof, compute)
-    axes = cred.normalize_axes(axis, x.ndim)
-    xc = ew.convert(x, compute)
-    mu = mean(wrap(xc), axes, keepdims=True, where=where)._h.node
-    diff = make(Op.SUB, (xc, ew.broadcast_to(mu, x.shape)))
-    sq = make(Op.MUL, (diff, make(Op.CONJ, (diff,)) if dt.is_complex(compute) else diff))
-    sq = ew.convert(sq, dt.real_dtype(compute))
-    total = sum_(wrap(sq), axes, keepdims=keep, where=where)._h.node
-    count = _masked_count(x, where, axes, keep, total.dtype)
-    return make(Op.DIV, (total, make(Op.SUB, (count, npx.const(ddof, count)))))
+    return cred.masked_var(ew.convert(x, compute), _mask(x, where), axis, keep, ddof)
 
 
 @implements("var")

@@ -15,7 +15,7 @@ from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import nplinalg as nl
 from lazytensor.core.composite import shape as cs
-from lazytensor.core.composite.reduction import normalize_axes, normalize_axis
+from lazytensor.core.composite.reduction import normalize_axes
 from lazytensor.core.ir import Node
 from lazytensor.numpy import _math
 from lazytensor.numpy._base import node_of, wrap
@@ -166,14 +166,7 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
 
 @linalg_implements("norm")
 def norm(x, ord=None, axis=None, keepdims=False):
-    node = node_of(x)
-    if axis is None and ord is None:
-        return wrap(nl.frobenius(node, None, keepdims))
-    axes = normalize_axes(axis, node.ndim) if axis is not None else tuple(range(node.ndim))
-    if isinstance(axis, tuple) and len(axis) == 2 or axis is None and node.ndim == 2:
-        r, c = (normalize_axis(a, node.ndim) for a in (axis or (0, 1)))
-        return wrap(nl.matrix_norm(node, ord, r, c, keepdims))
-    return vector_norm(wrap(node), axis=axes, keepdims=keepdims, ord=2 if ord is None else ord)
+    return wrap(nl.norm(node_of(x), ord, axis, keepdims))
 
 
 # ------------------------------------------------- re-exported array functions

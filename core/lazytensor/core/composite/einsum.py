@@ -189,3 +189,22 @@ def _contract(x: Node, xl: Labels, y: Node, yl: Labels, keep: set[str],
     out = make(Op.DOT_GENERAL, (x, y), dims, None)
     labels = batch + [l for l in xl if l not in shared] + [l for l in yl if l not in shared]
     return out, labels
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def sublist_form(operands: Sequence) -> tuple[str, list]:
+    """The interleaved form ``einsum(a, [0, 1], b, [1, 2], [0, 2])`` (numpy's
+    and torch's) as subscripts ('ab,bc->ac') plus the operands.
+
+    >>> sublist_form(["A", [0, 1], "B", [1, Ellipsis], [0, Ellipsis]])
+    ('ab,b...->a...', ['A', 'B'])
+    """
+    def term(sub) -> str:
+        return "".join("..." if s is Ellipsis else _LETTERS[int(s)] for s in sub)
+
+    arrays, terms = list(operands[0::2]), [term(s) for s in operands[1::2]]
+    if len(operands) % 2:
+        return ",".join(terms) + "->" + term(operands[-1]), arrays[:-1]
+    return ",".join(terms), arrays

@@ -478,3 +478,32 @@ def identity_of(dtype: np.dtype, kind: str):
         info = dt.iinfo(dtype)
         return int(info.min) if kind == "max" else int(info.max)
     return -math.inf if kind == "max" else math.inf
+
+
+def round_decimals(x: Node, decimals: int = 0) -> Node:
+    """Round half to even at ``decimals`` digits (numpy's ``round``, torch's
+    ``round(decimals=)``): floats scale by 10**|decimals|; integers are kept
+    (negative ``decimals`` round to tens, hundreds..., ties upward, where
+    numpy rounds them to even: a known difference); complex rounds both
+    parts. Shape and dtype of x.
+
+    >>> from lazytensor.core.runtime import constant
+    >>> round_decimals(constant(np.array([1.25, 2.5]), np.dtype("float64")), 1).shape
+    (2,)
+    """
+    if not dt.is_inexact(x.dtype):
+        if decimals >= 0:
+            return x
+        scale = 10 ** (-decimals)
+        q = floor_divide(make(Op.ADD, (x, const(scale // 2, x))), const(scale, x))
+        return make(Op.MUL, (q, const(scale, x)))
+    if dt.is_complex(x.dtype):
+        re = round_decimals(make(Op.REAL, (x,)), decimals)
+        im = round_decimals(make(Op.IMAG, (x,)), decimals)
+        return make(Op.COMPLEX, (re, im))
+    if decimals == 0:
+        return make(Op.ROUND_EVEN, (x,))
+    factor = const(10.0 ** abs(decimals), x)
+    scaled = make(Op.MUL if decimals > 0 else Op.DIV, (x, factor))
+    rounded = make(Op.ROUND_EVEN, (scaled,))
+    return make(Op.DIV if decimals > 0 else Op.MUL, (rounded, factor))

@@ -27,7 +27,7 @@ from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import matrix as cm
 from lazytensor.core.composite import shape as cs
 from lazytensor.core.composite.npextra import const
-from lazytensor.core.composite.reduction import reduce
+from lazytensor.core.composite.reduction import normalize_axes, normalize_axis, reduce
 from lazytensor.core.composite.take import take_along_axis
 from lazytensor.core.composite.ufuncs import matmul
 from lazytensor.core.ir import Node
@@ -223,3 +223,25 @@ def matrix_norm(x: Node, ord, r: int, c: int, keepdims: bool) -> Node:
     if keepdims:
         out = cs.expand_dims(cs.expand_dims(out, min(r, c)), max(r, c))
     return out
+
+
+def norm(x: Node, ord=None, axis: int | tuple[int, ...] | None = None,
+         keepdims: bool = False) -> Node:
+    """numpy.linalg.norm (and torch.linalg.norm): the Frobenius norm of
+    everything when ``axis`` and ``ord`` are None; a matrix norm over a pair
+    of axes (or a 2-d ``x`` with ``axis`` None); else a vector norm (``ord``
+    None: 2) over ``axis``.
+
+    >>> from lazytensor.core.runtime import constant
+    >>> import numpy as np
+    >>> x = constant(np.ones((2, 3)), np.dtype("float64"))
+    >>> norm(x).shape, norm(x, 1, (0, 1), True).shape, norm(x, 3, 1).shape
+    ((), (1, 1), (2,))
+    """
+    if axis is None and ord is None:
+        return frobenius(x, None, keepdims)
+    axes = normalize_axes(axis, x.ndim) if axis is not None else tuple(range(x.ndim))
+    if isinstance(axis, tuple) and len(axis) == 2 or axis is None and x.ndim == 2:
+        r, c = (normalize_axis(a, x.ndim) for a in (axis or (0, 1)))
+        return matrix_norm(x, ord, r, c, keepdims)
+    return vector_norm(x, axes, keepdims, 2 if ord is None else ord)

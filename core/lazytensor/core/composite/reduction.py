@@ -160,3 +160,36 @@ def argreduce(kind: str, x: Node, axis: int | None, keepdims: bool = False,
     axis = normalize_axis(axis, x.ndim)
     out = make(Op.ARGMAX if kind == "argmax" else Op.ARGMIN, (x,), axis, index_dtype)
     return keep_dims(out, x.shape, (axis,)) if keepdims else out
+
+
+def masked_mean(x: Node, mask: Node, axis=None, keepdims: bool = False) -> Node:
+    """The mean of the elements of ``x`` where the bool ``mask`` (x's shape)
+    holds (numpy's ``mean(where=)``, ``nanmean``; torch's masked mean): a
+    sum of the selected values over their count, in x's (inexact) dtype.
+
+    >>> import numpy as np
+    >>> from lazytensor.core.runtime import constant
+    >>> x = constant(np.ones((2, 3)), np.dtype("float32"))
+    >>> masked_mean(x, constant(np.eye(2, 3, dtype=bool), dt.bool_), 1).shape
+    (2,)
+    """
+    axes = normalize_axes(axis, x.ndim)
+    total = reduce("sum", make(Op.SELECT, (mask, x, as_node(0, x.dtype, x.shape))), axes,
+                   keepdims)
+    return make(Op.DIV, (total, reduce("sum", convert(mask, x.dtype), axes, keepdims)))
+
+
+def masked_var(x: Node, mask: Node, axis=None, keepdims: bool = False,
+               ddof: int | float = 0) -> Node:
+    """The variance of the elements of ``x`` where ``mask`` holds: the masked
+    sum of |x - masked mean|^2 over (count - ddof); real for complex x."""
+    axes = normalize_axes(axis, x.ndim)
+    mu = masked_mean(x, mask, axes, True)
+    diff = make(Op.SUB, (x, broadcast_to(mu, x.shape)))
+    sq = make(Op.MUL, (diff, make(Op.CONJ, (diff,)) if dt.is_complex(x.dtype) else diff))
+    sq = convert(sq, dt.real_dtype(x.dtype))
+    total = reduce("sum", make(Op.SELECT, (mask, sq, as_node(0, sq.dtype, sq.shape))), axes,
+                   keepdims)
+    count = reduce("sum", convert(mask, total.dtype), axes, keepdims)
+    return make(Op.DIV, (total, make(Op.SUB, (count, as_node(ddof, count.dtype,
+                                                                 count.shape)))))

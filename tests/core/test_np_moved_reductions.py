@@ -1,0 +1,63 @@
+"""Composites moved from the numpy frontend into the core, checked against
+numpy without any frontend: masked mean/var, round at decimals, the
+linalg norm dispatch, einsum's sublist form."""
+
+import numpy as np
+import pytest
+from lazytensor.core import Handle, Op, make
+from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import einsum as ce
+from lazytensor.core.composite import npextra as npx
+from lazytensor.core.composite import nplinalg as nl
+from lazytensor.core.composite import reduction as cred
+from lazytensor.core.runtime import get_runtime
+
+RNG = np.random.default_rng(7)
+
+
+def dev(a, dtype=None):
+    return get_runtime().from_host(np.asarray(a, dtype=dtype)).node
+
+
+def check(node, want, rtol=1e-12):
+    node = make(Op.CONVERT, (node,), node.dtype) if node.is_leaf else node
+    got, want = Handle(node).numpy(), np.asarray(want)
+    assert got.shape == want.shape and got.dtype == want.dtype, (got, want)
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=1e-12)
+
+
+@pytest.mark.parametrize("axis", [None, 0, (0, 2)])
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+def test_masked_mean_and_var(axis, dtype):
+    a = (RNG.normal(size=(3, 4, 5)) + (1j if dtype == "complex128" else 0) *
+         RNG.normal(size=(3, 4, 5))).astype(dtype)
+    m = RNG.random((3, 4, 5)) > 0.3
+    m[:2] = True  # every slice keeps at least two elements (count > ddof)
+    x, mask = dev(a), dev(m, dt.bool_)
+    check(cred.masked_mean(x, mask, axis, True), np.mean(a, axis, keepdims=True, where=m))
+    check(cred.masked_var(x, mask, axis, False, 1), np.var(a, axis, ddof=1, where=m))
+
+
+@pytest.mark.parametrize("decimals", [-1, 0, 2])
+def test_round_decimals(decimals):
+    f = np.array([1.25, -2.5, 3.14159, 150.0, 0.5])
+    check(npx.round_decimals(dev(f), decimals), np.round(f, decimals))
+    check(npx.round_decimals(dev(f + 2j * f), decimals), np.round(f + 2j * f, decimals))
+    i = np.array([14, 16, 27, -36], np.int32)  # no ties (integer ties round upward here)
+    check(npx.round_decimals(dev(i), decimals), np.round(i, decimals))
+
+
+@pytest.mark.parametrize("ord_, axis", [(None, None), ("fro", None), (1, (0, 1)), (3, 1),
+                                        (np.inf, 0), ("nuc", (1, 0)), (None, (0, 1))])
+def test_norm_dispatch(ord_, axis):
+    a = RNG.normal(size=(4, 3))
+    check(nl.norm(dev(a), ord_, axis), np.linalg.norm(a, ord_, axis), rtol=1e-10)
+    check(nl.norm(dev(a), ord_, axis, True), np.linalg.norm(a, ord_, axis, True), rtol=1e-10)
+
+
+def test_einsum_sublist_form():
+    a, b = RNG.normal(size=(2, 3)), RNG.normal(size=(3, 4))
+    subscripts, arrays = ce.sublist_form([a, [0, 1], b, [1, 2], [0, 2]])
+    assert subscripts == "ab,bc->ac" and len(arrays) == 2
+    check(ce.einsum(subscripts, dev(a), dev(b)), np.einsum(a, [0, 1], b, [1, 2], [0, 2]))
+    assert ce.sublist_form([a, [0, 1]]) == ("ab", [a])
