@@ -8,11 +8,10 @@ numpy/torch-shared rounding, division and NaN rules).
 
 from __future__ import annotations
 
-import math
-
 from lazytensor.core import Node, Op, make
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import npextra
+from lazytensor.core.composite import pointwise as pw
 from lazytensor.core.composite.elementwise import as_node, broadcast_shapes, convert
 from lazytensor.torch import _promotion as P
 from lazytensor.torch._promotion import key_of
@@ -42,17 +41,8 @@ UNARY_FLOAT = {  # integer inputs become the default float dtype
 }
 
 
-def _log_base(base: float):
-    scale = 1.0 / math.log(base)
-    return lambda x: make(Op.MUL, (make(Op.LOG, (x,)), as_node(scale, x.dtype, x.shape)))
-
-
-def _reciprocal(x: Node) -> Node:
-    return make(Op.DIV, (as_node(1, x.dtype, x.shape), x))
-
-
 UNARY_FLOAT_FN = {
-    aten.log2: _log_base(2.0), aten.log10: _log_base(10.0), aten.reciprocal: _reciprocal,
+    aten.log2: pw.log_base(2.0), aten.log10: pw.log_base(10.0), aten.reciprocal: pw.reciprocal,
 }
 
 
@@ -82,23 +72,6 @@ def _bool_identity(op: Op):
     return lambda x: x if dt.is_bool(x.dtype) else make(op, (x,))
 
 
-def _frac(x: Node) -> Node:
-    return make(Op.SUB, (x, npextra.trunc(x)))
-
-
-def _relu(x: Node) -> Node:
-    return make(Op.MAX, (x, as_node(0, x.dtype, x.shape)))
-
-
-def _round(x: Node, decimals: int = 0) -> Node:
-    if not dt.is_inexact(x.dtype):
-        return x
-    if decimals == 0:
-        return make(Op.ROUND_EVEN, (x,))
-    scale = as_node(10.0 ** decimals, x.dtype, x.shape)
-    return make(Op.DIV, (make(Op.ROUND_EVEN, (make(Op.MUL, (x, scale)),)), scale))
-
-
 def _abs(x: Node) -> Node:
     return x if dt.is_bool(x.dtype) else make(Op.ABS, (x,))
 
@@ -111,27 +84,8 @@ def _truthy(x: Node) -> Node:
     return x if dt.is_bool(x.dtype) else make(Op.NE, (x, as_node(0, x.dtype, x.shape)))
 
 
-def _isposinf(x: Node) -> Node:
-    return make(Op.EQ, (x, as_node(math.inf, x.dtype, x.shape))) if dt.is_inexact(x.dtype) \
-        else as_node(False, dt.bool_, x.shape)
-
-
-def _isneginf(x: Node) -> Node:
-    return make(Op.EQ, (x, as_node(-math.inf, x.dtype, x.shape))) if dt.is_inexact(x.dtype) \
-        else as_node(False, dt.bool_, x.shape)
-
-
 def _square(x: Node) -> Node:
     return make(Op.MUL, (x, x))
-
-
-def _angle(x: Node) -> Node:
-    """Argument of x: atan2(imag, real); real numbers give 0 or pi (NaN stays)."""
-    if dt.is_complex(x.dtype):
-        return make(Op.ATAN2, (make(Op.IMAG, (x,)), make(Op.REAL, (x,))))
-    pi = make(Op.SELECT, (make(Op.LT, (x, as_node(0, x.dtype, x.shape))),
-                          as_node(math.pi, x.dtype, x.shape), as_node(0, x.dtype, x.shape)))
-    return make(Op.SELECT, (npextra.isnan(x), x, pi))
 
 
 def _sign(x: Node) -> Node:
@@ -141,22 +95,22 @@ def _sign(x: Node) -> Node:
 UNARY_SAME = {  # (function, promotion kind)
     aten.neg: (_neg, P.DEFAULT), aten.abs: (_abs, P.COMPLEX_TO_FLOAT),
     aten.sign: (_sign, P.DEFAULT), aten.sgn: (_sign, P.DEFAULT),
-    aten.angle: (_angle, P.COMPLEX_TO_FLOAT),
+    aten.angle: (pw.angle, P.COMPLEX_TO_FLOAT),
     aten.floor: (npextra.floor, P.DEFAULT), aten.ceil: (npextra.ceil, P.DEFAULT),
     aten.trunc: (npextra.trunc, P.DEFAULT), aten.fix: (npextra.trunc, P.DEFAULT),
-    aten.frac: (_frac, P.DEFAULT), aten.relu: (_relu, P.DEFAULT),
+    aten.frac: (pw.frac, P.DEFAULT), aten.relu: (pw.relu, P.DEFAULT),
     aten.bitwise_not: (unary_op(Op.NOT), P.DEFAULT), aten.square: (_square, P.BOOL_TO_LONG),
     aten.positive: (lambda x: x, P.DEFAULT),
     aten.isnan: (npextra.isnan, P.ALWAYS_BOOL), aten.isinf: (npextra.isinf, P.ALWAYS_BOOL),
     aten.isfinite: (npextra.isfinite, P.ALWAYS_BOOL),
-    aten.isposinf: (_isposinf, P.ALWAYS_BOOL), aten.isneginf: (_isneginf, P.ALWAYS_BOOL),
+    aten.isposinf: (pw.isposinf, P.ALWAYS_BOOL), aten.isneginf: (pw.isneginf, P.ALWAYS_BOOL),
     aten.signbit: (npextra.signbit, P.ALWAYS_BOOL),
     aten.logical_not: (_logical_not, P.ALWAYS_BOOL),
 }
 
 
 def _round_impl(x, decimals: int = 0):
-    return _unary(lambda n: _round(n, decimals), P.DEFAULT)(x)
+    return _unary(lambda n: pw.round_to(n, decimals), P.DEFAULT)(x)
 
 
 def _nan_to_num(x, nan=None, posinf=None, neginf=None):
@@ -165,14 +119,7 @@ def _nan_to_num(x, nan=None, posinf=None, neginf=None):
 
 
 def _logit(x, eps=None):
-    def fn(n: Node) -> Node:
-        if eps is not None:
-            n = make(Op.CLAMP, (as_node(eps, n.dtype, n.shape), n,
-                                as_node(1.0 - eps, n.dtype, n.shape)))
-        one = as_node(1.0, n.dtype, n.shape)
-        return make(Op.LOG, (make(Op.DIV, (n, make(Op.SUB, (one, n)))),))
-
-    return _unary(fn, P.INT_TO_FLOAT)(x)
+    return _unary(lambda n: pw.logit(n, eps), P.INT_TO_FLOAT)(x)
 
 
 def _identity(x):
@@ -272,20 +219,13 @@ def _pow(a, b):
 
 _POW_SPECIAL = {
     2: lambda x: make(Op.MUL, (x, x)), 1: lambda x: x, 0.5: lambda x: make(Op.SQRT, (x,)),
-    -1: _reciprocal,
+    -1: pw.reciprocal,
 }
 
 
 def _logical(op: Op):
     return lambda a, b: elementwise(lambda x, y: make(op, (_truthy(x), _truthy(y))),
                                     P.ALWAYS_BOOL, a, b)
-
-
-def _xlogy(x: Node, y: Node) -> Node:
-    out = make(Op.MUL, (x, make(Op.LOG, (y,))))
-    zero = make(Op.EQ, (x, as_node(0, x.dtype, x.shape)))
-    out = make(Op.SELECT, (zero, as_node(0.0, x.dtype, x.shape), out))
-    return make(Op.SELECT, (npextra.isnan(y), y, out))
 
 
 def _shift_right(x: Node, y: Node) -> Node:
@@ -305,7 +245,7 @@ BINARY = {  # (function of nodes, promotion kind)
     aten.nextafter: (binary_op(Op.NEXTAFTER), P.NO_OPMATH),
     aten.logaddexp: (npextra.logaddexp, P.DEFAULT), aten.logaddexp2: (npextra.logaddexp2,
                                                                       P.DEFAULT),
-    aten.xlogy: (_xlogy, P.INT_TO_FLOAT),
+    aten.xlogy: (pw.xlogy, P.INT_TO_FLOAT),
     aten.bitwise_and: (binary_op(Op.AND), P.DEFAULT),
     aten.bitwise_or: (binary_op(Op.OR), P.DEFAULT),
     aten.bitwise_xor: (binary_op(Op.XOR), P.DEFAULT),
@@ -355,11 +295,8 @@ def _clamp(x, min=None, max=None):  # noqa: A002  (ATen's argument names)
 
     def fn(n: Node, *bounds: Node) -> Node:
         it = iter(bounds)
-        if min is not None:
-            n = npextra.maximum(n, next(it))
-        if max is not None:
-            n = npextra.minimum(n, next(it))
-        return n
+        return pw.clamp(n, next(it) if min is not None else None,
+                        next(it) if max is not None else None)
 
     return elementwise(fn, P.DEFAULT, x, *[v for v in (min, max) if v is not None])
 
@@ -372,39 +309,15 @@ def _clamp_max(x, max):  # noqa: A002
     return _clamp(x, max=max)
 
 
-def _lerp_nodes(s: Node, e: Node, weight) -> Node:
-    """torch's two-sided lerp formula, side chosen statically by ``weight``."""
-    diff = make(Op.SUB, (e, s))
-    if abs(weight) < 0.5:
-        return make(Op.ADD, (s, make(Op.MUL, (as_node(weight, s.dtype, s.shape), diff))))
-    w1 = as_node(weight - 1.0, s.dtype, s.shape)
-    return make(Op.ADD, (e, make(Op.MUL, (w1, diff))))
-
-
 def _lerp(start, end, weight):
     if isinstance(weight, (int, float)):
-        return elementwise(lambda s, e: _lerp_nodes(s, e, weight), P.DEFAULT, start, end)
+        return elementwise(lambda s, e: pw.lerp(s, e, weight), P.DEFAULT, start, end)
 
-    def fn3(s: Node, e: Node, w: Node) -> Node:
-        diff = make(Op.SUB, (e, s))
-        low = make(Op.LT, (make(Op.ABS, (w,)), as_node(0.5, w.dtype, w.shape)))
-        a = make(Op.ADD, (s, make(Op.MUL, (w, diff))))
-        b = make(Op.ADD, (e, make(Op.MUL, (make(Op.SUB, (w, as_node(1.0, w.dtype, w.shape))),
-                                           diff))))
-        return make(Op.SELECT, (low, a, b))
-
-    return elementwise(fn3, P.DEFAULT, start, end, weight)
-
-
-def _addcmul_nodes(s: Node, a: Node, b: Node, value) -> Node:
-    prod = make(Op.MUL, (a, b))
-    if value != 1:
-        prod = make(Op.MUL, (as_node(value, s.dtype, s.shape), prod))
-    return make(Op.ADD, (s, prod))
+    return elementwise(pw.lerp_tensor, P.DEFAULT, start, end, weight)
 
 
 def _addcmul(self, t1, t2, value=1):
-    return elementwise(lambda s, a, b: _addcmul_nodes(s, a, b, value), P.DEFAULT, self, t1, t2)
+    return elementwise(lambda s, a, b: pw.addcmul(s, a, b, value), P.DEFAULT, self, t1, t2)
 
 
 def _addcdiv(self, t1, t2, value=1):
@@ -415,34 +328,15 @@ def _addcdiv(self, t1, t2, value=1):
             "addcdiv will perform a true division of tensor1 and tensor2."
         )
 
-    return elementwise(lambda s, a, b: _addcdiv_nodes(s, a, b, value), P.DEFAULT, self, t1, t2)
-
-
-def _addcdiv_nodes(s: Node, a: Node, b: Node, value) -> Node:
-    quotient = make(Op.DIV, (a, b))
-    if value != 1:
-        quotient = make(Op.MUL, (as_node(value, s.dtype, s.shape), quotient))
-    return make(Op.ADD, (s, quotient))
+    return elementwise(lambda s, a, b: pw.addcdiv(s, a, b, value), P.DEFAULT, self, t1, t2)
 
 
 # -------------------------------------------------------- special functions
-def _unscaled(scaled: Op):
-    """i0/i1 from the exponentially scaled Bessel functions: f(x) * exp(|x|)."""
-    return lambda x: make(Op.MUL, (make(scaled, (x,)), make(Op.EXP, (make(Op.ABS, (x,)),))))
-
-
-def _ndtri(p: Node) -> Node:
-    """The standard normal quantile: sqrt(2) * erfinv(2p - 1)."""
-    two_p = make(Op.MUL, (p, as_node(2.0, p.dtype, p.shape)))
-    inner = make(Op.SUB, (two_p, as_node(1.0, p.dtype, p.shape)))
-    return make(Op.MUL, (make(Op.ERF_INV, (inner,)), as_node(math.sqrt(2.0), p.dtype, p.shape)))
-
-
 SPECIAL_UNARY = {
     aten.special_i0e: unary_op(Op.BESSEL_I0E), aten.special_i1e: unary_op(Op.BESSEL_I1E),
-    aten.i0: _unscaled(Op.BESSEL_I0E), aten.special_i1: _unscaled(Op.BESSEL_I1E),
-    aten.special_modified_bessel_i0: _unscaled(Op.BESSEL_I0E),
-    aten.special_modified_bessel_i1: _unscaled(Op.BESSEL_I1E), aten.special_ndtri: _ndtri,
+    aten.i0: pw.bessel_i0, aten.special_i1: pw.bessel_i1,
+    aten.special_modified_bessel_i0: pw.bessel_i0,
+    aten.special_modified_bessel_i1: pw.bessel_i1, aten.special_ndtri: pw.ndtri,
 }
 SPECIAL_BINARY = {
     aten.igamma: binary_op(Op.IGAMMA), aten.igammac: binary_op(Op.IGAMMAC),
@@ -548,8 +442,8 @@ INPLACE_NODES = {
     aten.sub.Tensor: _add_inplace(Op.SUB), aten.mul.Tensor: _mul_inplace,
     aten.mul.Scalar: _mul_inplace, aten.div.Tensor: _div_inplace,
     aten.div.Scalar: _div_inplace,
-    aten.lerp.Scalar: _ternary_inplace(_lerp_nodes, True),
-    aten.addcmul.default: _ternary_inplace(_addcmul_nodes, False),
-    aten.addcdiv.default: _ternary_inplace(_addcdiv_nodes, False),
+    aten.lerp.Scalar: _ternary_inplace(pw.lerp, True),
+    aten.addcmul.default: _ternary_inplace(pw.addcmul, False),
+    aten.addcdiv.default: _ternary_inplace(pw.addcdiv, False),
     aten.sqrt.default: _sqrt_inplace,
 }

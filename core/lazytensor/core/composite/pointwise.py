@@ -1,0 +1,155 @@
+"""Elementwise composites written once for every frontend: rounding to
+decimals, fractional part, infinity tests, complex argument, logit, xlogy,
+linear interpolation, fused multiply/divide-add, Bessel functions from their
+scaled forms and the normal quantile. Operands already share a dtype and
+shape (the frontend promoted them); user numbers (weights, scales,
+epsilons) become scalar parameters, so changing them never recompiles.
+
+>>> import numpy as np
+>>> from lazytensor.core.runtime import constant
+>>> x = constant(np.array([0.25, 1.5]), np.dtype("float32"))
+>>> round_to(x, 1).shape, lerp(x, x, 0.3).dtype
+((2,), dtype('float32'))
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import npextra
+from lazytensor.core.composite.elementwise import as_node
+from lazytensor.core.ir import Node
+from lazytensor.core.ops import Op
+from lazytensor.core.registry import make
+
+
+def _p(value, like: Node) -> Node:
+    return as_node(value, like.dtype, like.shape)
+
+
+def log_base(base: float) -> Callable[[Node], Node]:
+    """log(x) * (1 / log(base)): log2, log10 by one multiply."""
+    scale = 1.0 / math.log(base)
+    return lambda x: make(Op.MUL, (make(Op.LOG, (x,)), as_node(scale, x.dtype, x.shape)))
+
+
+def reciprocal(x: Node) -> Node:
+    """1 / x for a floating x."""
+    return make(Op.DIV, (_p(1, x), x))
+
+
+def frac(x: Node) -> Node:
+    """x - trunc(x)."""
+    return make(Op.SUB, (x, npextra.trunc(x)))
+
+
+def relu(x: Node) -> Node:
+    """max(x, 0) with the zero as a scalar parameter."""
+    return make(Op.MAX, (x, _p(0, x)))
+
+
+def round_to(x: Node, decimals: int = 0) -> Node:
+    """Round half to even at ``decimals`` digits (integers unchanged)."""
+    if not dt.is_inexact(x.dtype):
+        return x
+    if decimals == 0:
+        return make(Op.ROUND_EVEN, (x,))
+    scale = _p(10.0 ** decimals, x)
+    return make(Op.DIV, (make(Op.ROUND_EVEN, (make(Op.MUL, (x, scale)),)), scale))
+
+
+def _is_inf(sign: float) -> Callable[[Node], Node]:
+    def test(x: Node) -> Node:
+        if not dt.is_inexact(x.dtype):
+            return as_node(False, dt.bool_, x.shape)
+        return make(Op.EQ, (x, _p(sign * math.inf, x)))
+
+    return test
+
+
+isposinf = _is_inf(1.0)
+isneginf = _is_inf(-1.0)
+
+
+def angle(x: Node) -> Node:
+    """Argument of x: atan2(imag, real); real numbers give 0 or pi (NaN stays)."""
+    if dt.is_complex(x.dtype):
+        return make(Op.ATAN2, (make(Op.IMAG, (x,)), make(Op.REAL, (x,))))
+    pi = make(Op.SELECT, (make(Op.LT, (x, _p(0, x))), _p(math.pi, x), _p(0, x)))
+    return make(Op.SELECT, (npextra.isnan(x), x, pi))
+
+
+def logit(x: Node, eps: float | None = None) -> Node:
+    """log(x / (1 - x)), x first clamped to [eps, 1 - eps] when eps is given."""
+    if eps is not None:
+        x = make(Op.CLAMP, (_p(eps, x), x, _p(1.0 - eps, x)))
+    return make(Op.LOG, (make(Op.DIV, (x, make(Op.SUB, (_p(1.0, x), x)))),))
+
+
+def xlogy(x: Node, y: Node) -> Node:
+    """x * log(y), 0 where x == 0, NaN where y is NaN."""
+    out = make(Op.MUL, (x, make(Op.LOG, (y,))))
+    zero = make(Op.EQ, (x, _p(0, x)))
+    out = make(Op.SELECT, (zero, _p(0.0, x), out))
+    return make(Op.SELECT, (npextra.isnan(y), y, out))
+
+
+def lerp(start: Node, end: Node, weight: float) -> Node:
+    """start + weight * (end - start), computed from the nearer end (the
+    two-sided formula, side chosen statically by ``weight``)."""
+    diff = make(Op.SUB, (end, start))
+    if abs(weight) < 0.5:
+        return make(Op.ADD, (start, make(Op.MUL, (_p(weight, start), diff))))
+    return make(Op.ADD, (end, make(Op.MUL, (_p(weight - 1.0, start), diff))))
+
+
+def lerp_tensor(start: Node, end: Node, weight: Node) -> Node:
+    """``lerp`` with a weight array: the side is chosen per element."""
+    diff = make(Op.SUB, (end, start))
+    low = make(Op.LT, (make(Op.ABS, (weight,)), _p(0.5, weight)))
+    a = make(Op.ADD, (start, make(Op.MUL, (weight, diff))))
+    b = make(Op.ADD, (end, make(Op.MUL, (make(Op.SUB, (weight, _p(1.0, weight))), diff))))
+    return make(Op.SELECT, (low, a, b))
+
+
+def addcmul(s: Node, a: Node, b: Node, value=1) -> Node:
+    """s + value * a * b."""
+    prod = make(Op.MUL, (a, b))
+    if value != 1:
+        prod = make(Op.MUL, (_p(value, s), prod))
+    return make(Op.ADD, (s, prod))
+
+
+def addcdiv(s: Node, a: Node, b: Node, value=1) -> Node:
+    """s + value * a / b."""
+    quotient = make(Op.DIV, (a, b))
+    if value != 1:
+        quotient = make(Op.MUL, (_p(value, s), quotient))
+    return make(Op.ADD, (s, quotient))
+
+
+def unscaled(scaled: Op) -> Callable[[Node], Node]:
+    """i0/i1 from the exponentially scaled Bessel functions: f(x) * exp(|x|)."""
+    return lambda x: make(Op.MUL, (make(scaled, (x,)), make(Op.EXP, (make(Op.ABS, (x,)),))))
+
+
+bessel_i0 = unscaled(Op.BESSEL_I0E)
+bessel_i1 = unscaled(Op.BESSEL_I1E)
+
+
+def ndtri(p: Node) -> Node:
+    """The standard normal quantile: sqrt(2) * erfinv(2p - 1)."""
+    two_p = make(Op.MUL, (p, _p(2.0, p)))
+    inner = make(Op.SUB, (two_p, _p(1.0, p)))
+    return make(Op.MUL, (make(Op.ERF_INV, (inner,)), _p(math.sqrt(2.0), p)))
+
+
+def clamp(x: Node, lo: Node | None, hi: Node | None) -> Node:
+    """max(x, lo) then min(., hi), NaN-propagating; a missing bound is skipped."""
+    if lo is not None:
+        x = npextra.maximum(x, lo)
+    if hi is not None:
+        x = npextra.minimum(x, hi)
+    return x
