@@ -61,3 +61,20 @@ def test_einsum_sublist_form():
     assert subscripts == "ab,bc->ac" and len(arrays) == 2
     check(ce.einsum(subscripts, dev(a), dev(b)), np.einsum(a, [0, 1], b, [1, 2], [0, 2]))
     assert ce.sublist_form([a, [0, 1]]) == ("ab", [a])
+
+
+@pytest.mark.parametrize("mode", ["raise", "wrap", "clip"])
+def test_choose(mode):
+    from lazytensor.core.composite import take as ct
+
+    idx = np.array([[0, 1, 2], [2, 1, 0]]) if mode == "raise" else np.array([[0, 4, -1]])
+    choices = [RNG.normal(size=3), RNG.normal(size=(2, 3)), RNG.normal(size=(1, 3))]
+    want = np.choose(idx, choices, mode=mode)
+    check(ct.choose(dev(idx), [dev(c) for c in choices], mode), want)
+
+
+def test_angle():
+    z = np.array([1 + 1j, -1 + 0j, -2j, 0j])
+    r = np.array([-1.0, 0.0, 2.0, -0.0, np.nan])
+    check(npx.angle(dev(z)), np.angle(z))
+    check(npx.angle(dev(r)), np.angle(r))

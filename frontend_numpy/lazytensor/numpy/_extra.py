@@ -83,19 +83,13 @@ def choose(a, choices, out=None, mode="raise"):
     idx = node_of(a)
     nodes = [node_of(c) for c in choices]
     dtype = ew.promote(NUMPY, *nodes)
-    shape = cs.broadcast_shapes(idx.shape, *(c.shape for c in nodes))
-    stacked = cs.stack([ew.as_node(c, dtype, shape) for c in nodes], 0)
-    n = len(nodes)
+    cs.broadcast_shapes(idx.shape, *(c.shape for c in nodes))  # a shape error before the check
     if mode == "raise" and isinstance(a, (list, np.ndarray)):
         host = np.asarray(a)
-        if ((host < 0) | (host >= n)).any():
+        if ((host < 0) | (host >= len(nodes))).any():
             raise ValueError("invalid entry in choice array")
-    index = ew.broadcast_to(ew.convert(idx, dt.int64), shape)
-    if mode == "wrap":
-        index = npx.remainder(index, npx.const(n, index))
-    index = make(Op.CLAMP, (npx.const(0, index), index, npx.const(n - 1, index)))
-    picked = ctake.take_along_axis(stacked, cs.reshape(index, (1,) + shape), 0)
-    return _ufuncs._finish(np.add, cs.reshape(picked, shape), out)
+    node = ctake.choose(idx, [ew.convert(c, dtype) for c in nodes], mode)
+    return _ufuncs._finish(np.add, node, out)
 
 
 # ---------------------------------------------------------- small functions

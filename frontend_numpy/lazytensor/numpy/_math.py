@@ -103,11 +103,8 @@ def imag(val):
 @implements("angle")
 def angle(z, deg=False):
     x = node_of(z)
-    if not dt.is_complex(x.dtype):
-        x = ew.convert(x, dt.float64 if not dt.is_inexact(x.dtype) else x.dtype)
-        out = make(Op.ATAN2, (npx.const(0.0, x), x))
-    else:
-        out = make(Op.ATAN2, (make(Op.IMAG, (x,)), make(Op.REAL, (x,))))
+    x = x if dt.is_inexact(x.dtype) else ew.convert(x, dt.float64)
+    out = npx.angle(x)
     return wrap(npx.rad2deg(out) if deg else out)
 
 

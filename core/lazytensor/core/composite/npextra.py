@@ -507,3 +507,12 @@ def round_decimals(x: Node, decimals: int = 0) -> Node:
     scaled = make(Op.MUL if decimals > 0 else Op.DIV, (x, factor))
     rounded = make(Op.ROUND_EVEN, (scaled,))
     return make(Op.DIV if decimals > 0 else Op.MUL, (rounded, factor))
+
+
+def angle(x: Node) -> Node:
+    """The argument of complex x, atan2(imag, real); of real (inexact) x,
+    atan2(0, x): pi for negatives (and -0.0), 0 otherwise, NaN for NaN
+    (numpy's ``angle``; torch's differs only at -0.0). Real dtype of x."""
+    if dt.is_complex(x.dtype):
+        return make(Op.ATAN2, (make(Op.IMAG, (x,)), make(Op.REAL, (x,))))
+    return make(Op.ATAN2, (const(0.0, x), x))

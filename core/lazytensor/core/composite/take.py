@@ -14,11 +14,13 @@ dynamic out-of-bounds indices clip on reads and are dropped on writes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
+from lazytensor.core.composite import npextra as npx
 from lazytensor.core.composite.creation import const, iota
 from lazytensor.core.composite.indexing import (
     INDEX,
@@ -28,7 +30,7 @@ from lazytensor.core.composite.indexing import (
     wrap_negative,
 )
 from lazytensor.core.composite.reduction import normalize_axis
-from lazytensor.core.composite.shape import ravel, reshape
+from lazytensor.core.composite.shape import ravel, reshape, stack
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import ShapeError, make
@@ -151,3 +153,25 @@ def compress(condition: Any, x: Node, axis: int | None = None) -> Node:
     if cond.ndim != 1:
         raise ShapeError("condition must be a 1-d array")
     return take(x, np.nonzero(cond)[0], axis)
+
+
+def choose(index: Node, choices: Sequence[Node], mode: str = "raise") -> Node:
+    """numpy.choose: ``choices[index[i]][i]``, a gather over the stacked
+    choices (one dtype; broadcast with ``index`` to one shape). ``mode``
+    'wrap' takes indices modulo the count; 'raise' and 'clip' clamp (a lazy
+    index cannot raise: the caller checks host indices).
+
+    >>> from lazytensor.core.runtime import constant
+    >>> i = constant(np.array([0, 1, 1]), INDEX)
+    >>> choose(i, [constant(np.zeros(3), dt.float64), constant(np.ones(3), dt.float64)]).shape
+    (3,)
+    """
+    shape = ew.broadcast_shapes(index.shape, *(c.shape for c in choices))
+    stacked = stack([ew.broadcast_to(c, shape) for c in choices], 0)
+    n = len(choices)
+    idx = ew.broadcast_to(ew.convert(index, dt.int64), shape)
+    if mode == "wrap":
+        idx = npx.remainder(idx, npx.const(n, idx))
+    idx = make(Op.CLAMP, (npx.const(0, idx), idx, npx.const(n - 1, idx)))
+    picked = take_along_axis(stacked, reshape(idx, (1,) + shape), 0)
+    return reshape(picked, shape)
