@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from lazytensor.core import Node, Op, make
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import distance
+from lazytensor.core.composite import distance, layers
 from lazytensor.core.composite.elementwise import as_node, broadcast_to, convert
 from lazytensor.core.composite.linalg import broadcast_batch
 from lazytensor.torch._tensor import wrap
@@ -88,15 +88,7 @@ def _addbmm(x, b1, b2, *, beta=1, alpha=1):
     n1, n2 = node(b1), node(b2)
     if n1.ndim != 3 or n2.ndim != 3:
         raise RuntimeError("batch1 and batch2 must be 3D tensors")
-    product = make(Op.DOT_GENERAL, (n1, n2), (((0, 2), (0, 1)), ((), ())), None)
-    if alpha != 1:
-        product = make(Op.MUL, (product, as_node(alpha, product.dtype, product.shape)))
-    if beta == 0:
-        return wrap(product)
-    base = broadcast_to(convert(node(x), product.dtype), product.shape)
-    if beta != 1:
-        base = make(Op.MUL, (base, as_node(beta, base.dtype, base.shape)))
-    return wrap(make(Op.ADD, (base, product)))
+    return wrap(layers.scaled_sum(node(x), layers.batch_sum_product(n1, n2), beta, alpha))
 
 
 def _cdist(x1, x2, p, compute_mode=None):

@@ -6,11 +6,10 @@ stats, torch's index layout of max pooling."""
 
 from __future__ import annotations
 
-import numpy as np
 from lazytensor.core import Node, Op, make
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import activations as act
-from lazytensor.core.composite import losses
+from lazytensor.core.composite import layers, losses
 from lazytensor.core.composite import nn as cnn
 from lazytensor.core.composite import reduction as R
 from lazytensor.core.composite.elementwise import as_node, broadcast_to, convert
@@ -72,23 +71,12 @@ def _bmm(a, b):
     return wrap(make(Op.DOT_GENERAL, (na, nb), (((2,), (1,)), ((0,), (0,))), None))
 
 
-def _scaled_sum(bias, product: Node, beta, alpha) -> Node:
-    if alpha != 1:
-        product = make(Op.MUL, (product, as_node(alpha, product.dtype, product.shape)))
-    if beta == 0:
-        return product
-    b = broadcast_to(convert(node(bias), product.dtype), product.shape)
-    if beta != 1:
-        b = make(Op.MUL, (b, as_node(beta, b.dtype, b.shape)))
-    return make(Op.ADD, (b, product))
-
-
 def _addmm(bias, m1, m2, *, beta=1, alpha=1):
-    return wrap(_scaled_sum(bias, _mm_node(m1, m2), beta, alpha))
+    return wrap(layers.scaled_sum(node(bias), _mm_node(m1, m2), beta, alpha))
 
 
 def _baddbmm(bias, b1, b2, *, beta=1, alpha=1):
-    return wrap(_scaled_sum(bias, node(_bmm(b1, b2)), beta, alpha))
+    return wrap(layers.scaled_sum(node(bias), node(_bmm(b1, b2)), beta, alpha))
 
 
 def _dot(a, b):
@@ -110,22 +98,10 @@ def _mv(m, v):
 
 
 # ---------------------------------------------------------- convolution
-def _pairs(padding, n: int):
-    return tuple((p, p) for p in _expand(padding, n))
-
-
-def _expand(values, n: int) -> tuple[int, ...]:
-    values = tuple(values)
-    return values * n if len(values) == 1 else values
-
-
 def _conv_nodes(x: Node, w: Node, stride, padding, dilation, transposed, output_padding,
                 groups) -> Node:
-    n = w.ndim - 2
-    if transposed:
-        return cnn.conv_transpose(x, w, _expand(stride, n), _pairs(padding, n),
-                                  _expand(output_padding, n), _expand(dilation, n), groups)
-    return cnn.conv(x, w, _expand(stride, n), _pairs(padding, n), _expand(dilation, n), groups)
+    return layers.convolution(x, w, stride, padding, dilation, transposed, output_padding,
+                              groups)
 
 
 def _convolution(x, weight, bias, stride, padding, dilation, transposed, output_padding,
@@ -175,15 +151,12 @@ def _adaptive_avg_pool_backward(n: int):
 
 
 def _pool_args(n: int, kernel, stride, padding, dilation=1):
-    kernel = _expand(kernel if isinstance(kernel, (list, tuple)) else [kernel], n)
-    stride = _expand(stride, n) if stride not in (None, [], ()) else kernel
-    padding = _expand(padding if isinstance(padding, (list, tuple)) else [padding], n)
-    dilation = _expand(dilation if isinstance(dilation, (list, tuple)) else [dilation], n)
-    for k, p in zip(kernel, padding, strict=False):
+    kernel, stride, pads, dilation = layers.pool_args(n, kernel, stride, padding, dilation)
+    for k, (p, _) in zip(kernel, pads, strict=False):
         if p > k // 2:
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
                                f"pad={p}, kernel_size={k} and dilation=1")
-    return kernel, stride, tuple((p, p) for p in padding), dilation
+    return kernel, stride, pads, dilation
 
 
 def _max_pool(n: int):
@@ -256,20 +229,12 @@ def _batch_norm(x, weight, bias, running_mean, running_var, training, momentum, 
     if training:
         mean, var, invstd = cnn.batch_stats(nx, eps)
         if running_mean is not None:
-            count = int(np.prod(nx.shape)) // nx.shape[1]
-            unbiased = make(Op.MUL, (var, as_node(count / max(count - 1, 1), var.dtype,
-                                                  var.shape)))
+            unbiased = layers.unbiased(var, nx.shape)
             for stat, new in ((running_mean, mean), (running_var, unbiased)):
-                old = node(stat)
-                mixed = make(Op.ADD, (
-                    make(Op.MUL, (old, as_node(1.0 - momentum, old.dtype, old.shape))),
-                    make(Op.MUL, (convert(new, old.dtype), as_node(momentum, old.dtype,
-                                                                    old.shape)))))
-                assign(stat, mixed)
+                assign(stat, layers.update_running(node(stat), new, momentum))
     else:
         mean = convert(node(running_mean), dt.float32 if nx.dtype != dt.float64 else nx.dtype)
-        var = convert(node(running_var), mean.dtype)
-        invstd = make(Op.RSQRT, (make(Op.ADD, (var, as_node(eps, var.dtype, var.shape))),))
+        invstd = layers.inverse_std(convert(node(running_var), mean.dtype), eps)
     out = cnn.batch_norm(nx, _opt(weight), _opt(bias), mean, invstd)
     if not training:
         empty = as_node(0, mean.dtype, (0,))
@@ -284,8 +249,7 @@ def _batch_norm_backward(grad, x, weight, running_mean, running_var, save_mean, 
         mean, invstd = node(save_mean), node(save_invstd)
     else:
         mean = node(running_mean)
-        var = node(running_var)
-        invstd = make(Op.RSQRT, (make(Op.ADD, (var, as_node(eps, var.dtype, var.shape))),))
+        invstd = layers.inverse_std(node(running_var), eps)
     gx, gw, gb = cnn.batch_norm_backward(node(grad), nx, _opt(weight), mean, invstd, train)
     outs = (gx, gw, gb)
     return tuple(wrap(o) if keep else None for o, keep in zip(outs, output_mask, strict=False))
@@ -421,9 +385,7 @@ def _native_dropout(x, p, train):
 
 
 def _native_dropout_backward(grad, mask, scale):
-    g = node(grad)
-    kept = make(Op.SELECT, (node(mask), g, as_node(0, g.dtype, g.shape)))
-    return wrap(make(Op.MUL, (kept, as_node(scale, g.dtype, g.shape))))
+    return wrap(layers.dropout_backward(node(grad), node(mask), scale))
 
 
 def _embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):

@@ -1,0 +1,102 @@
+"""Layer-level NN helpers on top of ``nn.py``, shared by every frontend:
+per-dimension arguments given as one value or a list (torch's ``int[2]``,
+Keras' ``int or tuple``), one entry point for plain and transposed
+convolution, running batch-norm statistics (momentum update with the
+unbiased variance, inference-mode inverse std), dropout's gradient, and
+matrix products with alpha/beta scaling (BLAS's gemm: ``beta * c + alpha *
+a @ b``).
+
+>>> expand_per_dim([3], 2), expand_per_dim((1, 2), 2), symmetric_pads([1], 2)
+((3, 3), (1, 2), ((1, 1), (1, 1)))
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from lazytensor.core.composite import nn as cnn
+from lazytensor.core.composite.elementwise import as_node, broadcast_to, convert
+from lazytensor.core.ir import Node
+from lazytensor.core.ops import Op
+from lazytensor.core.registry import make
+
+
+def expand_per_dim(values, n: int) -> tuple[int, ...]:
+    """One value per spatial dim: a single value (or 1-list) repeated ``n`` times."""
+    if not isinstance(values, (list, tuple)):
+        values = (values,)
+    values = tuple(values)
+    return values * n if len(values) == 1 else values
+
+
+def symmetric_pads(padding, n: int) -> tuple[tuple[int, int], ...]:
+    """(low, high) padding pairs from one padding value per dim."""
+    return tuple((p, p) for p in expand_per_dim(padding, n))
+
+
+def convolution(x: Node, w: Node, stride, padding, dilation, transposed: bool = False,
+                output_padding=0, groups: int = 1) -> Node:
+    """Channels-first convolution (or its transpose) of ``x`` by ``w``, each
+    per-dim argument one value or one per spatial dim."""
+    n = w.ndim - 2
+    if transposed:
+        return cnn.conv_transpose(x, w, expand_per_dim(stride, n), symmetric_pads(padding, n),
+                                  expand_per_dim(output_padding, n),
+                                  expand_per_dim(dilation, n), groups)
+    return cnn.conv(x, w, expand_per_dim(stride, n), symmetric_pads(padding, n),
+                    expand_per_dim(dilation, n), groups)
+
+
+def pool_args(n: int, kernel, stride, padding, dilation=1):
+    """(kernel, stride, pads, dilation) per dim; an empty or None stride
+    means the kernel size."""
+    kernel = expand_per_dim(kernel, n)
+    stride = expand_per_dim(stride, n) if stride not in (None, [], ()) else kernel
+    pads = symmetric_pads(padding, n)
+    return kernel, stride, pads, expand_per_dim(dilation, n)
+
+
+def _scaled(x: Node, factor) -> Node:
+    return make(Op.MUL, (x, as_node(factor, x.dtype, x.shape)))
+
+
+def update_running(old: Node, new: Node, momentum: float) -> Node:
+    """(1 - momentum) * old + momentum * new, in ``old``'s dtype."""
+    return make(Op.ADD, (_scaled(old, 1.0 - momentum),
+                         _scaled(convert(new, old.dtype), momentum)))
+
+
+def unbiased(var: Node, x_shape: Sequence[int], channel_axis: int = 1) -> Node:
+    """A biased per-channel variance rescaled by count / (count - 1)."""
+    count = math.prod(x_shape) // x_shape[channel_axis]
+    return _scaled(var, count / max(count - 1, 1))
+
+
+def inverse_std(var: Node, eps: float) -> Node:
+    """1 / sqrt(var + eps)."""
+    return make(Op.RSQRT, (make(Op.ADD, (var, as_node(eps, var.dtype, var.shape))),))
+
+
+def dropout_backward(grad: Node, mask: Node, scale: float) -> Node:
+    """grad where the mask kept an element, times ``scale``, else 0."""
+    kept = make(Op.SELECT, (mask, grad, as_node(0, grad.dtype, grad.shape)))
+    return _scaled(kept, scale)
+
+
+def scaled_sum(bias: Node, product: Node, beta, alpha) -> Node:
+    """beta * bias + alpha * product (bias broadcast and cast to the
+    product's; beta == 0 ignores bias, even NaNs in it, as BLAS does)."""
+    if alpha != 1:
+        product = _scaled(product, alpha)
+    if beta == 0:
+        return product
+    b = broadcast_to(convert(bias, product.dtype), product.shape)
+    if beta != 1:
+        b = _scaled(b, beta)
+    return make(Op.ADD, (b, product))
+
+
+def batch_sum_product(b1: Node, b2: Node) -> Node:
+    """sum_i b1[i] @ b2[i] for two stacks of matrices (torch's ``addbmm``)."""
+    return make(Op.DOT_GENERAL, (b1, b2), (((0, 2), (0, 1)), ((), ())), None)
