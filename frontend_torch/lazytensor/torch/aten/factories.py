@@ -9,11 +9,9 @@ from __future__ import annotations
 import numpy as np
 from lazytensor.core import Node, Op, make
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import creation
-from lazytensor.core.composite import reduction as R
-from lazytensor.core.composite.elementwise import as_node, broadcast_to, convert
-from lazytensor.core.composite.shape import reshape, slice_axis
-from lazytensor.core.composite.sorting import cumsum, top_k
+from lazytensor.core.composite import creation, sampling
+from lazytensor.core.composite.elementwise import as_node, convert
+from lazytensor.core.composite.strides import permuted_strides
 from lazytensor.torch._rng import next_key
 from lazytensor.torch._tensor import NUMPY_OF, wrap
 from lazytensor.torch.aten._common import aten, dense_strides, node
@@ -34,12 +32,7 @@ def _sample_dtype(x: Node) -> np.dtype:
 
 
 def _uniform_node(x: Node, low, high, generator) -> Node:
-    d = _sample_dtype(x)
-    u = make(Op.RNG_UNIFORM, (next_key(generator),), x.shape, d)
-    if (low, high) != (0, 1):
-        u = make(Op.ADD, (make(Op.MUL, (u, as_node(high - low, d, x.shape))),
-                          as_node(low, d, x.shape)))
-    return u
+    return sampling.uniform(next_key(generator), x.shape, _sample_dtype(x), low, high)
 
 
 def _uniform_(self, low=0.0, high=1.0, *, generator=None):
@@ -47,13 +40,7 @@ def _uniform_(self, low=0.0, high=1.0, *, generator=None):
 
 
 def _normal_node(x: Node, mean, std, generator) -> Node:
-    d = _sample_dtype(x)
-    z = make(Op.RNG_NORMAL, (next_key(generator),), x.shape, d)
-    if std != 1:
-        z = make(Op.MUL, (z, as_node(std, d, x.shape)))
-    if mean != 0:
-        z = make(Op.ADD, (z, as_node(mean, d, x.shape)))
-    return z
+    return sampling.normal(next_key(generator), x.shape, _sample_dtype(x), mean, std)
 
 
 def _normal_(self, mean=0.0, std=1.0, *, generator=None):
@@ -71,11 +58,7 @@ def _random_(self, low=None, high=None, *, generator=None):
         high = 2 ** digits[x.dtype] + 1 if x.dtype in digits else \
             (2 if dt.is_bool(x.dtype) else int(np.iinfo(x.dtype).max) + 1)
     low = low or 0
-    span = high - low
-    bits = make(Op.RNG_BITS, (next_key(generator),), x.shape, dt.uint64)
-    offset = make(Op.REM, (bits, as_node(span, dt.uint64, x.shape)))
-    value = make(Op.ADD, (convert(offset, dt.int64), as_node(low, dt.int64, x.shape)))
-    return _assign(self, value)
+    return _assign(self, sampling.integers(next_key(generator), x.shape, low, high))
 
 
 def _bernoulli_(self, p=0.5, *, generator=None):
@@ -100,9 +83,7 @@ def _bernoulli(x, p=None, *, generator=None):
 
 def _exponential_(self, lambd=1.0, *, generator=None):
     x = node(self)
-    u = _uniform_node(x, 0.0, 1.0, generator)
-    sample = make(Op.DIV, (make(Op.NEG, (make(Op.LOG1P, (make(Op.NEG, (u,)),)),)),
-                           as_node(lambd, u.dtype, u.shape)))
+    sample = sampling.exponential(next_key(generator), x.shape, _sample_dtype(x), lambd)
     return _assign(self, sample)
 
 
@@ -119,28 +100,8 @@ def _multinomial(x, num_samples, replacement=False, *, generator=None):
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
                            "replacement" if num_samples > 0 else "cannot sample n_sample <= 0")
     p = convert(p, dt.float64 if p.dtype == dt.float64 else dt.float32)
-    lead = p.shape[:-1]
-    draw = _sample_with if replacement else _sample_without
-    return wrap(draw(p, lead, n, num_samples, next_key(generator)))
-
-
-def _sample_without(p: Node, lead: tuple, n: int, k: int, key: Node) -> Node:
-    u = make(Op.RNG_UNIFORM, (key,), p.shape, p.dtype)
-    gumbel = make(Op.NEG, (make(Op.LOG, (make(Op.NEG, (make(Op.LOG, (u,)),)),)),))
-    keys = make(Op.ADD, (make(Op.LOG, (p,)), gumbel))
-    return top_k(keys, k, -1)[1]
-
-
-def _sample_with(p: Node, lead: tuple, n: int, k: int, key: Node) -> Node:
-    cdf = cumsum(p, -1)
-    total = reshape(slice_axis(cdf, cdf.ndim - 1, n - 1, n), (*lead, 1, 1))
-    u = make(Op.RNG_UNIFORM, (key,), (*lead, k, 1), p.dtype)
-    target = make(Op.MUL, (u, broadcast_to(total, u.shape)))
-    shape = (*lead, k, n)
-    below = make(Op.LE, (broadcast_to(reshape(cdf, (*lead, 1, n)), shape),
-                         broadcast_to(target, shape)))
-    count = R.reduce("sum", convert(below, dt.int64), (len(shape) - 1,), False)
-    return make(Op.MIN, (count, as_node(n - 1, dt.int64, count.shape)))
+    draw = sampling.categorical_with if replacement else sampling.categorical_without
+    return wrap(draw(p, num_samples, next_key(generator)))
 
 
 def _linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None):
@@ -212,12 +173,7 @@ def _empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=No
                     pin_memory=None):
     target = NUMPY_OF[dtype or torch.get_default_dtype()]
     shape = tuple(int(v) for v in size)
-    strides = [0] * len(shape)
-    acc = 1
-    for axis in reversed(physical_layout):
-        strides[axis] = acc
-        acc *= max(shape[axis], 1)
-    return _fresh(shape, target, 0, tuple(strides))
+    return _fresh(shape, target, 0, permuted_strides(shape, physical_layout))
 
 
 def _full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None):
@@ -232,8 +188,7 @@ def _randperm(n, *, generator=None, dtype=None, layout=None, device=None, pin_me
     (deterministic under torch.manual_seed; not torch's CPU sequence)."""
     if n < 0:
         raise RuntimeError(f"n must be non-negative, got{n}")
-    words = make(Op.RNG_BITS, (next_key(generator),), (int(n),), dt.uint32)
-    order = make(Op.ARGSORT, (words,), 0, False, True, dt.int64)
+    order = sampling.permutation(next_key(generator), n)
     target = NUMPY_OF[dtype or torch.int64]
     return wrap(order if target == dt.int64 else convert(order, target))
 
