@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import reduction as R
 from lazytensor.core.composite.elementwise import as_node, broadcast_to, convert
