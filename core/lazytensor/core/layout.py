@@ -9,7 +9,9 @@ bytes, or in elements with ``itemsize`` 1); the functions here compute the
 strides of the result of a view op, and the K-order layout (axes ordered like
 the operands' strides) of freshly allocated outputs (elementwise results,
 copies, ``*_like``). Pure Python over shapes and strides: no nodes, no
-framework.
+framework. (``composite/strides.py`` answers the same reshape question in
+element strides with storage offsets, torch's way; the two should become
+one module -- TODO(issue 5).)
 
 >>> reshape_strides((2, 3), (8, 16), (6,), 8) is COPY  # a transposed array: numpy copies
 True
