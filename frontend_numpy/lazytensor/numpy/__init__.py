@@ -198,7 +198,7 @@ globals().update(_all_ufuncs())
 amax, amin, around, concat, permute_dims, row_stack = max, min, round, concatenate, \
     transpose, vstack
 
-from lazytensor.numpy import linalg, random  # noqa: E402
+from lazytensor.numpy import fft, linalg, random  # noqa: E402
 
 # numpy's dtypes, scalar types and constants are numpy's own objects
 for _name in (

@@ -1,0 +1,216 @@
+"""``lazytensor.numpy.fft``: numpy.fft on the core's transforms
+(``lazytensor.core.composite.fourier``, shared with torch.fft).
+
+Only numpy's conventions live here: ``n``/``s`` crop or zero-pad the input
+along each transformed axis, ``norm`` ("backward", "ortho", "forward")
+scales the forward or the inverse direction, and the result dtype is
+numpy 2's: single precision stays single (complex64/float32), everything
+else is double. ``fftfreq``/``rfftfreq`` are host arithmetic on Python
+numbers, uploaded once.
+
+>>> import numpy as np
+>>> import lazytensor.numpy as lnp
+>>> np.round(np.abs(lnp.fft.rfft(lnp.asarray([1.0, 0.0, -1.0, 0.0]))), 6).tolist()
+[0.0, 2.0, 0.0]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import elementwise as ew
+from lazytensor.core.composite import fourier
+from lazytensor.core.composite.reduction import normalize_axis
+from lazytensor.core.ir import Node
+from lazytensor.core.ops import Op
+from lazytensor.core.registry import make
+from lazytensor.numpy._base import from_host, node_of, wrap
+from lazytensor.numpy._dispatch import implements
+from lazytensor.numpy._shape import roll
+
+import numpy as np
+
+__all__ = ["fft", "fft2", "fftfreq", "fftn", "fftshift", "ifft", "ifft2", "ifftn",
+           "ifftshift", "irfft", "irfft2", "irfftn", "rfft", "rfft2", "rfftfreq", "rfftn"]
+
+# numpy's norm keyword -> the core's scaling of (forward, inverse) transforms
+_NORMS = {None: ("none", "n"), "backward": ("none", "n"), "ortho": ("ortho", "ortho"),
+          "forward": ("n", "none")}
+_SINGLE = (dt.float16, dt.float32, dt.complex64)
+
+
+def fft_implements(*names):
+    return implements(*names, namespace=np.fft)
+
+
+def _scaling(norm, forward: bool) -> str:
+    if norm not in _NORMS:
+        raise ValueError(f'Invalid norm value {norm}; should be "backward", "ortho" or '
+                         f'"forward".')
+    return _NORMS[norm][0 if forward else 1]
+
+
+def _complex(x: Node) -> Node:
+    """``x`` as numpy 2's fft computes it: complex64 from single precision, else complex128."""
+    return ew.convert(x, dt.complex64 if x.dtype in _SINGLE else dt.complex128)
+
+
+def _real(x: Node) -> Node:
+    if dt.is_complex(x.dtype):
+        raise TypeError(f"ufunc 'rfft' not supported for the input type {x.dtype}")
+    return ew.convert(x, dt.float32 if x.dtype in _SINGLE else dt.float64)
+
+
+def _fit(x: Node, axis: int, size: int) -> Node:
+    """``x`` cropped or zero-padded at the end of ``axis`` to ``size`` entries."""
+    if size < 1:
+        raise ValueError(f"Invalid number of FFT data points ({size}) specified.")
+    have = x.shape[axis]
+    if have == size:
+        return x
+    if have > size:
+        limit = tuple(size if d == axis else s for d, s in enumerate(x.shape))
+        return make(Op.SLICE, (x,), (0,) * x.ndim, limit, (1,) * x.ndim)
+    cfg = tuple((0, size - have if d == axis else 0, 0) for d in range(x.ndim))
+    return make(Op.PAD, (x, ew.as_node(0, x.dtype)), cfg)
+
+
+def _plan(x: Node, s, axes) -> tuple[tuple[int, ...], tuple[int | None, ...]]:
+    """numpy's (axes, sizes) of an n-dimensional transform: ``axes`` default
+    to the last ``len(s)`` axes (all without ``s``); sizes None keep the input's."""
+    if axes is None:
+        axes = range(x.ndim) if s is None else range(x.ndim - len(s), x.ndim)
+    axes = tuple(normalize_axis(a, x.ndim) for a in axes)
+    if s is None:
+        return axes, (None,) * len(axes)
+    if len(s) != len(axes):
+        raise ValueError("Shape and axes have different lengths.")
+    return axes, tuple(s)
+
+
+def _fitted(x: Node, axes: Sequence[int], sizes: Sequence[int | None]) -> Node:
+    for axis, size in zip(axes, sizes, strict=True):
+        if size is not None:
+            x = _fit(x, axis, size)
+    return x
+
+
+# ---------------------------------------------------------------- complex
+
+def _c2c(a, s, axes, norm, forward: bool):
+    x = _complex(node_of(a))
+    axes, sizes = _plan(x, s, axes)
+    x = _fitted(x, axes, sizes)
+    return wrap(fourier.fft(x, axes, forward, _scaling(norm, forward)))
+
+
+@fft_implements("fft")
+def fft(a, n=None, axis=-1, norm=None, out=None):
+    return _c2c(a, None if n is None else (n,), (axis,), norm, True)
+
+
+@fft_implements("ifft")
+def ifft(a, n=None, axis=-1, norm=None, out=None):
+    return _c2c(a, None if n is None else (n,), (axis,), norm, False)
+
+
+@fft_implements("fftn")
+def fftn(a, s=None, axes=None, norm=None, out=None):
+    return _c2c(a, s, axes, norm, True)
+
+
+@fft_implements("ifftn")
+def ifftn(a, s=None, axes=None, norm=None, out=None):
+    return _c2c(a, s, axes, norm, False)
+
+
+@fft_implements("fft2")
+def fft2(a, s=None, axes=(-2, -1), norm=None, out=None):
+    return _c2c(a, s, axes, norm, True)
+
+
+@fft_implements("ifft2")
+def ifft2(a, s=None, axes=(-2, -1), norm=None, out=None):
+    return _c2c(a, s, axes, norm, False)
+
+
+# ------------------------------------------------------------------- real
+
+def _r2c(a, s, axes, norm):
+    x = _real(node_of(a))
+    axes, sizes = _plan(x, s, axes)
+    return wrap(fourier.rfft(_fitted(x, axes, sizes), axes, _scaling(norm, True)))
+
+
+def _c2r(a, s, axes, norm):
+    given = node_of(a)
+    x = _complex(given)
+    axes, sizes = _plan(x, s, axes)
+    last = sizes[-1] if sizes[-1] is not None else 2 * (x.shape[axes[-1]] - 1)
+    if last < 1:
+        raise ValueError(f"Invalid number of FFT data points ({last}) specified.")
+    x = _fitted(x, axes[:-1], sizes[:-1])
+    out = fourier.irfft(x, axes, last, _scaling(norm, False))
+    if len(axes) == 1 and given.dtype == dt.float16:  # numpy's 1-d irfft keeps half input half
+        out = ew.convert(out, dt.float16)
+    return wrap(out)
+
+
+@fft_implements("rfft")
+def rfft(a, n=None, axis=-1, norm=None, out=None):
+    return _r2c(a, None if n is None else (n,), (axis,), norm)
+
+
+@fft_implements("irfft")
+def irfft(a, n=None, axis=-1, norm=None, out=None):
+    return _c2r(a, None if n is None else (n,), (axis,), norm)
+
+
+@fft_implements("rfftn")
+def rfftn(a, s=None, axes=None, norm=None, out=None):
+    return _r2c(a, s, axes, norm)
+
+
+@fft_implements("irfftn")
+def irfftn(a, s=None, axes=None, norm=None, out=None):
+    return _c2r(a, s, axes, norm)
+
+
+@fft_implements("rfft2")
+def rfft2(a, s=None, axes=(-2, -1), norm=None, out=None):
+    return _r2c(a, s, axes, norm)
+
+
+@fft_implements("irfft2")
+def irfft2(a, s=None, axes=(-2, -1), norm=None, out=None):
+    return _c2r(a, s, axes, norm)
+
+
+# ------------------------------------------------------------ helpers
+
+@fft_implements("fftshift")
+def fftshift(x, axes=None):
+    return _shift(x, axes, lambda n: n // 2)
+
+
+@fft_implements("ifftshift")
+def ifftshift(x, axes=None):
+    return _shift(x, axes, lambda n: -(n // 2))
+
+
+def _shift(x, axes, amount):
+    node = node_of(x)
+    axes = tuple(range(node.ndim)) if axes is None else (
+        (axes,) if isinstance(axes, int) else tuple(axes))
+    return roll(x, [amount(node.shape[a]) for a in axes], axes)
+
+
+def fftfreq(n, d=1.0, device=None):
+    """numpy.fft.fftfreq, as a lazy array (host arithmetic, uploaded once)."""
+    return from_host(np.fft.fftfreq(n, d))
+
+
+def rfftfreq(n, d=1.0, device=None):
+    """numpy.fft.rfftfreq, as a lazy array (host arithmetic, uploaded once)."""
+    return from_host(np.fft.rfftfreq(n, d))
