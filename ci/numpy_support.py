@@ -77,6 +77,7 @@ def _wrap(names: list[str]) -> str:
 def render() -> str:
     functions = _names(np, FUNCTIONS)
     linalg = _names(np.linalg, FUNCTIONS)
+    fft = _names(np.fft, FUNCTIONS)
     lines = [
         "# lazytensor.numpy: supported numpy API",
         "",
@@ -105,6 +106,10 @@ def render() -> str:
         f"## numpy.linalg ({len(linalg)})",
         "",
         _wrap(linalg),
+        "",
+        f"## numpy.fft ({len(fft)})",
+        "",
+        _wrap(fft) + "; `fftfreq`, `rfftfreq` (host arithmetic, uploaded once).",
         "",
         "## random",
         "",
