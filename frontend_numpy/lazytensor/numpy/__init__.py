@@ -16,187 +16,44 @@ and returns lazy arrays again.
 from __future__ import annotations
 
 from lazytensor.core.runtime import sync
-from lazytensor.numpy import _methods as _methods  # noqa: F401  (installs methods)
-from lazytensor.numpy import _operators as _operators  # noqa: F401  (installs operators)
-from lazytensor.numpy._base import ndarray
-from lazytensor.numpy._creation import (
-    arange,
-    array,
-    asanyarray,
-    asarray,
-    ascontiguousarray,
-    copy,
-    empty,
-    empty_like,
-    eye,
-    full,
-    full_like,
-    geomspace,
-    identity,
-    indices,
-    linspace,
-    logspace,
-    meshgrid,
-    ones,
-    ones_like,
-    tri,
-    zeros,
-    zeros_like,
+from lazytensor.numpy import (  # each module registers its functions (``@implements``)
+    _creation,
+    _extra,
+    _math,
+    _methods,
+    _misc,
+    _operators,
+    _reductions,
+    _shape,
+    _stats,
 )
+from lazytensor.numpy._base import ndarray
 from lazytensor.numpy._dispatch import FUNCTIONS, eager, has_lazy, to_lazy
 from lazytensor.numpy._errors import LazyFallbackWarning
-from lazytensor.numpy._extra import (
-    append,
-    astype,
-    bincount,
-    choose,
-    convolve,
-    corrcoef,
-    correlate,
-    cov,
-    fix,
-    interp,
-    iscomplex,
-    isin,
-    isneginf,
-    isposinf,
-    isreal,
-    rollaxis,
-    select,
-    sinc,
-    trapezoid,
-    unstack,
-)
-from lazytensor.numpy._math import (
-    allclose,
-    angle,
-    argsort,
-    argwhere,
-    array_equal,
-    array_equiv,
-    clip,
-    compress,
-    cross,
-    diff,
-    dot,
-    ediff1d,
-    extract,
-    flatnonzero,
-    imag,
-    inner,
-    isclose,
-    iscomplexobj,
-    isrealobj,
-    kron,
-    nan_to_num,
-    nonzero,
-    outer,
-    real,
-    sort,
-    take,
-    tensordot,
-    unique,
-    vdot,
-    where,
-)
-from lazytensor.numpy._math import round_ as round  # noqa: A004
-from lazytensor.numpy._misc import (
-    argpartition,
-    can_cast,
-    copyto,
-    einsum,
-    fill_diagonal,
-    min_scalar_type,
-    partition,
-    place,
-    put,
-    put_along_axis,
-    putmask,
-    result_type,
-    searchsorted,
-    take_along_axis,
-)
-from lazytensor.numpy._reductions import all_ as all  # noqa: A004
-from lazytensor.numpy._reductions import any_ as any  # noqa: A004
-from lazytensor.numpy._reductions import (
-    argmax,
-    argmin,
-    average,
-    count_nonzero,
-    cumprod,
-    cumsum,
-    cumulative_prod,
-    cumulative_sum,
-    mean,
-    nancumprod,
-    nancumsum,
-    nanmax,
-    nanmean,
-    nanmin,
-    nanprod,
-    nanstd,
-    nansum,
-    nanvar,
-    prod,
-    ptp,
-    std,
-    var,
-)
-from lazytensor.numpy._reductions import max_ as max  # noqa: A004
-from lazytensor.numpy._reductions import min_ as min  # noqa: A004
-from lazytensor.numpy._reductions import sum_ as sum  # noqa: A004
-from lazytensor.numpy._shape import (
-    array_split,
-    atleast_1d,
-    atleast_2d,
-    atleast_3d,
-    broadcast_arrays,
-    broadcast_to,
-    column_stack,
-    concatenate,
-    diag,
-    diagflat,
-    diagonal,
-    dsplit,
-    dstack,
-    expand_dims,
-    flip,
-    fliplr,
-    flipud,
-    hsplit,
-    hstack,
-    matrix_transpose,
-    moveaxis,
-    ndim,
-    pad,
-    ravel,
-    repeat,
-    reshape,
-    roll,
-    rot90,
-    shape,
-    size,
-    split,
-    squeeze,
-    stack,
-    swapaxes,
-    tile,
-    trace,
-    transpose,
-    tril,
-    triu,
-    vsplit,
-    vstack,
-)
-from lazytensor.numpy._stats import median, percentile, quantile
 from lazytensor.numpy._ufunc_objects import all_ufuncs as _all_ufuncs
 from lazytensor.numpy._ufunc_objects import ufunc
 
 import numpy as _np
 
+
+def _registered() -> dict:
+    """numpy's name -> lazy implementation, for every function in the
+    function table (``FUNCTIONS``, filled by the modules' ``@implements``):
+    the namespace is built from that one table, as lazytensor.tf.numpy's is."""
+    names = {}
+    for name, target in vars(_np).items():
+        if callable(target) and not name.startswith("_"):
+            impl = FUNCTIONS.get(target)
+            if impl is not None:
+                names[name] = impl
+    return names
+
+
+globals().update(_registered())
 globals().update(_all_ufuncs())
-amax, amin, around, concat, permute_dims, row_stack = max, min, round, concatenate, \
-    transpose, vstack
+for _alias, _name in {"amax": "max", "amin": "min", "around": "round", "concat": "concatenate",
+                      "permute_dims": "transpose", "row_stack": "vstack"}.items():
+    globals().setdefault(_alias, globals()[_name])
 
 from lazytensor.numpy import fft, linalg, random  # noqa: E402
 
