@@ -74,9 +74,10 @@ isneginf = _is_inf(-1.0)
 
 
 def angle(x: Node) -> Node:
-    """Argument of x: atan2(imag, real); real numbers give 0 or pi (NaN stays)."""
+    """Argument of x, torch's: as ``npextra.angle`` (numpy's) except that a
+    real -0.0 gives 0, not pi; real numbers give 0 or pi (NaN stays)."""
     if dt.is_complex(x.dtype):
-        return make(Op.ATAN2, (make(Op.IMAG, (x,)), make(Op.REAL, (x,))))
+        return npextra.angle(x)
     pi = make(Op.SELECT, (make(Op.LT, (x, _p(0, x))), _p(math.pi, x), _p(0, x)))
     return make(Op.SELECT, (npextra.isnan(x), x, pi))
 
