@@ -1,0 +1,427 @@
+"""numpy's numerical routines on the core's shared composites
+(``composite.numerics``, ``composite.lstsq``): gradient, digitize,
+histogram, nanargmax/nanargmin, unravel_index/ravel_multi_index,
+polyval/polyfit and numpy.linalg's pinv, matrix_rank, lstsq and cond.
+
+Here live only numpy's signatures, dtype rules and errors. Errors that
+depend on the *values* of lazy inputs (an index out of bounds, an all-NaN
+slice, non-monotonic lazy ``bins``) cannot be raised lazily; they are
+checked when the input is host data (lists, numpy arrays) and documented
+where a lazy input gives a sentinel instead. Variants with no lazy mapping
+(string ``bins``, ``polyfit(cov=True)``, complex nanargmax) run eagerly
+through the shared fallback (warned and counted).
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import warnings
+
+from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import elementwise as ew
+from lazytensor.core.composite import lstsq as cls
+from lazytensor.core.composite import numerics as cnum
+from lazytensor.core.composite import reduction as cred
+from lazytensor.core.composite import shape as cs
+from lazytensor.core.ir import Node
+from lazytensor.core.ops import Op
+from lazytensor.core.registry import make
+from lazytensor.numpy._base import from_host, ndarray, node_of, wrap
+from lazytensor.numpy._dispatch import eager, implements
+from lazytensor.numpy._ufuncs import store
+
+import numpy as np
+
+LinAlgError = np.linalg.LinAlgError
+_NV = np._NoValue
+_BOOL_SUBTRACT = ("numpy boolean subtract, the `-` operator, is not supported, use the "
+                  "bitwise_xor, the `^` operator, or the logical_xor function instead.")
+
+
+def linalg_implements(*names):
+    return implements(*names, namespace=np.linalg)
+
+
+def _host(value) -> np.ndarray | None:
+    """``value`` as a host array when it is host data (not lazy), else None."""
+    return None if isinstance(value, ndarray) else np.asarray(value)
+
+
+def _finish(node: Node, out):
+    if out is None:
+        return wrap(node)
+    store(np.add, out, node, casting="unsafe")
+    return out
+
+
+# ----------------------------------------------------------------- gradient
+
+def _spacing(value, axis: int, n: int) -> float | Node:
+    """One of gradient's ``varargs``: a number, a 0-d Node or 1-d coordinates
+    (host coordinates with a constant step become that step)."""
+    if isinstance(value, ndarray):
+        node = value._h.node
+    else:
+        host = np.asanyarray(value)
+        if host.ndim == 0:
+            return host.item()
+        node = None
+    ndim = node.ndim if node is not None else host.ndim
+    if ndim == 0:
+        return node
+    if ndim != 1:
+        raise ValueError("distances must be either scalars or 1d")
+    if (node.shape[0] if node is not None else host.shape[0]) != n:
+        raise ValueError("when 1d, distances must match the length of the corresponding "
+                         "dimension")
+    if node is not None:
+        return node
+    diffs = np.diff(host.astype(np.float64) if host.dtype.kind in "iub" else host)
+    if diffs.size and (diffs == diffs[0]).all():
+        return float(diffs[0])
+    return node_of(host if host.dtype.kind not in "iub" else host.astype(np.float64))
+
+
+@implements("gradient")
+def gradient(f, *varargs, axis=None, edge_order=1):
+    """numpy.gradient: one array per axis (a tuple for several axes)."""
+    x = node_of(f)
+    axes = tuple(range(x.ndim)) if axis is None else cs.normalize_axis_tuple(axis, x.ndim)
+    if len(varargs) == 0:
+        raw = [1.0] * len(axes)
+    elif len(varargs) == 1 and np.ndim(varargs[0]) == 0:
+        raw = list(varargs) * len(axes)
+    elif len(varargs) == len(axes):
+        raw = list(varargs)
+    else:
+        raise TypeError("invalid number of arguments")
+    spacing = [_spacing(v, a, x.shape[a]) for v, a in zip(raw, axes, strict=True)]
+    if edge_order > 2:
+        raise ValueError("'edge_order' greater than 2 not supported")
+    if dt.is_bool(x.dtype):
+        raise TypeError(_BOOL_SUBTRACT)
+    otype = x.dtype if dt.is_inexact(x.dtype) else dt.float64
+    nodes = [s for s in spacing if isinstance(s, Node)]
+    compute = np.result_type(otype, *(s.dtype for s in nodes)) if nodes else otype
+    spacing = [ew.convert(s, compute) if isinstance(s, Node) else s for s in spacing]
+    grads = cnum.gradient(ew.convert(x, compute), spacing, axes, 1 if edge_order == 1 else 2)
+    out = tuple(wrap(ew.convert(g, otype)) for g in grads)
+    return out[0] if len(out) == 1 else out
+
+
+# ---------------------------------------------------------------- digitize
+
+@implements("digitize")
+def digitize(x, bins, right=False):
+    """Bin indices (int64); lazy ``bins`` are taken as monotonic (their
+    direction is read on device from the end points)."""
+    xs, edges = node_of(x), node_of(bins)
+    if dt.is_complex(xs.dtype):
+        raise TypeError("x may not be complex")
+    if edges.ndim != 1:
+        raise ValueError("object too deep for desired array" if edges.ndim else
+                         "object of too small depth for desired array")
+    host = _host(bins)
+    if host is not None and host.size > 1:
+        steps = np.diff(host)
+        if not ((steps >= 0).all() or (steps <= 0).all()):
+            raise ValueError("bins must be monotonically increasing or decreasing")
+    dtype = np.result_type(xs.dtype, edges.dtype)
+    return wrap(cnum.digitize(ew.convert(xs, dtype), ew.convert(edges, dtype), bool(right)))
+
+
+# --------------------------------------------------------------- histogram
+
+def _host_range(range_, x: Node) -> tuple[float, float]:
+    first, last = range_
+    if first > last:
+        raise ValueError("max must be larger than min in range parameter.")
+    if not (np.isfinite(first) and np.isfinite(last)):
+        raise ValueError(f"supplied range of [{first}, {last}] is not finite")
+    if first == last:
+        first, last = first - 0.5, last + 0.5
+    return first, last
+
+
+def _equal_edges(x: Node, bins, range_) -> Node:
+    """numpy's ``bins + 1`` equal-width edges: host arithmetic for a given
+    (or empty-input) range, else min/max of x on device."""
+    try:
+        n = operator.index(bins)
+    except TypeError:
+        raise TypeError("`bins` must be an integer, a string, or an array") from None
+    if n < 1:
+        raise ValueError("`bins` must be positive, when an integer")
+    if range_ is None and x.shape[0]:
+        dtype = x.dtype if dt.is_inexact(x.dtype) else dt.float64
+        return cnum.equal_edges(*cnum.histogram_range(x, dtype), n)
+    first, last = _host_range((0, 1) if range_ is None else range_, x)
+    dtype = np.result_type(first, last, np.empty(0, x.dtype))
+    dtype = dtype if dtype.kind in "fc" else np.dtype(np.float64)
+    return from_host(np.linspace(first, last, n + 1, endpoint=True, dtype=dtype))._h.node
+
+
+def _given_edges(bins) -> Node:
+    edges = node_of(bins)
+    if edges.ndim != 1:
+        raise ValueError("`bins` must be 1d, when an array")
+    host = _host(bins)
+    if host is not None and (np.diff(host) < 0).any():
+        raise ValueError("`bins` must increase monotonically, when an array")
+    return edges
+
+
+def _histogram_input(a, weights) -> tuple[Node, Node | None]:
+    x = node_of(a)
+    w = None if weights is None else node_of(weights)
+    if w is not None and w.shape != x.shape:
+        raise ValueError("weights should have the same shape as a.")
+    if dt.is_bool(x.dtype):
+        warnings.warn("Converting input from bool to <class 'numpy.uint8'> for compatibility.",
+                      RuntimeWarning, stacklevel=4)
+        x = ew.convert(x, dt.uint8)
+    return cs.ravel(x), None if w is None else cs.ravel(w)
+
+
+@implements("histogram")
+def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002 (numpy's name)
+    """(counts, edges) for integer or array ``bins``; string bins run
+    eagerly. Lazy array ``bins`` are taken as increasing. An automatic
+    range of non-finite data gives NaN edges (numpy raises)."""
+    if isinstance(bins, str):
+        return eager("numpy.histogram", np.histogram, (a, bins, range, density, weights), {})
+    x, w = _histogram_input(a, weights)
+    uniform = not isinstance(bins, ndarray) and np.ndim(bins) == 0
+    edges = _equal_edges(x, bins, range) if uniform else _given_edges(bins)
+    dtype = np.result_type(x.dtype, edges.dtype)
+    counts = cnum.histogram(ew.convert(x, dtype), ew.convert(edges, dtype), w, uniform)
+    if density:
+        ftype = np.result_type(counts.dtype, np.float64)
+        counts = ew.convert(counts, ftype)
+        n = edges.shape[0]
+        widths = make(Op.SUB, (cs.slice_axis(edges, 0, 1, n), cs.slice_axis(edges, 0, 0, n - 1)))
+        per_width = make(Op.DIV, (counts, ew.convert(widths, ftype)))
+        total = ew.broadcast_to(cred.reduce("sum", counts), counts.shape)
+        counts = make(Op.DIV, (per_width, total))
+    return wrap(counts), wrap(edges)
+
+
+# ------------------------------------------------------------ nanargmax/min
+
+def _nan_arg(kind: str, a, axis, out, keepdims):
+    x = node_of(a)
+    if dt.is_complex(x.dtype):
+        func = np.nanargmax if kind == "argmax" else np.nanargmin
+        kwargs = {} if keepdims is _NV else {"keepdims": keepdims}
+        return eager(f"numpy.nan{kind}", func, (a, axis, out), kwargs)
+    keep = False if keepdims is _NV else bool(keepdims)
+    return _finish(cnum.nan_argreduce(kind, x, None if axis is None else int(axis), keep), out)
+
+
+@implements("nanargmax")
+def nanargmax(a, axis=None, out=None, *, keepdims=_NV):
+    """argmax ignoring NaN; an all-NaN slice gives -1 for lazy input
+    (numpy raises ValueError: that depends on the data)."""
+    return _nan_arg("argmax", a, axis, out, keepdims)
+
+
+@implements("nanargmin")
+def nanargmin(a, axis=None, out=None, *, keepdims=_NV):
+    """argmin ignoring NaN; an all-NaN slice gives -1 (see nanargmax)."""
+    return _nan_arg("argmin", a, axis, out, keepdims)
+
+
+# ---------------------------------------------------------- index conversion
+
+def _order(order: str) -> str:
+    if order not in ("C", "F"):
+        raise ValueError("only 'C' or 'F' order is permitted")
+    return order
+
+
+def _int_index(value) -> Node:
+    node = node_of(value)
+    if not (dt.is_int(node.dtype) or dt.is_bool(node.dtype)):
+        raise TypeError("only int indices permitted")
+    return ew.convert(node, dt.int64)
+
+
+@implements("unravel_index")
+def unravel_index(indices, shape, order="C"):
+    """Coordinate arrays of flat indices; out-of-bounds lazy indices give
+    unspecified coordinates (host indices raise numpy's ValueError)."""
+    dims = (operator.index(shape),) if np.ndim(shape) == 0 else tuple(shape)
+    idx = _int_index(indices)
+    size = math.prod(dims)
+    host = _host(indices)
+    if host is not None and host.size:
+        bad = host[(host < 0) | (host >= size)]
+        if bad.size:
+            raise ValueError(f"index {bad.flat[0]} is out of bounds for array with size {size}")
+    return tuple(wrap(c) for c in cnum.unravel_index(idx, dims, _order(order)))
+
+
+@implements("ravel_multi_index")
+def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
+    """Flat indices of coordinate arrays ('raise' checks host coordinates)."""
+    dims = (operator.index(dims),) if np.ndim(dims) == 0 else tuple(dims)
+    if len(multi_index) != len(dims):
+        raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")
+    modes = (mode,) * len(dims) if isinstance(mode, str) else tuple(mode)
+    for m in modes:
+        if m not in ("raise", "wrap", "clip"):
+            raise ValueError(f"clipmode not understood: {m!r}")
+    coords = [_int_index(c) for c in multi_index]
+    for c, size, m in zip(multi_index, dims, modes, strict=True):
+        host = _host(c)
+        if m == "raise" and host is not None and ((host < 0) | (host >= size)).any():
+            raise ValueError("invalid entry in coordinates array")
+    shape = ew.broadcast_shapes(*(c.shape for c in coords))
+    coords = [ew.broadcast_to(c, shape) for c in coords]
+    return wrap(cnum.ravel_multi_index(coords, dims, modes, _order(order)))
+
+
+# --------------------------------------------------------------- polynomials
+
+@implements("polyval")
+def polyval(p, x):
+    """Horner's rule from 0, in numpy's result dtype of x and p."""
+    pn, xn = node_of(p), node_of(x)
+    if pn.ndim == 0:
+        raise TypeError("iteration over a 0-d array")
+    dtype = np.result_type(xn.dtype, pn.dtype) if pn.shape[0] else xn.dtype
+    return wrap(cnum.polyval(ew.convert(pn, dtype), ew.convert(xn, dtype)))
+
+
+def _poly_inputs(x, y, deg, w) -> tuple[Node, Node, Node | None]:
+    xs, ys = node_of(x), node_of(y)
+    if deg < 0:
+        raise ValueError("expected deg >= 0")
+    if xs.ndim != 1:
+        raise TypeError("expected 1D vector for x")
+    if xs.shape[0] == 0:
+        raise TypeError("expected non-empty vector for x")
+    if ys.ndim < 1 or ys.ndim > 2:
+        raise TypeError("expected 1D or 2D array for y")
+    if xs.shape[0] != ys.shape[0]:
+        raise TypeError("expected x and y to have same length")
+    ws = None if w is None else node_of(w)
+    if ws is not None and ws.ndim != 1:
+        raise TypeError("expected a 1-d array for weights")
+    if ws is not None and ws.shape[0] != ys.shape[0]:
+        raise TypeError("expected w and y to have the same length")
+    return xs, ys, ws
+
+
+@implements("polyfit")
+def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
+    """Least-squares fit on the core's SVD; ``cov=True`` and complex data run
+    eagerly. numpy's RankWarning (it depends on the data) is not issued."""
+    deg = operator.index(deg)
+    xs, ys, ws = _poly_inputs(x, y, deg, w)
+    if cov or any(dt.is_complex(n.dtype) for n in (xs, ys)):
+        return eager("numpy.polyfit", np.polyfit, (x, y, deg, rcond, full, w, cov), {})
+    xtype = np.result_type(xs.dtype, np.float64) if not dt.is_inexact(xs.dtype) else xs.dtype
+    # numpy.vander promotes x with int64: float32 data is fitted in float64
+    dtype = np.result_type(np.promote_types(xtype, np.int64),
+                           ys.dtype if dt.is_inexact(ys.dtype) else np.float64)
+    if rcond is None:
+        rcond = xs.shape[0] * cls.eps(xtype)
+    fit = cls.polyfit(ew.convert(xs, dtype), ew.convert(ys, dtype), deg, float(rcond),
+                      None if ws is None else ew.convert(ws, dtype))
+    if not full:
+        return wrap(fit.x)
+    c, rank, s = wrap(fit.x), wrap(fit.rank), wrap(fit.s)
+    resids = _residuals(fit, xs.shape[0], deg + 1, ys.ndim == 1, rank)
+    return c, resids, rank, s, rcond
+
+
+# ------------------------------------------------------------------- linalg
+
+def _float_matrix(a) -> Node:
+    x = node_of(a)
+    if x.ndim < 2:
+        raise LinAlgError(f"{x.ndim}-dimensional array given. Array must be at least "
+                          "two-dimensional")
+    return x if dt.is_inexact(x.dtype) else ew.convert(x, dt.float64)
+
+
+@linalg_implements("pinv")
+def pinv(a, rcond=None, hermitian=False, *, rtol=_NV):
+    """The pseudo-inverse by SVD (``hermitian`` only selects LAPACK's
+    routine in numpy; the SVD serves both)."""
+    x = _float_matrix(a)
+    if rcond is None:
+        rcond = 1e-15 if rtol is _NV else (
+            max(x.shape[-2:]) * cls.eps(x.dtype) if rtol is None else rtol)
+    elif rtol is not _NV:
+        raise ValueError("`rtol` and `rcond` can't be both set.")
+    out_shape = x.shape[:-2] + (x.shape[-1], x.shape[-2])
+    if 0 in x.shape[-2:]:
+        return wrap(ew.full(out_shape, 0, x.dtype))
+    tol = rcond if np.ndim(rcond) == 0 and not isinstance(rcond, ndarray) else node_of(rcond)
+    return wrap(cls.pinv(x, float(tol) if not isinstance(tol, Node) else tol))
+
+
+@linalg_implements("matrix_rank")
+def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):  # noqa: N803 (numpy's name)
+    """The number of singular values above the tolerance (int64); for
+    fewer than 2 dims, whether any element is nonzero (0-d)."""
+    if tol is not None and rtol is not None:
+        raise ValueError("`tol` and `rtol` can't be both set.")
+    x = node_of(A)
+    if x.ndim < 2:
+        nonzero = cred.reduce("any", make(Op.NE, (x, ew.full(x.shape, 0, x.dtype))))
+        return wrap(ew.convert(nonzero, dt.int64))
+    x = _float_matrix(x)
+    if tol is not None:
+        return wrap(cls.matrix_rank(x, None, node_of(tol)))
+    return wrap(cls.matrix_rank(x, None if rtol is None else node_of(rtol)))
+
+
+def _residuals(fit: cls.Lstsq, m: int, n: int, vector: bool, rank) -> ndarray:
+    """numpy's residuals: the sums of squares when rank == n < m, else empty
+    (the rank is read back: it decides the shape)."""
+    real = fit.residuals.dtype
+    if m <= n or int(rank) < n:
+        return wrap(ew.full((0,), 0, real))
+    return wrap(fit.residuals)
+
+
+@linalg_implements("lstsq")
+def lstsq(a, b, rcond=None):
+    """(x, residuals, rank, s). ``rank`` is a lazy 0-d int32; when m > n it
+    is materialized, because it decides the residuals' shape."""
+    x, rhs = node_of(a), node_of(b)
+    for arr in (x, rhs):
+        if arr.ndim != 2 and not (arr is rhs and arr.ndim == 1):
+            raise LinAlgError(f"{arr.ndim}-dimensional array given. Array must be "
+                              "two-dimensional")
+    vector = rhs.ndim == 1
+    if vector:
+        rhs = cs.reshape(rhs, rhs.shape + (1,))
+    (m, n), (m2, _) = x.shape, rhs.shape
+    if m != m2:
+        raise LinAlgError("Incompatible dimensions")
+    dtype = np.result_type(x.dtype, rhs.dtype, np.float64 if not (
+        dt.is_inexact(x.dtype) or dt.is_inexact(rhs.dtype)) else x.dtype)
+    if 0 in (m, n) or dt.is_bool(dtype) or dt.is_int(dtype):
+        return eager("numpy.linalg.lstsq", np.linalg.lstsq, (a, b, rcond), {})
+    if rcond is None or rcond < 0:
+        rcond = cls.eps(dtype) * max(m, n) if rcond is None else cls.eps(dtype)
+    fit = cls.lstsq(ew.convert(x, dtype), ew.convert(rhs, dtype), float(rcond))
+    sol = wrap(cs.reshape(fit.x, (n,)) if vector else fit.x)
+    rank, s = wrap(fit.rank), wrap(fit.s)
+    return sol, _residuals(fit, m, n, vector, rank), rank, s
+
+
+@linalg_implements("cond")
+def cond(x, p=None):
+    """The condition number (real); inf for a singular matrix."""
+    node = _float_matrix(x)
+    if 0 in node.shape[-2:]:
+        raise LinAlgError("cond is not defined on empty arrays")
+    if p not in (None, 2, -2) and node.shape[-1] != node.shape[-2]:
+        raise LinAlgError("Last 2 dimensions of the array must be square")
+    return wrap(cls.cond(node, p))
