@@ -43,14 +43,16 @@ class Node:
         self.shape = shape
         self.dtype = dtype
         self.data = data
-        if op is _DATA:
+        if operands:  # (the common case first: a recorded op)
+            key = hash((op, attrs, shape, dtype, *[o.key for o in operands]))
+        elif op is _DATA:
             key = hash((op, shape, dtype, getattr(data, "sharding_key", None)))
         elif op is _SCALAR:
             key = hash((op, shape, dtype))
         elif op is _CONST:
             key = hash((op, shape, dtype, _const_bytes(data)))
-        else:
-            key = hash((op, attrs, shape, dtype, *[o.key for o in operands]))
+        else:  # an operand-less op (iota, rng)
+            key = hash((op, attrs, shape, dtype))
         self.key = key
 
     @property

@@ -2,11 +2,46 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import DTypeError, ShapeError
+
+MEMO_LIMIT = 8192  # entries per rule before its memo starts afresh
+
+
+def memoized(rule: Callable[[tuple, tuple], tuple]) -> Callable[[tuple, tuple], tuple]:
+    """``rule`` with its answers remembered by (attrs, operand shapes and
+    dtypes), for rules that read nothing else and validate tuples element by
+    element (movement, contractions, reductions): a training step asks them
+    the same questions every step. Errors are not remembered (they raise
+    again); the memo is per rule and starts afresh past ``MEMO_LIMIT``.
+
+    >>> calls = []
+    >>> rule = memoized(lambda operands, attrs: calls.append(1) or ((2,), None))
+    >>> class Aval: shape, dtype = (2,), None
+    >>> rule((Aval(),), ()) == rule((Aval(),), ()) == ((2,), None), len(calls)
+    (True, 1)
+    """
+    memo: dict = {}
+
+    def run(operands, attrs):
+        if len(operands) == 1:
+            x = operands[0]
+            key = (attrs, x.shape, x.dtype)
+        else:
+            key = (attrs, *[(o.shape, o.dtype) for o in operands])
+        found = memo.get(key)
+        if found is None:
+            found = rule(operands, attrs)
+            if len(memo) >= MEMO_LIMIT:
+                memo.clear()
+            memo[key] = found
+        return found
+
+    run.__wrapped__ = rule  # type: ignore[attr-defined]
+    return run
 
 
 def check_axes(op: Op, axes: Sequence[int], ndim: int) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lazytensor.core.ops import REDUCE_WINDOW, Op
 from lazytensor.core.registry import ShapeError, register
-from lazytensor.core.rules.common import same_dtypes
+from lazytensor.core.rules.common import memoized, same_dtypes
 
 
 def _dot_general(operands, attrs):
@@ -71,7 +71,8 @@ def _reduce_window(op: Op):
     return rule
 
 
-register(Op.DOT_GENERAL, 2, ("dimension_numbers", "preferred_element_type"), _dot_general)
+register(Op.DOT_GENERAL, 2, ("dimension_numbers", "preferred_element_type"),
+         memoized(_dot_general))
 register(Op.CONV, 2, (
     "window_strides", "padding", "lhs_dilation", "rhs_dilation", "dimension_numbers",
     "feature_group_count", "batch_group_count",

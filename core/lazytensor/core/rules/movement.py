@@ -8,7 +8,7 @@ import math
 from lazytensor.core import dtypes as dt
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import DTypeError, ShapeError, register
-from lazytensor.core.rules.common import check_axes, same_dtypes
+from lazytensor.core.rules.common import check_axes, memoized, same_dtypes
 
 
 def _broadcast_in_dim(operands, attrs):
@@ -114,12 +114,12 @@ def _pad(operands, attrs):
     return tuple(out), x.dtype
 
 
-register(Op.BROADCAST_IN_DIM, 1, ("shape", "broadcast_dimensions"), _broadcast_in_dim)
+register(Op.BROADCAST_IN_DIM, 1, ("shape", "broadcast_dimensions"), memoized(_broadcast_in_dim))
 register(Op.RESHAPE, 1, ("new_sizes",), _reshape)
-register(Op.TRANSPOSE, 1, ("permutation",), _transpose)
-register(Op.REV, 1, ("dimensions",), _rev)
-register(Op.SLICE, 1, ("start", "limit", "strides"), _slice)
+register(Op.TRANSPOSE, 1, ("permutation",), memoized(_transpose))
+register(Op.REV, 1, ("dimensions",), memoized(_rev))
+register(Op.SLICE, 1, ("start", "limit", "strides"), memoized(_slice))
 register(Op.DYNAMIC_SLICE, None, ("slice_sizes",), _dynamic_slice)
 register(Op.DYNAMIC_UPDATE_SLICE, None, (), _dynamic_update_slice)
 register(Op.CONCATENATE, None, ("dimension",), _concatenate)
-register(Op.PAD, 2, ("padding_config",), _pad)
+register(Op.PAD, 2, ("padding_config",), memoized(_pad))

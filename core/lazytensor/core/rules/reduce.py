@@ -5,7 +5,7 @@ from __future__ import annotations
 from lazytensor.core import dtypes as dt
 from lazytensor.core.ops import ARG_REDUCE, CUMULATIVE, Op
 from lazytensor.core.registry import DTypeError, register
-from lazytensor.core.rules.common import check_axes
+from lazytensor.core.rules.common import check_axes, memoized
 
 
 def _reduce_rule(op: Op, needs_bool: bool):
@@ -40,7 +40,7 @@ def _cumulative_rule(op: Op):
 
 
 for _op in (Op.REDUCE_SUM, Op.REDUCE_PROD, Op.REDUCE_MAX, Op.REDUCE_MIN):
-    register(_op, 1, ("axes",), _reduce_rule(_op, needs_bool=False))
+    register(_op, 1, ("axes",), memoized(_reduce_rule(_op, needs_bool=False)))
 for _op in (Op.REDUCE_AND, Op.REDUCE_OR):
     register(_op, 1, ("axes",), _reduce_rule(_op, needs_bool=True))
 for _op in ARG_REDUCE:
