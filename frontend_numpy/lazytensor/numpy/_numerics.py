@@ -57,7 +57,7 @@ def _finish(node: Node, out):
 
 # ----------------------------------------------------------------- gradient
 
-def _spacing(value, axis: int, n: int) -> float | Node:
+def _spacing(value, n: int) -> float | Node:
     """One of gradient's ``varargs``: a number, a 0-d Node or 1-d coordinates
     (host coordinates with a constant step become that step)."""
     if isinstance(value, ndarray):
@@ -76,7 +76,7 @@ def _spacing(value, axis: int, n: int) -> float | Node:
         raise ValueError("when 1d, distances must match the length of the corresponding "
                          "dimension")
     if node is not None:
-        return node
+        return node if dt.is_inexact(node.dtype) else ew.convert(node, dt.float64)
     diffs = np.diff(host.astype(np.float64) if host.dtype.kind in "iub" else host)
     if diffs.size and (diffs == diffs[0]).all():
         return float(diffs[0])
@@ -96,7 +96,7 @@ def gradient(f, *varargs, axis=None, edge_order=1):
         raw = list(varargs)
     else:
         raise TypeError("invalid number of arguments")
-    spacing = [_spacing(v, a, x.shape[a]) for v, a in zip(raw, axes, strict=True)]
+    spacing = [_spacing(v, x.shape[a]) for v, a in zip(raw, axes, strict=True)]
     if edge_order > 2:
         raise ValueError("'edge_order' greater than 2 not supported")
     if dt.is_bool(x.dtype):
@@ -104,7 +104,8 @@ def gradient(f, *varargs, axis=None, edge_order=1):
     otype = x.dtype if dt.is_inexact(x.dtype) else dt.float64
     nodes = [s for s in spacing if isinstance(s, Node)]
     compute = np.result_type(otype, *(s.dtype for s in nodes)) if nodes else otype
-    spacing = [ew.convert(s, compute) if isinstance(s, Node) else s for s in spacing]
+    spacing = [ew.convert(s, compute) if isinstance(s, Node) and s.ndim == 0 else s
+               for s in spacing]
     grads = cnum.gradient(ew.convert(x, compute), spacing, axes, 1 if edge_order == 1 else 2)
     out = tuple(wrap(ew.convert(g, otype)) for g in grads)
     return out[0] if len(out) == 1 else out
@@ -351,10 +352,11 @@ def _float_matrix(a) -> Node:
 def pinv(a, rcond=None, hermitian=False, *, rtol=_NV):
     """The pseudo-inverse by SVD (``hermitian`` only selects LAPACK's
     routine in numpy; the SVD serves both)."""
-    x = _float_matrix(a)
-    if rcond is None:
+    given = node_of(a)
+    x = _float_matrix(given)
+    if rcond is None:  # (numpy takes eps of the input's dtype: integers raise ValueError)
         rcond = 1e-15 if rtol is _NV else (
-            max(x.shape[-2:]) * cls.eps(x.dtype) if rtol is None else rtol)
+            max(x.shape[-2:]) * float(np.finfo(given.dtype).eps) if rtol is None else rtol)
     elif rtol is not _NV:
         raise ValueError("`rtol` and `rcond` can't be both set.")
     out_shape = x.shape[:-2] + (x.shape[-1], x.shape[-2])

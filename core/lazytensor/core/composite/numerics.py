@@ -94,6 +94,7 @@ def _combine(x: Node, axis: int, terms: Sequence[tuple[Node, int, int]]) -> Node
     total = None
     for coef, i, j in terms:
         part = cs.slice_axis(x, axis, i, j)
+        coef = ew.convert(coef, x.dtype)
         c = ew.broadcast_to(coef, part.shape) if coef.ndim == 0 else \
             _along(coef, axis, x.ndim, part.shape)
         term = _mul(c, part)
@@ -116,7 +117,8 @@ def _three_point(d1: Node, d2: Node, where: str) -> tuple[Node, Node, Node]:
 
 
 def _nonuniform(x: Node, axis: int, coords: Node, edge_order: int) -> Node:
-    """numpy's stencils for sample coordinates ``coords`` (x's dtype)."""
+    """numpy's stencils for sample coordinates ``coords`` (the coefficients
+    in their floating dtype, then applied in x's)."""
     n = x.shape[axis]
     d = _sub(cs.slice_axis(coords, 0, 1, n), cs.slice_axis(coords, 0, 0, n - 1))
 
@@ -127,9 +129,9 @@ def _nonuniform(x: Node, axis: int, coords: Node, edge_order: int) -> Node:
     inner = _combine(x, axis, ((a, 0, n - 2), (b, 1, n - 1), (c, 2, n)))
     if edge_order == 1:
         first = _divide_by(_sub(*(cs.slice_axis(x, axis, i, i + 1) for i in (1, 0))),
-                           cs.reshape(step(0, 1), ()))
+                           ew.convert(cs.reshape(step(0, 1), ()), x.dtype))
         last = _divide_by(_sub(*(cs.slice_axis(x, axis, i, i + 1) for i in (n - 1, n - 2))),
-                          cs.reshape(step(n - 2, n - 1), ()))
+                          ew.convert(cs.reshape(step(n - 2, n - 1), ()), x.dtype))
     else:
         d0, d1 = cs.reshape(step(0, 1), ()), cs.reshape(step(1, 2), ())
         a, b, c = _three_point(d0, d1, "first")
@@ -146,7 +148,8 @@ def gradient(x: Node, spacing: Sequence[Spacing], axes: Sequence[int],
     and torch's ``gradient``): second-order central differences inside,
     first- or second-order (``edge_order``) one-sided ones at the ends.
     ``spacing[i]`` is a uniform step (a number or a 0-d Node) or the 1-d
-    sample coordinates along ``axes[i]`` (x's dtype). ``x`` is floating.
+    sample coordinates along ``axes[i]`` (floating; x's dtype must be at
+    least as wide). ``x`` is floating.
 
     Shape rule: one array of x's shape and dtype per axis; each axis needs
     at least ``edge_order + 1`` samples.

@@ -1,0 +1,367 @@
+"""numpy's numerical routines (gradient, digitize, histogram, nanargmax/min,
+unravel/ravel_multi_index, polyval/polyfit, linalg pinv/matrix_rank/lstsq/
+cond) against eager numpy: values, dtype, shape, errors, and no fallback."""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+
+import lazytensor.numpy as lnp
+import numpy as np
+import pytest
+from lazytensor.core.runtime import use_runtime
+
+importlib.import_module("lazytensor.numpy._numerics")
+
+RNG = np.random.default_rng(11)
+DTYPES = ("int64", "float32", "float64")
+
+
+def tol(dtype) -> dict:
+    return {"rtol": 2e-4, "atol": 1e-4} if np.dtype(dtype) == np.float32 else \
+        {"rtol": 1e-9, "atol": 1e-9}
+
+
+def check(got, want, dtype="float64"):
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want, strict=True):
+            check(g, w, dtype)
+        return
+    g, w = np.asarray(got), np.asarray(want)
+    assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, g.dtype, w.shape, w.dtype)
+    np.testing.assert_allclose(g, w, equal_nan=True, **tol(dtype))
+
+
+@pytest.fixture(autouse=True)
+def runtime():
+    with use_runtime() as rt, warnings.catch_warnings():
+        warnings.simplefilter("error", lnp.LazyFallbackWarning)
+        yield rt
+
+
+def data(dtype, shape, scale=10.0):
+    return (RNG.random(shape) * scale).astype(dtype)
+
+
+# ----------------------------------------------------------------- gradient
+
+COORDS = np.cumsum(RNG.random(6) + 0.1)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("edge_order", [1, 2])
+@pytest.mark.parametrize("call", [
+    lambda xp, f, c: xp.gradient(f),
+    lambda xp, f, c: xp.gradient(f, 2.0, axis=0),
+    lambda xp, f, c: xp.gradient(f, 0.5, c),
+    lambda xp, f, c: xp.gradient(f, c, axis=-1),
+    lambda xp, f, c: xp.gradient(f, np.arange(6) * 3, axis=1),
+    lambda xp, f, c: xp.gradient(f, c.astype(np.float32), axis=1),
+    lambda xp, f, c: xp.gradient(f, axis=(1, 0)),
+])
+def test_gradient(dtype, edge_order, call):
+    f = data(dtype, (5, 6))
+    want = call(np, f, COORDS)
+    check(call(np, lnp.asarray(f), COORDS), want, dtype)
+    check(call(np, lnp.asarray(f), lnp.asarray(COORDS)), want, dtype)
+    check(np.gradient(lnp.asarray(f), edge_order=edge_order), np.gradient(f, edge_order=edge_order),
+          dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_gradient_nonuniform_second_order_and_lazy_scalar(dtype):
+    f = data(dtype, (4, 6))
+    check(np.gradient(lnp.asarray(f), COORDS, axis=1, edge_order=2),
+          np.gradient(f, COORDS, axis=1, edge_order=2), dtype)
+    check(np.gradient(lnp.asarray(f[0]), lnp.asarray(np.float64(0.3))),
+          np.gradient(f[0], np.float64(0.3)), dtype)
+
+
+@pytest.mark.parametrize("bad, exc", [
+    (lambda xp: np.gradient(xp.asarray([True, False, True])), TypeError),
+    (lambda xp: np.gradient(xp.ones(3), 1, 2), TypeError),
+    (lambda xp: np.gradient(xp.ones(3), [1, 2]), ValueError),
+    (lambda xp: np.gradient(xp.ones(3), np.ones((3, 1))), ValueError),
+    (lambda xp: np.gradient(xp.ones(2), edge_order=2), ValueError),
+    (lambda xp: np.gradient(xp.ones(4), edge_order=3), ValueError),
+    (lambda xp: np.gradient(xp.ones((2, 3)), axis=2), np.exceptions.AxisError),
+])
+def test_gradient_errors(bad, exc):
+    with pytest.raises(exc):
+        bad(np)
+    with pytest.raises(exc):
+        bad(lnp)
+
+
+# ---------------------------------------------------------------- digitize
+
+@pytest.mark.parametrize("dtype", DTYPES + ("bool",))
+@pytest.mark.parametrize("bins", [[1, 3, 5.5], [9, 3, 1], [2, 2, 7], [4], []])
+@pytest.mark.parametrize("right", [False, True])
+def test_digitize(dtype, bins, right):
+    x = data("float64", (4, 5)).astype(dtype)
+    want = np.digitize(x, bins, right=right)
+    check(np.digitize(lnp.asarray(x), bins, right=right), want)
+    if bins:
+        check(np.digitize(lnp.asarray(x), lnp.asarray(bins), right=right), want)
+
+
+@pytest.mark.parametrize("bad, exc", [
+    (lambda xp: np.digitize(xp.asarray([1j]), [1, 2]), TypeError),
+    (lambda xp: np.digitize(xp.asarray([1.0]), [[1, 2]]), ValueError),
+    (lambda xp: np.digitize(xp.asarray([1.0]), [3, 1, 2]), ValueError),
+])
+def test_digitize_errors(bad, exc):
+    for xp in (np, lnp):
+        with pytest.raises(exc):
+            bad(xp)
+
+
+# --------------------------------------------------------------- histogram
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("kwargs", [
+    {}, {"bins": 4}, {"bins": 7, "range": (2, 8)}, {"bins": 3, "range": (2.5, 2.5)},
+    {"bins": 5, "density": True}, {"bins": [0, 2, 5, 10]},
+    {"bins": np.array([0.0, 2.5, 5.0, 9.0], np.float32)}, {"bins": [1, 4, 6], "density": True},
+])
+@pytest.mark.parametrize("weighted", [None, "float32", "int64"])
+def test_histogram(dtype, kwargs, weighted):
+    a = data(dtype, (6, 5))
+    if weighted:
+        kwargs = dict(kwargs, weights=data(weighted, (6, 5), 3.0))
+    want = np.histogram(a, **kwargs)
+    lazy_kwargs = {k: lnp.asarray(v) if k == "weights" else v for k, v in kwargs.items()}
+    check(np.histogram(lnp.asarray(a), **lazy_kwargs), want,
+          "float32" if "float32" in (dtype, weighted) else dtype)
+
+
+def test_histogram_lazy_bins_constant_and_empty_input():
+    a = data("float64", 20)
+    check(np.histogram(lnp.asarray(a), lnp.asarray([0.0, 3.0, 10.0])),
+          np.histogram(a, np.array([0.0, 3.0, 10.0])))
+    check(np.histogram(lnp.full(5, 3.0)), np.histogram(np.full(5, 3.0)))
+    check(np.histogram(lnp.zeros(0, dtype=np.float32), 3), np.histogram(np.zeros(0, np.float32), 3))
+    with pytest.warns(RuntimeWarning):
+        got = np.histogram(lnp.asarray([True, False, True]), 2)
+    with pytest.warns(RuntimeWarning):
+        check(got, np.histogram(np.array([True, False, True]), 2))
+
+
+@pytest.mark.parametrize("kwargs, exc", [
+    ({"bins": 2.5}, TypeError), ({"bins": 0}, ValueError), ({"range": (2, 1)}, ValueError),
+    ({"range": (0, np.inf)}, ValueError), ({"weights": [1.0]}, ValueError),
+    ({"bins": [3, 1, 2]}, ValueError), ({"bins": [[1, 2]]}, ValueError),
+])
+def test_histogram_errors(kwargs, exc):
+    with pytest.raises(exc):
+        np.histogram(np.array([1.0, 2.0]), **kwargs)
+    with pytest.raises(exc):
+        np.histogram(lnp.asarray([1.0, 2.0]), **kwargs)
+
+
+# ------------------------------------------------------------ nanargmax/min
+
+NANS = data("float64", (4, 5))
+NANS[1, 2] = np.nan
+NANS[3, 0] = np.nan
+
+
+@pytest.mark.parametrize("fn", [np.nanargmax, np.nanargmin])
+@pytest.mark.parametrize("dtype", DTYPES + ("bool",))
+@pytest.mark.parametrize("kwargs", [{}, {"axis": 0}, {"axis": -1, "keepdims": True},
+                                    {"keepdims": True}])
+def test_nanargreduce(fn, dtype, kwargs):
+    a = NANS.astype(dtype) if dtype in ("float32", "float64") else data(dtype, (4, 5), 5)
+    check(fn(lnp.asarray(a), **kwargs), fn(a, **kwargs))
+
+
+def test_nanargreduce_all_nan_slice_is_minus_one_lazily_and_out():
+    a = NANS.copy()
+    a[2] = np.nan
+    with pytest.raises(ValueError):
+        np.nanargmax(a, axis=1)
+    got = np.asarray(np.nanargmax(lnp.asarray(a), axis=1))
+    assert got[2] == -1 and (np.delete(got, 2) == np.nanargmax(np.delete(a, 2, 0), 1)).all()
+    out = lnp.zeros(5, dtype=np.int64)
+    assert np.nanargmin(lnp.asarray(NANS), axis=0, out=out) is out
+    check(out, np.nanargmin(NANS, axis=0))
+
+
+# ---------------------------------------------------------- index conversion
+
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("indices", [[3, 7, 11, 0], 5, [[1, 2], [23, 4]]])
+@pytest.mark.parametrize("shape", [(3, 4, 2), (24,), 24])
+def test_unravel_index(order, indices, shape):
+    want = np.unravel_index(indices, shape, order=order)
+    check(np.unravel_index(lnp.asarray(indices), shape, order=order), want)
+    check(lnp.unravel_index(indices, shape, order=order), want)
+
+
+@pytest.mark.parametrize("mode", ["raise", "wrap", "clip", ("wrap", "clip")])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_ravel_multi_index(mode, order):
+    coords = ([1, 2, 0], [3, 0, 2]) if mode == "raise" else ([1, 5, -1], [3, -2, 9])
+    want = np.ravel_multi_index(coords, (3, 4), mode=mode, order=order)
+    check(np.ravel_multi_index(tuple(lnp.asarray(c) for c in coords), (3, 4), mode=mode,
+                               order=order), want)
+
+
+@pytest.mark.parametrize("bad, exc", [
+    (lambda xp, a: np.unravel_index(a([5]), (2, 2)), ValueError),
+    (lambda xp, a: np.unravel_index(a([-1]), (2, 2)), ValueError),
+    (lambda xp, a: np.unravel_index(a([1.0]), (2, 2)), TypeError),
+    (lambda xp, a: np.unravel_index(a([1]), (2, 2), order="K"), ValueError),
+    (lambda xp, a: np.ravel_multi_index((a([1, 3]), [0, 1]), (2, 2)), ValueError),
+    (lambda xp, a: np.ravel_multi_index((a([1.0]), [0]), (2, 2)), TypeError),
+    (lambda xp, a: np.ravel_multi_index((a([1]),), (2, 2)), ValueError),
+])
+def test_index_conversion_errors(bad, exc):
+    with pytest.raises(exc):
+        bad(np, np.asarray)
+    with pytest.raises(exc):
+        bad(lnp, lambda v: v if not isinstance(v[0], float) else lnp.asarray(v))
+
+
+# --------------------------------------------------------------- polynomials
+
+@pytest.mark.parametrize("dtype", DTYPES + ("bool",))
+@pytest.mark.parametrize("pdtype", ["int64", "float32", "float64"])
+def test_polyval(dtype, pdtype):
+    x = data("float64", (3, 4), 3).astype(dtype)
+    p = np.array([1.5, -2, 3, 0.25]).astype(pdtype)
+    check(np.polyval(lnp.asarray(p), lnp.asarray(x)), np.polyval(p, x), dtype)
+    check(np.polyval(p, lnp.asarray(x)), np.polyval(p, x), dtype)
+    check(np.polyval(lnp.asarray(p), 2.0), np.polyval(p, 2.0), dtype)
+    check(np.polyval(lnp.asarray(p[:0]), lnp.asarray(x)), np.polyval(p[:0], x), dtype)
+    with pytest.raises(TypeError):
+        np.polyval(lnp.asarray(2.0), lnp.asarray(x))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("deg", [0, 1, 3])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_polyfit(dtype, deg, weighted):
+    x = np.linspace(0, 4, 9).astype(dtype)
+    y = (x.astype(np.float64) ** 2 - 3 * x + RNG.random(9)).astype(dtype)
+    w = RNG.random(9) + 0.5 if weighted else None
+    lw = lnp.asarray(w) if weighted else None
+    check(np.polyfit(lnp.asarray(x), lnp.asarray(y), deg, w=lw), np.polyfit(x, y, deg, w=w),
+          "float32")
+    got = np.polyfit(lnp.asarray(x), lnp.asarray(np.stack([y, y * 2], 1)), deg, full=True)
+    want = np.polyfit(x, np.stack([y, y * 2], 1), deg, full=True)
+    check(got[:2] + (got[3],), want[:2] + (want[3],), "float32")
+    assert int(got[2]) == want[2] and got[4] == want[4]
+
+
+@pytest.mark.parametrize("args, exc", [
+    ((np.arange(3.0), np.arange(3.0), -1), ValueError),
+    ((np.ones((2, 2)), np.arange(2.0), 1), TypeError),
+    ((np.arange(3.0), np.arange(4.0), 1), TypeError),
+    ((np.arange(3.0), np.ones((3, 1, 1)), 1), TypeError),
+])
+def test_polyfit_errors(args, exc):
+    with pytest.raises(exc):
+        np.polyfit(*args)
+    with pytest.raises(exc):
+        np.polyfit(*(lnp.asarray(a) if isinstance(a, np.ndarray) else a for a in args))
+
+
+# ------------------------------------------------------------------- linalg
+
+SHAPES = [(5, 3), (3, 5), (4, 4), (2, 4, 3)]
+
+
+def matrix(dtype, shape):
+    return (RNG.standard_normal(shape) * 3).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", SHAPES)
+def test_pinv_and_matrix_rank(dtype, shape):
+    a = matrix(dtype, shape)
+    check(np.linalg.pinv(lnp.asarray(a)), np.linalg.pinv(a), dtype)
+    if dtype == "int64":  # numpy takes eps of the integer dtype and raises
+        with pytest.raises(ValueError):
+            np.linalg.pinv(lnp.asarray(a), rtol=None)
+    else:
+        check(np.linalg.pinv(lnp.asarray(a), rtol=None), np.linalg.pinv(a, rtol=None), dtype)
+    check(np.linalg.matrix_rank(lnp.asarray(a)), np.linalg.matrix_rank(a))
+    check(np.linalg.matrix_rank(lnp.asarray(a), tol=1.0), np.linalg.matrix_rank(a, tol=1.0))
+
+
+def test_rank_deficient_and_vectors():
+    a = np.outer(np.arange(1.0, 5.0), np.arange(1.0, 4.0))
+    check(np.linalg.matrix_rank(lnp.asarray(a)), np.linalg.matrix_rank(a))
+    check(np.linalg.pinv(lnp.asarray(a)), np.linalg.pinv(a))
+    check(np.linalg.matrix_rank(lnp.asarray([0.0, 1.0])), np.int64(1))
+    check(np.linalg.matrix_rank(lnp.zeros(3)), np.int64(0))
+    check(np.linalg.pinv(lnp.zeros((0, 3))), np.linalg.pinv(np.zeros((0, 3))))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(6, 3), (3, 5), (4, 4)])
+@pytest.mark.parametrize("rhs", [(), (2,)])
+def test_lstsq(dtype, shape, rhs):
+    a = matrix(dtype, shape)
+    b = matrix(dtype, shape[:1] + rhs)
+    got, want = np.linalg.lstsq(lnp.asarray(a), lnp.asarray(b)), np.linalg.lstsq(a, b)
+    check(tuple(got[:2]) + (got[3],), tuple(want[:2]) + (want[3],), dtype)
+    assert int(got[2]) == want[2] and np.asarray(got[2]).dtype == want[2].dtype
+
+
+def test_lstsq_rank_deficient_has_empty_residuals():
+    a = np.outer(np.arange(1.0, 7.0), np.ones(3))
+    b = np.arange(6.0)
+    got, want = np.linalg.lstsq(lnp.asarray(a), lnp.asarray(b)), np.linalg.lstsq(a, b)
+    check(tuple(got[:2]) + (got[3],), tuple(want[:2]) + (want[3],))
+    assert int(got[2]) == want[2] == 1
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("p", [None, 2, -2, 1, -1, np.inf, "fro", "nuc"])
+def test_cond(dtype, p):
+    a = matrix(dtype, (3, 4, 4))
+    check(np.linalg.cond(lnp.asarray(a), p), np.linalg.cond(a, p), dtype)
+    check(np.linalg.cond(lnp.asarray(a[0]), p), np.linalg.cond(a[0], p), dtype)
+
+
+def test_cond_of_singular_matrix_is_inf():
+    a = np.ones((2, 2))
+    assert np.isinf(float(np.linalg.cond(lnp.asarray(a), 1)))
+
+
+@pytest.mark.parametrize("bad, exc", [
+    (lambda a: np.linalg.pinv(a(np.ones(3))), np.linalg.LinAlgError),
+    (lambda a: np.linalg.pinv(a(np.ones((2, 2))), rcond=0.1, rtol=0.1), ValueError),
+    (lambda a: np.linalg.matrix_rank(a(np.ones((2, 2))), tol=1, rtol=1), ValueError),
+    (lambda a: np.linalg.lstsq(a(np.ones(3)), a(np.ones(3))), np.linalg.LinAlgError),
+    (lambda a: np.linalg.lstsq(a(np.ones((3, 2))), a(np.ones(2))), np.linalg.LinAlgError),
+    (lambda a: np.linalg.cond(a(np.ones((2, 3))), 1), np.linalg.LinAlgError),
+    (lambda a: np.linalg.cond(a(np.ones(3))), np.linalg.LinAlgError),
+])
+def test_linalg_errors(bad, exc):
+    with pytest.raises(exc):
+        bad(np.asarray)
+    with pytest.raises(exc):
+        bad(lnp.asarray)
+
+
+# ----------------------------------------------------------------- laziness
+
+def test_no_eager_fallback_is_counted(runtime):
+    x = lnp.asarray(data("float64", (5, 6)))
+    v = lnp.asarray(data("float64", 20))
+    results = [
+        np.gradient(x), np.digitize(v, [1, 5]), np.histogram(v, 5), np.nanargmax(x),
+        np.nanargmin(x, 0), np.unravel_index(lnp.asarray([3, 4]), (2, 3)),
+        np.ravel_multi_index((lnp.asarray([1]), lnp.asarray([2])), (2, 3)),
+        np.polyval(lnp.asarray([1.0, 2.0]), v), np.polyfit(v, v, 2),
+        np.linalg.pinv(x), np.linalg.matrix_rank(x), np.linalg.lstsq(x, x[:, 0]),
+        np.linalg.cond(x[:5, :5]),
+    ]
+    assert results and not runtime.metrics.fallbacks
+    assert runtime.metrics.counters["eager_fallbacks"] == 0
