@@ -1,0 +1,153 @@
+"""numpy.fft on lazy arrays (``lazytensor.numpy.fft``) against eager numpy:
+values, dtype and shape for every transform over float/int/complex input,
+with n/s/axes/norm variants, the helpers, and the error cases."""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+
+import lazytensor.numpy as lnp
+import numpy as np
+import pytest
+from lazytensor.core.runtime import use_runtime
+
+lfft = importlib.import_module("lazytensor.numpy.fft")
+# numpy 2 deprecates ``s`` without ``axes`` (the lazy version does not warn)
+pytestmark = pytest.mark.filterwarnings("ignore:`axes` should not be:DeprecationWarning")
+
+RNG = np.random.default_rng(7)
+DTYPES = ("float32", "float64", "int64", "complex64", "complex128")
+REAL = ("float32", "float64", "int64")
+NORMS = (None, "backward", "ortho", "forward")
+
+
+@pytest.fixture(autouse=True)
+def runtime():
+    with use_runtime() as rt, warnings.catch_warnings():
+        warnings.simplefilter("error", lnp.LazyFallbackWarning)
+        yield rt
+
+
+def sample(dtype: str, shape) -> np.ndarray:
+    d = np.dtype(dtype)
+    if d.kind == "c":
+        return (RNG.standard_normal(shape) + 1j * RNG.standard_normal(shape)).astype(d)
+    if d.kind == "i":
+        return RNG.integers(-5, 6, shape).astype(d)
+    return RNG.standard_normal(shape).astype(d)
+
+
+def check(got, want):
+    g, w = np.asarray(got), np.asarray(want)
+    assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, g.dtype, w.shape, w.dtype)
+    single = w.dtype in (np.float32, np.complex64)
+    scale = max(1.0, float(np.abs(w).max())) if w.size else 1.0
+    np.testing.assert_allclose(g, w, rtol=1e-4 if single else 1e-10,
+                               atol=(1e-4 if single else 1e-10) * scale)
+
+
+def both(name: str, x: np.ndarray, **kwargs):
+    """The transform by numpy dispatch and by the module's function."""
+    want = getattr(np.fft, name)(x, **kwargs)
+    check(getattr(np.fft, name)(lnp.asarray(x), **kwargs), want)
+    check(getattr(lfft, name)(lnp.asarray(x), **kwargs), want)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", ["fft", "ifft"])
+@pytest.mark.parametrize("kwargs", [{}, {"n": 5}, {"n": 12}, {"axis": 0}, {"n": 3, "axis": 0}]
+                         + [{"norm": n} for n in NORMS])
+def test_fft_ifft(dtype, name, kwargs):
+    both(name, sample(dtype, (4, 8)), **kwargs)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", ["fftn", "ifftn", "fft2", "ifft2"])
+@pytest.mark.parametrize("kwargs", [{}, {"s": (3, 6)}, {"axes": (0, 2)},
+                                    {"s": (5, 2), "axes": (2, 0)}, {"norm": "ortho"},
+                                    {"norm": "forward"}])
+def test_nd_complex_transforms(dtype, name, kwargs):
+    both(name, sample(dtype, (3, 4, 6)), **kwargs)
+
+
+@pytest.mark.parametrize("dtype", REAL)
+@pytest.mark.parametrize("kwargs", [{}, {"n": 5}, {"n": 10}, {"axis": 0}]
+                         + [{"norm": n} for n in NORMS])
+def test_rfft(dtype, kwargs):
+    both("rfft", sample(dtype, (4, 8)), **kwargs)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("kwargs", [{}, {"n": 7}, {"n": 14}, {"axis": 0}]
+                         + [{"norm": n} for n in NORMS])
+def test_irfft(dtype, kwargs):
+    both("irfft", sample(dtype, (4, 5)), **kwargs)
+
+
+@pytest.mark.parametrize("dtype", REAL)
+@pytest.mark.parametrize("name", ["rfftn", "rfft2"])
+@pytest.mark.parametrize("kwargs", [{}, {"s": (4, 6)}, {"axes": (0, 1)}, {"norm": "ortho"},
+                                    {"norm": "forward"}])
+def test_rfftn(dtype, name, kwargs):
+    both(name, sample(dtype, (3, 4, 6)), **kwargs)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", ["irfftn", "irfft2"])
+@pytest.mark.parametrize("kwargs", [{}, {"s": (4, 6)}, {"s": (2, 9)}, {"axes": (0, 2)},
+                                    {"norm": "ortho"}, {"norm": "forward"}])
+def test_irfftn(dtype, name, kwargs):
+    both(name, sample(dtype, (3, 4, 5)), **kwargs)
+
+
+def test_round_trips():
+    x = sample("float64", (6, 8))
+    lazy = lnp.asarray(x)
+    check(np.fft.irfft(np.fft.rfft(lazy), n=8), x)
+    check(np.fft.ifft2(np.fft.fft2(lazy)).real, x)
+    check(np.fft.irfftn(np.fft.rfftn(lazy), s=x.shape), x)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", ["fftshift", "ifftshift"])
+@pytest.mark.parametrize("axes", [None, 0, (1,), (0, 1)])
+def test_shifts(dtype, name, axes):
+    both(name, sample(dtype, (5, 6)), axes=axes)
+
+
+@pytest.mark.parametrize("name", ["fftfreq", "rfftfreq"])
+@pytest.mark.parametrize("n, d", [(8, 1.0), (9, 0.1), (1, 2.0)])
+def test_frequencies(name, n, d):
+    got = getattr(lfft, name)(n, d)
+    assert isinstance(got, lnp.ndarray)
+    check(got, getattr(np.fft, name)(n, d))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, x: m.fft(x, n=0), lambda m, x: m.ifft(x, n=-1), lambda m, x: m.rfft(x, n=0),
+    lambda m, x: m.irfft(x, n=0), lambda m, x: m.fft(x, norm="bad"),
+    lambda m, x: m.rfftn(x, norm="sideways"), lambda m, x: m.fftn(x, s=(2, 2), axes=(0,)),
+])
+def test_errors(call):
+    x = sample("float64", (4, 4))
+    with pytest.raises(ValueError):
+        call(np.fft, x)
+    with pytest.raises(ValueError):
+        call(np.fft, lnp.asarray(x))
+    with pytest.raises(ValueError):
+        call(lfft, lnp.asarray(x))
+
+
+def test_rfft_of_complex_input_is_a_type_error():
+    x = sample("complex128", 8)
+    with pytest.raises(TypeError):
+        np.fft.rfft(x)
+    with pytest.raises(TypeError):
+        np.fft.rfft(lnp.asarray(x))
+
+
+def test_no_eager_fallback(runtime):
+    x = lnp.asarray(sample("float64", (4, 6)))
+    np.fft.fft(x), np.fft.rfft2(x), np.fft.irfftn(np.fft.rfftn(x)), np.fft.fftshift(x)
+    assert not runtime.metrics.fallbacks
