@@ -407,7 +407,7 @@ def at(ufunc, a, indices, b=None):
     """``ufunc.at``: unbuffered in place, repeated indices accumulate. Lazy
     for add/multiply/maximum/minimum; other ufuncs run eagerly on a host copy
     that is written back."""
-    from lazytensor.numpy._indexing import prepare
+    from lazytensor.numpy._indexing import core_index
 
     if ufunc not in _AT_KINDS or b is None or not isinstance(a, ndarray):
         return _eager_at(ufunc, a, indices, b)
@@ -416,8 +416,7 @@ def at(ufunc, a, indices, b=None):
     loop = loop_dtypes(ufunc, (node.dtype, _key(value)))
     if loop[2] != node.dtype and not np.can_cast(loop[2], node.dtype, "same_kind"):
         raise _errors.output_casting_error(ufunc, "same_kind", loop[2], node.dtype, 0)
-    prepared = prepare(indices, node.shape)
-    assign(a, ci.setitem(node, prepared.entries, value, kind=_AT_KINDS[ufunc]))
+    assign(a, ci.setitem(node, core_index(indices), value, kind=_AT_KINDS[ufunc], upload=True))
 
 
 def _eager_at(ufunc, a, indices, b):

@@ -3,7 +3,8 @@
 ``getitem(x, index)`` and ``setitem(x, index, value)`` take numpy's index
 forms: ints (negative too), slices with any step, ``None``, ``Ellipsis``,
 integer arrays (int Nodes, or static host arrays/lists, which are checked
-against the bounds at once and become constants), host boolean masks
+against the bounds at once and become constants -- or, with ``upload=True``,
+device data, so that new index values never recompile), host boolean masks
 (converted to their ``nonzero()`` integer arrays) and Python/host 0-d bools.
 
 A boolean *Node* has a data-dependent result shape and is refused: the
@@ -57,10 +58,9 @@ from lazytensor.core.composite.shape import reshape
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import CoreError, ShapeError, make
-from lazytensor.core.runtime import constant, scalar
+from lazytensor.core.runtime import constant, get_runtime, scalar
 
 INDEX = dt.int64
-_KNOWN = (Op.CONST, Op.SCALAR)  # leaves whose value is known when the graph is built
 
 
 class IndexingError(CoreError, IndexError):
@@ -140,6 +140,21 @@ def _expand(index: Any, ndim: int) -> list[tuple[str, Any]]:
     return tokens[:at] + fill + tokens[at + 1:]
 
 
+def expand_basic(index: Any, ndim: int) -> list:
+    """A basic index (ints, slices, None, at most one Ellipsis) as one entry
+    per consumed or new axis: the Ellipsis becomes the full slices it stands
+    for, which are appended when it is absent (what strided layouts read).
+
+    >>> expand_basic((0, ..., None), 3)
+    [0, slice(None, None, None), slice(None, None, None), None]
+    """
+    entries = index if type(index) is tuple else (index,)
+    used = sum(1 for e in entries if e is not None and e is not Ellipsis)
+    fill = [slice(None)] * (ndim - used)
+    at = next((i for i, e in enumerate(entries) if e is Ellipsis), len(entries))
+    return [*entries[:at], *fill, *entries[at + 1:]]
+
+
 def _unmask(tokens: list, shape: tuple[int, ...]) -> tuple[list, tuple[int, ...]]:
     """Masks become their nonzero() int arrays; 0-d bools a new size-1 axis
     indexed by [0] (True) or [] (False). Returns tokens and the shape of x
@@ -156,8 +171,8 @@ def _unmask(tokens: list, shape: tuple[int, ...]) -> tuple[list, tuple[int, ...]
             out += [("array", nz.astype(np.int64)) for nz in np.nonzero(p)]
             pre_shape += shape[dim:dim + p.ndim]
             dim += p.ndim
-        elif kind == "bool0":
-            out.append(("array", np.zeros(int(p), np.int64)))
+        elif kind == "bool0":  # an advanced index of a new axis (not one of x's)
+            out.append(("bool0", np.zeros(int(p), np.int64)))
             pre_shape.append(1)
         else:
             out.append((kind, p))
@@ -204,14 +219,17 @@ class IndexPlan:
         return not self.adv_dims
 
 
-def plan_index(shape: tuple[int, ...], index: Any) -> IndexPlan:
+def plan_index(shape: tuple[int, ...], index: Any, upload: bool = False) -> IndexPlan:
     """Parse ``index`` against an array of ``shape`` (raises numpy's errors).
     A basic index (ints, slices, None, Ellipsis) holds no nodes: its plan
     is memoized per (shape, index), as training loops index the same way
-    every step."""
+    every step. ``upload``: host index arrays (and masks' ``nonzero()``)
+    become device data instead of constants, so a new index of the same
+    shape reuses the compiled graph; their host values still decide the
+    bounds checks and whether the indices are unique."""
     key = _basic_key(index)
     if key is None:
-        return _plan_index(shape, index)
+        return _plan_index(shape, index, upload)
     memo_key = (tuple(shape), key)
     plan = _BASIC_PLANS.get(memo_key)
     if plan is None:
@@ -243,11 +261,11 @@ def _basic_key(index: Any) -> tuple | None:
     return tuple(key)
 
 
-def _plan_index(shape: tuple[int, ...], index: Any) -> IndexPlan:
+def _plan_index(shape: tuple[int, ...], index: Any, upload: bool = False) -> IndexPlan:
     tokens, pre_shape = _unmask(_expand(index, len(shape)), tuple(shape))
-    has_adv = any(kind == "array" for kind, _ in tokens)
-    triples, drop, slots, adv, adv_dims = [], [], [], [], []
-    dim = 0
+    has_adv = any(kind in ("array", "bool0") for kind, _ in tokens)
+    triples, drop, slots, adv, adv_dims, hosts = [], [], [], [], [], []
+    dim = new_axes = 0  # new_axes: axes of 0-d bools before dim (not x's)
     for kind, p in tokens:
         if kind == "new":
             slots.append(("new", 1))
@@ -264,14 +282,17 @@ def _plan_index(shape: tuple[int, ...], index: Any) -> IndexPlan:
         else:  # an advanced index (ints count as one when arrays are present)
             triples.append((0, 1, n))
             adv_dims.append(dim - len(drop))
-            adv.append(_index_array(p, n, dim))
+            node, host = _index_array(p, n, dim - new_axes, upload)
+            adv.append(node)
+            hosts.append(host)
             slots.append(("adv", None))
+            new_axes += kind == "bool0"
         dim += 1
-    return _finish(pre_shape, triples, drop, adv_dims, adv, slots)
+    static = tuple(hosts) if all(h is not None for h in hosts) else None
+    return _finish(pre_shape, triples, drop, adv_dims, adv, slots, static)
 
 
-def _finish(pre_shape, triples, drop, adv_dims, adv, slots) -> IndexPlan:
-    static = tuple(np.asarray(a.data) for a in adv) if all(a.op in _KNOWN for a in adv) else None
+def _finish(pre_shape, triples, drop, adv_dims, adv, slots, static) -> IndexPlan:
     try:
         bshape = ew.broadcast_shapes(*(a.shape for a in adv))
     except ShapeError:
@@ -320,19 +341,25 @@ def _check_int(i: int, n: int, axis: int) -> int:
     return i % n
 
 
-def _index_array(p: Any, n: int, axis: int) -> Node:
-    """An int64 index Node with negative entries wrapped (checked when static)."""
+def _index_array(p: Any, n: int, axis: int, upload: bool = False,
+                 ) -> tuple[Node, np.ndarray | None]:
+    """An int64 index Node with negative entries wrapped, and its values
+    when they are known at plan time (bounds-checked then), else None.
+    Host arrays become constants, or device data when ``upload``."""
     if isinstance(p, int):  # a parameter: a new value does not recompile
-        return scalar(_check_int(p, n, axis), INDEX)
+        value = _check_int(p, n, axis)
+        return scalar(value, INDEX), np.asarray(value)
     if isinstance(p, np.ndarray):
         bad = (p < -n) | (p >= n)
         if bad.any():
             raise IndexingError(f"index {p[bad].flat[0]} is out of bounds for axis {axis} "
                                 f"with size {n}")
-        return constant(np.where(p < 0, p + n, p), INDEX)
+        host = np.where(p < 0, p + n, p).astype(np.int64)
+        node = get_runtime().from_host(host, INDEX).node if upload else constant(host, INDEX)
+        return node, host
     if p.op is Op.CONST:
         return _index_array(np.asarray(p.data).astype(np.int64), n, axis)
-    return wrap_negative(ew.convert(p, INDEX), n)
+    return wrap_negative(ew.convert(p, INDEX), n), None
 
 
 def wrap_negative(idx: Node, n: int) -> Node:
@@ -349,12 +376,13 @@ def bool_indices(mask: np.ndarray) -> tuple[Node, ...]:
 
 # -------------------------------------------------------------------- reads
 
-def getitem(x: Node, index: Any, mode: str = "clip") -> Node:
+def getitem(x: Node, index: Any, mode: str = "clip", upload: bool = False) -> Node:
     """``x[index]`` with numpy's semantics (a copy: see views.py for views).
 
     Shape rule: numpy's; dtype unchanged. ``mode``: what a dynamic
-    out-of-bounds array index reads ("clip" or "fill" with zeros)."""
-    return apply_plan(x, plan_index(x.shape, index), mode)
+    out-of-bounds array index reads ("clip" or "fill" with zeros);
+    ``upload``: host index arrays become device data (see ``plan_index``)."""
+    return apply_plan(x, plan_index(x.shape, index, upload), mode)
 
 
 def apply_plan(x: Node, plan: IndexPlan, mode: str = "clip") -> Node:
@@ -440,13 +468,14 @@ _COMBINE = {"add": Op.ADD, "mul": Op.MUL, "min": Op.MIN, "max": Op.MAX}
 
 
 def setitem(x: Node, index: Any, value: Node | bool | int | float | complex,
-            kind: str = "set", unique_indices: bool = False) -> Node:
+            kind: str = "set", unique_indices: bool = False, upload: bool = False) -> Node:
     """The functional ``x[index] = value``: a new node equal to x except at
     ``index``. ``value`` is converted to x's dtype and broadcast to the
     indexed shape. ``kind`` "add"/"mul"/"min"/"max" combines with the
     current values instead, accumulating over duplicate advanced indices.
-    ``unique_indices`` promises no duplicates (skips last-write-wins)."""
-    return update_plan(x, plan_index(x.shape, index), value, kind, unique_indices)
+    ``unique_indices`` promises no duplicates (skips last-write-wins);
+    ``upload``: host index arrays become device data (see ``plan_index``)."""
+    return update_plan(x, plan_index(x.shape, index, upload), value, kind, unique_indices)
 
 
 def update_plan(x: Node, plan: IndexPlan, value, kind: str = "set",
