@@ -334,7 +334,7 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     if not full:
         return wrap(fit.x)
     c, rank, s = wrap(fit.x), wrap(fit.rank), wrap(fit.s)
-    resids = _residuals(fit, xs.shape[0], deg + 1, ys.ndim == 1, rank)
+    resids = _residuals(fit, xs.shape[0], deg + 1, rank)
     return c, resids, rank, s, rcond
 
 
@@ -382,7 +382,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):  # noqa: N803 (nump
     return wrap(cls.matrix_rank(x, None if rtol is None else node_of(rtol)))
 
 
-def _residuals(fit: cls.Lstsq, m: int, n: int, vector: bool, rank) -> ndarray:
+def _residuals(fit: cls.Lstsq, m: int, n: int, rank) -> ndarray:
     """numpy's residuals: the sums of squares when rank == n < m, else empty
     (the rank is read back: it decides the shape)."""
     real = fit.residuals.dtype
@@ -408,14 +408,14 @@ def lstsq(a, b, rcond=None):
         raise LinAlgError("Incompatible dimensions")
     dtype = np.result_type(x.dtype, rhs.dtype, np.float64 if not (
         dt.is_inexact(x.dtype) or dt.is_inexact(rhs.dtype)) else x.dtype)
-    if 0 in (m, n) or dt.is_bool(dtype) or dt.is_int(dtype):
+    if 0 in (m, n):  # (empty problems: numpy's LAPACK special cases)
         return eager("numpy.linalg.lstsq", np.linalg.lstsq, (a, b, rcond), {})
     if rcond is None or rcond < 0:
         rcond = cls.eps(dtype) * max(m, n) if rcond is None else cls.eps(dtype)
     fit = cls.lstsq(ew.convert(x, dtype), ew.convert(rhs, dtype), float(rcond))
     sol = wrap(cs.reshape(fit.x, (n,)) if vector else fit.x)
     rank, s = wrap(fit.rank), wrap(fit.s)
-    return sol, _residuals(fit, m, n, vector, rank), rank, s
+    return sol, _residuals(fit, m, n, rank), rank, s
 
 
 @linalg_implements("cond")
