@@ -22,6 +22,7 @@ from lazytensor.numpy import (  # each module registers its functions (``@implem
     _math,
     _methods,
     _misc,
+    _numerics,
     _operators,
     _reductions,
     _shape,

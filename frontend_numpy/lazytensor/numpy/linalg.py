@@ -20,15 +20,17 @@ from lazytensor.core.ir import Node
 from lazytensor.numpy import _math
 from lazytensor.numpy._base import node_of, wrap
 from lazytensor.numpy._dispatch import implements
+from lazytensor.numpy._numerics import cond, lstsq, matrix_rank, pinv  # noqa: F401  (re-exported)
 from lazytensor.numpy._shape import diagonal, matrix_transpose, trace
 
 import numpy as np
 
 LinAlgError = np.linalg.LinAlgError
 __all__ = [
-    "LinAlgError", "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv",
-    "matmul", "matrix_norm", "matrix_power", "matrix_transpose", "multi_dot", "norm", "outer",
-    "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "trace", "vecdot", "vector_norm",
+    "LinAlgError", "cholesky", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv",
+    "lstsq", "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose",
+    "multi_dot", "norm", "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals",
+    "tensordot", "trace", "vecdot", "vector_norm",
 ]
 
 
