@@ -16,6 +16,7 @@ numbers, uploaded once.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 from lazytensor.core import dtypes as dt
@@ -76,10 +77,19 @@ def _fit(x: Node, axis: int, size: int) -> Node:
     return make(Op.PAD, (x, ew.as_node(0, x.dtype)), cfg)
 
 
+_S_WITHOUT_AXES = (
+    "`axes` should not be `None` if `s` is not `None` (Deprecated in NumPy 2.0). In a future "
+    "version of NumPy, this will raise an error and `s[i]` will correspond to the size along "
+    "the transformed axis specified by `axes[i]`. To retain current behaviour, pass a "
+    "sequence [0, ..., k-1] to `axes` for an array of dimension k.")
+
+
 def _plan(x: Node, s, axes) -> tuple[tuple[int, ...], tuple[int | None, ...]]:
     """numpy's (axes, sizes) of an n-dimensional transform: ``axes`` default
     to the last ``len(s)`` axes (all without ``s``); sizes None keep the input's."""
     if axes is None:
+        if s is not None:
+            warnings.warn(_S_WITHOUT_AXES, DeprecationWarning, stacklevel=5)
         axes = range(x.ndim) if s is None else range(x.ndim - len(s), x.ndim)
     axes = tuple(normalize_axis(a, x.ndim) for a in axes)
     if s is None:
