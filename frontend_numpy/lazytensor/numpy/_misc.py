@@ -9,10 +9,12 @@ from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import einsum as ceinsum
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import matrix as cm
+from lazytensor.core.composite import rearrange as cr
 from lazytensor.core.composite import sorting as csort
 from lazytensor.core.composite import take as ctake
 from lazytensor.core.composite.promotion import NUMPY
-from lazytensor.core.composite.shape import ravel
+from lazytensor.core.composite.shape import reshape
+from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
 from lazytensor.numpy._base import lift, ndarray, node_of, wrap
@@ -69,16 +71,16 @@ def put_along_axis(arr, indices, values, axis):
 
 @implements("putmask")
 def putmask(a, mask, values):
-    """In place: a[mask] = values, repeating ``values`` as numpy does (only a
-    scalar or same-shape ``values`` stay lazy)."""
+    """In place: ``a.flat[i] = values.flat[i % values.size]`` where ``mask``
+    holds (numpy repeats ``values`` by position): one lazy select."""
+    target = a._h.node
     v = lift(values)
-    if not isinstance(v, type(a._h.node)) or v.shape in ((), a.shape):
-        target = a._h.node
-        m = ew.as_node(node_of(mask), dt.bool_, target.shape)
-        assign(a, make(Op.SELECT, (m, ew.as_node(v, target.dtype, target.shape), target)))
-        return
-    setitem(a, np.asarray(mask.__array__() if isinstance(mask, ndarray) else mask, bool),
-            np.resize(np.asarray(values), int(np.count_nonzero(np.asarray(mask)))))
+    if isinstance(v, Node) and 0 in v.shape:
+        return  # numpy: nothing to repeat, a unchanged
+    if isinstance(v, Node) and v.shape not in ((), target.shape):
+        v = reshape(cr.cycle(ew.convert(v, target.dtype), a.size), target.shape)
+    m = ew.as_node(node_of(mask), dt.bool_, target.shape)
+    assign(a, make(Op.SELECT, (m, ew.as_node(v, target.dtype, target.shape), target)))
 
 
 @implements("copyto")
@@ -101,11 +103,11 @@ def fill_diagonal(a, val, wrap=False):
     if target.ndim != 2 or wrap:
         raise NotImplementedError("lazytensor.numpy.fill_diagonal: 2-d arrays, wrap=False")
     length = min(target.shape)
-    values = ew.as_node(lift(val), target.dtype, ())
-    if isinstance(lift(val), type(target)) and lift(val).ndim:
-        flat = np.resize(np.asarray(val.__array__() if isinstance(val, ndarray) else val),
-                         length)
-        values = lift(flat.astype(target.dtype))
+    value = lift(val)
+    if isinstance(value, Node) and value.ndim:  # repeated along the diagonal
+        values = cr.cycle(ew.convert(value, target.dtype), length)
+    else:
+        values = ew.as_node(value, target.dtype, ())
     assign(a, cm.set_diagonal(target, values))
 
 
@@ -171,13 +173,9 @@ def put(a, ind, v, mode="raise"):
                 values)
 
 
-def _cycled(v, count: int, dtype) -> object:
+def _cycled(v, count: int, dtype) -> ndarray:
     """``v`` flattened and repeated cyclically to ``count`` values (numpy's rule)."""
-    values = ravel(ew.convert(node_of(v), dtype))
-    if values.shape[0] == count:
-        return wrap(values)
-    picks = np.arange(count) % max(values.shape[0], 1)
-    return wrap(values)[picks]
+    return wrap(cr.cycle(ew.convert(node_of(v), dtype), count))
 
 
 @implements("place")

@@ -292,20 +292,12 @@ def flipud(m):
 
 @implements("rot90")
 def rot90(m, k=1, axes=(0, 1)):
-    """A view rotated in the plane of ``axes`` (flips and a transpose)."""
-    a = _lazy(m)
-    cr.rot90(a._h.node, k, axes)  # numpy's argument errors
-    i, j = (normalize_axis(x, a.ndim) for x in axes)
-    k %= 4
-    if k == 0:
-        return a[...]
-    if k == 2:
-        return flip(flip(a, i), j)
-    perm = list(range(a.ndim))
-    perm[i], perm[j] = j, i
-    if k == 1:
-        return transpose(flip(a, j), perm)
-    return flip(transpose(a, perm), j)
+    """A view rotated in the plane of ``axes`` (the core's flips and transpose)."""
+    a = out = _lazy(m)
+    steps = cr.rot90_steps(a.ndim, k, axes)
+    for step, arg in steps:
+        out = flip(out, arg) if step == "flip" else transpose(out, arg)
+    return out if steps else a[...]
 
 
 @implements("roll")

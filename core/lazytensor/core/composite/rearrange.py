@@ -1,5 +1,5 @@
 """Rearranging composites with numpy's conventions: flip, roll, rot90, tile,
-repeat and pad (constant, edge, reflect, symmetric, wrap, empty).
+repeat, cycle and pad (constant, edge, reflect, symmetric, wrap, empty).
 
 Static index patterns (pad's reflections, rolls) are taken as runs of
 slices, reversed slices and broadcasts joined by one concatenate, never as
@@ -97,27 +97,59 @@ def roll(x: Node, shift: int | Sequence[int], axis: int | Sequence[int] | None =
     return x
 
 
-def rot90(x: Node, k: int = 1, axes: Sequence[int] = (0, 1)) -> Node:
-    """Rotate by 90 degrees ``k`` times in the plane of ``axes``, from the
-    first axis towards the second."""
+def rot90_steps(ndim: int, k: int = 1, axes: Sequence[int] = (0, 1),
+                ) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """numpy.rot90 as the steps that make it, in order: ``("flip", axes)``
+    and ``("transpose", perm)`` (a frontend with views applies them as
+    views). Raises numpy's errors for bad ``axes``.
+
+    >>> rot90_steps(3, 1, (0, 2))
+    (('flip', (2,)), ('transpose', (2, 1, 0)))
+    """
     axes = tuple(axes)
     if len(axes) != 2:
         raise ShapeError("len(axes) must be 2.")
-    if axes[0] == axes[1] or abs(axes[0] - axes[1]) == x.ndim:
+    if axes[0] == axes[1] or abs(axes[0] - axes[1]) == ndim:
         raise ShapeError("Axes must be different.")
-    if not all(-x.ndim <= a < x.ndim for a in axes):
-        raise ShapeError(f"Axes={axes} out of range for array of ndim={x.ndim}.")
-    a, b = (normalize_axis(a, x.ndim) for a in axes)
+    if not all(-ndim <= a < ndim for a in axes):
+        raise ShapeError(f"Axes={axes} out of range for array of ndim={ndim}.")
+    a, b = (normalize_axis(a, ndim) for a in axes)
     k %= 4
     if k == 0:
-        return x
+        return ()
     if k == 2:
-        return flip(x, (a, b))
-    perm = list(range(x.ndim))
+        return (("flip", (a, b)),)
+    perm = list(range(ndim))
     perm[a], perm[b] = b, a
-    if k == 1:
-        return transpose(flip(x, b), perm)
-    return flip(transpose(x, perm), b)
+    swap = ("transpose", tuple(perm))
+    return (("flip", (b,)), swap) if k == 1 else (swap, ("flip", (b,)))
+
+
+def rot90(x: Node, k: int = 1, axes: Sequence[int] = (0, 1)) -> Node:
+    """Rotate by 90 degrees ``k`` times in the plane of ``axes``, from the
+    first axis towards the second."""
+    for step, arg in rot90_steps(x.ndim, k, axes):
+        x = flip(x, arg) if step == "flip" else transpose(x, arg)
+    return x
+
+
+def cycle(x: Node, count: int) -> Node:
+    """x's ravel repeated cyclically to ``count`` elements (numpy.resize's
+    rule, by which numpy's put, place and putmask reuse their values; an
+    empty x gives zeros). Shape ``(count,)``, dtype x's.
+
+    >>> import numpy as np
+    >>> from lazytensor.core.runtime import constant
+    >>> cycle(constant(np.arange(3), np.dtype("int64")), 7).shape
+    (7,)
+    """
+    flat = ravel(x)
+    n = flat.shape[0]
+    if n == 0:
+        return ew.full((count,), 0, x.dtype)
+    if n == count:
+        return flat
+    return slice_axis(tile(flat, -(-count // n)), 0, 0, count)
 
 
 def tile(x: Node, reps: int | Sequence[int]) -> Node:
