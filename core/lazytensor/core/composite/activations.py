@@ -55,7 +55,16 @@ def _sel(pred: Node, a: Node, b: Node) -> Node:
 
 
 def relu(x: Node) -> Node:
-    return make(Op.MAX, (x, _c(0, x)))
+    """max(x, 0); shape and dtype of x. The zero is a filled scalar
+    parameter, not a constant: one node where a constant takes two (a
+    scalar and its broadcast), on a training step's hot path.
+
+    >>> import numpy as np
+    >>> from lazytensor.core.runtime import constant
+    >>> relu(constant(np.array([-1.0, 2.0]), np.dtype("float32"))).shape
+    (2,)
+    """
+    return make(Op.MAX, (x, _p(0, x)))
 
 
 def threshold_backward(grad: Node, x: Node, threshold: float) -> Node:

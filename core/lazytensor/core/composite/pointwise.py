@@ -45,11 +45,6 @@ def frac(x: Node) -> Node:
     return make(Op.SUB, (x, npextra.trunc(x)))
 
 
-def relu(x: Node) -> Node:
-    """max(x, 0) with the zero as a scalar parameter."""
-    return make(Op.MAX, (x, _p(0, x)))
-
-
 def round_to(x: Node, decimals: int = 0) -> Node:
     """Round half to even at ``decimals`` digits (integers unchanged)."""
     if not dt.is_inexact(x.dtype):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from lazytensor.core import Node, Op, make
 from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import activations as act
 from lazytensor.core.composite import npextra
 from lazytensor.core.composite import pointwise as pw
 from lazytensor.core.composite.elementwise import as_node, broadcast_shapes, convert
@@ -76,14 +77,6 @@ def _abs(x: Node) -> Node:
     return x if dt.is_bool(x.dtype) else make(Op.ABS, (x,))
 
 
-def _logical_not(x: Node) -> Node:
-    return make(Op.NOT, (_truthy(x),))
-
-
-def _truthy(x: Node) -> Node:
-    return x if dt.is_bool(x.dtype) else make(Op.NE, (x, as_node(0, x.dtype, x.shape)))
-
-
 def _square(x: Node) -> Node:
     return make(Op.MUL, (x, x))
 
@@ -98,14 +91,14 @@ UNARY_SAME = {  # (function, promotion kind)
     aten.angle: (pw.angle, P.COMPLEX_TO_FLOAT),
     aten.floor: (npextra.floor, P.DEFAULT), aten.ceil: (npextra.ceil, P.DEFAULT),
     aten.trunc: (npextra.trunc, P.DEFAULT), aten.fix: (npextra.trunc, P.DEFAULT),
-    aten.frac: (pw.frac, P.DEFAULT), aten.relu: (pw.relu, P.DEFAULT),
+    aten.frac: (pw.frac, P.DEFAULT), aten.relu: (act.relu, P.DEFAULT),
     aten.bitwise_not: (unary_op(Op.NOT), P.DEFAULT), aten.square: (_square, P.BOOL_TO_LONG),
     aten.positive: (lambda x: x, P.DEFAULT),
     aten.isnan: (npextra.isnan, P.ALWAYS_BOOL), aten.isinf: (npextra.isinf, P.ALWAYS_BOOL),
     aten.isfinite: (npextra.isfinite, P.ALWAYS_BOOL),
     aten.isposinf: (pw.isposinf, P.ALWAYS_BOOL), aten.isneginf: (pw.isneginf, P.ALWAYS_BOOL),
     aten.signbit: (npextra.signbit, P.ALWAYS_BOOL),
-    aten.logical_not: (_logical_not, P.ALWAYS_BOOL),
+    aten.logical_not: (npextra.logical_not, P.ALWAYS_BOOL),
 }
 
 
@@ -224,8 +217,8 @@ _POW_SPECIAL = {
 
 
 def _logical(op: Op):
-    return lambda a, b: elementwise(lambda x, y: make(op, (_truthy(x), _truthy(y))),
-                                    P.ALWAYS_BOOL, a, b)
+    fn = npextra.logical(op)
+    return lambda a, b: elementwise(fn, P.ALWAYS_BOOL, a, b)
 
 
 def _shift_right(x: Node, y: Node) -> Node:

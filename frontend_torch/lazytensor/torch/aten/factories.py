@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from lazytensor.core import Node, Op, make
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import creation, sampling
+from lazytensor.core.composite import ranges, sampling
 from lazytensor.core.composite.elementwise import as_node, convert
 from lazytensor.core.composite.strides import permuted_strides
 from lazytensor.torch._rng import next_key
@@ -109,23 +109,8 @@ def _linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_me
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     values = [v.item() if isinstance(v, torch.Tensor) else v for v in (start, end)]
-    if steps == 1:
-        return wrap(as_node(values[0], target, (1,)))
     compute = dt.float64 if target in (dt.float64, dt.int64) else dt.float32
-    step = (values[1] - values[0]) / (steps - 1)
-    i = creation.iota((steps,), 0, compute)
-    half = steps // 2
-    # torch fills the first half from start and the second half from end
-    lo = make(Op.ADD, (as_node(values[0], compute, (steps,)),
-                       make(Op.MUL, (i, as_node(step, compute, (steps,))))))
-    back = make(Op.SUB, (as_node(float(steps - 1), compute, (steps,)), i))
-    hi = make(Op.SUB, (as_node(values[1], compute, (steps,)),
-                       make(Op.MUL, (back, as_node(step, compute, (steps,))))))
-    first = make(Op.LT, (i, as_node(float(half), compute, (steps,))))
-    out = make(Op.SELECT, (first, lo, hi))
-    if dt.is_int(target):
-        out = make(Op.FLOOR, (out,)) if step >= 0 else out
-    return wrap(convert(out, target))
+    return wrap(ranges.linspace_two_sided(values[0], values[1], steps, target, compute))
 
 
 def _scalar_tensor(value, *, dtype=None, layout=None, device=None, pin_memory=None):

@@ -11,16 +11,11 @@ from __future__ import annotations
 
 from lazytensor.core import Node, Op, make
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import distance, layers
+from lazytensor.core.composite import distance, layers, nplinalg
+from lazytensor.core.composite import linalg as cl
 from lazytensor.core.composite.elementwise import as_node, broadcast_to, convert
-from lazytensor.core.composite.linalg import broadcast_batch
 from lazytensor.torch._tensor import wrap
 from lazytensor.torch.aten._common import aten, node
-
-
-def _mT(x: Node) -> Node:
-    perm = (*range(x.ndim - 2), x.ndim - 1, x.ndim - 2)
-    return make(Op.TRANSPOSE, (x,), perm)
 
 
 def _square(name: str, x: Node) -> None:
@@ -32,56 +27,35 @@ def _square(name: str, x: Node) -> None:
                            f"Got {x.dtype}")
 
 
-def _cholesky_node(x: Node, upper: bool) -> Node:
-    low = make(Op.CHOLESKY, (x,))
-    return _mT(low) if upper else low
-
-
 def _cholesky(x, upper=False):
     n = node(x)
     _square("cholesky", n)
-    return wrap(_cholesky_node(n, upper))
+    return wrap(nplinalg.cholesky(n, upper))
 
 
 def _cholesky_ex(x, *, upper=False, check_errors=False):
     n = node(x)
     _square("linalg.cholesky", n)
-    return wrap(_cholesky_node(n, upper)), wrap(as_node(0, dt.int32, n.shape[:-2]))
-
-
-def _solve(a: Node, b: Node, *, left: bool, lower: bool, unit: bool, transpose: bool = False,
-           ) -> Node:
-    a, b = broadcast_batch(a, b)
-    return make(Op.TRIANGULAR_SOLVE, (a, b), left, lower, transpose, unit)
+    return wrap(nplinalg.cholesky(n, upper)), wrap(as_node(0, dt.int32, n.shape[:-2]))
 
 
 def _solve_triangular(a, b, *, upper, left=True, unitriangular=False):
-    na, nb = node(a), node(b)
-    return wrap(_solve(na, nb, left=left, lower=not upper, unit=unitriangular))
+    return wrap(cl.triangular_solve(node(a), node(b), left=left, lower=not upper,
+                                    unit=unitriangular))
 
 
 def _triangular_solve(b, a, upper=True, transpose=False, unitriangular=False):
     na, nb = node(a), node(b)
-    out = _solve(na, nb, left=True, lower=not upper, unit=unitriangular, transpose=transpose)
+    out = cl.triangular_solve(na, nb, lower=not upper, unit=unitriangular, transpose=transpose)
     return wrap(out), wrap(broadcast_to(na, out.shape[:-2] + na.shape[-2:]))
 
 
 def _cholesky_solve(b, factor, upper=False):
-    """A x = b with A = L L^T (or U^T U): two triangular solves."""
-    nb, nf = node(b), node(factor)
-    lower = not upper
-    y = _solve(nf, nb, left=True, lower=lower, unit=False, transpose=not lower)
-    return wrap(_solve(nf, y, left=True, lower=lower, unit=False, transpose=lower))
+    return wrap(cl.cholesky_solve(node(factor), node(b), upper))
 
 
 def _cholesky_inverse(factor, upper=False):
-    nf = node(factor)
-    eye = make(Op.CONVERT, (make(Op.EQ, (make(Op.IOTA, (), dt.int64, nf.shape, nf.ndim - 2),
-                                         make(Op.IOTA, (), dt.int64, nf.shape, nf.ndim - 1))),),
-               nf.dtype)
-    lower = not upper
-    y = _solve(nf, eye, left=True, lower=lower, unit=False, transpose=not lower)
-    return wrap(_solve(nf, y, left=True, lower=lower, unit=False, transpose=lower))
+    return wrap(cl.cholesky_inverse(node(factor), upper))
 
 
 def _addbmm(x, b1, b2, *, beta=1, alpha=1):

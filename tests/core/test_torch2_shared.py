@@ -1,0 +1,84 @@
+"""Core composites moved out of the torch frontend (second pass), checked
+against numpy without any frontend: triangular and Cholesky solves with
+broadcast batches, the two-sided linspace, relu and the logical ops."""
+
+import numpy as np
+import pytest
+from lazytensor.core import Handle, Op, make
+from lazytensor.core.composite import activations, npextra, ranges
+from lazytensor.core.composite import linalg as cl
+from lazytensor.core.runtime import get_runtime
+
+
+def dev(a, dtype=None):
+    return get_runtime().from_host(np.asarray(a, dtype=dtype)).node
+
+
+def run(n):
+    return Handle(make(Op.CONVERT, (n,), n.dtype) if n.is_leaf else n).numpy()
+
+
+def _spd(rng, batch, n):
+    m = rng.standard_normal((*batch, n, n))
+    return m @ np.swapaxes(m, -1, -2) + n * np.eye(n)
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_solve_and_inverse(upper):
+    rng = np.random.default_rng(0)
+    a = _spd(rng, (2,), 4)
+    low = np.linalg.cholesky(a)
+    factor = np.swapaxes(low, -1, -2) if upper else low
+    b = rng.standard_normal((3, 1, 4, 2))  # batch dims broadcast with the factor's
+    got = run(cl.cholesky_solve(dev(factor), dev(b), upper))
+    np.testing.assert_allclose(got, np.linalg.solve(a, b), rtol=1e-10)
+    inv = run(cl.cholesky_inverse(dev(factor), upper))
+    np.testing.assert_allclose(inv, np.linalg.inv(a), rtol=1e-10)
+
+
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("transpose", [False, True])
+def test_triangular_solve(left, transpose):
+    rng = np.random.default_rng(1)
+    a = np.tril(rng.standard_normal((2, 3, 3))) + 3 * np.eye(3)
+    b = rng.standard_normal((3, 3) if left else (4, 3))
+    x = run(cl.triangular_solve(dev(a), dev(b), left=left, lower=True, transpose=transpose))
+    op = np.swapaxes(a, -1, -2) if transpose else a
+    np.testing.assert_allclose(op @ x if left else x @ op, np.broadcast_to(b, x.shape),
+                               atol=1e-12)
+
+
+def _two_sided(start, end, steps, dtype):
+    i = np.arange(steps, dtype=dtype)
+    step = dtype.type((end - start) / (steps - 1))
+    lo = dtype.type(start) + i * step
+    hi = dtype.type(end) - (dtype.type(steps - 1) - i) * step
+    return np.where(i < steps // 2, lo, hi)
+
+
+@pytest.mark.parametrize("args", [(0.0, 1.0, 7), (-3.0, 10.0, 50), (5.0, -1.0, 4)])
+def test_linspace_two_sided(args):
+    f32 = np.dtype("float32")
+    got = run(ranges.linspace_two_sided(*args, f32, f32))
+    want = _two_sided(*args, f32)  # XLA may fuse i * step + start: one ulp
+    np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-6)
+    assert got[0] == args[0] and got[-1] == args[1]
+
+
+def test_linspace_two_sided_edges_and_ints():
+    f32, i64, f64 = np.dtype("float32"), np.dtype("int64"), np.dtype("float64")
+    assert run(ranges.linspace_two_sided(2.0, 9.0, 1, f32, f32)).tolist() == [2.0]
+    assert run(ranges.linspace_two_sided(2.0, 9.0, 0, f32, f32)).shape == (0,)
+    np.testing.assert_array_equal(run(ranges.linspace_two_sided(0, 5, 4, i64, f64)),
+                                  [0, 1, 3, 5])
+    np.testing.assert_array_equal(run(ranges.linspace_two_sided(5, 0, 4, i64, f64)),
+                                  [5, 3, 1, 0])
+
+
+def test_relu_and_logical():
+    x = np.array([-2.0, 0.0, np.nan, 3.0], np.float32)
+    np.testing.assert_array_equal(run(activations.relu(dev(x))), np.maximum(x, 0))
+    y = np.array([0, 1, 0, 2], np.int32)
+    for op, want in ((Op.AND, np.logical_and), (Op.OR, np.logical_or), (Op.XOR, np.logical_xor)):
+        np.testing.assert_array_equal(run(npextra.logical(op)(dev(x), dev(y))), want(x, y))
+    np.testing.assert_array_equal(run(npextra.logical_not(dev(x))), np.logical_not(x))
