@@ -341,6 +341,7 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
 # ------------------------------------------------------------------- linalg
 
 def _float_matrix(a) -> Node:
+    """``a`` as a floating (..., n, m) matrix stack (ints become float64)."""
     x = node_of(a)
     if x.ndim < 2:
         raise LinAlgError(f"{x.ndim}-dimensional array given. Array must be at least "

@@ -20,7 +20,13 @@ from lazytensor.core.ir import Node
 from lazytensor.numpy import _math
 from lazytensor.numpy._base import node_of, wrap
 from lazytensor.numpy._dispatch import implements
-from lazytensor.numpy._numerics import cond, lstsq, matrix_rank, pinv  # noqa: F401  (re-exported)
+from lazytensor.numpy._numerics import (  # noqa: F401  (cond...pinv: re-exported)
+    _float_matrix,
+    cond,
+    lstsq,
+    matrix_rank,
+    pinv,
+)
 from lazytensor.numpy._shape import diagonal, matrix_transpose, trace
 
 import numpy as np
@@ -57,15 +63,6 @@ class SlogdetResult(NamedTuple):
 
 def linalg_implements(*names):
     return implements(*names, namespace=np.linalg)
-
-
-def _float_matrix(a) -> Node:
-    """``a`` as a floating (..., n, m) matrix stack (ints become float64)."""
-    x = node_of(a)
-    if x.ndim < 2:
-        raise LinAlgError(f"{x.ndim}-dimensional array given. Array must be at least "
-                          "two-dimensional")
-    return x if dt.is_inexact(x.dtype) else ew.convert(x, dt.float64)
 
 
 def _square(a) -> Node:
