@@ -1,17 +1,24 @@
 """Strided memory layout, tracked only as far as it decides view-or-copy.
 
-Whether a reshape (ravel, flatten, ``view``...) can return a view depends on
-the array's strides, in numpy (``_attempt_nocopy_reshape``) as in torch
-(``computeStride``): the same question on the same host integers, so it is
-answered here once for every frontend. A frontend keeps ``None`` when an
-array is C-contiguous (the fast, common case) and its strides otherwise (in
-bytes, or in elements with ``itemsize`` 1); the functions here compute the
-strides of the result of a view op, and the K-order layout (axes ordered like
-the operands' strides) of freshly allocated outputs (elementwise results,
-copies, ``*_like``). Pure Python over shapes and strides: no nodes, no
-framework. (``composite/strides.py`` answers the same reshape question in
-element strides with storage offsets, torch's way; the two should become
-one module -- TODO(issue 5).)
+Whether a reshape (ravel, flatten, ...) can return a view depends on the
+array's strides. This module answers it with numpy's rule
+(``_attempt_nocopy_reshape``) in numpy's terms: strides in bytes, or in
+elements with ``itemsize`` 1, and ``None`` for a C-contiguous array (the
+fast, common case, after numpy's relaxed test that ignores size-1 dims).
+The functions compute the strides of the result of a view op, and the
+K-order layout (axes ordered like the operands' strides) of freshly
+allocated outputs (elementwise results, copies, ``*_like``). Pure Python
+over shapes and strides: no nodes, no framework.
+
+``composite/strides.py`` answers the same view-or-copy question with
+torch's rule (``computeStride``), and the two are kept apart on purpose:
+they agree on *whether* a view exists but not on the strides of size-1
+dims. A (3, 1) array with element strides (1, 3), viewed as (1, 3, 1), gets
+(3, 1, 1) from numpy and (3, 1, 3) from torch; both frontends report their
+framework's exact strides, so each keeps its rule. Torch also tracks
+explicit strides and storage offsets where numpy normalizes to ``None``.
+Dense strides (``c_strides``, ``permuted_strides``) are shared: both
+modules and both frontends use the ones here.
 
 >>> reshape_strides((2, 3), (8, 16), (6,), 8) is COPY  # a transposed array: numpy copies
 True
@@ -27,13 +34,34 @@ Strides = tuple[int, ...] | None  # None: C-contiguous
 COPY = object()  # sentinel returned by reshape_strides when numpy must copy
 
 
-def c_strides(shape: Sequence[int], itemsize: int) -> tuple[int, ...]:
-    """Row-major byte strides of a dense array."""
+def c_strides(shape: Sequence[int], itemsize: int = 1) -> tuple[int, ...]:
+    """Row-major strides of a dense array, in bytes of ``itemsize`` (in
+    elements by default); a size-0 axis counts as 1.
+
+    >>> c_strides((2, 3, 4)), c_strides((2, 3), 8)
+    ((12, 4, 1), (24, 8))
+    """
     out, step = [], itemsize
     for size in reversed(shape):
         out.append(step)
         step *= max(size, 1)
     return tuple(reversed(out))
+
+
+def permuted_strides(shape: Sequence[int], physical_order: Sequence[int],
+                     itemsize: int = 1) -> tuple[int, ...]:
+    """Dense strides of ``shape`` whose axes lie in memory in
+    ``physical_order`` (outermost first), in bytes of ``itemsize``.
+
+    >>> permuted_strides((2, 3, 4), (0, 2, 1))
+    (12, 1, 3)
+    """
+    strides = [0] * len(shape)
+    acc = itemsize
+    for axis in reversed(physical_order):
+        strides[axis] = acc
+        acc *= max(shape[axis], 1)
+    return tuple(strides)
 
 
 def normalize(shape: Sequence[int], strides: Sequence[int], itemsize: int) -> Strides:
@@ -146,11 +174,7 @@ def k_order(out_shape: Sequence[int], operands: Sequence[tuple]) -> Strides:
                 break
             pos = j
         perm.insert(pos, perm.pop(i))
-    dense = c_strides([out_shape[p] for p in perm], 1)
-    strides = [0] * ndim
-    for k, p in enumerate(perm):
-        strides[p] = dense[k]
-    return tuple(strides)
+    return permuted_strides(out_shape, perm)
 
 
 def _aligned(out_shape, shape, strides) -> list[int]:

@@ -4,6 +4,14 @@ element strides and offsets. Frontends whose arrays expose strides (torch's
 questions: can a reshape be a view, what are a slice's, a diagonal's or a
 sliding window's strides, and how to read an arbitrary ``as_strided``
 layout out of a buffer. All strides here count elements, not bytes.
+
+The reshape rule here is torch's (``computeStride``); numpy's
+(``_attempt_nocopy_reshape``) is ``lazytensor.core.layout``'s. They agree
+on whether a view exists but give size-1 dims different strides (a (3, 1)
+layout with strides (1, 3) viewed as (1, 3, 1): torch (3, 1, 3), numpy
+(3, 1, 1)), and each frontend reports its framework's exact strides, so
+both rules stay. Dense strides come from ``layout`` (``c_strides``,
+``permuted_strides``), shared by both.
 """
 
 from __future__ import annotations
@@ -15,36 +23,9 @@ import numpy as np
 from lazytensor.core.composite import indexing as ix
 from lazytensor.core.composite import shape as cs
 from lazytensor.core.ir import Node
+from lazytensor.core.layout import c_strides
 
 Strides = tuple[int, ...]
-
-
-def contiguous_strides(shape: Sequence[int]) -> Strides:
-    """Row-major strides of ``shape`` (a size-0 axis counts as 1).
-
-    >>> contiguous_strides((2, 3, 4))
-    (12, 4, 1)
-    """
-    strides, acc = [], 1
-    for s in reversed(shape):
-        strides.append(acc)
-        acc *= max(s, 1)
-    return tuple(reversed(strides))
-
-
-def permuted_strides(shape: Sequence[int], physical_order: Sequence[int]) -> Strides:
-    """Dense strides of ``shape`` whose axes lie in memory in
-    ``physical_order`` (outermost first).
-
-    >>> permuted_strides((2, 3, 4), (0, 2, 1))
-    (12, 1, 3)
-    """
-    strides = [0] * len(shape)
-    acc = 1
-    for axis in reversed(physical_order):
-        strides[axis] = acc
-        acc *= max(shape[axis], 1)
-    return tuple(strides)
 
 
 def view_strides(old: Sequence[int], stride: Sequence[int], new: Sequence[int]) -> Strides | None:
@@ -57,7 +38,7 @@ def view_strides(old: Sequence[int], stride: Sequence[int], new: Sequence[int]) 
     if not old:
         return (1,) * len(new)
     if math.prod(old) == 0:
-        return tuple(stride) if tuple(old) == tuple(new) else contiguous_strides(new)
+        return tuple(stride) if tuple(old) == tuple(new) else c_strides(new)
     out = [0] * len(new)
     view_d = len(new) - 1
     chunk = stride[-1]
@@ -74,6 +55,30 @@ def view_strides(old: Sequence[int], stride: Sequence[int], new: Sequence[int]) 
             if d > 0:
                 chunk, tensor_numel, view_numel = stride[d - 1], 1, 1
     return tuple(out) if view_d == -1 else None
+
+
+def expand_strides(shape: Sequence[int], stride: Sequence[int], size: Sequence[int]) -> Strides:
+    """Element strides of the layout (``shape``, ``stride``) broadcast to
+    ``size`` (-1 entries resolved, sizes already checked compatible): a
+    kept dim keeps its stride, a stretched size-1 dim gets 0, and a new
+    leading dim gets 0 unless it has size 1, which gets the stride that
+    would step over the dims after it (torch's ``inferExpandGeometry``;
+    numpy's ``broadcast_to``, ``layout.broadcast``, gives every new dim 0).
+
+    >>> expand_strides((3,), (1,), (2, 1, 3)), expand_strides((3, 1), (1, 3), (1, 3, 4))
+    ((0, 3, 1), (3, 1, 0))
+    """
+    out = [0] * len(size)
+    if not shape:
+        return tuple(out)
+    lead = len(size) - len(shape)
+    for i in range(len(size) - 1, -1, -1):
+        j = i - lead
+        if j >= 0:
+            out[i] = stride[j] if shape[j] == size[i] else 0
+        elif size[i] == 1:
+            out[i] = size[i + 1] * out[i + 1]
+    return tuple(out)
 
 
 def slice_layout(stride: Sequence[int], offset: int, axis: int, start: int, count: int,

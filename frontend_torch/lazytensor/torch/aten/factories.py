@@ -11,7 +11,7 @@ from lazytensor.core import Node, Op, make
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import ranges, sampling
 from lazytensor.core.composite.elementwise import as_node, convert
-from lazytensor.core.composite.strides import permuted_strides
+from lazytensor.core.layout import permuted_strides
 from lazytensor.torch._rng import next_key
 from lazytensor.torch._tensor import NUMPY_OF, wrap
 from lazytensor.torch.aten._common import aten, dense_strides, node

@@ -22,8 +22,8 @@ from lazytensor.core.composite import shape as cs
 from lazytensor.core.composite import views as cviews
 from lazytensor.core.composite.elementwise import broadcast_to
 from lazytensor.core.composite.strides import (
-    contiguous_strides,
     diagonal_layout,
+    expand_strides,
     select_layout,
     slice_layout,
     strided_pair,
@@ -31,6 +31,7 @@ from lazytensor.core.composite.strides import (
     unfold_layout,
     view_strides,
 )
+from lazytensor.core.layout import c_strides
 from lazytensor.torch._tensor import LazyTensor, alias, wrap, wrap_handle, wrap_view
 from lazytensor.torch.aten._common import aten, dim, node, np_dtype, size_list
 
@@ -78,7 +79,7 @@ def _view(x, size):
     size = infer_size(size, x.numel())
     if x.is_contiguous():
         offset = x.storage_offset()
-        return _reshape_view(x, size, contiguous_strides(size) if offset else None)
+        return _reshape_view(x, size, c_strides(size) if offset else None)
     strides = view_strides(tuple(x.shape), x.stride(), size)
     if strides is None:
         raise RuntimeError(
@@ -204,7 +205,7 @@ def _expand(x, size, *, implicit=False):
             f"provided ({len(size)}) must be greater or equal to the number of dimensions in "
             f"the tensor ({len(old)})"
         )
-    shape, strides = [], []
+    shape = []
     for i, s in enumerate(size):
         j = i - lead
         if j < 0:
@@ -212,13 +213,10 @@ def _expand(x, size, *, implicit=False):
                 raise RuntimeError(f"The expanded size of the tensor ({s}) isn't allowed in a "
                                    "leading, non-existing dimension 0")
             shape.append(s)
-            strides.append(0)
         elif s == -1 or s == old[j]:
             shape.append(old[j])
-            strides.append(x.stride()[j])
         elif old[j] == 1:
             shape.append(s)
-            strides.append(0)
         else:
             raise RuntimeError(
                 f"The expanded size of the tensor ({s}) must match the existing size "
@@ -230,7 +228,8 @@ def _expand(x, size, *, implicit=False):
         return alias(x)
     grows = any(s != 1 and (i < lead or old[i - lead] == 1) for i, s in enumerate(shape))
     backward = None if grows and math.prod(shape) > 1 else (lambda b, v: cs.reshape(v, old))
-    return wrap_view(x, lambda v: broadcast_to(v, shape), backward, tuple(strides),
+    return wrap_view(x, lambda v: broadcast_to(v, shape), backward,
+                     expand_strides(old, x.stride(), shape),
                      x.storage_offset())
 
 
@@ -373,7 +372,7 @@ def _as_strided(x, size, stride, storage_offset=None):
     size, stride = size_list(size), tuple(stride)
     shape = root.node.shape
     if offset == 0 and math.prod(size) == math.prod(shape) and \
-            stride == contiguous_strides(size):  # the whole root, reshaped
+            stride == c_strides(size):  # the whole root, reshaped
         handle = ViewHandle(root, lambda n: cs.reshape(n, size),
                             lambda b, v: cs.reshape(v, shape))
         return wrap_handle(handle, stride, 0)
@@ -389,7 +388,7 @@ def _unfold(x, dimension, size, step):
                            f"{size}")
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
-    out_size, out_virt = unfold_layout(x.shape, contiguous_strides(x.shape), d, size, step)
+    out_size, out_virt = unfold_layout(x.shape, c_strides(x.shape), d, size, step)
     out_real = unfold_layout(x.shape, x.stride(), d, size, step)[1]
     return strided_view(x._h, tuple(x.shape), out_size, out_virt, 0, out_real)
 
@@ -397,7 +396,7 @@ def _unfold(x, dimension, size, step):
 def _unsafe_view(x, size):
     size = infer_size(size, x.numel())
     return _reshape_view(x, size, view_strides(tuple(x.shape), x.stride(), size)
-                         or contiguous_strides(size))
+                         or c_strides(size))
 
 
 TABLE = {
