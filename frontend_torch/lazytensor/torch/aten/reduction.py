@@ -11,6 +11,7 @@ import numpy as np
 from lazytensor.core import Node, Op, make
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import reduction as R
+from lazytensor.core.composite import tnp_shared
 from lazytensor.core.composite.elementwise import as_node, convert
 from lazytensor.core.composite.reducers import (
     accumulated,
@@ -192,8 +193,7 @@ def _vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A00
 
 def _count_nonzero(x, dim=None):  # noqa: A002
     n = node(x)
-    nz = convert(make(Op.NE, (n, as_node(0, n.dtype, n.shape))), INDEX)
-    return wrap(R.reduce("sum", nz, dims(dim, n.ndim), False))
+    return wrap(tnp_shared.count_nonzero(n, dims(dim, n.ndim)))
 
 
 def _sort(x, dim=-1, descending=False, *, stable=False):  # noqa: A002
