@@ -16,7 +16,7 @@ SUBSET = [
     "amax", "argmax", "mm", "matmul", "addmm", "transpose", "t", "permute", "view", "reshape",
     "cat", "where", "clamp", "softmax", "nn.functional.relu", "nn.functional.gelu",
     "nn.functional.layer_norm", "nn.functional.cross_entropy", "index_select", "gather",
-    "masked_fill", "__getitem__",
+    "masked_fill", "__getitem__", "pinverse",
 ]
 
 

@@ -331,3 +331,21 @@ def test_cdist_is_lowered_and_matches_torch(p, rows):
         got = torch.cdist(a.to(DEV), b.to(DEV), p, compute_mode=mode)
         compare([torch.cdist(a, b, p, compute_mode=mode)], [got], 1e-5, 1e-5)
     assert fallbacks() == before
+
+
+def test_pseudo_inverse_is_lowered_with_torch_tolerances():
+    def program(dev):
+        a = torch.randn(2, 5, 3, dtype=torch.float64).to(dev)
+        a[1, :, 2] = a[1, :, 0]  # rank-deficient second matrix
+        return {"default": torch.linalg.pinv(a), "atol": torch.linalg.pinv(a, atol=0.5),
+                "rtol": torch.linalg.pinv(a, rtol=torch.tensor([0.1, 0.3], dtype=torch.float64)
+                                          .to(dev)),
+                "pinverse": torch.pinverse(a[0], rcond=0.2),
+                "empty": torch.linalg.pinv(torch.ones(0, 3).to(dev)),
+                "grad": torch.autograd.grad(torch.linalg.pinv(a.requires_grad_()).sum(), a)[0]}
+
+    before = fallbacks()
+    same_on_both(program, rtol=1e-8, atol=1e-8)
+    assert fallbacks() == before
+    with pytest.raises(RuntimeError, match=r"linalg.pinv\(Long\{\[3, 3\]\}\)"):
+        torch.linalg.pinv(torch.ones(3, 3, dtype=torch.int64, device=DEV))

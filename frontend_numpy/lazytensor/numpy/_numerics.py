@@ -360,9 +360,6 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=_NV):
             max(x.shape[-2:]) * float(np.finfo(given.dtype).eps) if rtol is None else rtol)
     elif rtol is not _NV:
         raise ValueError("`rtol` and `rcond` can't be both set.")
-    out_shape = x.shape[:-2] + (x.shape[-1], x.shape[-2])
-    if 0 in x.shape[-2:]:
-        return wrap(ew.full(out_shape, 0, x.dtype))
     tol = rcond if np.ndim(rcond) == 0 and not isinstance(rcond, ndarray) else node_of(rcond)
     return wrap(cls.pinv(x, float(tol) if not isinstance(tol, Node) else tol))
 

@@ -67,14 +67,17 @@ def _inverted(s: Node, kept: Node, dtype: np.dtype) -> Node:
     return ew.convert(make(Op.SELECT, (kept, inv_s, npx.const(0, inv_s))), dtype)
 
 
-def pinv(a: Node, rcond: Tolerance = 1e-15) -> Node:
+def pinv(a: Node, rcond: Tolerance = 1e-15, atol: Node | None = None) -> Node:
     """The Moore-Penrose pseudo-inverse V diag(1/s) U^H of each (m, n)
-    matrix, dropping singular values at most ``rcond`` times the largest.
+    matrix, dropping singular values at most max(``rcond`` times the
+    largest, ``atol``) (numpy's rcond/rtol; torch's rtol and atol).
 
-    Shape rule: (..., n, m), a's dtype.
+    Shape rule: (..., n, m), a's dtype; zeros for an empty matrix.
     """
+    if 0 in a.shape[-2:]:
+        return ew.full(a.shape[:-2] + (a.shape[-1], a.shape[-2]), 0, a.dtype)
     u, s, vh = svd(a, False)
-    inv_s = _inverted(s, _kept(s, rcond), a.dtype)
+    inv_s = _inverted(s, _kept(s, rcond, atol), a.dtype)
     scaled = make(Op.MUL, (ew.broadcast_to(cs.expand_dims(inv_s, -1), vh.shape[:-2] + (
         inv_s.shape[-1], u.shape[-2])), conj_t(u)))
     return matmul(conj_t(vh), scaled)

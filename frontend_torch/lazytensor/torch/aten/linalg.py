@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from lazytensor.core import Node, Op, make
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import distance, layers, nplinalg
+from lazytensor.core.composite import distance, layers, lstsq, nplinalg
 from lazytensor.core.composite import linalg as cl
 from lazytensor.core.composite.elementwise import as_node, broadcast_to, convert
 from lazytensor.torch._tensor import wrap
 from lazytensor.torch.aten._common import aten, node
+
+import torch
 
 
 def _square(name: str, x: Node) -> None:
@@ -100,7 +102,46 @@ def _copy(x, src, non_blocking=False):
     return wrap(broadcast_to(convert(node(src), n.dtype), n.shape))
 
 
+def _pinv(x, atol=None, rtol=None, hermitian=False):
+    """torch.linalg.pinv: the pseudo-inverse is unique, so the core's SVD
+    form serves (singular values at most max(atol, rtol * largest) dropped;
+    rtol defaults to eps * max(m, n) without atol, to 0 with it). The
+    Hermitian variant reads only one triangle: eager torch keeps that."""
+    n = node(x)
+    if hermitian:
+        from lazytensor.torch._fallback import eager
+
+        return eager(aten.linalg_pinv.atol_rtol_tensor)(x, atol=atol, rtol=rtol, hermitian=True)
+    if n.ndim < 2 or not dt.is_inexact(n.dtype):
+        raise RuntimeError(f"linalg.pinv({_SCALAR_NAMES.get(x.dtype, x.dtype)}{{{list(n.shape)}}})"
+                           ": expected a tensor with 2 or more dimensions of float, double, "
+                           "cfloat or cdouble types")
+    atol_node = None if atol is None else _tolerance(atol, n)
+    if rtol is None:
+        rtol = 0.0 if atol is not None else lstsq.eps(n.dtype) * max(n.shape[-2:], default=1)
+    return wrap(lstsq.pinv(n, _tolerance(rtol, n) if not isinstance(rtol, float) else rtol,
+                           atol_node))
+
+
+_SCALAR_NAMES = {torch.int64: "Long", torch.int32: "Int", torch.int16: "Short",
+                 torch.int8: "Char", torch.uint8: "Byte", torch.bool: "Bool",
+                 torch.float16: "Half", torch.bfloat16: "BFloat16", torch.float32: "Float",
+                 torch.float64: "Double"}
+
+
+def _tolerance(value, x: Node) -> Node:
+    """A float or tensor tolerance as a node of x's real dtype."""
+    real = dt.real_dtype(x.dtype)
+    return convert(node(value), real) if hasattr(value, "_h") else as_node(value, real, ())
+
+
+def _pinv_rcond(x, rcond, hermitian=False):
+    return _pinv(x, rtol=rcond, hermitian=hermitian)
+
+
 TABLE = {
+    aten.linalg_pinv.atol_rtol_tensor: _pinv, aten.linalg_pinv.atol_rtol_float: _pinv,
+    aten.linalg_pinv.default: _pinv_rcond, aten.linalg_pinv.rcond_tensor: _pinv_rcond,
     aten.cholesky: _cholesky, aten.linalg_cholesky_ex: _cholesky_ex,
     aten.linalg_solve_triangular: _solve_triangular, aten.triangular_solve: _triangular_solve,
     aten.cholesky_solve: _cholesky_solve, aten.cholesky_inverse: _cholesky_inverse,
