@@ -165,7 +165,8 @@ OPS["iscomplex"] = OPS["isreal"] = OPS["iscomplexobj"] = OPS["isrealobj"] = _sam
     ((arr((3,), "complex64"),), {}), ((arr((3,), "float32"),), {}),
     ((np.array([1 + 0j, 2j]),), {}))
 OPS["angle"] = _samples(((arr((4,), "complex64"),), {}), ((arr((4,), "float32"),), {}),
-                        ((arr((3,), "complex128"),), {"deg": True}))
+                        ((arr((3,), "complex128"),), {"deg": True}),
+                        ((np.array([np.nan, -0.0, -1.0, 0.0], np.float32),), {}))
 OPS["around"] = OPS["round"] = _samples(
     ((arr((5,), F32, -9, 9),), {}), ((arr((5,), F64, -9, 9),), {"decimals": 2}),
     ((arr((4,), I32, -99, 99),), {"decimals": -1}), ((np.array([0.5, 1.5, 2.5, -0.5]),), {}))
@@ -217,7 +218,8 @@ OPS["std"] = reduce(("float32", "float64", "int32"))
 OPS["nansum"] = OPS["nanprod"] = OPS["nanmean"] = _samples(
     ((np.array([[1.0, np.nan, 3.0], [np.nan, 2.0, 0.5]], np.float32),), {}),
     ((np.array([[1.0, np.nan, 3.0], [np.nan, 2.0, 0.5]]),), {"axis": 1}),
-    ((arr((3, 4), "int32"),), {"axis": 0, "keepdims": True}))
+    ((arr((3, 4), "int32"),), {"axis": 0, "keepdims": True}),
+    ((np.array([[np.nan, np.nan], [1.0, np.nan]], np.float32),), {"axis": -1, "keepdims": True}))
 OPS["ptp"] = reduce(("float32", "int32"), keep=True, axes=(None, 0, -1))
 OPS["count_nonzero"] = _samples(
     ((arr((3, 4), "int32", -1, 1),), {}), ((arr((3, 4), "float32", -1, 1).round(),), {"axis": 0}),
@@ -251,7 +253,9 @@ OPS["vdot"] = _samples(((arr((2, 3), F32), arr((2, 3), F32)), {}),
 OPS["kron"] = _samples(((arr((2, 3), F32), arr((2, 2), F32)), {}),
                        ((arr((3,), I32), arr((2, 2), I32)), {}))
 OPS["polyval"] = _samples(((np.array([1.0, -2.0, 3.0]), arr((4,), F64)), {}),
-                          ((np.array([2, 1]), arr((2, 3), F32)), {}))
+                          ((np.array([2, 1]), arr((2, 3), F32)), {}),
+                          ((np.array(3.0), arr((2, 3), F32)), {}),
+                          ((arr((3, 2), F32), arr((2,), F32)), {}))
 OPS["cross"] = _samples(
     ((arr((3,), F32), arr((3,), F32)), {}), ((arr((4, 3), F64), arr((3,), F64)), {}),
     ((arr((2,), F32), arr((2,), F32)), {}), ((arr((4, 2), F32), arr((4, 3), F32)), {}),
@@ -347,7 +351,11 @@ OPS["select"] = _samples((([arr((4,), "bool"), arr((4,), "bool")],
                          (([arr((3,), "bool")], [arr((3,), I32)]), {"default": 9}))
 OPS["nonzero"] = _samples(((arr((3, 4), I32, -1, 1),), {}), ((arr((5,), "bool"),), {}))
 OPS["compress"] = _samples(((Host(np.array([True, False, True])), arr((3, 2), F32)), {"axis": 0}),
-                           (([False, True], arr((2, 2), I32)), {}))
+                           (([False, True], arr((2, 2), I32)), {}),
+                           ((Host(np.array([1, 0])), arr((2, 3), F64)), {"axis": -1}),
+                           ((Host(np.array([True, True])), arr((), F32)), {"axis": 0}),
+                           ((Host(np.array([True, False, True, True])), arr((3,), F32)), {}),
+                           ((Host(np.array([[True, False]])), arr((3,), F32)), {}))
 OPS["ix_"] = _samples(((arr((2,), I32, 0, 3), arr((3,), I32, 0, 3)), {}))
 OPS["diff"] = _samples(((arr((5,), F32),), {}), ((arr((3, 4), I32),), {"n": 2, "axis": 0}),
                        ((arr((4,), "bool"),), {}))

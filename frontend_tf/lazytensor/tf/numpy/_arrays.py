@@ -369,11 +369,17 @@ def _nonzero(a):
 
 
 def _compress(condition, a, axis=None):
-    x = node_of(a)
-    if axis is None:
+    """The core's compress on the host condition; tnp's own ValueErrors (the
+    core's ShapeError would surface as TensorFlow's InvalidArgumentError):
+    its boolean_mask pads a short condition with False, refuses a long one."""
+    x, cond = node_of(a), np.asarray(_nonzero_mask(condition))
+    if cond.ndim != 1:
+        raise ValueError("condition must be a 1-d array.")
+    if axis is None or x.ndim == 0:
         x, axis = core_shape.ravel(x), 0
-    keep = np.flatnonzero(np.asarray(_nonzero_mask(condition)))
-    return rearrange.take_static(x, axis, keep.tolist())
+    if cond.shape[0] > x.shape[axis]:
+        raise ValueError(f"Shapes ({x.shape[axis]},) and {cond.shape} are incompatible")
+    return take.compress(cond, x, axis)
 
 
 def _nonzero_mask(condition):

@@ -15,7 +15,7 @@ import numbers
 import numpy as np
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
-from lazytensor.core.composite import linalg, npextra, reduction, tnp_shared, ufuncs
+from lazytensor.core.composite import linalg, npextra, numerics, reduction, tnp_shared, ufuncs
 from lazytensor.core.composite import shape as core_shape
 from lazytensor.core.composite.promotion import TNP
 from lazytensor.core.ir import Node
@@ -42,8 +42,10 @@ def _neg(x: Node) -> Node:
 
 
 def _angle(x: Node) -> Node:
+    """The core's angle for complex x; for real x tnp's ``where(x < 0, pi, 0)``
+    (0 for NaN and -0.0, where numpy's atan2(0, x) gives NaN and pi)."""
     if dt.is_complex(x.dtype):
-        return make(Op.ATAN2, (make(Op.IMAG, (x,)), make(Op.REAL, (x,))))
+        return npextra.angle(x)
     return make(Op.SELECT, (make(Op.LT, (x, npextra.const(0, x))), npextra.const(math.pi, x),
                             npextra.const(0, x)))
 
@@ -350,7 +352,7 @@ def _nanmean(a, axis=None, dtype=None, keepdims=None):
     x = lift(a, as_np_dtype(dtype))
     if not dt.is_inexact(x.dtype):
         return _mean(x, axis, keepdims=keepdims)
-    return tnp_shared.nanmean(x, axis, _keep(keepdims))
+    return reduction.masked_mean(x, npextra.logical_not(npextra.isnan(x)), axis, _keep(keepdims))
 
 
 def _argminmax(kind: str):
@@ -407,6 +409,13 @@ def _contraction(fn):
     return lambda a, b: fn(*same_dtype(a, b))
 
 
+def _polyval(p, x):
+    """tnp's ``_bin_op``, then the core's Horner rule (a 0-d p is one
+    coefficient)."""
+    coeffs, at = same_dtype(p, x)
+    return numerics.polyval(core_shape.reshape(coeffs, (1,)) if coeffs.ndim == 0 else coeffs, at)
+
+
 def _cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     x, y = same_dtype(a, b)
     if axis is not None:
@@ -460,7 +469,8 @@ MATH = {
     "average": _average,
     "matmul": _matmul, "cross": _cross,
     **{name: _contraction(getattr(tnp_shared, name))
-       for name in ("dot", "inner", "outer", "vdot", "kron", "polyval")},
+       for name in ("dot", "inner", "outer", "vdot", "kron")},
+    "polyval": _polyval,
     "tensordot": lambda a, b, axes=2: tnp_shared.tensordot(*same_dtype(a, b), axes),
     "iscomplexobj": _is_complex_obj, "isrealobj": lambda x: not _is_complex_obj(x),
 }
