@@ -333,3 +333,10 @@ def test_bad_assignment_raises_as_tensorflow(case):
             getattr(variable, method)(value(np_))
         raised.append(info.type)
     assert raised[0] is raised[1]
+
+
+def test_polyval_runs_horner_from_the_first_coefficient_as_tnp():
+    # tnp starts at p[0] (exact at x = inf); numpy starts at 0 (0 * inf is NaN)
+    for p, x in (([1.0, 2.0], np.inf), ([[1.0, 2.0], [3.0, 4.0]], [2.0])):
+        assert_same(lnp.polyval(p, x), tnp.polyval(p, x))
+    assert float(lnp.polyval([1.0, 2.0], np.inf)) == np.inf

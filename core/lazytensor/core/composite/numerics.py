@@ -353,23 +353,26 @@ def ravel_multi_index(coords: Sequence[Node], dims: Sequence[int], modes: Sequen
 
 # --------------------------------------------------------------- polynomials
 
-def polyval(p: Node, x: Node) -> Node:
-    """sum p[i] * x**(deg - i) by Horner's rule from 0 (numpy.polyval): p
-    iterates over its first axis, each entry broadcasting against x; p and
-    x share a dtype (bool: and/or).
+def polyval(p: Node, x: Node, from_first: bool = False) -> Node:
+    """sum p[i] * x**(deg - i) by Horner's rule from 0 (numpy.polyval), or
+    from ``p[0]`` with ``from_first`` (tnp's: exact at x = inf, where
+    0 * inf is NaN): p iterates over its first axis, each entry
+    broadcasting against x; p and x share a dtype (bool: and/or).
 
     >>> from lazytensor.core.runtime import constant
     >>> polyval(constant(np.array([1.0, 0.0, 2.0]), np.dtype("float64")),
     ...         constant(np.arange(3.0), np.dtype("float64"))).shape
     (3,)
     """
-    y = ew.full(x.shape, 0, x.dtype)
-    for i in range(p.shape[0]):
+    y, first = ew.full(x.shape, 0, x.dtype), 0
+    if from_first and p.shape[0]:
+        y, first = cs.reshape(cs.slice_axis(p, 0, 0, 1), p.shape[1:]), 1
+    for i in range(first, p.shape[0]):
         pv = cs.reshape(cs.slice_axis(p, 0, i, i + 1), p.shape[1:])
         shape = ew.broadcast_shapes(y.shape, x.shape, pv.shape)
         y = npx.mul_and(ew.broadcast_to(y, shape), ew.broadcast_to(x, shape))
         y = npx.add_or(y, ew.broadcast_to(pv, shape))
-    return y
+    return ew.broadcast_to(y, ew.broadcast_shapes(y.shape, x.shape))
 
 
 def vander(x: Node, columns: int) -> Node:

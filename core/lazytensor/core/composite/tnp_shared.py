@@ -1,8 +1,8 @@
 """numpy-style functions whose semantics numpy and tf.experimental.numpy
 share and that no other composite module holds: gcd, lcm, cross, the
 contraction family (tensordot with numpy's ``axes``, dot, inner, outer,
-vdot, kron), polyval, vander, sinc, the NaN-ignoring and weighted
-statistics (nan_to, nanmean, ptp, count_nonzero, average), select and ix.
+vdot, kron), vander, sinc, the NaN-ignoring and weighted
+statistics (nan_to, ptp, count_nonzero, average), select and ix.
 
 Operands already share one dtype (the frontend's promotion has run).
 
@@ -187,17 +187,6 @@ def kron(x: Node, y: Node) -> Node:
     return reshape(spread, tuple(p * q for p, q in zip(x.shape, y.shape, strict=True)))
 
 
-def polyval(p: Node, x: Node) -> Node:
-    """numpy.polyval by Horner's rule: p[0] * x**(n-1) + ... + p[n-1]
-    (a 0-d p is one coefficient); the result has x's shape."""
-    coeffs = reshape(p, (1,)) if p.ndim == 0 else p
-    acc = ew.full(x.shape, 0, x.dtype)
-    for i in range(coeffs.shape[0]):
-        c = ew.broadcast_to(reshape(slice_axis(coeffs, 0, i, i + 1), ()), x.shape)
-        acc = make(Op.ADD, (make(Op.MUL, (acc, x)), c))
-    return acc
-
-
 def vander(x: Node, n: int | None = None, increasing: bool = False) -> Node:
     """numpy.vander of a 1-d x: columns x**(n-1) ... x**0 (or increasing)."""
     if x.ndim != 1:
@@ -226,13 +215,6 @@ def nan_to(x: Node, value) -> Node:
     if not dt.is_inexact(x.dtype):
         return x
     return make(Op.SELECT, (isnan(x), ew.full(x.shape, value, x.dtype), x))
-
-
-def nanmean(x: Node, axis=None, keepdims: bool = False) -> Node:
-    """mean over the non-NaN elements (x floating; all-NaN slices give NaN)."""
-    present = ew.convert(make(Op.NOT, (isnan(x),)), x.dtype)
-    total = reduce("sum", nan_to(x, 0), axis, keepdims)
-    return make(Op.DIV, (total, reduce("sum", present, axis, keepdims)))
 
 
 def ptp(x: Node, axis=None, keepdims: bool = False) -> Node:

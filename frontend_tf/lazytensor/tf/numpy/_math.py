@@ -413,7 +413,8 @@ def _polyval(p, x):
     """tnp's ``_bin_op``, then the core's Horner rule (a 0-d p is one
     coefficient)."""
     coeffs, at = same_dtype(p, x)
-    return numerics.polyval(core_shape.reshape(coeffs, (1,)) if coeffs.ndim == 0 else coeffs, at)
+    return numerics.polyval(core_shape.reshape(coeffs, (1,)) if coeffs.ndim == 0 else coeffs, at,
+                            from_first=True)
 
 
 def _cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
