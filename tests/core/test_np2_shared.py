@@ -4,21 +4,14 @@ expansion, rot90 as steps, and numpy.resize's cyclic repetition."""
 
 import numpy as np
 import pytest
-from lazytensor.core import Handle, Op, make
+from core_nodes import dev, run
+from lazytensor.core import Op
 from lazytensor.core.composite import indexing as ix
 from lazytensor.core.composite import rearrange as cr
 from lazytensor.core.composite.shape import transpose
-from lazytensor.core.runtime import get_runtime, use_runtime
+from lazytensor.core.runtime import use_runtime
 
 X = np.arange(24.0).reshape(4, 6)
-
-
-def dev(a):
-    return get_runtime().from_host(np.asarray(a)).node
-
-
-def run(node):
-    return Handle(make(Op.CONVERT, (node,), node.dtype) if node.is_leaf else node).numpy()
 
 
 @pytest.fixture

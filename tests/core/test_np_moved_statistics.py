@@ -4,27 +4,11 @@ any frontend."""
 
 import numpy as np
 import pytest
-from lazytensor.core import Handle, Op, make
+from core_nodes import check, dev
 from lazytensor.core.composite import signal as sig
 from lazytensor.core.composite import statistics as st
-from lazytensor.core.runtime import get_runtime
 
 RNG = np.random.default_rng(5)
-
-
-def dev(a, dtype=None):
-    return get_runtime().from_host(np.asarray(a, dtype=dtype)).node
-
-
-def run(node):
-    node = make(Op.CONVERT, (node,), node.dtype) if node.is_leaf else node
-    return Handle(node).numpy()
-
-
-def check(node, want, rtol=1e-12):
-    got, want = run(node), np.asarray(want)
-    assert got.shape == want.shape and got.dtype == want.dtype, (got, want)
-    np.testing.assert_allclose(got, want, rtol=rtol, atol=1e-12)
 
 
 A = RNG.normal(size=(4, 5, 6))

@@ -3,28 +3,17 @@ against numpy, with no frontend (no torch, tensorflow or lazytensor.numpy)."""
 
 import numpy as np
 import pytest
-from lazytensor.core import Handle, Op, make
+from core_nodes import check as shared_check
+from core_nodes import dev, run
 from lazytensor.core.composite import lstsq as ls
 from lazytensor.core.composite import numerics as nm
 from lazytensor.core.registry import ShapeError
-from lazytensor.core.runtime import get_runtime
 
 RNG = np.random.default_rng(3)
 
 
-def dev(a, dtype=None):
-    return get_runtime().from_host(np.asarray(a, dtype=dtype)).node
-
-
-def run(node):
-    node = make(Op.CONVERT, (node,), node.dtype) if node.is_leaf else node
-    return Handle(node).numpy()
-
-
 def check(node, want, rtol=1e-10):
-    got, want = run(node), np.asarray(want)
-    assert got.shape == want.shape and got.dtype == want.dtype, (got, want)
-    np.testing.assert_allclose(got, want, rtol=rtol, atol=1e-10)
+    shared_check(node, want, rtol)
 
 
 F = RNG.random((5, 6))
