@@ -17,6 +17,7 @@ from lazytensor.core import layout as _layout
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import indexing as ci
 from lazytensor.core.composite import views as cv
+from lazytensor.core.composite.index_parse import NOT_INT, VALID
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import CoreError, make
@@ -52,7 +53,7 @@ def _entry(entry):
         return entry.__array__() if entry.dtype == np.bool_ else entry._h.node
     if isinstance(entry, np.ndarray):
         if entry.dtype.kind not in "iub":  # even when empty (an empty list is ints)
-            raise IndexError(ci._NOT_INT)
+            raise IndexError(NOT_INT)
         return entry
     if isinstance(entry, np.integer):
         return int(entry)
@@ -63,7 +64,7 @@ def _entry(entry):
         return np.asarray(entry)
     if hasattr(entry, "__index__"):
         return entry.__index__()
-    raise IndexError(ci._VALID)
+    raise IndexError(VALID)
 
 
 # -------------------------------------------------------------------- reads
