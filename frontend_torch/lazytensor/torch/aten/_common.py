@@ -7,10 +7,10 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
-import ml_dtypes
 import numpy as np
 from lazytensor.core import Node, Op, make, scalar
 from lazytensor.core.composite.elementwise import as_node, broadcast_shapes, convert
+from lazytensor.core.composite.reducers import HALF
 from lazytensor.torch._promotion import ALWAYS_BOOL as ALWAYS_BOOL_KIND
 from lazytensor.torch._promotion import DEFAULT as DEFAULT_KIND
 from lazytensor.torch._promotion import dtypes, key_of
@@ -238,7 +238,6 @@ def dense_strides(x, memory_format=None) -> tuple[int, ...] | None:
     return tuple(x.stride()) if is_non_overlapping_and_dense_or_false(x) else None
 
 
-_HALF = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
 _FLOAT32 = np.dtype(np.float32)
 
 
@@ -253,7 +252,7 @@ def opmath(impl):
         values = (*args, *kwargs.values())
         kinds = {x._h.node.dtype for x in values
                  if isinstance(x, LazyTensor) and x.is_floating_point()}
-        if (len(kinds) != 1 or (half := kinds.pop()) not in _HALF
+        if (len(kinds) != 1 or (half := kinds.pop()) not in HALF
                 or any(isinstance(v, torch.dtype) for v in values)):
             return impl(*args, **kwargs)
         out = impl(*(_retyped(a, half, _FLOAT32) for a in args),
