@@ -7,9 +7,11 @@
 
 from lazytensor.core import metrics
 from lazytensor.core.runtime import sync
-from lazytensor.tf import numpy
+from lazytensor.tf import numpy, tf_api
 from lazytensor.tf._array import handle_of
 from lazytensor.tf._array import ndarray as Tensor
 from lazytensor.tf.tape import GradientTape, Variable
+
+tf_api.watch()  # TensorFlow's own ops accept lazy arrays once TensorFlow is loaded
 
 __all__ = ["GradientTape", "Tensor", "Variable", "handle_of", "metrics", "numpy", "sync"]

@@ -22,11 +22,20 @@ _NP_DTYPES = "tensorflow.python.ops.numpy_ops.np_dtypes"
 _OPS = "tensorflow.python.framework.ops"
 
 
-@functools.cache
+_TF: list = []  # the tensorflow module, once imported
+
+
 def tf():
-    """The ``tensorflow`` module (imported once, on first use)."""
+    """The ``tensorflow`` module (imported once, on first use); TensorFlow's
+    own ops learn lazy arrays then (``lazytensor.tf.tf_api.install``)."""
+    if _TF:
+        return _TF[0]
     import tensorflow
 
+    _TF.append(tensorflow)
+    from lazytensor.tf import tf_api
+
+    tf_api.install()
     return tensorflow
 
 

@@ -1,0 +1,172 @@
+"""The dispatch glue behind ``lazytensor.tf.tf_api``: registering lazy arrays
+with TensorFlow's type-based dispatch, and TensorFlow's (not tnp's) rules
+for turning arguments into core nodes.
+
+TensorFlow's rules differ from tnp's: Python values become int32 / float32
+(not int64 / float64), and an op's inputs must agree in dtype. A value that
+is not a tensor takes the dtype of the op's tensors when it can (``x + 2``
+on float32 is float32); two tensors of different dtypes are an error.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import typing
+from collections.abc import Callable
+
+import numpy as np
+from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import elementwise as ew
+from lazytensor.core.ir import Node
+from lazytensor.core.registry import CoreError, DTypeError
+from lazytensor.core.runtime import get_runtime, scalar
+from lazytensor.tf import _tf
+from lazytensor.tf._array import ndarray, wrap
+
+_INSTALLED: list[bool] = []
+
+# TensorFlow's dtypes for Python values (numpy arrays keep theirs)
+_PYTHON_DTYPES = {dt.int64: dt.int32, dt.float64: dt.float32}
+
+
+def resolve(path: str):
+    """``"nn.softmax"`` -> ``tf.nn.softmax``."""
+    return functools.reduce(getattr, path.split("."), _tf.tf())
+
+
+def install(apis: dict[str, Callable]) -> None:
+    """Register ``ndarray`` as dispatchable and every API in ``apis``: each
+    parameter but ``name`` may carry a lazy array (alone or in a list)."""
+    if _INSTALLED:
+        return
+    _INSTALLED.append(True)
+    from tensorflow.python.util import dispatch  # TensorFlow's registration hook
+
+    tf = _tf.tf()
+    dispatch.register_dispatchable_type(ndarray)
+    lazy = typing.Union[ndarray, typing.List[typing.Union[ndarray, object]]]  # noqa: UP006,UP007  (TF reads typing forms)
+    seen: dict[int, str] = {}
+    for path, impl in apis.items():
+        api = resolve(path)
+        if id(api) in seen:  # aliases (tf.add is tf.math.add): one table entry each
+            raise ValueError(f"tf.{path} is tf.{seen[id(api)]}: list it once")
+        seen[id(api)] = path
+        params = [p for p in inspect.signature(api).parameters if p != "name"]
+        signatures = [{p: lazy} for p in params]
+        tf.experimental.dispatch_for_api(api, *signatures)(target(path, impl))
+
+
+def target(path: str, impl: Callable) -> Callable:
+    """The dispatch target for ``tf.<path>``: ``impl``'s nodes as lazy arrays,
+    core errors as TensorFlow's."""
+
+    def fn(*args, **kwargs):
+        try:
+            return box(impl(*args, **kwargs))
+        except CoreError as error:
+            _tf.raise_as_tf(error)
+
+    fn.__name__ = fn.__qualname__ = path.rsplit(".", 1)[-1]
+    fn.__module__ = f"lazytensor.tf.tf_api ({path})"
+    return fn
+
+
+def box(out):
+    """Core results as lazy arrays (lists/tuples element-wise)."""
+    if isinstance(out, Node):
+        return wrap(out)
+    if isinstance(out, (list, tuple)):
+        return type(out)(box(o) for o in out)
+    return out
+
+
+# ------------------------------------------------------------ conversions
+
+def is_tensor(value) -> bool:
+    """A lazy array or a TensorFlow tensor (a value with its own dtype)."""
+    return isinstance(value, ndarray) or _tf.is_tf_value(value)
+
+
+def natural_dtype(value) -> np.dtype:
+    """The dtype ``tf.convert_to_tensor(value)`` gives, without a hint."""
+    if isinstance(value, ndarray):
+        return value._h.node.dtype
+    if _tf.is_tf_value(value):
+        return _tf.as_np_dtype(value.dtype)
+    if isinstance(value, (np.ndarray, np.generic)):
+        return value.dtype
+    dtype = np.asarray(value).dtype
+    if dtype.kind not in "biufc":
+        raise TypeError(f"Cannot convert {value!r} to a tensor (dtype {dtype})")
+    return _PYTHON_DTYPES.get(dtype, dtype)
+
+
+def _fits(value, dtype: np.dtype) -> bool:
+    """Whether TensorFlow converts the non-tensor ``value`` to ``dtype``:
+    same kind, or a lower one (an int into a float tensor, not a float into
+    an int tensor)."""
+    kinds = "biufc"
+    source = np.asarray(value).dtype.kind
+    target = dtype.kind
+    if source == target or (source in "iu" and target in "iu"):
+        return True
+    return kinds.index(source) < kinds.index(target) and not (source == "b" and target != "b")
+
+
+def tensor(value, dtype: np.dtype | None = None) -> Node:
+    """``value`` as a node: a lazy array's own node, a tf.Tensor's data, or a
+    Python / numpy value converted to ``dtype`` (TensorFlow's dtype hint)
+    when it fits, else to its natural TensorFlow dtype."""
+    if isinstance(value, ndarray):
+        return value._node()
+    if isinstance(value, Node):
+        return value
+    if _tf.is_tf_value(value):
+        return get_runtime().from_host(value.numpy()).node
+    target = dtype if dtype is not None and _fits(value, dtype) else natural_dtype(value)
+    if isinstance(value, (bool, int, float, complex, np.generic)):
+        return scalar(np.asarray(value).astype(target).item(), target)
+    return get_runtime().from_host(np.asarray(value, dtype=target)).node
+
+
+def operands(*values, op: str = "op") -> list[Node]:
+    """The inputs of one TensorFlow op as nodes of one dtype: the first
+    tensor's dtype is the hint for the other values; tensors that disagree
+    raise TensorFlow's error (as eager TensorFlow does)."""
+    hint = next((natural_dtype(v) for v in values if is_tensor(v)), None)
+    nodes = [tensor(v, hint) for v in values]
+    first = nodes[0].dtype
+    for i, node in enumerate(nodes[1:], 1):
+        if node.dtype != first:
+            raise DTypeError(f"cannot compute {op} as input #{i}(zero-based) was expected to "
+                             f"be a {first.name} tensor but is a {node.dtype.name} tensor")
+    return nodes
+
+
+def broadcast(*values, op: str = "op") -> list[Node]:
+    """``operands`` broadcast to one shape (TensorFlow's binary ops)."""
+    nodes = operands(*values, op=op)
+    return ew.coerce(nodes, nodes[0].dtype)
+
+
+def dtype_arg(dtype) -> np.dtype | None:
+    """A ``dtype=`` argument (tf.DType, numpy dtype, string) as np.dtype."""
+    return _tf.as_np_dtype(dtype)
+
+
+def host_int(value):
+    """An ``axis=``-like argument as Python ints: tensors (lazy arrays too)
+    are read to the host, as TensorFlow reads them."""
+    if value is None or isinstance(value, int):
+        return value
+    if is_tensor(value) or isinstance(value, (np.ndarray, np.generic)):
+        host = np.asarray(value.numpy() if hasattr(value, "numpy") else value)
+        return int(host) if host.ndim == 0 else tuple(int(v) for v in host.ravel())
+    if isinstance(value, (list, tuple)):
+        return tuple(host_int(v) for v in value)
+    return int(value)
+
+
+def is_float(node: Node) -> bool:
+    return dt.is_inexact(node.dtype)
