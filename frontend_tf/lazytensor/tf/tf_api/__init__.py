@@ -30,9 +30,9 @@ import sys
 TABLES = ("math", "nn", "linalg", "signal")
 
 
-def tables() -> dict[str, object]:
-    """API path -> implementation, from every table module that exists."""
-    merged: dict[str, object] = {}
+def paths_by_table() -> dict[str, list[str]]:
+    """Table name -> the TensorFlow API paths it lowers (tables that exist)."""
+    found = {}
     for name in TABLES:
         try:
             module = importlib.import_module(f"lazytensor.tf.tf_api.{name}")
@@ -40,6 +40,15 @@ def tables() -> dict[str, object]:
             if error.name != f"lazytensor.tf.tf_api.{name}":
                 raise
             continue
+        found[name] = list(module.APIS)
+    return found
+
+
+def tables() -> dict[str, object]:
+    """API path -> implementation, from every table module that exists."""
+    merged: dict[str, object] = {}
+    for name in paths_by_table():
+        module = importlib.import_module(f"lazytensor.tf.tf_api.{name}")
         for path, impl in module.APIS.items():
             if path in merged:
                 raise ValueError(f"TensorFlow API {path} is in two tables")
