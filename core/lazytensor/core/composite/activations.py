@@ -95,8 +95,18 @@ def gelu_backward(grad: Node, x: Node, approximate: str = "none") -> Node:
     return _mul(grad, _add(cdf, _mul(x, pdf)))
 
 
-def silu(x: Node) -> Node:
-    return _mul(x, make(Op.LOGISTIC, (x,)))
+def silu(x: Node, beta: Node | float = 1.0) -> Node:
+    """x * sigmoid(beta * x) (swish; beta 1 is torch's silu). ``beta`` is a
+    number (a scalar parameter) or a node broadcastable to x.
+
+    >>> import numpy as np
+    >>> from lazytensor.core.runtime import constant
+    >>> silu(constant(np.zeros(3), np.dtype("float32")), beta=2.0).shape
+    (3,)
+    """
+    if isinstance(beta, (int, float)) and beta == 1.0:
+        return _mul(x, make(Op.LOGISTIC, (x,)))
+    return _mul(x, make(Op.LOGISTIC, (_mul(x, _p(beta, x)),)))
 
 
 def silu_backward(grad: Node, x: Node) -> Node:
@@ -129,6 +139,22 @@ def elu(x: Node, alpha: float = 1.0, scale: float = 1.0, input_scale: float = 1.
     """scale * (x if x > 0 else alpha * (exp(x * input_scale) - 1))."""
     neg = _mul(_p(alpha, x), make(Op.EXPM1, (_mul(x, _p(input_scale, x)),)))
     return _mul(_p(scale, x), _sel(make(Op.GT, (x, _c(0, x))), x, neg))
+
+
+# SELU's fixed point constants (Klambauer et al., 2017)
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(x: Node) -> Node:
+    """scale * elu(x, alpha) with SELU's constants."""
+    neg = _mul(_c(SELU_ALPHA, x), make(Op.EXPM1, (x,)))
+    return _mul(_c(SELU_SCALE, x), _sel(make(Op.GT, (x, _c(0, x))), x, neg))
+
+
+def softsign(x: Node) -> Node:
+    """x / (1 + |x|)."""
+    return make(Op.DIV, (x, _add(_c(1.0, x), make(Op.ABS, (x,)))))
 
 
 def leaky_relu(x: Node, negative_slope: float = 0.01) -> Node:

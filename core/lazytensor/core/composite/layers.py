@@ -13,10 +13,13 @@ a @ b``).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+import numpy as np
 from lazytensor.core.composite import nn as cnn
-from lazytensor.core.composite.elementwise import as_node, broadcast_to, convert
+from lazytensor.core.composite import reduction as red
+from lazytensor.core.composite.elementwise import as_node, broadcast_shapes, broadcast_to, convert
+from lazytensor.core.composite.shape import reshape
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
@@ -100,3 +103,84 @@ def scaled_sum(bias: Node, product: Node, beta, alpha) -> Node:
 def batch_sum_product(b1: Node, b2: Node) -> Node:
     """sum_i b1[i] @ b2[i] for two stacks of matrices (torch's ``addbmm``)."""
     return make(Op.DOT_GENERAL, (b1, b2), (((0, 2), (0, 1)), ((), ())), None)
+
+
+def batched(fn: Callable[[Node], Node], x: Node, ndim: int) -> Node:
+    """``fn`` (which takes exactly one leading batch dim: ``ndim`` dims in
+    all) applied to ``x`` with any number of leading batch dims: none
+    (torch's unbatched input) or several (TensorFlow's extra batch dims)
+    are folded into one and restored on the result.
+
+    >>> from lazytensor.core.composite.creation import const
+    >>> x = const(0.0, np.dtype("float32"), (2, 5, 7, 3))
+    >>> batched(lambda a: a, x, 3).shape, batched(lambda a: a, x, 5).shape
+    ((2, 5, 7, 3), (2, 5, 7, 3))
+    """
+    lead = x.shape[:x.ndim - ndim + 1]
+    if len(lead) == 1:
+        return fn(x)
+    out = fn(reshape(x, (math.prod(lead), *x.shape[len(lead):])))
+    return reshape(out, (*lead, *out.shape[1:]))
+
+
+def running_stats(mean: Node, var: Node, eps, dtype: np.dtype) -> tuple[Node, Node]:
+    """(mean, 1 / sqrt(var + eps)) of stored statistics, in float32 for any
+    ``dtype`` but float64 (the precision batch norm computes in)."""
+    compute = dtype if dtype == np.float64 else np.dtype("float32")
+    mean = convert(mean, compute)
+    return mean, inverse_std(convert(var, compute), eps)
+
+
+def normalize(x: Node, mean: Node, variance: Node, offset: Node | None, scale: Node | None,
+              eps) -> Node:
+    """Batch normalization with given statistics, every operand broadcast
+    (numpy rules) against x, in TensorFlow's arrangement:
+    x * inv + (offset - mean * inv) with inv = scale / sqrt(variance + eps).
+
+    Shape rule: the broadcast shape of the operands; x's dtype.
+
+    >>> from lazytensor.core.composite.creation import const
+    >>> x = const(2.0, np.dtype("float32"), (4, 3))
+    >>> m = const(1.0, np.dtype("float32"), (3,))
+    >>> normalize(x, m, m, None, m, 1e-3).shape
+    (4, 3)
+    """
+    inv = make(Op.RSQRT, (make(Op.ADD, (variance, as_node(eps, variance.dtype,
+                                                               variance.shape))),))
+    if scale is not None:
+        inv = _bin(Op.MUL, inv, scale)
+    centre = _bin(Op.MUL, mean, inv)
+    shift = make(Op.NEG, (centre,)) if offset is None else _bin(Op.SUB, offset, centre)
+    return _bin(Op.ADD, _bin(Op.MUL, x, convert(inv, x.dtype)), convert(shift, x.dtype))
+
+
+def _bin(op: Op, a: Node, b: Node) -> Node:
+    """``op(a, b)`` broadcast (numpy rules)."""
+    shape = broadcast_shapes(a.shape, b.shape)
+    return make(op, (broadcast_to(a, shape), broadcast_to(b, shape)))
+
+
+def l2_normalize(x: Node, axes: Sequence[int], eps) -> Node:
+    """x / sqrt(max(sum(x^2 over axes), eps)) (TensorFlow's l2_normalize).
+
+    >>> from lazytensor.core.composite.creation import const
+    >>> l2_normalize(const(3.0, np.dtype("float32"), (2, 3)), (1,), 1e-12).shape
+    (2, 3)
+    """
+    square_sum = red.reduce("sum", make(Op.MUL, (x, x)), tuple(axes), keepdims=True)
+    floor = make(Op.MAX, (square_sum, as_node(eps, x.dtype, square_sum.shape)))
+    return _bin(Op.MUL, x, make(Op.RSQRT, (floor,)))
+
+
+def clip_by_norm(x: Node, clip, axes: Sequence[int]) -> Node:
+    """x * clip / max(||x||, clip), the L2 norm taken over ``axes``
+    (TensorFlow's clip_by_norm; all-zero slices stay zero).
+
+    >>> from lazytensor.core.composite.creation import const
+    >>> clip_by_norm(const(3.0, np.dtype("float32"), (2, 3)), 1.0, (1,)).shape
+    (2, 3)
+    """
+    square_sum = red.reduce("sum", make(Op.MUL, (x, x)), tuple(axes), keepdims=True)
+    norm = make(Op.SQRT, (square_sum,))
+    bound = as_node(clip, x.dtype, norm.shape)
+    return _bin(Op.DIV, _scaled(x, clip), make(Op.MAX, (norm, bound)))

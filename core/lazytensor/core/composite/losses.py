@@ -18,6 +18,8 @@ of the counted targets, as torch does).
 
 from __future__ import annotations
 
+import math
+
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import reduction as red
@@ -159,3 +161,83 @@ def mse_loss_backward(grad: Node, x: Node, y: Node, reduction: str = "mean") -> 
     g = ew.broadcast_to(ew.convert(grad, x.dtype), x.shape)
     scale = 2.0 / _count(x) if reduction == "mean" else 2.0
     return make(Op.MUL, (make(Op.MUL, (d, g)), const(scale, x.dtype, x.shape)))
+
+
+def softplus_neg_abs(x: Node) -> Node:
+    """log(1 + exp(-|x|)), the stable tail of the logistic losses."""
+    return make(Op.LOG1P, (make(Op.EXP, (make(Op.NEG, (make(Op.ABS, (x,)),)),)),))
+
+
+def sigmoid_cross_entropy(logits: Node, labels: Node, pos_weight: Node | None = None) -> Node:
+    """Per-element logistic loss from logits ``x`` and labels ``z`` (one
+    shape and dtype), written to be stable for large |x|:
+    max(x, 0) - x z + log(1 + exp(-|x|)); with ``pos_weight`` q (positive
+    examples weighted by q, torch's and TensorFlow's weighted form):
+    (1 - z) x + (1 + (q - 1) z) (log(1 + exp(-|x|)) + max(-x, 0)).
+
+    >>> import numpy as np
+    >>> from lazytensor.core.runtime import constant
+    >>> x = constant(np.array([-2.0, 0.0, 3.0]), np.dtype("float32"))
+    >>> sigmoid_cross_entropy(x, x).shape
+    (3,)
+    """
+    x, z = logits, labels
+    zero = const(0.0, x.dtype, x.shape)
+    tail = softplus_neg_abs(x)
+    if pos_weight is None:
+        return make(Op.ADD, (make(Op.SUB, (make(Op.MAX, (x, zero)), make(Op.MUL, (x, z)))),
+                             tail))
+    one = const(1.0, x.dtype, x.shape)
+    q = ew.broadcast_to(pos_weight, x.shape)
+    log_weight = make(Op.ADD, (one, make(Op.MUL, (make(Op.SUB, (q, one)), z))))
+    hinge = make(Op.MAX, (make(Op.NEG, (x,)), zero))
+    return make(Op.ADD, (make(Op.MUL, (make(Op.SUB, (one, z)), x)),
+                         make(Op.MUL, (log_weight, make(Op.ADD, (tail, hinge))))))
+
+
+def poisson_nll(log_input: Node, target: Node, full: bool = False) -> Node:
+    """Per-element Poisson negative log-likelihood from the log rate x:
+    exp(x) - x t; ``full`` adds Stirling's approximation of log(t!),
+    t log t - t + log(2 pi t) / 2, where t > 1 (0 elsewhere), as torch's
+    ``poisson_nll_loss(full=True)`` and TensorFlow's
+    ``log_poisson_loss(compute_full_loss=True)`` do.
+
+    >>> import numpy as np
+    >>> from lazytensor.core.runtime import constant
+    >>> t = constant(np.array([0.0, 1.0, 4.0]), np.dtype("float32"))
+    >>> poisson_nll(t, t, full=True).dtype
+    dtype('float32')
+    """
+    x, t = log_input, target
+    loss = make(Op.SUB, (make(Op.EXP, (x,)), make(Op.MUL, (x, t))))
+    if not full:
+        return loss
+    half_log_2pi_t = make(Op.MUL, (const(0.5, t.dtype, t.shape), make(Op.LOG, (
+        make(Op.MUL, (const(2 * math.pi, t.dtype, t.shape), t)),))))
+    stirling = make(Op.ADD, (make(Op.SUB, (make(Op.MUL, (t, make(Op.LOG, (t,)))), t)),
+                             half_log_2pi_t))
+    counted = make(Op.GT, (t, const(1.0, t.dtype, t.shape)))
+    return make(Op.ADD, (loss, make(Op.SELECT, (counted, stirling,
+                                                const(0.0, t.dtype, t.shape)))))
+
+
+def sparse_cross_entropy(logits: Node, labels: Node, class_axis: int = -1) -> Node:
+    """Per-example cross entropy from logits and integer class ``labels``
+    (the logits' shape without ``class_axis``). A label outside
+    [0, classes) gives NaN: a lazy graph cannot raise on a value, and NaN
+    (TensorFlow's answer on GPU) never passes for a loss.
+
+    >>> import numpy as np
+    >>> from lazytensor.core.runtime import constant
+    >>> logits = constant(np.zeros((4, 3)), np.dtype("float32"))
+    >>> sparse_cross_entropy(logits, constant(np.array([0, 1, 2, 3]), np.dtype("int32"))).shape
+    (4,)
+    """
+    axis = class_axis % logits.ndim
+    _check(logits, labels, axis)
+    loss, _ = nll_loss(red.log_softmax(logits, axis), labels, None, "none", -1, axis)
+    index = ew.convert(labels, dt.int64)
+    classes = logits.shape[axis]
+    inside = make(Op.AND, (make(Op.GE, (index, const(0, dt.int64, index.shape))),
+                           make(Op.LT, (index, const(classes, dt.int64, index.shape)))))
+    return make(Op.SELECT, (inside, loss, const(math.nan, loss.dtype, loss.shape)))

@@ -391,14 +391,32 @@ def batch_norm(x: Node, weight: Node | None, bias: Node | None, mean: Node, invs
     return ew.convert(out, x.dtype)
 
 
-def batch_stats(x: Node, eps: float, channel_axis: int = 1) -> tuple[Node, Node, Node]:
-    """(mean, biased var, invstd) per channel over every other axis."""
+def moments(x: Node, axes: Sequence[int], keepdims: bool = False) -> tuple[Node, Node]:
+    """(mean, biased variance) over ``axes``, computed and returned in
+    float32 for half types (torch's batch statistics, TensorFlow's
+    ``nn.moments``).
+
+    Shape rule: x reduced over ``axes`` (kept as size 1 with keepdims).
+
+    >>> x = const(1.0, np.dtype("float16"), (4, 3))
+    >>> [(m.shape, m.dtype.name) for m in moments(x, (0,))]
+    [((3,), 'float32'), ((3,), 'float32')]
+    """
     compute = dt.float32 if x.dtype in (dt.float16, dt.bfloat16) else x.dtype
     xc = ew.convert(x, compute)
-    axes = tuple(a for a in range(x.ndim) if a != channel_axis)
-    mean = red.mean(xc, axes)
-    centered = _bin(Op.SUB, xc, make(Op.BROADCAST_IN_DIM, (mean,), xc.shape, (channel_axis,)))
-    var = red.mean(_bin(Op.MUL, centered, centered), axes)
+    axes = red.normalize_axes(axes, x.ndim)
+    mean = red.mean(xc, axes, keepdims=True)
+    centered = _bin(Op.SUB, xc, ew.broadcast_to(mean, xc.shape))
+    var = red.mean(_bin(Op.MUL, centered, centered), axes, keepdims=True)
+    if keepdims:
+        return mean, var
+    kept = tuple(s for a, s in enumerate(x.shape) if a not in axes)
+    return reshape(mean, kept), reshape(var, kept)
+
+
+def batch_stats(x: Node, eps: float, channel_axis: int = 1) -> tuple[Node, Node, Node]:
+    """(mean, biased var, invstd) per channel over every other axis."""
+    mean, var = moments(x, tuple(a for a in range(x.ndim) if a != channel_axis))
     return mean, var, make(Op.RSQRT, (_bin(Op.ADD, var, _p(eps, var)),))
 
 
@@ -458,12 +476,21 @@ def dropout(x: Node, p: float, key: Node) -> tuple[Node, Node]:
     return make(Op.SELECT, (keep, kept, _c(0, x))), keep
 
 
-def embedding(table: Node, indices: Node) -> Node:
-    """Rows of ``table`` picked by integer ``indices``: shape indices.shape + (D,).
-    Out-of-range indices are clipped (they cannot raise lazily)."""
+def embedding(table: Node, indices: Node, mode: str = "clip") -> Node:
+    """Rows of ``table`` picked by integer ``indices``: shape indices.shape +
+    table.shape[1:]. Out-of-range indices cannot raise lazily: ``mode``
+    "clip" clamps them, "fill" reads the gather's fill value (NaN for
+    floating tables: an out-of-range row never passes for data).
+
+    >>> table = const(1.0, np.dtype("float32"), (5, 2, 3))
+    >>> embedding(table, const(0, np.dtype("int32"), (4,)), "fill").shape
+    (4, 2, 3)
+    """
     flat = reshape(ew.convert(indices, dt.int64), (-1, 1))
-    rows = make(Op.GATHER, (table, flat), (1,), (0,), (0,), (), (), (1, table.shape[1]), "clip")
-    return reshape(rows, (*indices.shape, table.shape[1]))
+    row = table.shape[1:]
+    rows = make(Op.GATHER, (table, flat), tuple(range(1, table.ndim)), (0,), (0,), (), (),
+                (1, *row), mode)
+    return reshape(rows, (*indices.shape, *row))
 
 
 def embedding_backward(grad: Node, indices: Node, num_rows: int,
