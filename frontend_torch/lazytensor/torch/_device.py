@@ -10,8 +10,9 @@ and the few registrations that let torch create tensors on it.
   zero tangents), the host copy (``_copy_from``), ``.item()`` reached from
   C++ (``_local_scalar_dense``: ``torch.tensor([t0, t1])``) and the
   factories whose composite kernels would resize an empty output
-  (``arange``). Everything else (``zeros``, ``randn``, ``full``, ``eye``...)
-  is torch's composite kernel calling ops on the new lazy tensor.
+  (``arange``). Everything else (``zeros``, ``randn``, ``full``, ``eye``,
+  ``linspace``...) is torch's composite kernel calling ops on the new lazy
+  tensor.
 - torch.optim picks its ``foreach`` implementation only for devices it
   lists and for plain ``Tensor``/``Parameter`` types; we add the lazy
   device and ``LazyTensor`` to those lists so that SGD, Adam and AdamW use
@@ -23,8 +24,8 @@ from __future__ import annotations
 from lazytensor.core import get_runtime
 from lazytensor.core import sync as core_sync
 from lazytensor.core.composite.creation import arange as core_arange
-from lazytensor.core.composite.elementwise import as_node
 from lazytensor.torch._tensor import DEVICE, NUMPY_OF, LazyTensor, host_array, to_lazy, wrap
+from lazytensor.torch.aten.factories import empty, empty_strided
 
 import torch
 
@@ -54,20 +55,6 @@ def manual_seed(seed: int) -> None:
 
 
 # ------------------------------------------------- Lazy-key registrations
-def _dtype(dtype) -> torch.dtype:
-    return torch.get_default_dtype() if dtype is None else dtype
-
-
-def _empty(size, *, dtype=None, layout=None, device=None, pin_memory=None,
-           memory_format=None):
-    return wrap(as_node(0, NUMPY_OF[_dtype(dtype)], tuple(int(s) for s in size)))
-
-
-def _empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
-    shape = tuple(int(s) for s in size)
-    return wrap(as_node(0, NUMPY_OF[_dtype(dtype)], shape), tuple(int(s) for s in stride))
-
-
 def _copy_from(src, dst, non_blocking=False):
     from lazytensor.torch._dispatch import assign
 
@@ -122,10 +109,10 @@ HOST_FACTORIES = ("tril_indices", "triu_indices", "kaiser_window", "kaiser_windo
 
 _LIBRARY = torch.library.Library("aten", "IMPL", "Lazy")  # noqa: TOR901
 for _name, _kernel in (
-    ("empty.memory_format", _empty), ("empty_strided", _empty_strided),
+    ("empty.memory_format", empty), ("empty_strided", empty_strided),
     ("_copy_from", _copy_from), ("arange", _arange), ("arange.start", _arange),
     ("arange.start_step", _arange),
-    ("_efficientzerotensor", _empty),  # (torch.func's zero tangents: plain zeros here)
+    ("_efficientzerotensor", empty),  # (torch.func's zero tangents: plain zeros here)
     ("_local_scalar_dense", _local_scalar_dense),
 ):
     _LIBRARY.impl(_name, _kernel)

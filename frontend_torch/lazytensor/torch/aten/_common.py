@@ -11,6 +11,7 @@ import numpy as np
 from lazytensor.core import Node, Op, make, scalar
 from lazytensor.core.composite.elementwise import as_node, broadcast_shapes, convert
 from lazytensor.core.composite.reducers import HALF
+from lazytensor.core.layout import permuted_strides
 from lazytensor.torch._promotion import ALWAYS_BOOL as ALWAYS_BOOL_KIND
 from lazytensor.torch._promotion import DEFAULT as DEFAULT_KIND
 from lazytensor.torch._promotion import dtypes, key_of
@@ -99,40 +100,19 @@ _FAST_RANK = {np.dtype(d): r for d, r in (
 _CAST = {1: int, 2: float, 3: complex}
 
 
-def fast_operands(a, b, float_only: bool = False) -> tuple[Node, Node] | None:
-    """The nodes of ``a op b`` when no promotion, broadcast or layout work is
-    needed (equal shapes and dtypes, or a tensor and a Python scalar that
-    does not promote it); None otherwise. The hot path of training code."""
-    h = getattr(a, "_h", None)
-    if h is None:
-        return None
-    na = h.node
-    rank = _FAST_RANK.get(na.dtype)
-    if rank is None or (float_only and rank < 2) or not a.is_contiguous():
-        return None
-    hb = getattr(b, "_h", None)
-    if hb is not None:
-        nb = hb.node
-        if nb.shape == na.shape and nb.dtype is na.dtype and b.is_contiguous():
-            return na, nb
-        return None
-    srank = _SCALAR_RANK.get(type(b))
-    if srank is None or srank > rank:
-        return None
-    return na, scalar(_CAST[rank](b), na.dtype, na.shape)
-
-
-def _fast_nodes(xs) -> list[Node] | None:
-    """``fast_operands`` for any number of operands: every tensor has the
-    first tensor's shape, dtype (one computed in itself) and a contiguous
-    layout, and no Python scalar promotes it."""
+def fast_operands(*xs, float_only: bool = False) -> tuple[Node, ...] | None:
+    """The nodes of ``op(*xs)`` when no promotion, broadcast or layout work
+    is needed: every tensor has the first operand's shape, dtype (one that
+    torch computes in itself; a float one when ``float_only``) and a
+    contiguous layout, and no Python scalar promotes it. None otherwise.
+    The hot path of training code."""
     first = xs[0]
     h = getattr(first, "_h", None)
     if h is None or not first.is_contiguous():
         return None
     n0 = h.node
     rank = _FAST_RANK.get(n0.dtype)
-    if rank is None:
+    if rank is None or (float_only and rank < 2):
         return None
     nodes = [n0]
     for x in xs[1:]:
@@ -147,7 +127,7 @@ def _fast_nodes(xs) -> list[Node] | None:
         if srank is None or srank > rank:
             return None
         nodes.append(scalar(_CAST[rank](x), n0.dtype, n0.shape))
-    return nodes
+    return tuple(nodes)
 
 
 def elementwise(fn, kind, *xs) -> LazyTensor:
@@ -155,7 +135,7 @@ def elementwise(fn, kind, *xs) -> LazyTensor:
     broadcast; Python scalars become scalar parameters. ``fn`` runs in the
     computation dtype; the result is converted to the result dtype."""
     if kind is DEFAULT_KIND or kind is ALWAYS_BOOL_KIND:
-        fast = _fast_nodes(xs)
+        fast = fast_operands(*xs)
         if fast is not None:
             return wrap(fn(*fast))
     computation, result = dtypes(kind, *[key_of(x) for x in xs])
@@ -177,8 +157,8 @@ def _strides_like(xs, shape) -> tuple[int, ...] | None:
     if all(t.is_contiguous() for t in tensors):
         return None
     shape = tuple(shape)
-    return permuted_contiguous(layout_order([_broadcast_strides(t, shape) for t in tensors],
-                                            shape), shape)
+    order = layout_order([_broadcast_strides(t, shape) for t in tensors], shape)
+    return None if order == list(range(len(shape))) else permuted_strides(shape, order)
 
 
 def _broadcast_strides(t, shape) -> tuple[int, ...]:
@@ -214,18 +194,6 @@ def layout_order(strides: list, shape) -> list[int]:
             elif comparison < 0:
                 break
     return list(reversed(perm))
-
-
-def permuted_contiguous(order, shape) -> tuple[int, ...] | None:
-    """Contiguous strides for ``shape`` laid out in ``order`` (outermost
-    first); None for the plain contiguous layout."""
-    if list(order) == list(range(len(shape))):
-        return None
-    out, acc = [0] * len(shape), 1
-    for d in reversed(order):
-        out[d] = acc
-        acc *= max(shape[d], 1)
-    return tuple(out)
 
 
 def dense_strides(x, memory_format=None) -> tuple[int, ...] | None:

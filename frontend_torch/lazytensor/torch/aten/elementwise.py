@@ -4,6 +4,11 @@ composite) and torch's type-promotion kind for it.
 Promotion follows torch exactly (``lazytensor.torch._promotion``); the math
 is the core's (``lazytensor.core.composite``: ``npextra`` holds the
 numpy/torch-shared rounding, division and NaN rules).
+
+Ops with a CompositeImplicitAutograd kernel (``fix``, ``square``, ``clip``,
+``true_divide``, ``__and__``, ``where.Scalar``...) have no row: torch
+decomposes them above ``__torch_dispatch__`` (and, under inference mode,
+the dispatcher's ``implicit`` resolver runs the same kernel).
 """
 
 from __future__ import annotations
@@ -18,7 +23,6 @@ from lazytensor.torch import _promotion as P
 from lazytensor.torch._promotion import key_of
 from lazytensor.torch._tensor import LazyTensor, wrap
 from lazytensor.torch.aten._common import (
-    _fast_nodes,
     aten,
     binary_op,
     elementwise,
@@ -31,19 +35,18 @@ from lazytensor.torch.aten._common import (
 _F32 = dt.float32
 
 # ----------------------------------------------------------------- unary
-UNARY_FLOAT = {  # integer inputs become the default float dtype
+UNARY_FLOAT = {  # a core op or a function; integer inputs become the default float dtype
     aten.exp: Op.EXP, aten.exp2: Op.EXP2, aten.expm1: Op.EXPM1, aten.log: Op.LOG,
     aten.log1p: Op.LOG1P, aten.sqrt: Op.SQRT, aten.rsqrt: Op.RSQRT, aten.sin: Op.SIN,
     aten.cos: Op.COS, aten.tan: Op.TAN, aten.asin: Op.ASIN, aten.acos: Op.ACOS,
     aten.atan: Op.ATAN, aten.sinh: Op.SINH, aten.cosh: Op.COSH, aten.tanh: Op.TANH,
     aten.asinh: Op.ASINH, aten.acosh: Op.ACOSH, aten.atanh: Op.ATANH,
     aten.sigmoid: Op.LOGISTIC, aten.erf: Op.ERF, aten.erfc: Op.ERFC, aten.erfinv: Op.ERF_INV,
-    aten.lgamma: Op.LGAMMA, aten.digamma: Op.DIGAMMA,
-}
-
-
-UNARY_FLOAT_FN = {
-    aten.log2: pw.log_base(2.0), aten.log10: pw.log_base(10.0), aten.reciprocal: pw.reciprocal,
+    aten.lgamma: Op.LGAMMA, aten.digamma: Op.DIGAMMA, aten.special_i0e: Op.BESSEL_I0E,
+    aten.special_i1e: Op.BESSEL_I1E, aten.log2: pw.log_base(2.0),
+    aten.log10: pw.log_base(10.0), aten.reciprocal: pw.reciprocal, aten.i0: pw.bessel_i0,
+    aten.special_i1: pw.bessel_i1, aten.special_modified_bessel_i0: pw.bessel_i0,
+    aten.special_modified_bessel_i1: pw.bessel_i1, aten.special_ndtri: pw.ndtri,
 }
 
 
@@ -77,10 +80,6 @@ def _abs(x: Node) -> Node:
     return x if dt.is_bool(x.dtype) else make(Op.ABS, (x,))
 
 
-def _square(x: Node) -> Node:
-    return make(Op.MUL, (x, x))
-
-
 def _sign(x: Node) -> Node:
     return x if dt.is_bool(x.dtype) else npextra.sign(x)
 
@@ -90,12 +89,10 @@ UNARY_SAME = {  # (function, promotion kind)
     aten.sign: (_sign, P.DEFAULT), aten.sgn: (_sign, P.DEFAULT),
     aten.angle: (pw.angle, P.COMPLEX_TO_FLOAT),
     aten.floor: (npextra.floor, P.DEFAULT), aten.ceil: (npextra.ceil, P.DEFAULT),
-    aten.trunc: (npextra.trunc, P.DEFAULT), aten.fix: (npextra.trunc, P.DEFAULT),
+    aten.trunc: (npextra.trunc, P.DEFAULT),
     aten.frac: (pw.frac, P.DEFAULT), aten.relu: (act.relu, P.DEFAULT),
-    aten.bitwise_not: (unary_op(Op.NOT), P.DEFAULT), aten.square: (_square, P.BOOL_TO_LONG),
-    aten.positive: (lambda x: x, P.DEFAULT),
+    aten.bitwise_not: (unary_op(Op.NOT), P.DEFAULT),
     aten.isnan: (npextra.isnan, P.ALWAYS_BOOL), aten.isinf: (npextra.isinf, P.ALWAYS_BOOL),
-    aten.isfinite: (npextra.isfinite, P.ALWAYS_BOOL),
     aten.isposinf: (pw.isposinf, P.ALWAYS_BOOL), aten.isneginf: (pw.isneginf, P.ALWAYS_BOOL),
     aten.signbit: (npextra.signbit, P.ALWAYS_BOOL),
     aten.logical_not: (npextra.logical_not, P.ALWAYS_BOOL),
@@ -113,12 +110,6 @@ def _nan_to_num(x, nan=None, posinf=None, neginf=None):
 
 def _logit(x, eps=None):
     return _unary(lambda n: pw.logit(n, eps), P.INT_TO_FLOAT)(x)
-
-
-def _identity(x):
-    """resolve_conj/resolve_neg: lazy tensors never carry torch's conj or neg
-    bits, so their value is already resolved (a copy of it)."""
-    return wrap(node(x))
 
 
 def _conj(x):
@@ -165,12 +156,7 @@ def _sub(a, b, alpha=1):
 
 
 def _rsub(a, b, alpha=1):
-    return _sub(b, a, alpha) if not isinstance(b, (bool, int, float, complex)) \
-        else _sub_scalar_first(b, a, alpha)
-
-
-def _sub_scalar_first(s, t, alpha):
-    return elementwise(lambda x, y: make(Op.SUB, (x, _scaled(y, alpha))), P.DEFAULT, s, t)
+    return _sub(b, a, alpha)
 
 
 def _mul(a, b):
@@ -231,9 +217,7 @@ BINARY = {  # (function of nodes, promotion kind)
     aten.fmax: (npextra.fmax, P.DEFAULT), aten.fmin: (npextra.fmin, P.DEFAULT),
     aten.remainder: (npextra.remainder, P.DEFAULT), aten.fmod: (npextra.fmod, P.DEFAULT),
     aten.floor_divide: (npextra.floor_divide, P.DEFAULT),
-    aten.true_divide: (binary_op(Op.DIV), P.INT_TO_FLOAT),
     aten.atan2: (binary_op(Op.ATAN2), P.INT_TO_FLOAT),
-    aten.arctan2: (binary_op(Op.ATAN2), P.INT_TO_FLOAT),
     aten.hypot: (npextra.hypot, P.DEFAULT), aten.copysign: (npextra.copysign, P.INT_TO_FLOAT),
     aten.nextafter: (binary_op(Op.NEXTAFTER), P.NO_OPMATH),
     aten.logaddexp: (npextra.logaddexp, P.DEFAULT), aten.logaddexp2: (npextra.logaddexp2,
@@ -242,8 +226,6 @@ BINARY = {  # (function of nodes, promotion kind)
     aten.bitwise_and: (binary_op(Op.AND), P.DEFAULT),
     aten.bitwise_or: (binary_op(Op.OR), P.DEFAULT),
     aten.bitwise_xor: (binary_op(Op.XOR), P.DEFAULT),
-    aten.__and__: (binary_op(Op.AND), P.DEFAULT), aten.__or__: (binary_op(Op.OR), P.DEFAULT),
-    aten.__xor__: (binary_op(Op.XOR), P.DEFAULT),
     aten.bitwise_left_shift: (binary_op(Op.SHIFT_LEFT), P.DEFAULT),
     aten.__lshift__: (binary_op(Op.SHIFT_LEFT), P.DEFAULT),
     aten.bitwise_right_shift: (_shift_right, P.DEFAULT),
@@ -251,6 +233,9 @@ BINARY = {  # (function of nodes, promotion kind)
     aten.eq: (binary_op(Op.EQ), P.ALWAYS_BOOL), aten.ne: (binary_op(Op.NE), P.ALWAYS_BOOL),
     aten.lt: (binary_op(Op.LT), P.ALWAYS_BOOL), aten.le: (binary_op(Op.LE), P.ALWAYS_BOOL),
     aten.gt: (binary_op(Op.GT), P.ALWAYS_BOOL), aten.ge: (binary_op(Op.GE), P.ALWAYS_BOOL),
+    aten.igamma: (binary_op(Op.IGAMMA), P.INT_TO_FLOAT),
+    aten.igammac: (binary_op(Op.IGAMMAC), P.INT_TO_FLOAT),
+    aten.special_zeta: (binary_op(Op.ZETA), P.INT_TO_FLOAT),
 }
 
 
@@ -259,7 +244,7 @@ def _binary(fn, kind):
 
     def impl(a, b):
         if kind is not P.NO_OPMATH:
-            fast = fast_operands(a, b, float_only)
+            fast = fast_operands(a, b, float_only=float_only)
             if fast is not None:
                 return wrap(fn(*fast))
         return elementwise(fn, kind, a, b)
@@ -325,18 +310,6 @@ def _addcdiv(self, t1, t2, value=1):
 
 
 # -------------------------------------------------------- special functions
-SPECIAL_UNARY = {
-    aten.special_i0e: unary_op(Op.BESSEL_I0E), aten.special_i1e: unary_op(Op.BESSEL_I1E),
-    aten.i0: pw.bessel_i0, aten.special_i1: pw.bessel_i1,
-    aten.special_modified_bessel_i0: pw.bessel_i0,
-    aten.special_modified_bessel_i1: pw.bessel_i1, aten.special_ndtri: pw.ndtri,
-}
-SPECIAL_BINARY = {
-    aten.igamma: binary_op(Op.IGAMMA), aten.igammac: binary_op(Op.IGAMMAC),
-    aten.special_zeta: binary_op(Op.ZETA),
-}
-
-
 def _polygamma(n, x):
     """polygamma(0, x) is digamma; higher orders fall back to eager (XLA's
     polygamma is wrong for negative x)."""
@@ -349,30 +322,20 @@ def _polygamma(n, x):
 
 def _table() -> dict:
     table: dict = {}
-    for op, core_op in UNARY_FLOAT.items():
-        table[op] = _unary(unary_op(core_op), P.INT_TO_FLOAT)
-    for op, fn in UNARY_FLOAT_FN.items():
-        table[op] = _unary(fn, P.INT_TO_FLOAT)
+    for op, fn in UNARY_FLOAT.items():
+        table[op] = _unary(unary_op(fn) if isinstance(fn, Op) else fn, P.INT_TO_FLOAT)
     for op, (fn, kind) in UNARY_SAME.items():
         table[op] = _unary(fn, kind)
     for op, (fn, kind) in BINARY.items():
         table[op] = _binary(fn, kind)
-    for op, fn in SPECIAL_UNARY.items():
-        table[op] = _unary(fn, P.INT_TO_FLOAT)
-    for op, fn in SPECIAL_BINARY.items():
-        table[op] = _binary(fn, P.INT_TO_FLOAT)
     table[aten.polygamma] = _polygamma
     table.update({
         aten.round: _round_impl, aten.nan_to_num: _nan_to_num, aten.logit: _logit,
-        aten.conj: _conj, aten._conj: _conj, aten.conj_physical: _conj,
-        aten._conj_physical: _conj, aten.resolve_conj: _identity,
-        aten.resolve_neg: _identity,
+        aten._conj: _conj, aten._conj_physical: _conj,
         aten.add: _add(Op.ADD), aten.sub: _sub, aten.rsub: _rsub, aten.mul: _mul,
         aten.div: _div, aten.pow: _pow, aten.logical_and: _logical(Op.AND),
         aten.logical_or: _logical(Op.OR), aten.logical_xor: _logical(Op.XOR),
-        aten.where.self: _where, aten.where.ScalarSelf: _where,
-        aten.where.ScalarOther: _where, aten.where.Scalar: _where,
-        aten.clamp: _clamp, aten.clip: _clamp, aten.clamp_min: _clamp_min,
+        aten.where.self: _where, aten.clamp: _clamp, aten.clamp_min: _clamp_min,
         aten.clamp_max: _clamp_max, aten.lerp: _lerp, aten.addcmul: _addcmul,
         aten.addcdiv: _addcdiv,
     })
@@ -417,7 +380,7 @@ def _ternary_inplace(nodes_fn, scalar_arg: bool):
     def nodes(s, a, b, value=1) -> Node | None:
         if scalar_arg and not isinstance(b, (int, float)):
             return None
-        fast = _fast_nodes((s, a) if scalar_arg else (s, a, b))
+        fast = fast_operands(*((s, a) if scalar_arg else (s, a, b)))
         if fast is None or not dt.is_inexact(fast[0].dtype):
             return None
         return nodes_fn(*fast, b) if scalar_arg else nodes_fn(*fast, value)

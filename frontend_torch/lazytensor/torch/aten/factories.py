@@ -2,16 +2,21 @@
 ``empty`` (the Lazy-key kernel in ``_device``) and then fill in place, so
 the fills (``uniform_``, ``normal_``, ``random_``, ``bernoulli_``,
 ``exponential_``) are what records the random numbers, from keys seeded by
-torch's generator (``lazytensor.torch._rng``)."""
+torch's generator (``lazytensor.torch._rng``).
+
+A factory without tensor arguments (``full``, ``zeros``, ``randperm``...)
+never reaches ``__torch_dispatch__`` (no tensor carries the Python key):
+those that need their own kernel (``empty``, ``empty_strided``) are
+registered on the Lazy key in ``_device``; the TABLE holds the ones with a
+tensor argument (``*_like``, ``new_*``, fills, ``out=`` overloads)."""
 
 from __future__ import annotations
 
 import numpy as np
 from lazytensor.core import Node, Op, make
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import ranges, sampling
+from lazytensor.core.composite import sampling
 from lazytensor.core.composite.elementwise import as_node, convert
-from lazytensor.core.layout import permuted_strides
 from lazytensor.torch._rng import next_key
 from lazytensor.torch._tensor import NUMPY_OF, wrap
 from lazytensor.torch.aten._common import aten, dense_strides, node
@@ -104,71 +109,49 @@ def _multinomial(x, num_samples, replacement=False, *, generator=None):
     return wrap(draw(p, num_samples, next_key(generator)))
 
 
-def _linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None):
-    target = NUMPY_OF[dtype or torch.get_default_dtype()]
-    if steps < 0:
-        raise RuntimeError("number of steps must be non-negative")
-    values = [v.item() if isinstance(v, torch.Tensor) else v for v in (start, end)]
-    compute = dt.float64 if target in (dt.float64, dt.int64) else dt.float32
-    return wrap(ranges.linspace_two_sided(values[0], values[1], steps, target, compute))
-
-
-def _scalar_tensor(value, *, dtype=None, layout=None, device=None, pin_memory=None):
-    target = NUMPY_OF[dtype or torch.get_default_dtype()]
-    return wrap(as_node(value, target, ()))
-
-
 # ------------------------------------------------------------ fresh tensors
+# (torch's layout=, device= and pin_memory= options have one meaning on the
+# lazy device, so each factory takes them as ``**_``)
+def _target(dtype, like=None) -> np.dtype:
+    """torch's ``dtype=``, else the dtype of ``like``, else the default dtype."""
+    if dtype is not None:
+        return NUMPY_OF[dtype]
+    return node(like).dtype if like is not None else NUMPY_OF[torch.get_default_dtype()]
+
+
 def _fresh(shape, dtype: np.dtype, value, strides=None):
     return wrap(as_node(value, dtype, tuple(int(v) for v in shape)), strides)
 
 
-def _full_like(x, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None,
-               memory_format=None):
-    target = NUMPY_OF[dtype] if dtype is not None else node(x).dtype
-    return _fresh(x.shape, target, fill_value, dense_strides(x, memory_format))
+def _full_like(x, fill_value, *, dtype=None, memory_format=None, **_):
+    return _fresh(x.shape, _target(dtype, x), fill_value, dense_strides(x, memory_format))
 
 
-def _constant_like(value):
-    def impl(x, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
-        return _full_like(x, value, dtype=dtype, memory_format=memory_format)
-
-    return impl
+def _new_full(x, size, fill_value, *, dtype=None, **_):
+    return _fresh(size, _target(dtype, x), fill_value)
 
 
-def _new_full(x, size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None):
-    target = NUMPY_OF[dtype] if dtype is not None else node(x).dtype
-    return _fresh(size, target, fill_value)
+def _new_empty_strided(x, size, stride, *, dtype=None, **_):
+    return _fresh(size, _target(dtype, x), 0, tuple(stride))
 
 
-def _new_constant(value):
-    def impl(x, size, *, dtype=None, layout=None, device=None, pin_memory=None):
-        return _new_full(x, size, value, dtype=dtype)
-
-    return impl
-
-
-def _new_empty_strided(x, size, stride, *, dtype=None, layout=None, device=None,
-                       pin_memory=None):
-    target = NUMPY_OF[dtype] if dtype is not None else node(x).dtype
-    return _fresh(size, target, 0, tuple(stride))
+def empty(size, *, dtype=None, memory_format=None, **_):
+    """The Lazy-key allocator of torch's factories (zeros: lazy tensors
+    have no uninitialized memory)."""
+    return _fresh(size, _target(dtype), 0)
 
 
-def _empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None,
-                    pin_memory=None):
-    target = NUMPY_OF[dtype or torch.get_default_dtype()]
-    shape = tuple(int(v) for v in size)
-    return _fresh(shape, target, 0, permuted_strides(shape, physical_layout))
+def empty_strided(size, stride, *, dtype=None, **_):
+    return _fresh(size, _target(dtype), 0, tuple(int(s) for s in stride))
 
 
-def _full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None):
-    if dtype is None:
-        dtype = {bool: torch.bool, int: torch.int64, float: torch.get_default_dtype(),
-                 complex: torch.complex64}[type(fill_value)]
-    return _fresh(size, NUMPY_OF[dtype], fill_value)
+def _filled(factory, value: float):
+    """zeros/ones/empty_like and new_zeros/ones/empty: ``factory`` with its
+    fill value given."""
+    return lambda *args, **kwargs: factory(*args, value, **kwargs)
 
 
-def _randperm(n, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
+def _randperm(n, *, generator=None, dtype=None, **_):
     """A random permutation of range(n): the stable order of n random words
     (deterministic under torch.manual_seed; not torch's CPU sequence)."""
     if n < 0:
@@ -189,26 +172,15 @@ def _randperm_out(n, *, generator=None, out):
     return out
 
 
-def _constant_full(value):
-    def impl(size, *, dtype=None, layout=None, device=None, pin_memory=None):
-        return _fresh(size, NUMPY_OF[dtype or torch.get_default_dtype()], value)
-
-    return impl
-
-
 TABLE = {
-    aten.full_like: _full_like, aten.zeros_like: _constant_like(0),
-    aten.ones_like: _constant_like(1), aten.empty_like: _constant_like(0),
-    aten.new_full: _new_full, aten.new_zeros: _new_constant(0),
-    aten.new_ones: _new_constant(1), aten.new_empty: _new_constant(0),
-    aten.new_empty_strided: _new_empty_strided, aten.empty_permuted: _empty_permuted,
-    aten.full.default: _full, aten.zeros.default: _constant_full(0),
-    aten.ones.default: _constant_full(1),
+    aten.full_like: _full_like, aten.zeros_like: _filled(_full_like, 0.0),
+    aten.ones_like: _filled(_full_like, 1.0), aten.empty_like: _filled(_full_like, 0.0),
+    aten.new_full: _new_full, aten.new_zeros: _filled(_new_full, 0.0),
+    aten.new_ones: _filled(_new_full, 1.0), aten.new_empty: _filled(_new_full, 0.0),
+    aten.new_empty_strided: _new_empty_strided,
     aten.uniform_: _uniform_, aten.normal_: _normal_, aten.random_: _random_,
     aten.bernoulli_.float: _bernoulli_, aten.bernoulli_.Tensor: _bernoulli_,
     aten.bernoulli.default: _bernoulli, aten.bernoulli.p: _bernoulli,
-    aten.exponential_: _exponential_, aten.linspace.default: _linspace,
-    aten.scalar_tensor: _scalar_tensor, aten.multinomial: _multinomial,
-    aten.randperm.default: _randperm, aten.randperm.generator: _randperm,
+    aten.exponential_: _exponential_, aten.multinomial: _multinomial,
     aten.randperm.out: _randperm_out, aten.randperm.generator_out: _randperm_out,
 }

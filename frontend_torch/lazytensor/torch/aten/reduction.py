@@ -11,7 +11,7 @@ import numpy as np
 from lazytensor.core import Node, Op, make
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import reduction as R
-from lazytensor.core.composite import tnp_shared
+from lazytensor.core.composite import sorting, tnp_shared
 from lazytensor.core.composite.elementwise import as_node, convert
 from lazytensor.core.composite.reducers import (
     accumulated,
@@ -111,18 +111,6 @@ def _max_dim(kind: str):
     return impl
 
 
-def _max_other(a, b):
-    from lazytensor.torch.aten.elementwise import TABLE as EW
-
-    return EW[aten.maximum](a, b)
-
-
-def _min_other(a, b):
-    from lazytensor.torch.aten.elementwise import TABLE as EW
-
-    return EW[aten.minimum](a, b)
-
-
 def _logical_reduce(kind: str):
     def impl(x, dim=None, keepdim=False):  # noqa: A002
         n = node(x)
@@ -201,32 +189,22 @@ def _sort(x, dim=-1, descending=False, *, stable=False):  # noqa: A002
     if n.ndim == 0:
         return wrap(n), wrap(as_node(0, INDEX, ()))
     d = _dim(dim, n.ndim)
-    values = make(Op.SORT, (n,), d, bool(descending), True)
-    indices = make(Op.ARGSORT, (n,), d, bool(descending), True, INDEX)
-    return wrap(values), wrap(indices)
+    return wrap(sorting.sort(n, d, descending)), wrap(sorting.argsort(n, d, descending, INDEX))
 
 
 def _sort_stable(x, *, stable=None, dim=-1, descending=False):  # noqa: A002
     return _sort(x, dim, descending)
 
 
-def _argsort(x, dim=-1, descending=False, *, stable=False):  # noqa: A002
-    return _sort(x, dim, descending)[1]
-
-
 def _topk(x, k, dim=-1, largest=True, sorted=True):  # noqa: A002
-    values, indices = _sort(x, dim, largest)
-    n = node(values)
-    if n.ndim == 0:
-        return values, indices
+    n = node(x)
     d = _dim(dim, n.ndim)
-    if not 0 <= k <= n.shape[d]:
+    if not 0 <= k <= (n.shape[d] if n.ndim else 1):
         raise RuntimeError("selected index k out of range")
-    start, limit = [0] * n.ndim, list(n.shape)
-    limit[d] = k
-    cut = lambda v: wrap(make(Op.SLICE, (node(v),), tuple(start), tuple(limit),  # noqa: E731
-                              (1,) * n.ndim))
-    return cut(values), cut(indices)
+    if n.ndim == 0:
+        return _sort(x)
+    values, indices = sorting.top_k(n, k, d, largest, INDEX)
+    return wrap(values), wrap(indices)
 
 
 # ------------------------------------------------- order statistics by sorting
@@ -281,7 +259,6 @@ def _table() -> dict:
         aten.amax: _extreme("max", "amax"), aten.amin: _extreme("min", "amin"),
         aten.max.default: _extreme("max", "max"), aten.min.default: _extreme("min", "min"),
         aten.max.dim: _max_dim("max"), aten.min.dim: _max_dim("min"),
-        aten.max.other: _max_other, aten.min.other: _min_other,
         aten.argmax: _arg("argmax"), aten.argmin: _arg("argmin"),
         aten.any: _logical_reduce("any"), aten.all: _logical_reduce("all"),
         aten.var.correction: _var_like(False, False), aten.std.correction: _var_like(True, False),
@@ -291,7 +268,7 @@ def _table() -> dict:
         aten.cumprod: _scan(Op.CUMPROD), aten.logcumsumexp: _scan(Op.CUMLOGSUMEXP),
         aten.cummax: _cum_extreme("max"), aten.cummin: _cum_extreme("min"),
         aten.linalg_vector_norm: opmath(_vector_norm), aten.count_nonzero: _count_nonzero,
-        aten.sort.default: _sort, aten.sort.stable: _sort_stable, aten.argsort: _argsort,
+        aten.sort.default: _sort, aten.sort.stable: _sort_stable,
         aten.topk: _topk, aten.median.dim: _median_dim(False),
         aten.nanmedian.dim: _median_dim(True), aten.median.default: _median_all(False),
         aten.nanmedian.default: _median_all(True), aten.kthvalue: _kthvalue,

@@ -132,10 +132,7 @@ def _permute(x, dims):
     perm = tuple(dim(d, n) for d in dims)
     if len(set(perm)) != n or len(perm) != n:
         raise RuntimeError("permute(): dims must be a permutation of the input's dims")
-    inverse = [0] * n
-    for i, p in enumerate(perm):
-        inverse[p] = i
-    inverse = tuple(inverse)
+    inverse = cs.inverse_permutation(perm)
     stride = x.stride()
     if perm == tuple(range(n)):  # the identity records nothing, as numpy's transpose
         return wrap_view(x, _same, _second, stride, x.storage_offset())
@@ -154,22 +151,11 @@ def _transpose(x, dim0, dim1):
     return _permute(x, perm)
 
 
-def _swap(v: Node) -> Node:
-    return make(Op.TRANSPOSE, (v,), (1, 0))
-
-
-def _swap_back(b: Node, v: Node) -> Node:
-    return make(Op.TRANSPOSE, (v,), (1, 0))
-
-
 def _t(x):
     n = x.dim()
-    if n != 2:
-        if n > 2:
-            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {n}D")
-        return alias(x)
-    s0, s1 = x.stride()
-    return wrap_view(x, _swap, _swap_back, (s1, s0), x.storage_offset())
+    if n > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {n}D")
+    return _permute(x, (1, 0)) if n == 2 else alias(x)
 
 
 # ---------------------------------------------------------- size-1 axes
