@@ -252,9 +252,3 @@ def node_of(value) -> Node:
         return lifted
     return scalar(lifted, np.asarray(lifted).dtype)
 
-
-def layout_of(value):
-    """(shape, strides, itemsize) for the K-order rule, or None when C."""
-    if type(value) is ndarray and value._st is not None:
-        return value.shape, value._st, value.itemsize
-    return None

@@ -24,10 +24,6 @@ class LazyFallbackWarning(UserWarning):
     """A numpy function ran eagerly on materialized inputs (it has no lazy mapping)."""
 
 
-class ViewWriteError(ValueError):
-    """A write through a view that lazytensor cannot make reach its base exactly."""
-
-
 # core error type -> numpy exception type (checked in order: most specific first)
 _TRANSLATION: tuple[tuple[type, Callable[[str], Exception]], ...] = (
     (CoreAxisError, lambda msg: np.exceptions.AxisError(msg)),
@@ -70,13 +66,6 @@ def call_guarded(fn: Callable, *args, **kwargs):
 def output_casting_error(ufunc, casting: str, from_: np.dtype, to: np.dtype, i: int):
     """numpy's error for ``out=`` (or ``+=``) that would need an unsafe cast."""
     return _np_exc._UFuncOutputCastingError(ufunc, casting, from_, to, i)
-
-
-def broadcast_error(*shapes: tuple[int, ...]) -> ValueError:
-    return ValueError(
-        "operands could not be broadcast together with shapes "
-        + " ".join(str(tuple(s)).replace(" ", "") for s in shapes) + " "
-    )
 
 
 def read_only_error() -> ValueError:

@@ -9,16 +9,15 @@ from __future__ import annotations
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import npextra as npx
+from lazytensor.core.composite import numerics as cnum
 from lazytensor.core.composite import reduction as cred
 from lazytensor.core.composite import shape as cs
 from lazytensor.core.composite import signal as csignal
 from lazytensor.core.composite import statistics as cstats
 from lazytensor.core.composite import take as ctake
 from lazytensor.core.composite import tnp_shared as shared
-from lazytensor.core.composite.promotion import NUMPY
+from lazytensor.core.composite.promotion import NUMPY, result_type
 from lazytensor.core.ir import Node
-from lazytensor.core.ops import Op
-from lazytensor.core.registry import make
 from lazytensor.numpy import _shape, _ufuncs
 from lazytensor.numpy._base import lift, ndarray, node_of, wrap
 from lazytensor.numpy._dispatch import eager, implements
@@ -144,24 +143,11 @@ def rollaxis(a, axis, start=0):
 
 @implements("trapezoid")
 def trapezoid(y, x=None, dx=1.0, axis=-1):
+    """numpy's dtype: that of ``d * (y + y) / 2.0`` (NEP 50: a Python dx is weak)."""
     yn = node_of(y)
-    axis = cred.normalize_axis(axis, yn.ndim)
-    n = yn.shape[axis]
-    first, last = cs.slice_axis(yn, axis, 1, n), cs.slice_axis(yn, axis, 0, max(n - 1, 0))
-    pair = _ufuncs.call(np.add, (wrap(first), wrap(last)), {})
-    if x is None:
-        widths = dx
-    else:
-        xn = node_of(x)
-        xaxis = axis if xn.ndim == yn.ndim else 0
-        m = xn.shape[xaxis]
-        d = make(Op.SUB, (cs.slice_axis(xn, xaxis, 1, m), cs.slice_axis(xn, xaxis, 0, m - 1)))
-        if xn.ndim != yn.ndim:
-            d = cs.reshape(d, tuple(-1 if k == axis else 1 for k in range(yn.ndim)))
-        widths = wrap(d)
-    total = _ufuncs.call(np.multiply, (widths, pair), {})
-    return _ufuncs.call(np.true_divide, (wrap(cred.reduce("sum", total._h.node, axis)), 2.0),
-                        {})
+    d = node_of(x) if x is not None else lift(dx)
+    dtype = result_type(NUMPY, ew.promote(NUMPY, yn, d), float)
+    return wrap(cnum.trapezoid(yn, d if x is not None else None, d, axis, dtype))
 
 
 @implements("cov")

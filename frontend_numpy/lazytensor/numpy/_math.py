@@ -9,6 +9,7 @@ from __future__ import annotations
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import npextra as npx
+from lazytensor.core.composite import reduction as cred
 from lazytensor.core.composite import shape as cs
 from lazytensor.core.composite import sorting as csort
 from lazytensor.core.composite import take as ctake
@@ -146,25 +147,12 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 @implements("array_equal")
 def array_equal(a1, a2, equal_nan=False):
-    x, y = node_of(a1), node_of(a2)
-    if x.shape != y.shape:
-        return False
-    same = _ufuncs.call(np.equal, (wrap(x), wrap(y)), {})._h.node
-    if equal_nan:
-        both = make(Op.AND, (npx.isnan(x), npx.isnan(y)))
-        same = make(Op.OR, (same, both))
-    return bool(wrap(make(Op.REDUCE_AND, (same,), tuple(range(same.ndim)))))
+    return bool(wrap(cred.array_equal(*_same(a1, a2), bool(equal_nan))))
 
 
 @implements("array_equiv")
 def array_equiv(a1, a2):
-    x, y = node_of(a1), node_of(a2)
-    try:
-        cs.broadcast_shapes(x.shape, y.shape)
-    except ValueError:
-        return False
-    same = _ufuncs.call(np.equal, (wrap(x), wrap(y)), {})._h.node
-    return bool(wrap(make(Op.REDUCE_AND, (same,), tuple(range(same.ndim)))))
+    return bool(wrap(cred.array_equiv(*_same(a1, a2))))
 
 
 # -------------------------------------------------------------------- products

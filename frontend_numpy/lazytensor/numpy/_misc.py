@@ -118,11 +118,8 @@ def searchsorted(a, v, side="left", sorter=None):
     x, y = lift(a), lift(v)
     dtype = ew.promote(NUMPY, x, y)
     x = ew.as_node(x, dtype, getattr(x, "shape", ()))
-    scalar = not hasattr(y, "shape")
     y = ew.as_node(y, dtype, getattr(y, "shape", ()))
-    order = None if sorter is None else node_of(sorter)
-    out = csort.searchsorted(x, y, side, order)
-    return wrap(out) if not scalar else wrap(out)
+    return wrap(csort.searchsorted(x, y, side, None if sorter is None else node_of(sorter)))
 
 
 @implements("partition")

@@ -27,7 +27,7 @@ from lazytensor.core.composite import shape as cs
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
-from lazytensor.numpy._base import from_host, ndarray, node_of, wrap
+from lazytensor.numpy._base import ndarray, node_of, wrap
 from lazytensor.numpy._dispatch import eager, implements
 from lazytensor.numpy._ufuncs import store
 
@@ -57,32 +57,6 @@ def _finish(node: Node, out):
 
 # ----------------------------------------------------------------- gradient
 
-def _spacing(value, n: int) -> float | Node:
-    """One of gradient's ``varargs``: a number, a 0-d Node or 1-d coordinates
-    (host coordinates with a constant step become that step)."""
-    if isinstance(value, ndarray):
-        node = value._h.node
-    else:
-        host = np.asanyarray(value)
-        if host.ndim == 0:
-            return host.item()
-        node = None
-    ndim = node.ndim if node is not None else host.ndim
-    if ndim == 0:
-        return node
-    if ndim != 1:
-        raise ValueError("distances must be either scalars or 1d")
-    if (node.shape[0] if node is not None else host.shape[0]) != n:
-        raise ValueError("when 1d, distances must match the length of the corresponding "
-                         "dimension")
-    if node is not None:
-        return node if dt.is_inexact(node.dtype) else ew.convert(node, dt.float64)
-    diffs = np.diff(host.astype(np.float64) if host.dtype.kind in "iub" else host)
-    if diffs.size and (diffs == diffs[0]).all():
-        return float(diffs[0])
-    return node_of(host if host.dtype.kind not in "iub" else host.astype(np.float64))
-
-
 @implements("gradient")
 def gradient(f, *varargs, axis=None, edge_order=1):
     """numpy.gradient: one array per axis (a tuple for several axes)."""
@@ -96,7 +70,8 @@ def gradient(f, *varargs, axis=None, edge_order=1):
         raw = list(varargs)
     else:
         raise TypeError("invalid number of arguments")
-    spacing = [_spacing(v, x.shape[a]) for v, a in zip(raw, axes, strict=True)]
+    spacing = [cnum.spacing(v._h.node if isinstance(v, ndarray) else v, x.shape[a])
+               for v, a in zip(raw, axes, strict=True)]
     if edge_order > 2:
         raise ValueError("'edge_order' greater than 2 not supported")
     if dt.is_bool(x.dtype):
@@ -134,33 +109,12 @@ def digitize(x, bins, right=False):
 
 # --------------------------------------------------------------- histogram
 
-def _host_range(range_, x: Node) -> tuple[float, float]:
-    first, last = range_
-    if first > last:
-        raise ValueError("max must be larger than min in range parameter.")
-    if not (np.isfinite(first) and np.isfinite(last)):
-        raise ValueError(f"supplied range of [{first}, {last}] is not finite")
-    if first == last:
-        first, last = first - 0.5, last + 0.5
-    return first, last
-
-
 def _equal_edges(x: Node, bins, range_) -> Node:
-    """numpy's ``bins + 1`` equal-width edges: host arithmetic for a given
-    (or empty-input) range, else min/max of x on device."""
     try:
         n = operator.index(bins)
     except TypeError:
         raise TypeError("`bins` must be an integer, a string, or an array") from None
-    if n < 1:
-        raise ValueError("`bins` must be positive, when an integer")
-    if range_ is None and x.shape[0]:
-        dtype = x.dtype if dt.is_inexact(x.dtype) else dt.float64
-        return cnum.equal_edges(*cnum.histogram_range(x, dtype), n)
-    first, last = _host_range((0, 1) if range_ is None else range_, x)
-    dtype = np.result_type(first, last, np.empty(0, x.dtype))
-    dtype = dtype if dtype.kind in "fc" else np.dtype(np.float64)
-    return from_host(np.linspace(first, last, n + 1, endpoint=True, dtype=dtype))._h.node
+    return cnum.histogram_edges(x, n, range_)
 
 
 def _given_edges(bins) -> Node:
@@ -198,13 +152,7 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
     dtype = np.result_type(x.dtype, edges.dtype)
     counts = cnum.histogram(ew.convert(x, dtype), ew.convert(edges, dtype), w, uniform)
     if density:
-        ftype = np.result_type(counts.dtype, np.float64)
-        counts = ew.convert(counts, ftype)
-        n = edges.shape[0]
-        widths = make(Op.SUB, (cs.slice_axis(edges, 0, 1, n), cs.slice_axis(edges, 0, 0, n - 1)))
-        per_width = make(Op.DIV, (counts, ew.convert(widths, ftype)))
-        total = ew.broadcast_to(cred.reduce("sum", counts), counts.shape)
-        counts = make(Op.DIV, (per_width, total))
+        counts = cnum.histogram_density(counts, edges)
     return wrap(counts), wrap(edges)
 
 

@@ -20,7 +20,7 @@ from lazytensor.core.registry import make
 from lazytensor.numpy._base import ndarray, node_of, wrap
 from lazytensor.numpy._creation import as_dtype
 from lazytensor.numpy._dispatch import implements
-from lazytensor.numpy._ufuncs import accumulate, reduce, store
+from lazytensor.numpy._ufuncs import reduce, scan, store
 
 import numpy as np
 
@@ -178,11 +178,11 @@ def argmin(a, axis=None, out=None, *, keepdims=_NV):
 
 # --------------------------------------------------------------------- scans
 
-def _scan(ufunc, a, axis, dtype, out):
+def _scan(ufunc, a, axis, dtype, out, include_initial=False):
     x = node_of(a)
     if axis is None:
         x, axis = ravel(x), 0
-    return accumulate(ufunc, wrap(x), axis, dtype, out)
+    return scan(ufunc, wrap(x), axis, dtype, out, include_initial)
 
 
 @implements("cumsum")
@@ -195,31 +195,22 @@ def cumprod(a, axis=None, dtype=None, out=None):
     return _scan(np.multiply, a, axis, dtype, out)
 
 
-def _cumulative(ufunc, x, axis, dtype, out, include_initial, identity):
+def _cumulative(ufunc, x, axis, dtype, out, include_initial):
     node = node_of(x)
-    if axis is None:
-        if node.ndim > 1:
-            raise ValueError("For arrays which have more than one dimension ``axis`` "
-                             "argument is required.")
-        axis = 0
-    result = _scan(ufunc, wrap(node), axis, dtype, None)
-    if include_initial:
-        res = result._h.node
-        axis = cred.normalize_axis(axis, res.ndim)
-        shape = tuple(1 if d == axis else s for d, s in enumerate(res.shape))
-        first = ew.full(shape, identity, res.dtype)
-        result = wrap(make(Op.CONCATENATE, (first, res), axis))
-    return _finish(result._h.node, out) if out is not None else result
+    if axis is None and node.ndim > 1:
+        raise ValueError("For arrays which have more than one dimension ``axis`` "
+                         "argument is required.")
+    return _scan(ufunc, wrap(node), axis, dtype, out, include_initial)
 
 
 @implements("cumulative_sum")
 def cumulative_sum(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
-    return _cumulative(np.add, x, axis, dtype, out, include_initial, 0)
+    return _cumulative(np.add, x, axis, dtype, out, include_initial)
 
 
 @implements("cumulative_prod")
 def cumulative_prod(x, /, *, axis=None, dtype=None, out=None, include_initial=False):
-    return _cumulative(np.multiply, x, axis, dtype, out, include_initial, 1)
+    return _cumulative(np.multiply, x, axis, dtype, out, include_initial)
 
 
 # ---------------------------------------------------------------- NaN-ignoring

@@ -14,9 +14,9 @@ from lazytensor.core import dtypes as dt
 from lazytensor.core import layout as _layout
 from lazytensor.core.composite import indexing as ci
 from lazytensor.core.composite import npextra as npx
+from lazytensor.core.composite import sorting as csort
 from lazytensor.core.composite.elementwise import as_node, broadcast_shapes, convert
-from lazytensor.core.composite.reduction import normalize_axes, normalize_axis
-from lazytensor.core.composite.reduction import reduce as core_reduce
+from lazytensor.core.composite.reduction import reduce_where
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import RECORDED, CoreError, make
@@ -343,25 +343,10 @@ def reduce(ufunc, a, axis=0, dtype=None, out=None, keepdims=False, initial=_NO_V
     loop = np.dtype(dtype) if dtype is not None else ufunc.resolve_dtypes(
         (None, x.dtype, None), reduction=True)[0]
     x = npx.truthy(x) if kind in ("all", "any") else convert(x, loop)
-    if where is not True:
-        if initial is _NO_VALUE and kind in ("max", "min"):
-            raise ValueError(f"reduction operation '{ufunc.__name__}' does not have an "
-                             "identity, so to use a where mask one has to specify 'initial'")
-        x = _masked(x, where, as_node(npx.identity_of(x.dtype, kind), x.dtype, x.shape))
-    axes = normalize_axes(axis, x.ndim)
-    if initial is not _NO_VALUE and kind in ("max", "min") and any(x.shape[k] == 0 for k in axes):
-        node = as_node(initial, loop, tuple(1 if k in axes else s for k, s in enumerate(x.shape)))
-        node = node if keepdims else make(Op.RESHAPE, (node,), _drop(x.shape, axes))
-    else:
-        node = core_reduce(kind, x, axes, keepdims)
-        if initial is not _NO_VALUE:
-            node = UFUNCS[ufunc].fn(node, as_node(initial, node.dtype, node.shape))
+    mask = None if where is True else lift(where)
+    node = reduce_where(kind, x, axis, keepdims, mask, None if initial is _NO_VALUE else initial)
     node = convert(node, loop) if kind not in ("all", "any") else node
     return _finish(ufunc, node, out)
-
-
-def _drop(shape, axes) -> tuple[int, ...]:
-    return tuple(s for k, s in enumerate(shape) if k not in axes)
 
 
 def _strong(a) -> Node:
@@ -380,16 +365,16 @@ def _finish(ufunc, node: Node, out):
 
 def accumulate(ufunc, a, axis=0, dtype=None, out=None):
     """``ufunc.accumulate`` along one axis (add -> cumsum, maximum -> cummax...)."""
-    scan = UFUNCS[ufunc].accumulate
+    return scan(ufunc, a, axis, dtype, out)
+
+
+def scan(ufunc, a, axis, dtype, out, include_initial=False):
+    """``accumulate``; ``include_initial`` (cumulative_sum/prod) prepends the identity."""
     x = _strong(a)
     loop = np.dtype(dtype) if dtype is not None else ufunc.resolve_dtypes(
         (None, x.dtype, None), reduction=True)[0]
-    axis = normalize_axis(axis, x.ndim)
-    x = convert(x, loop)
-    if dt.is_bool(loop):  # scans over bools run on uint8
-        node = convert(make(scan, (convert(x, dt.uint8),), axis, False), dt.bool_)
-    else:
-        node = make(scan, (x,), axis, False)
+    node = csort.scan(UFUNCS[ufunc].accumulate, convert(x, loop), axis, include_initial,
+                      ufunc.identity)
     return _finish(ufunc, node, out)
 
 

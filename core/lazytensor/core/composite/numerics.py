@@ -34,8 +34,15 @@ from lazytensor.core.composite.sorting import searchsorted
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import ShapeError, make
+from lazytensor.core.runtime import get_runtime
 
 Spacing = float | Node  # a uniform step (Python number or 0-d Node) or 1-d coordinates
+
+
+def _upload(host: np.ndarray) -> Node:
+    """Host data as device data (hashed by shape and dtype: new values never
+    recompile)."""
+    return get_runtime().from_host(host).node
 
 
 def _mul(a: Node, b: Node) -> Node:
@@ -142,6 +149,38 @@ def _nonuniform(x: Node, axis: int, coords: Node, edge_order: int) -> Node:
     return cs.concatenate([first, inner, last], axis)
 
 
+def spacing(value: float | Node | np.ndarray, n: int) -> Spacing:
+    """One ``varargs`` entry of numpy.gradient (torch.gradient's ``spacing``)
+    for an axis of ``n`` samples, as ``gradient`` takes it: a number or 0-d
+    Node is a uniform step; 1-d coordinates (a Node, or host data) must
+    have n entries and are floating (integers as float64); host coordinates
+    with one constant step become that step.
+
+    >>> spacing(np.array([0.0, 2.0, 4.0]), 3)
+    2.0
+    >>> spacing(np.array([0, 1, 3]), 3).dtype
+    dtype('float64')
+    """
+    host = None if isinstance(value, Node) else np.asarray(value)
+    if host is not None and host.ndim == 0:
+        return host.item()
+    ndim, length = (value.ndim, value.shape[:1]) if host is None else (host.ndim, host.shape[:1])
+    if ndim == 0:
+        return value
+    if ndim != 1:
+        raise ShapeError("distances must be either scalars or 1d")
+    if length != (n,):
+        raise ShapeError("when 1d, distances must match the length of the corresponding "
+                         "dimension")
+    if host is None:
+        return value if dt.is_inexact(value.dtype) else ew.convert(value, dt.float64)
+    host = host.astype(np.float64) if host.dtype.kind in "iub" else host
+    steps = np.diff(host)
+    if steps.size and (steps == steps[0]).all():
+        return float(steps[0])
+    return _upload(host)
+
+
 def gradient(x: Node, spacing: Sequence[Spacing], axes: Sequence[int],
              edge_order: int = 1) -> list[Node]:
     """The derivative of the samples ``x`` along each of ``axes`` (numpy's
@@ -216,6 +255,54 @@ def equal_edges(first: Node, last: Node, bins: int) -> Node:
     """``bins + 1`` equally spaced edges from 0-d ``first`` to ``last``
     (numpy.linspace in their dtype)."""
     return linspace(first, last, bins + 1, compute_dtype=first.dtype)
+
+
+def histogram_edges(x: Node, bins: int, range_: tuple[float, float] | None = None,
+                    ) -> Node:
+    """numpy.histogram's (torch.histogram's) ``bins + 1`` equal-width edges
+    of the 1-d ``x``: over ``range_`` (host numbers, computed on the host in
+    numpy's result dtype of the range and x: at least float64 for integer
+    x) or, when None, over min/max of x on device (float64 for integer x;
+    an empty x takes (0, 1)). Equal ends widen by 0.5 each side.
+
+    >>> from lazytensor.core.runtime import constant
+    >>> histogram_edges(constant(np.arange(4), np.dtype("int64")), 2).dtype
+    dtype('float64')
+    >>> histogram_edges(constant(np.zeros(0), np.dtype("float32")), 4, (0, 2)).shape
+    (5,)
+    """
+    if bins < 1:
+        raise ShapeError("`bins` must be positive, when an integer")
+    if range_ is None and x.shape[0]:
+        dtype = x.dtype if dt.is_inexact(x.dtype) else dt.float64
+        return equal_edges(*histogram_range(x, dtype), bins)
+    first, last = (0, 1) if range_ is None else range_
+    if first > last:
+        raise ShapeError("max must be larger than min in range parameter.")
+    if not (np.isfinite(first) and np.isfinite(last)):
+        raise ShapeError(f"supplied range of [{first}, {last}] is not finite")
+    if first == last:
+        first, last = first - 0.5, last + 0.5
+    dtype = np.result_type(first, last, np.empty(0, x.dtype))
+    dtype = dtype if dtype.kind in "fc" else np.dtype(np.float64)
+    return _upload(np.linspace(first, last, bins + 1, endpoint=True, dtype=dtype))
+
+
+def histogram_density(counts: Node, edges: Node) -> Node:
+    """Counts as a probability density: counts / (bin width * total), in at
+    least float64 (numpy's ``density=True``, torch's ``density``).
+
+    >>> from lazytensor.core.runtime import constant
+    >>> c = constant(np.array([1, 3]), np.dtype("int64"))
+    >>> histogram_density(c, constant(np.array([0.0, 0.5, 1.0]), np.dtype("float32"))).dtype
+    dtype('float64')
+    """
+    ftype = np.result_type(counts.dtype, np.float64)
+    counts = ew.convert(counts, ftype)
+    n = edges.shape[0]
+    widths = _sub(cs.slice_axis(edges, 0, 1, n), cs.slice_axis(edges, 0, 0, n - 1))
+    total = ew.broadcast_to(cred.reduce("sum", counts), counts.shape)
+    return _div(_div(counts, ew.convert(widths, ftype)), total)
 
 
 def _gather(edges: Node, index: Node) -> Node:
@@ -349,6 +436,43 @@ def ravel_multi_index(coords: Sequence[Node], dims: Sequence[int], modes: Sequen
         term = _mul(c, npx.const(stride, c))
         total = term if total is None else _add(total, term)
     return total
+
+
+# --------------------------------------------------------------- integration
+
+def trapezoid(y: Node, x: Node | None = None, dx: float | Node = 1.0, axis: int = -1,
+              dtype: np.dtype | None = None) -> Node:
+    """The integral of ``y`` along ``axis`` by the trapezoid rule
+    (numpy.trapezoid, torch.trapezoid): sum(d * (y[1:] + y[:-1])) / 2 with
+    d the differences of the sample points ``x`` (1-d along ``axis``, or
+    y's ndim) or the uniform step ``dx``. Neighbour sums are taken in y's
+    dtype (bool: OR, numpy's add); the rest in ``dtype`` (default y's),
+    which x (and a Node dx) must already have.
+
+    Shape rule: y's shape without ``axis``.
+
+    >>> from lazytensor.core.runtime import constant
+    >>> y = constant(np.ones((2, 5)), np.dtype("float32"))
+    >>> trapezoid(y, constant(np.arange(5.0), np.dtype("float32"))).shape
+    (2,)
+    """
+    axis = cred.normalize_axis(axis, y.ndim)
+    n = y.shape[axis]
+    pair = npx.add_or(cs.slice_axis(y, axis, 1, n), cs.slice_axis(y, axis, 0, max(n - 1, 0)))
+    pair = ew.convert(pair, dtype or y.dtype)
+    if x is None:
+        d = ew.convert(dx, pair.dtype) if isinstance(dx, Node) else npx.const(dx, pair)
+    else:
+        xaxis = axis if x.ndim == y.ndim else 0
+        m = x.shape[xaxis]
+        d = _sub(cs.slice_axis(x, xaxis, 1, m), cs.slice_axis(x, xaxis, 0, m - 1))
+        if x.ndim != y.ndim:
+            d = cs.reshape(d, tuple(-1 if k == axis else 1 for k in range(y.ndim)))
+        d = ew.convert(d, pair.dtype)
+    shape = ew.broadcast_shapes(d.shape, pair.shape)
+    total = cred.reduce("sum", _mul(ew.broadcast_to(pair, shape), ew.broadcast_to(d, shape)),
+                        axis)
+    return _scaled(total, 0.5)
 
 
 # --------------------------------------------------------------- polynomials

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 
 import numpy as np
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite.elementwise import as_node, broadcast_to, convert
+from lazytensor.core.composite import npextra as npx
+from lazytensor.core.composite.elementwise import as_node, broadcast_shapes, broadcast_to, convert
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import ShapeError, make
@@ -76,6 +77,81 @@ def reduce(kind: str, x: Node, axis=None, keepdims: bool = False,
         )
     out = make(_REDUCERS[kind], (x,), axes)
     return keep_dims(out, x.shape, axes) if keepdims else out
+
+
+_COMBINE = {"sum": npx.add_or, "prod": npx.mul_and, "max": npx.maximum, "min": npx.minimum,
+            "all": npx.logical(Op.AND), "any": npx.logical(Op.OR)}
+
+
+def reduce_where(kind: str, x: Node, axis=None, keepdims: bool = False,
+                 where: Node | None = None, initial=None) -> Node:
+    """``reduce`` with numpy's ufunc.reduce ``where=`` and ``initial=``:
+    elements where the bool ``where`` (broadcast to x) is False count as
+    the identity of ``kind``; ``initial`` (a scalar) joins every reduction
+    and is the answer of an empty max/min (which then does not raise).
+    max/min with ``where`` need ``initial`` (they have no identity).
+
+    Shape rule: x reduced over ``axis`` (kept as size 1 with keepdims),
+    x's dtype (bool for all/any).
+
+    >>> import numpy as np
+    >>> from lazytensor.core.runtime import constant
+    >>> x = constant(np.zeros((0, 3)), np.dtype("float32"))
+    >>> reduce_where("max", x, 0, initial=-1.0).shape
+    (3,)
+    """
+    axes = normalize_axes(axis, x.ndim)
+    extremum = kind in ("max", "min")
+    if where is not None:
+        if initial is None and extremum:
+            name = "maximum" if kind == "max" else "minimum"
+            raise ShapeError(f"reduction operation '{name}' does not have an identity, so to "
+                             "use a where mask one has to specify 'initial'")
+        fill = as_node(npx.identity_of(x.dtype, kind), x.dtype, x.shape)
+        x = make(Op.SELECT, (as_node(where, dt.bool_, x.shape), x, fill))
+    if initial is not None and extremum and any(x.shape[a] == 0 for a in axes):
+        kept = tuple(1 if a in axes else s for a, s in enumerate(x.shape))
+        out = as_node(initial, x.dtype, kept)
+        return out if keepdims else make(Op.RESHAPE, (out,), tuple(
+            s for a, s in enumerate(x.shape) if a not in axes))
+    out = reduce(kind, x, axes, keepdims)
+    return out if initial is None else _COMBINE[kind](out, as_node(initial, out.dtype, out.shape))
+
+
+def array_equal(a: Node, b: Node, equal_nan: bool = False) -> Node:
+    """Whether ``a`` and ``b`` (one dtype) have one shape and equal elements
+    (numpy's and tnp's array_equal, torch.equal): a 0-d bool, False for
+    different shapes; ``equal_nan`` counts NaN as equal to NaN.
+
+    >>> import numpy as np
+    >>> from lazytensor.core.runtime import constant
+    >>> x = constant(np.array([1.0, np.nan]), np.dtype("float64"))
+    >>> array_equal(x, x, equal_nan=True).shape
+    ()
+    """
+    if a.shape != b.shape:
+        return as_node(False, dt.bool_, ())
+    same = make(Op.EQ, (a, b))
+    if equal_nan:
+        same = make(Op.OR, (same, make(Op.AND, (npx.isnan(a), npx.isnan(b)))))
+    return reduce("all", same)
+
+
+def array_equiv(a: Node, b: Node) -> Node:
+    """Whether ``a`` and ``b`` (one dtype) broadcast together and are equal
+    where they do (numpy.array_equiv): a 0-d bool.
+
+    >>> import numpy as np
+    >>> from lazytensor.core.runtime import constant
+    >>> x = constant(np.ones((2, 3)), np.dtype("float64"))
+    >>> array_equiv(x, constant(np.ones(3), np.dtype("float64"))).shape
+    ()
+    """
+    try:
+        shape = broadcast_shapes(a.shape, b.shape)
+    except ShapeError:
+        return as_node(False, dt.bool_, ())
+    return reduce("all", make(Op.EQ, (broadcast_to(a, shape), broadcast_to(b, shape))))
 
 
 def count(x: Node, axes: tuple[int, ...]) -> int:

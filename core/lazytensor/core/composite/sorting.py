@@ -164,6 +164,36 @@ def cumulative(kind: str, x: Node, axis: int | None = None, dtype: np.dtype | No
     return make(_SCANS[kind], (x,), axis, reverse)
 
 
+_BOOL_SCANS = {Op.CUMSUM: Op.CUMMAX, Op.CUMPROD: Op.CUMMIN}  # bool add is OR, multiply AND
+
+
+def scan(op: Op, x: Node, axis: int, include_initial: bool = False, initial=0) -> Node:
+    """One scan primitive (``Op.CUMSUM``, ``CUMPROD``, ``CUMMAX``, ``CUMMIN``,
+    ``CUMLOGSUMEXP``) along ``axis`` in x's dtype; bools scan as running
+    OR / AND (numpy's bool add / multiply accumulate), max and min.
+    ``include_initial`` prepends one slice of ``initial`` (the Array API's
+    cumulative_sum / cumulative_prod).
+
+    Shape rule: x's shape (``axis`` one longer with include_initial).
+
+    >>> from lazytensor.core.runtime import constant
+    >>> b = constant(np.ones(300, bool), np.dtype("bool"))
+    >>> scan(Op.CUMSUM, b, 0, include_initial=True).shape
+    (301,)
+    """
+    axis = normalize_axis(axis, x.ndim)
+    if dt.is_bool(x.dtype):
+        wide = make(_BOOL_SCANS.get(op, op), (ew.convert(x, dt.uint8),), axis, False)
+        out = ew.convert(wide, dt.bool_)
+    else:
+        out = make(op, (x,), axis, False)
+    if not include_initial:
+        return out
+    first = ew.full(tuple(1 if d == axis else s for d, s in enumerate(out.shape)), initial,
+                    out.dtype)
+    return concatenate([first, out], axis, out.dtype)
+
+
 def cumsum(x: Node, axis: int | None = None, dtype: np.dtype | None = None) -> Node:
     return cumulative("cumsum", x, axis, dtype)
 
