@@ -76,6 +76,8 @@ def box(out):
     """Core results as lazy arrays (lists/tuples element-wise)."""
     if isinstance(out, Node):
         return wrap(out)
+    if isinstance(out, tuple) and hasattr(out, "_fields"):  # a namedtuple (tf.math.top_k)
+        return type(out)(*(box(o) for o in out))
     if isinstance(out, (list, tuple)):
         return type(out)(box(o) for o in out)
     return out
@@ -104,14 +106,17 @@ def natural_dtype(value) -> np.dtype:
 
 def _fits(value, dtype: np.dtype) -> bool:
     """Whether TensorFlow converts the non-tensor ``value`` to ``dtype``:
-    same kind, or a lower one (an int into a float tensor, not a float into
-    an int tensor)."""
+    numpy values always (they are cast), Python values of the same kind or
+    a lower one (a bool or an int into a float tensor, not a float into an
+    int tensor, nothing but a bool into a bool tensor)."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        return True
     kinds = "biufc"
     source = np.asarray(value).dtype.kind
     target = dtype.kind
     if source == target or (source in "iu" and target in "iu"):
         return True
-    return kinds.index(source) < kinds.index(target) and not (source == "b" and target != "b")
+    return target != "b" and kinds.index(source) < kinds.index(target)
 
 
 def tensor(value, dtype: np.dtype | None = None) -> Node:
@@ -130,23 +135,37 @@ def tensor(value, dtype: np.dtype | None = None) -> Node:
     return get_runtime().from_host(np.asarray(value, dtype=target)).node
 
 
-def operands(*values, op: str = "op") -> list[Node]:
-    """The inputs of one TensorFlow op as nodes of one dtype: the first
-    tensor's dtype is the hint for the other values; tensors that disagree
-    raise TensorFlow's error (as eager TensorFlow does)."""
-    hint = next((natural_dtype(v) for v in values if is_tensor(v)), None)
+def operands(*values, op: str = "op", first: bool = False, strict: bool = False) -> list[Node]:
+    """The inputs of one TensorFlow op as nodes of one dtype; tensors that
+    disagree raise TensorFlow's error (as eager TensorFlow does).
+
+    The dtype hint for the non-tensors is the first tensor's dtype (TF's
+    generated ops), or with ``first`` the first value's own dtype (APIs that
+    convert x before y: ``tf.math.add(1, float_tensor)`` fails, ``tf.concat``).
+    A non-tensor that does not fit the hint keeps its own dtype (and the
+    mismatch is an InvalidArgumentError); with ``strict`` it raises
+    TensorFlow's conversion ``TypeError`` instead (most ops:
+    ``tf.math.multiply(int_tensor, 1.5)``)."""
+    if first:
+        hint = natural_dtype(values[0])
+    else:
+        hint = next((natural_dtype(v) for v in values if is_tensor(v)), None)
+    if strict and hint is not None:
+        for v in values:
+            if not is_tensor(v) and not _fits(v, hint):
+                raise TypeError(f"Cannot convert {v!r} to EagerTensor of dtype {hint.name}")
     nodes = [tensor(v, hint) for v in values]
-    first = nodes[0].dtype
+    first_dtype = nodes[0].dtype
     for i, node in enumerate(nodes[1:], 1):
-        if node.dtype != first:
+        if node.dtype != first_dtype:
             raise DTypeError(f"cannot compute {op} as input #{i}(zero-based) was expected to "
-                             f"be a {first.name} tensor but is a {node.dtype.name} tensor")
+                             f"be a {first_dtype.name} tensor but is a {node.dtype.name} tensor")
     return nodes
 
 
-def broadcast(*values, op: str = "op") -> list[Node]:
+def broadcast(*values, op: str = "op", first: bool = False, strict: bool = False) -> list[Node]:
     """``operands`` broadcast to one shape (TensorFlow's binary ops)."""
-    nodes = operands(*values, op=op)
+    nodes = operands(*values, op=op, first=first, strict=strict)
     return ew.coerce(nodes, nodes[0].dtype)
 
 
