@@ -24,11 +24,8 @@ from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import fourier
 from lazytensor.core.composite.reduction import normalize_axis
 from lazytensor.core.ir import Node
-from lazytensor.core.ops import Op
-from lazytensor.core.registry import make
 from lazytensor.numpy._base import from_host, node_of, wrap
 from lazytensor.numpy._dispatch import implements
-from lazytensor.numpy._shape import roll
 
 import numpy as np
 
@@ -63,20 +60,6 @@ def _real(x: Node) -> Node:
     return ew.convert(x, dt.float32 if x.dtype in _SINGLE else dt.float64)
 
 
-def _fit(x: Node, axis: int, size: int) -> Node:
-    """``x`` cropped or zero-padded at the end of ``axis`` to ``size`` entries."""
-    if size < 1:
-        raise ValueError(f"Invalid number of FFT data points ({size}) specified.")
-    have = x.shape[axis]
-    if have == size:
-        return x
-    if have > size:
-        limit = tuple(size if d == axis else s for d, s in enumerate(x.shape))
-        return make(Op.SLICE, (x,), (0,) * x.ndim, limit, (1,) * x.ndim)
-    cfg = tuple((0, size - have if d == axis else 0, 0) for d in range(x.ndim))
-    return make(Op.PAD, (x, ew.as_node(0, x.dtype)), cfg)
-
-
 _S_WITHOUT_AXES = (
     "`axes` should not be `None` if `s` is not `None` (Deprecated in NumPy 2.0). In a future "
     "version of NumPy, this will raise an error and `s[i]` will correspond to the size along "
@@ -100,10 +83,10 @@ def _plan(x: Node, s, axes) -> tuple[tuple[int, ...], tuple[int | None, ...]]:
 
 
 def _fitted(x: Node, axes: Sequence[int], sizes: Sequence[int | None]) -> Node:
-    for axis, size in zip(axes, sizes, strict=True):
-        if size is not None:
-            x = _fit(x, axis, size)
-    return x
+    for size in sizes:
+        if size is not None and size < 1:
+            raise ValueError(f"Invalid number of FFT data points ({size}) specified.")
+    return fourier.fitted(x, axes, sizes)
 
 
 # ---------------------------------------------------------------- complex
@@ -201,19 +184,20 @@ def irfft2(a, s=None, axes=(-2, -1), norm=None, out=None):
 
 @fft_implements("fftshift")
 def fftshift(x, axes=None):
-    return _shift(x, axes, lambda n: n // 2)
+    return _shift(x, axes, False)
 
 
 @fft_implements("ifftshift")
 def ifftshift(x, axes=None):
-    return _shift(x, axes, lambda n: -(n // 2))
+    return _shift(x, axes, True)
 
 
-def _shift(x, axes, amount):
+def _shift(x, axes, inverse: bool):
     node = node_of(x)
-    axes = tuple(range(node.ndim)) if axes is None else (
-        (axes,) if isinstance(axes, int) else tuple(axes))
-    return roll(x, [amount(node.shape[a]) for a in axes], axes)
+    axes = None if axes is None else (axes,) if isinstance(axes, int) else tuple(axes)
+    if axes is not None:
+        axes = tuple(normalize_axis(a, node.ndim) for a in axes)
+    return wrap(fourier.fftshift(node, axes, inverse))
 
 
 def fftfreq(n, d=1.0, device=None):

@@ -5,7 +5,9 @@ axes move to the end and back, and transforms over more axes run in
 separable groups. ``norm`` says how the result is scaled relative to the
 unnormalized transform, in the direction taken: ``"none"`` (1),
 ``"ortho"`` (1/sqrt(n)) or ``"n"`` (1/n); numpy's ``norm=`` keywords and
-torch's normalization codes both map onto these three.
+torch's normalization codes both map onto these three. Also the helpers
+around the transforms that numpy.fft, torch.fft and tf.signal share:
+cropping/zero-padding to a transform length, fftshift, and framing.
 """
 
 from __future__ import annotations
@@ -13,8 +15,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+import numpy as np
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite.elementwise import as_node, convert
+from lazytensor.core.composite.rearrange import roll
+from lazytensor.core.composite.take import take
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
@@ -111,17 +116,79 @@ def irfft(x: Node, axes: Sequence[int], last_size: int, norm: str = "none") -> N
     moved, inverse = _to_end(x, axes)
     lengths = tuple(moved.shape[-len(axes):-1]) + (last_size,)
     half = lengths[-1] // 2 + 1
-    if moved.shape[-1] != half:
-        moved = _fit_last(moved, half)
+    moved = fit(moved, moved.ndim - 1, half)
     out = _back(make(Op.FFT, (moved,), "irfft", lengths), inverse)
     count = math.prod(lengths)
     return _scaled(out, float(count) * norm_factor(norm, count))
 
 
-def _fit_last(x: Node, size: int) -> Node:
-    have = x.shape[-1]
+def fit(x: Node, axis: int, size: int) -> Node:
+    """``x`` cropped or zero-padded at the end of (non-negative) ``axis`` to
+    ``size`` entries (the transform length asked for).
+
+    >>> fit(as_node(1.0, dt.float32, (2, 5)), 1, 8).shape
+    (2, 8)
+    """
+    have = x.shape[axis]
+    if have == size:
+        return x
     if have > size:
-        limit = x.shape[:-1] + (size,)
+        limit = tuple(size if d == axis else s for d, s in enumerate(x.shape))
         return make(Op.SLICE, (x,), (0,) * x.ndim, limit, (1,) * x.ndim)
-    cfg = ((0, 0, 0),) * (x.ndim - 1) + ((0, size - have, 0),)
+    cfg = tuple((0, size - have if d == axis else 0, 0) for d in range(x.ndim))
     return make(Op.PAD, (x, as_node(0, x.dtype)), cfg)
+
+
+def fitted(x: Node, axes: Sequence[int], sizes: Sequence[int | None]) -> Node:
+    """``fit`` along each of ``axes`` (a size None keeps that axis)."""
+    for axis, size in zip(axes, sizes, strict=True):
+        if size is not None:
+            x = fit(x, axis, size)
+    return x
+
+
+def fftshift(x: Node, axes: Sequence[int] | None = None, inverse: bool = False) -> Node:
+    """The zero frequency moved to the middle of each of ``axes`` (all when
+    None), or back with ``inverse`` (ifftshift): a roll by n // 2.
+
+    >>> fftshift(as_node(1.0, dt.float32, (4, 5)), (1,)).shape
+    (4, 5)
+    """
+    axes = tuple(range(x.ndim)) if axes is None else tuple(axes)
+    if not axes:
+        return x
+    shifts = [(-(x.shape[a] // 2) if inverse else x.shape[a] // 2) for a in axes]
+    return roll(x, shifts, axes)
+
+
+def frame_count(n: int, length: int, step: int, pad_end: bool) -> int:
+    """How many frames of ``length`` every ``step`` samples fit in ``n``
+    samples (all that start inside with ``pad_end``).
+
+    >>> frame_count(10, 4, 3, False), frame_count(10, 4, 3, True)
+    (3, 4)
+    """
+    if pad_end:
+        return -(-n // step)
+    return max(0, 1 + (n - length) // step)
+
+
+def frame(x: Node, length: int, step: int, axis: int, pad_end: bool = False,
+          pad_value: float = 0) -> Node:
+    """Overlapping frames of ``length`` samples every ``step`` along
+    (non-negative) ``axis``: that axis becomes (frames, length); with
+    ``pad_end`` the end is padded with ``pad_value`` so that every sample
+    is in a frame (tf.signal.frame; torch.Tensor.unfold without padding).
+
+    >>> frame(as_node(1.0, dt.float32, (2, 10)), 4, 3, 1).shape
+    (2, 3, 4)
+    """
+    n = x.shape[axis]
+    count = frame_count(n, length, step, pad_end)
+    need = (count - 1) * step + length if count else 0
+    if pad_end and need > n:
+        cfg = tuple((0, need - n if d == axis else 0, 0) for d in range(x.ndim))
+        x = make(Op.PAD, (x, as_node(pad_value, x.dtype)), cfg)
+    starts = np.arange(count, dtype=np.int64)[:, None] * step
+    index = starts + np.arange(length, dtype=np.int64)[None, :]
+    return take(x, index.reshape(count, length), axis)

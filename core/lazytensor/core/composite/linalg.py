@@ -1,11 +1,11 @@
 """Contractions written on DOT_GENERAL: matmul with numpy/torch broadcasting
 of batch dimensions, and tensordot; triangular and Cholesky solves with
-broadcast batch dims."""
+broadcast batch dims; band and diagonal matrices of batched stacks."""
 
 from __future__ import annotations
 
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite.elementwise import broadcast_shapes, broadcast_to
+from lazytensor.core.composite.elementwise import Operand, as_node, broadcast_shapes, broadcast_to
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import ShapeError, make
@@ -49,10 +49,12 @@ def tensordot(a: Node, b: Node, axes_a: tuple[int, ...], axes_b: tuple[int, ...]
 
 
 def triangular_solve(a: Node, b: Node, *, left: bool = True, lower: bool = True,
-                     transpose: bool = False, unit: bool = False) -> Node:
+                     transpose: bool = False, unit: bool = False,
+                     conjugate: bool = False) -> Node:
     """x with op(a) @ x = b (``left``) or x @ op(a) = b, for triangular
     (..., n, n) stacks a (the ``lower`` or upper triangle is read; ``unit``
-    takes its diagonal as ones; op(a) is a's transpose with ``transpose``).
+    takes its diagonal as ones; op(a) is a's transpose with ``transpose``,
+    conjugated with ``conjugate``: the adjoint with both).
     The batch dims of a and b broadcast; they share a floating dtype.
 
     Shape rule: (..., n, n), (..., n, k) -> (..., n, k) (left side).
@@ -64,12 +66,15 @@ def triangular_solve(a: Node, b: Node, *, left: bool = True, lower: bool = True,
     (2, 3, 1)
     """
     a, b = broadcast_batch(a, b)
+    if conjugate and dt.is_complex(a.dtype):
+        a = make(Op.CONJ, (a,))
     return make(Op.TRIANGULAR_SOLVE, (a, b), left, lower, transpose, unit)
 
 
 def cholesky_solve(factor: Node, b: Node, upper: bool = False) -> Node:
-    """x with A @ x = b, given A's Cholesky ``factor``: L with A = L L^T, or
-    U with A = U^T U (``upper``); two triangular solves (real dtypes).
+    """x with A @ x = b, given A's Cholesky ``factor``: L with A = L L^H, or
+    U with A = U^H U (``upper``); two triangular solves (the second, or the
+    first, with the adjoint).
 
     >>> import numpy as np
     >>> from lazytensor.core.runtime import constant
@@ -78,14 +83,72 @@ def cholesky_solve(factor: Node, b: Node, upper: bool = False) -> Node:
     (2, 3)
     """
     lower = not upper
-    y = triangular_solve(factor, b, lower=lower, transpose=upper)
-    return triangular_solve(factor, y, lower=lower, transpose=lower)
+    y = triangular_solve(factor, b, lower=lower, transpose=upper, conjugate=upper)
+    return triangular_solve(factor, y, lower=lower, transpose=lower, conjugate=lower)
 
 
 def cholesky_inverse(factor: Node, upper: bool = False) -> Node:
     """A^-1 from A's Cholesky ``factor`` (see ``cholesky_solve``): the
     factor's stack solved against identity matrices; shape of ``factor``."""
-    rows = make(Op.IOTA, (), dt.int64, factor.shape, factor.ndim - 2)
-    cols = make(Op.IOTA, (), dt.int64, factor.shape, factor.ndim - 1)
-    eye = make(Op.CONVERT, (make(Op.EQ, (rows, cols)),), factor.dtype)
+    eye = make(Op.CONVERT, (_offsets(factor.shape, 0),), factor.dtype)
     return cholesky_solve(factor, eye, upper)
+
+
+def _offsets(shape: tuple[int, ...], k: int | None = None) -> Node:
+    """col - row over the last two axes of ``shape`` (int64), or, with
+    ``k``, whether col - row == k (bool)."""
+    rows = make(Op.IOTA, (), dt.int64, shape, len(shape) - 2)
+    cols = make(Op.IOTA, (), dt.int64, shape, len(shape) - 1)
+    offset = make(Op.SUB, (cols, rows))
+    return offset if k is None else make(Op.EQ, (offset, as_node(k, dt.int64, shape)))
+
+
+def band_part(x: Node, lower: int, upper: int) -> Node:
+    """x with the entries outside the band zeroed: ``lower`` diagonals below
+    the main one and ``upper`` above it are kept (a negative count keeps the
+    whole triangle). Shape and dtype of x (..., m, n).
+
+    >>> import numpy as np
+    >>> from lazytensor.core.runtime import constant
+    >>> band_part(constant(np.ones((2, 3, 3)), np.dtype("float32")), 0, -1).shape
+    (2, 3, 3)
+    """
+    offset = _offsets(x.shape)
+    keep = []
+    if lower >= 0:
+        keep.append(make(Op.GE, (offset, as_node(-lower, dt.int64, x.shape))))
+    if upper >= 0:
+        keep.append(make(Op.LE, (offset, as_node(upper, dt.int64, x.shape))))
+    if not keep:
+        return x
+    mask = keep[0] if len(keep) == 1 else make(Op.AND, tuple(keep))
+    return make(Op.SELECT, (mask, x, as_node(0, x.dtype, x.shape)))
+
+
+def diag_embed(v: Node, k: int = 0, rows: int | None = None, cols: int | None = None,
+               padding: Operand = 0) -> Node:
+    """Matrices (..., rows, cols) with the last axis of ``v`` on their k-th
+    diagonal and ``padding`` elsewhere: square (n + |k|) by default, else the
+    missing size is the smallest that holds the diagonal (torch.diag_embed,
+    tf.linalg.diag).
+
+    >>> from lazytensor.core.runtime import constant
+    >>> import numpy as np
+    >>> v = constant(np.ones((2, 3)), np.dtype("float32"))
+    >>> diag_embed(v).shape, diag_embed(v, 1).shape, diag_embed(v, -1, 5, 3).shape
+    ((2, 3, 3), (2, 4, 4), (2, 5, 3))
+    """
+    n = v.shape[-1]
+    square = rows is None and cols is None
+    rows = n + (abs(k) if square else max(-k, 0)) if rows is None else rows
+    cols = n + (abs(k) if square else max(k, 0)) if cols is None else cols
+    if min(rows - max(-k, 0), cols - max(k, 0)) != n:
+        raise ShapeError(f"diagonal of length {n} does not fit {rows}x{cols} matrices at k={k}")
+    shape = v.shape[:-1] + (rows, cols)
+    along = rows if k >= 0 else cols  # v[i] sits in row i (k >= 0), else in column i
+    if along > n:
+        pad = ((0, 0, 0),) * (v.ndim - 1) + ((0, along - n, 0),)
+        v = make(Op.PAD, (v, as_node(0, v.dtype)), pad)
+    v = make(Op.RESHAPE, (v,), v.shape[:-1] + ((along, 1) if k >= 0 else (1, along)))
+    return make(Op.SELECT, (_offsets(shape, k), broadcast_to(v, shape),
+                            as_node(padding, v.dtype, shape)))

@@ -20,11 +20,12 @@ from typing import NamedTuple
 
 import numpy as np
 from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import creation, numerics
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import npextra as npx
-from lazytensor.core.composite import numerics
 from lazytensor.core.composite import shape as cs
-from lazytensor.core.composite.nplinalg import conj_t, inv, norm, svd
+from lazytensor.core.composite.linalg import cholesky_solve
+from lazytensor.core.composite.nplinalg import cholesky, conj_t, inv, norm, svd
 from lazytensor.core.composite.reduction import reduce
 from lazytensor.core.composite.ufuncs import matmul
 from lazytensor.core.ir import Node
@@ -130,6 +131,30 @@ def lstsq(a: Node, b: Node, rcond: float) -> Lstsq:
     residuals = reduce("sum", make(Op.MUL, (r, r)), 0)
     rank = reduce("sum", ew.convert(kept, dt.int32), -1)
     return Lstsq(x, residuals, rank, s)
+
+
+def normal_lstsq(a: Node, b: Node, l2: float = 0.0) -> Node:
+    """The (Tikhonov-regularized) least-squares x of a x = b through the
+    normal equations and a Cholesky solve, for (..., m, n) stacks a and
+    (..., m, k) b of one dtype: x = (a^H a + l2 I)^-1 a^H b when m >= n, else
+    the minimum-norm a^H (a a^H + l2 I)^-1 b (tf.linalg.lstsq's fast path).
+
+    Shape rule: (..., n, k), a's dtype.
+
+    >>> from lazytensor.core.runtime import constant
+    >>> a = constant(np.arange(6.0).reshape(3, 2), np.dtype("float64"))
+    >>> normal_lstsq(a, constant(np.ones((3, 4)), a.dtype), 0.5).shape
+    (2, 4)
+    """
+    tall = a.shape[-2] >= a.shape[-1]
+    gram = matmul(conj_t(a), a) if tall else matmul(a, conj_t(a))
+    if l2:
+        eye = ew.broadcast_to(creation.eye(gram.shape[-1], dtype=gram.dtype), gram.shape)
+        gram = make(Op.ADD, (gram, make(Op.MUL, (eye, npx.const(l2, eye)))))
+    factor = cholesky(gram)
+    if tall:
+        return cholesky_solve(factor, matmul(conj_t(a), b))
+    return matmul(conj_t(a), cholesky_solve(factor, b))
 
 
 def polyfit(x: Node, y: Node, deg: int, rcond: float, w: Node | None = None) -> Lstsq:

@@ -152,6 +152,22 @@ def slogdet(x: Node) -> tuple[Node, Node]:
     return make(Op.SELECT, (singular, const(0, sign), sign)), logabs
 
 
+def cholesky_logdet(x: Node) -> Node:
+    """log det of each Hermitian positive definite matrix, from its Cholesky
+    factor: 2 * sum(log(real(diag(L)))); real, shape x.shape[:-2].
+
+    >>> from lazytensor.core.runtime import constant
+    >>> import numpy as np
+    >>> cholesky_logdet(constant(np.eye(3) * 2.0, np.dtype("float64"))).shape
+    ()
+    """
+    d = cm.diagonal(cholesky(x), 0, -2, -1)
+    if dt.is_complex(d.dtype):
+        d = make(Op.REAL, (d,))
+    total = reduce("sum", make(Op.LOG, (d,)), -1)
+    return make(Op.MUL, (total, const(2.0, total)))
+
+
 def matrix_power(x: Node, n: int) -> Node:
     """x @ x @ ... (n times) by squaring; n < 0 inverts first; n == 0 is I."""
     if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
@@ -165,6 +181,70 @@ def matrix_power(x: Node, n: int) -> Node:
         base = matmul(base, base) if n > 1 else base
         n >>= 1
     return _eye_like(x) if result is None else result
+
+
+# ------------------------------------------------------- matrix exponential
+
+# Pade coefficients and the 1-norm bound up to which each is accurate
+# (Higham, "The scaling and squaring method for the matrix exponential
+# revisited", 2005): degree 13 for double precision, 7 for single
+_PADE = {
+    13: ((64764752532480000.0, 32382376266240000.0, 7771770303897600.0,
+          1187353796428800.0, 129060195264000.0, 10559470521600.0, 670442572800.0,
+          33522128640.0, 1323241920.0, 40840800.0, 960960.0, 16380.0, 182.0, 1.0),
+         5.371920351148152),
+    7: ((17297280.0, 8648640.0, 1995840.0, 277200.0, 25200.0, 1512.0, 56.0, 1.0),
+        3.925724783138660),
+}
+_MAX_SQUARINGS = 24  # scales 1-norms up to theta * 2**24 (beyond, exp overflows)
+
+
+def _poly(terms: list[tuple[float, Node]]) -> Node:
+    """sum(c * p) over (coefficient, power) pairs."""
+    out = None
+    for c, p in terms:
+        t = make(Op.MUL, (p, const(c, p)))
+        out = t if out is None else make(Op.ADD, (out, t))
+    return out
+
+
+def expm(x: Node) -> Node:
+    """The matrix exponential of each (n, n) matrix: a Pade approximant of
+    x / 2**s, squared s times, s chosen per matrix from its 1-norm; shape
+    and dtype of x (floating).
+
+    >>> from lazytensor.core.runtime import constant
+    >>> import numpy as np
+    >>> expm(constant(np.zeros((2, 3, 3)), np.dtype("float64"))).shape
+    (2, 3, 3)
+    """
+    degree = 13 if dt.real_dtype(x.dtype) == dt.float64 else 7
+    b, theta = _PADE[degree]
+    norm1 = reduce("max", reduce("sum", abs_float(x), -2), -1)  # max column sum
+    ratio = make(Op.LOG, (make(Op.DIV, (norm1, const(theta, norm1))),))
+    s = make(Op.CEIL, (make(Op.DIV, (ratio, const(math.log(2.0), ratio))),))
+    s = make(Op.CLAMP, (const(0.0, s), s, const(float(_MAX_SQUARINGS), s)))
+    scale = cs.reshape(make(Op.EXP2, (make(Op.NEG, (s,)),)), s.shape + (1, 1))
+    a = make(Op.MUL, (x, ew.broadcast_to(ew.convert(scale, x.dtype), x.shape)))
+    eye = _eye_like(a)
+    a2 = matmul(a, a)
+    a4 = matmul(a2, a2)
+    a6 = matmul(a4, a2)
+    if degree == 7:
+        u = matmul(a, _poly([(b[7], a6), (b[5], a4), (b[3], a2), (b[1], eye)]))
+        v = _poly([(b[6], a6), (b[4], a4), (b[2], a2), (b[0], eye)])
+    else:
+        inner = matmul(a6, _poly([(b[13], a6), (b[11], a4), (b[9], a2)]))
+        u = matmul(a, make(Op.ADD, (inner, _poly([(b[7], a6), (b[5], a4), (b[3], a2),
+                                                  (b[1], eye)]))))
+        v = make(Op.ADD, (matmul(a6, _poly([(b[12], a6), (b[10], a4), (b[8], a2)])),
+                          _poly([(b[6], a6), (b[4], a4), (b[2], a2), (b[0], eye)])))
+    r = solve(make(Op.SUB, (v, u)), make(Op.ADD, (v, u)))
+    times = ew.broadcast_to(cs.reshape(s, s.shape + (1, 1)), r.shape)
+    for i in range(_MAX_SQUARINGS):
+        more = make(Op.GT, (times, const(float(i), times)))
+        r = make(Op.SELECT, (more, matmul(r, r), r))
+    return r
 
 
 # --------------------------------------------------------------------- norms
