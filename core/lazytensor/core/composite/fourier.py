@@ -192,3 +192,31 @@ def frame(x: Node, length: int, step: int, axis: int, pad_end: bool = False,
     starts = np.arange(count, dtype=np.int64)[:, None] * step
     index = starts + np.arange(length, dtype=np.int64)[None, :]
     return take(x, index.reshape(count, length), axis)
+
+
+def overlap_and_add(frames: Node, step: int) -> Node:
+    """The inverse of ``frame`` up to a window: frames (..., count, length)
+    laid out every ``step`` samples and summed where they overlap; shape
+    (..., (count - 1) * step + length). Written as ceil(length / step)
+    shifted copies of step-long segments, summed.
+
+    >>> overlap_and_add(as_node(1.0, dt.float32, (2, 5, 8)), 4).shape
+    (2, 24)
+    """
+    *batch, count, length = frames.shape
+    if count == 0:
+        return as_node(0, frames.dtype, (*batch, max(0, length - step)))
+    pieces = -(-length // step)
+    x = fit(frames, frames.ndim - 1, pieces * step)
+    x = make(Op.RESHAPE, (x,), (*batch, count, pieces, step))
+    nb = len(batch)
+    total = None
+    for j in range(pieces):  # segment j of frame f lands at output segment f + j
+        seg = make(Op.SLICE, (x,), (0,) * (nb + 1) + (j, 0), (*batch, count, j + 1, step),
+                   (1,) * (nb + 3))
+        seg = make(Op.RESHAPE, (seg,), (*batch, count, step))
+        cfg = ((0, 0, 0),) * nb + ((j, pieces - 1 - j, 0), (0, 0, 0))
+        seg = make(Op.PAD, (seg, as_node(0, x.dtype)), cfg)
+        total = seg if total is None else make(Op.ADD, (total, seg))
+    flat = make(Op.RESHAPE, (total,), (*batch, (count + pieces - 1) * step))
+    return fit(flat, flat.ndim - 1, (count - 1) * step + length)

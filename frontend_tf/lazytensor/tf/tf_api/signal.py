@@ -1,0 +1,151 @@
+"""``tf.signal`` on lazy arrays (the table ``APIS``; see
+``lazytensor.tf.tf_api``), on the core's transforms and framing
+(``lazytensor.core.composite.fourier``, shared with numpy.fft and torch.fft).
+
+Only TensorFlow's conventions live here: its transforms run over the
+innermost 1, 2 or 3 dims of a complex input, the inverse scales by 1/n,
+and ``stft``/``inverse_stft`` frame, window (``window_fn`` is called for
+the window, a constant) and transform the last axis with ``fft_length``
+(default: the next power of two of ``frame_length``).
+
+``tf.signal.rfft``/``irfft`` (and their 2-d/3-d forms) offer no dispatch in
+TensorFlow (no ``dispatch_for_api`` hook): on lazy arrays they convert their
+inputs and run eagerly, as any API outside the tables does; ``stft`` and
+``inverse_stft``, which use them, record lazily here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import fourier
+from lazytensor.core.ir import Node
+from lazytensor.core.ops import Op
+from lazytensor.core.registry import DTypeError, ShapeError, make
+from lazytensor.tf import _tf
+from lazytensor.tf.tf_api._dispatch import host_int, tensor
+
+_COMPLEX = (dt.complex64, dt.complex128)
+_REAL = (dt.float32, dt.float64)
+
+
+def _complex(x, rank: int, op: str) -> Node:
+    node = tensor(x)
+    if node.dtype not in _COMPLEX:
+        raise DTypeError(f"Value for attr 'Tcomplex' of {node.dtype.name} is not in the list "
+                         f"of allowed values: complex64, complex128 [Op:{op}]")
+    if node.ndim < rank:
+        raise ShapeError(f"Input must have rank of at least {rank} but got: "
+                         f"{list(node.shape)} [Op:{op}]")
+    return node
+
+
+def _c2c(rank: int, forward: bool):
+    op = ("FFT" if forward else "IFFT") + (f"{rank}D" if rank > 1 else "")
+
+    def impl(input, name=None):
+        x = _complex(input, rank, op)
+        axes = tuple(range(x.ndim - rank, x.ndim))
+        return fourier.fft(x, axes, forward, "none" if forward else "n")
+
+    impl.__name__ = op.lower()
+    return impl
+
+
+def _axes(x: Node, axes) -> tuple[int, ...] | None:
+    axes = host_int(axes)
+    if axes is None:
+        return None
+    return tuple(a % x.ndim for a in ((axes,) if isinstance(axes, int) else axes))
+
+
+def fftshift(x, axes=None, name=None):
+    node = tensor(x)
+    return fourier.fftshift(node, _axes(node, axes))
+
+
+def ifftshift(x, axes=None, name=None):
+    node = tensor(x)
+    return fourier.fftshift(node, _axes(node, axes), inverse=True)
+
+
+def _scalar(value):
+    """A Python number from a number or a 0-d tensor."""
+    return np.asarray(value.numpy() if hasattr(value, "numpy") else value).item()
+
+
+def frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1, name=None):
+    x = tensor(signal)
+    if x.ndim < 1:
+        raise ValueError("input must have rank at least 1")
+    length, step = host_int(frame_length), host_int(frame_step)
+    return fourier.frame(x, length, step, host_int(axis) % x.ndim, bool(pad_end),
+                         _scalar(pad_value))
+
+
+def _fft_length(frame_length: int, fft_length) -> int:
+    if fft_length is None:
+        return 1 << max(0, (frame_length - 1).bit_length())  # the next power of two
+    return host_int(fft_length)
+
+
+_HANN = "hann_window"  # TensorFlow's default window_fn (not imported before it is needed)
+
+
+def _window(window_fn, frame_length: int, dtype: np.dtype) -> Node | None:
+    """``window_fn``'s window (computed by TensorFlow: it has no tensor inputs)."""
+    if window_fn is None:
+        return None
+    if window_fn is _HANN:
+        window_fn = _tf.tf().signal.hann_window
+    return tensor(window_fn(frame_length, dtype=_tf.as_tf_dtype(dtype)))
+
+
+def _windowed(frames: Node, window: Node | None) -> Node:
+    if window is None:
+        return frames
+    shape = frames.shape
+    return make(Op.MUL, (frames, make(Op.BROADCAST_IN_DIM, (window,), shape, (len(shape) - 1,))))
+
+
+def stft(signals, frame_length, frame_step, fft_length=None, window_fn=_HANN, pad_end=False,
+         name=None):
+    x = tensor(signals)
+    if x.dtype not in _REAL:
+        raise DTypeError(f"stft: signals must be float32 or float64, got {x.dtype.name}")
+    length, step = host_int(frame_length), host_int(frame_step)
+    frames = fourier.frame(x, length, step, x.ndim - 1, bool(pad_end))
+    frames = _windowed(frames, _window(window_fn, length, x.dtype))
+    last = frames.ndim - 1
+    return fourier.rfft(fourier.fit(frames, last, _fft_length(length, fft_length)), (last,))
+
+
+def inverse_stft(stfts, frame_length, frame_step, fft_length=None, window_fn=_HANN,
+                 name=None):
+    x = tensor(stfts)
+    if x.dtype not in _COMPLEX:
+        raise DTypeError(f"inverse_stft: stfts must be complex64 or complex128, got "
+                         f"{x.dtype.name}")
+    length, step = host_int(frame_length), host_int(frame_step)
+    n = _fft_length(length, fft_length)
+    frames = fourier.irfft(x, (x.ndim - 1,), n, "n")
+    frames = fourier.fit(frames, frames.ndim - 1, length)
+    frames = _windowed(frames, _window(window_fn, length, dt.real_dtype(x.dtype)))
+    return fourier.overlap_and_add(frames, step)
+
+
+def overlap_and_add(signal, frame_step, name=None):
+    x = tensor(signal)
+    if x.ndim < 2:
+        raise ValueError("signal must have at least 2 dimensions")
+    return fourier.overlap_and_add(x, host_int(frame_step))
+
+
+APIS = {
+    "signal.fft": _c2c(1, True), "signal.ifft": _c2c(1, False),
+    "signal.fft2d": _c2c(2, True), "signal.ifft2d": _c2c(2, False),
+    "signal.fft3d": _c2c(3, True), "signal.ifft3d": _c2c(3, False),
+    "signal.fftshift": fftshift, "signal.ifftshift": ifftshift, "signal.frame": frame,
+    "signal.stft": stft, "signal.inverse_stft": inverse_stft,
+    "signal.overlap_and_add": overlap_and_add,
+}
