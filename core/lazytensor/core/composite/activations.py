@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 
 from lazytensor.core.composite import elementwise as ew
+from lazytensor.core.composite import reduction as red
 from lazytensor.core.composite.creation import const
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
@@ -177,3 +178,20 @@ def log_sigmoid(x: Node) -> Node:
     """-softplus(-x), stable for large |x|."""
     neg = make(Op.MIN, (x, _c(0, x)))
     return _sub(neg, make(Op.LOG1P, (make(Op.EXP, (make(Op.NEG, (make(Op.ABS, (x,)),)),)),)))
+
+
+def softmax(x: Node, axis: int, log: bool = False) -> Node:
+    """softmax (``log``: log_softmax) along ``axis``, as torch and
+    TensorFlow define the edge cases: a 0-d x is a single class (1, log 0),
+    an empty x stays empty. Shape and dtype of x.
+
+    >>> import numpy as np
+    >>> from lazytensor.core.runtime import constant
+    >>> softmax(constant(np.zeros((2, 0)), np.dtype("float32")), 1).shape
+    (2, 0)
+    """
+    if x.ndim == 0:
+        return _c(0.0 if log else 1.0, x)
+    if 0 in x.shape:
+        return x
+    return red.log_softmax(x, axis) if log else red.softmax(x, axis)

@@ -95,7 +95,7 @@ def _softmax(log: bool):
             raise _invalid(f"`dim` must be in the range [{-node.ndim}, {node.ndim}) where "
                            f"{node.ndim} is the number of dimensions in the input. "
                            f"Received: dim={axis}")
-        return red.log_softmax(node, axis) if log else red.softmax(node, axis)
+        return act.softmax(node, axis, log)
 
     return impl
 

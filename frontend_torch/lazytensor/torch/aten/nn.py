@@ -14,7 +14,6 @@ from lazytensor.core.composite import nn as cnn
 from lazytensor.core.composite import reduction as R
 from lazytensor.core.composite.elementwise import as_node, broadcast_to, convert
 from lazytensor.core.composite.linalg import matmul
-from lazytensor.core.composite.shape import reshape
 from lazytensor.torch import _promotion as P
 from lazytensor.torch._rng import next_key
 from lazytensor.torch._tensor import NUMPY_OF, wrap
@@ -98,25 +97,19 @@ def _mv(m, v):
 
 
 # ---------------------------------------------------------- convolution
-def _conv_nodes(x: Node, w: Node, stride, padding, dilation, transposed, output_padding,
-                groups) -> Node:
-    return layers.convolution(x, w, stride, padding, dilation, transposed, output_padding,
-                              groups)
-
-
 def _convolution(x, weight, bias, stride, padding, dilation, transposed, output_padding,
                  groups):
     nx, nw = node(x), node(weight)
     if nx.dtype != nw.dtype:
         raise RuntimeError(f"Input type ({x.dtype}) and weight type ({weight.dtype}) should be "
                            "the same")
-    batched = nx.ndim == nw.ndim
-    if not batched:
-        nx = reshape(nx, (1, *nx.shape))
-    out = _conv_nodes(nx, nw, stride, padding, dilation, transposed, output_padding, groups)
-    if bias is not None:
-        out = cnn.bias_add(out, node(bias), 1)
-    return wrap(out if batched else reshape(out, out.shape[1:]))
+
+    def conv(a: Node) -> Node:
+        out = layers.convolution(a, nw, stride, padding, dilation, transposed, output_padding,
+                                 groups)
+        return out if bias is None else cnn.bias_add(out, node(bias), 1)
+
+    return wrap(layers.batched(conv, nx, nw.ndim))
 
 
 def _convolution_backward(grad, x, weight, bias_sizes, stride, padding, dilation, transposed,
@@ -124,13 +117,13 @@ def _convolution_backward(grad, x, weight, bias_sizes, stride, padding, dilation
     g, nx, nw = node(grad), node(x), node(weight)
 
     def forward(a: Node, b: Node) -> Node:
-        return _conv_nodes(a, b, stride, padding, dilation, transposed, output_padding, groups)
+        return layers.convolution(a, b, stride, padding, dilation, transposed, output_padding,
+                                  groups)
 
     gx, gw = cnn.vjp(forward, (nx, nw), g)
     gb = R.reduce("sum", g, tuple(d for d in range(g.ndim) if d != 1)) if output_mask[2] \
         else None
-    outs = (gx, gw, gb)
-    return _masked(outs, output_mask)
+    return _masked((gx, gw, gb), output_mask)
 
 
 # --------------------------------------------------------------- pooling
@@ -233,8 +226,8 @@ def _batch_norm(x, weight, bias, running_mean, running_var, training, momentum, 
             for stat, new in ((running_mean, mean), (running_var, unbiased)):
                 assign(stat, layers.update_running(node(stat), new, momentum))
     else:
-        mean = convert(node(running_mean), dt.float32 if nx.dtype != dt.float64 else nx.dtype)
-        invstd = layers.inverse_std(convert(node(running_var), mean.dtype), eps)
+        mean, invstd = layers.running_stats(node(running_mean), node(running_var), eps,
+                                            nx.dtype)
     out = cnn.batch_norm(nx, _opt(weight), _opt(bias), mean, invstd)
     if not training:
         empty = as_node(0, mean.dtype, (0,))
@@ -274,12 +267,7 @@ def _softmax(log: bool):
         if not dt.is_inexact(nx.dtype):
             raise RuntimeError(f"\"softmax_lastdim_kernel_impl\" not implemented for "
                                f"'{x.dtype}'")
-        axis = dim(d, nx.ndim)
-        if nx.ndim == 0:
-            return wrap(as_node(0.0 if log else 1.0, nx.dtype, ()))
-        if 0 in nx.shape:
-            return wrap(nx)
-        return wrap(R.log_softmax(nx, axis) if log else R.softmax(nx, axis))
+        return wrap(act.softmax(nx, dim(d, nx.ndim), log))
 
     return impl
 
@@ -333,8 +321,9 @@ def _mse_backward(grad, x, target, reduction):
 
 
 # ------------------------------------------------------------- activations
-def _float_unary(fn):
-    return lambda x, *args: elementwise(lambda n: fn(n, *args), P.INT_TO_FLOAT, x)
+def _unary(fn, policy=P.INT_TO_FLOAT):
+    """An activation of one tensor and torch's positional arguments."""
+    return lambda x, *args: elementwise(lambda n: fn(n, *args), policy, x)
 
 
 def _grad_of(fn):
@@ -352,22 +341,6 @@ def _gelu(x, *, approximate="none"):
 
 def _gelu_backward(grad, x, *, approximate="none"):
     return wrap(act.gelu_backward(node(grad), node(x), approximate))
-
-
-def _hardtanh(x, min_val=-1.0, max_val=1.0):
-    return elementwise(lambda n: act.hardtanh(n, min_val, max_val), P.DEFAULT, x)
-
-
-def _leaky_relu(x, negative_slope=0.01):
-    return elementwise(lambda n: act.leaky_relu(n, negative_slope), P.DEFAULT, x)
-
-
-def _elu(x, alpha=1.0, scale=1.0, input_scale=1.0):
-    return elementwise(lambda n: act.elu(n, alpha, scale, input_scale), P.DEFAULT, x)
-
-
-def _softplus(x, beta=1.0, threshold=20.0):
-    return elementwise(lambda n: act.softplus(n, beta, threshold), P.DEFAULT, x)
 
 
 def _log_sigmoid_forward(x):
@@ -431,14 +404,16 @@ TABLE = {
     aten.nll_loss2d_backward: opmath(_nll_backward),
     aten.mse_loss: opmath(_mse), aten.mse_loss_backward: opmath(_mse_backward),
     aten.gelu: _gelu, aten.gelu_backward: _gelu_backward,
-    aten.silu: _float_unary(act.silu), aten.silu_backward: _grad_of(act.silu_backward),
-    aten.mish: _float_unary(act.mish), aten.hardswish: _float_unary(act.hardswish),
-    aten.hardsigmoid: _float_unary(act.hardsigmoid),
+    aten.silu: _unary(act.silu), aten.silu_backward: _grad_of(act.silu_backward),
+    aten.mish: _unary(act.mish), aten.hardswish: _unary(act.hardswish),
+    aten.hardsigmoid: _unary(act.hardsigmoid),
     aten.sigmoid_backward: _grad_of(act.sigmoid_backward),
     aten.tanh_backward: _grad_of(act.tanh_backward),
     aten.threshold_backward: _grad_of(lambda g, x, t: act.threshold_backward(g, x, t)),
-    aten.hardtanh: _hardtanh, aten.leaky_relu: _leaky_relu, aten.elu: _elu,
-    aten.softplus: _softplus, aten.log_sigmoid_forward: _log_sigmoid_forward,
+    aten.hardtanh: _unary(act.hardtanh, P.DEFAULT),
+    aten.leaky_relu: _unary(act.leaky_relu, P.DEFAULT), aten.elu: _unary(act.elu, P.DEFAULT),
+    aten.softplus: _unary(act.softplus, P.DEFAULT),
+    aten.log_sigmoid_forward: _log_sigmoid_forward,
     aten.native_dropout: _native_dropout, aten.native_dropout_backward: _native_dropout_backward,
     aten.embedding: _embedding, aten.embedding_dense_backward: _embedding_backward,
 }
