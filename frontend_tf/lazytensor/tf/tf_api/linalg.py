@@ -190,7 +190,9 @@ def qr(input, full_matrices=False, name=None):
 
 
 def eigh(tensor, name=None):
-    return nl.eigh(_matrix(tensor, "SelfAdjointEigV2"))
+    x = _matrix(tensor, "SelfAdjointEigV2")
+    e, v = nl.eigh(x)
+    return ew.convert(e, x.dtype), v  # TensorFlow's eigenvalues keep a complex dtype
 
 
 def eigvalsh(tensor, name=None):
@@ -221,7 +223,7 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
                              f"1, 2, inf], got {ord}")
         _check_float(x)
         r, c = (a % x.ndim for a in axis)
-        return nl.matrix_norm(x, "fro" if ord == "euclidean" else ord, r, c, keep)
+        return _as_input(nl.matrix_norm(x, "fro" if ord == "euclidean" else ord, r, c, keep), x)
     if isinstance(ord, str) and ord != "euclidean" or \
             not isinstance(ord, str) and not (isinstance(ord, (int, float)) and ord > 0):
         raise ValueError(f"'ord' must be a supported vector norm, got {ord}")
@@ -231,7 +233,12 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
     _check_float(x)
     axes = tuple(range(x.ndim)) if axis is None else \
         ((axis[0] if isinstance(axis, tuple) else axis) % x.ndim,)
-    return nl.vector_norm(x, axes, keep, 2 if ord == "euclidean" else ord)
+    return _as_input(nl.vector_norm(x, axes, keep, 2 if ord == "euclidean" else ord), x)
+
+
+def _as_input(out: Node, x: Node) -> Node:
+    """TensorFlow's norms keep the input's (complex) dtype."""
+    return ew.convert(out, x.dtype)
 
 
 def _check_float(x: Node) -> None:
