@@ -45,7 +45,7 @@ def _lazy(arg):
 def _flat(value):
     if isinstance(value, (list, tuple)):
         return [leaf for v in value for leaf in _flat(v)]
-    return [value]
+    return [] if value is None else [value]
 
 
 F32 = L([[-1.5, 0.5, 2.0], [3.0, -0.25, 0.0]], np.float32)
@@ -89,6 +89,9 @@ def _unary_cases():
               ("is_finite-special", lambda tf, x: tf.math.is_finite(x), [SPECIAL]),
               ("exp-f64", lambda tf, x: tf.math.exp(x), [F64]),
               ("abs-int", lambda tf, x: tf.math.abs(x), [I32]),
+              ("bessel_i0", lambda tf, x: tf.math.bessel_i0(x), [F32]),
+              ("bessel_i1", lambda tf, x: tf.math.bessel_i1(x), [F32]),
+              ("reciprocal_no_nan", lambda tf, x: tf.math.reciprocal_no_nan(x), [F32]),
               ("negative-i64", lambda tf, x: tf.math.negative(x), [I64]),
               ("sign-int", lambda tf, x: tf.math.sign(x), [I32]),
               ("square-int", lambda tf, x: tf.math.square(x), [I32]),
@@ -118,7 +121,7 @@ def _binary_cases():
         cases.append((f"{path}-f32", _binary(path), [F32, BIG]))
         cases.append((f"{path}-i32", _binary(path), [I32, EXPONENT if path == "math.pow"
                                                       else I32B]))
-    for path in ("math.atan2", "math.xlogy", "math.xdivy", "math.divide_no_nan",
+    for path in ("math.atan2", "math.xlogy", "math.xlog1py", "math.xdivy", "math.divide_no_nan",
                  "math.multiply_no_nan", "math.igamma", "math.igammac", "math.zeta",
                  "math.nextafter"):
         cases.append((path, _binary(path), [POS, BIG]))
@@ -169,6 +172,10 @@ def _binary_cases():
     return cases
 
 
+def _segment_op(name: str, *args):
+    return lambda tf, x: getattr(tf.math, name)(x, *args)
+
+
 def _reduction_cases():
     cases = []
     for kind in ("sum", "prod", "max", "min", "mean"):
@@ -207,6 +214,16 @@ def _reduction_cases():
         ("unsorted_segment_sum",
          lambda tf, x: tf.math.unsorted_segment_sum(x, [0, 2], 3), [F32]),
         ("segment_sum", lambda tf, x: tf.math.segment_sum(x, [0, 0, 2, 3]), [L([1., 2, 3, 4])]),
+        *[(f"unsorted_segment_{k}", _segment_op(f"unsorted_segment_{k}", [0, 2, 0, 2, 1], 4),
+           [L([[1., 2], [3, 4], [5, 6], [7, -8], [9, 9]], np.float32)])
+          for k in ("prod", "max", "min", "mean")],
+        ("segment_max-int", lambda tf, x: tf.math.segment_max(x, [0, 0, 2]), [L([4, 7, 1])]),
+        ("segment_mean", lambda tf, x: tf.math.segment_mean(x, [0, 0, 2]), [L([1., 2, 3])]),
+        ("segment_prod", lambda tf, x: tf.math.segment_prod(x, [0, 0, 2]), [L([1., 2, 3])]),
+        ("clip_by_norm", lambda tf, x: tf.clip_by_norm(x, 1.5), [F32]),
+        ("clip_by_norm-axes", lambda tf, x: tf.clip_by_norm(x, 2.0, axes=[1]), [F32]),
+        ("clip_by_global_norm", lambda tf, x, y: tf.clip_by_global_norm([x, None, y], 2.0),
+         [F32, T(BIG.value)]),
     ]
     return cases
 
@@ -281,6 +298,16 @@ def _array_cases():
             x, i, [[9.0, 9, 9], [7.0, 7, 7]]), [F32, L([[1], [0]], np.int32)]),
         ("tensor_scatter_nd_add", lambda tf, x, i: tf.tensor_scatter_nd_add(x, i, [1, 2, 3]),
          [I32, L([[0, 1], [1, 2], [0, 1]], np.int32)]),
+        ("slice", lambda tf, x: tf.slice(x, [0, 1, 1], [2, -1, 2]), [CUBE]),
+        ("scatter_nd", lambda tf, i, u: tf.scatter_nd(i, u, [4, 2]),
+         [L([[1], [3], [1]], np.int32), L([[1, 2], [3, 4], [5, 6]], np.float32)]),
+        ("repeat", lambda tf, x: tf.repeat(x, [1, 2], axis=0), [I32]),
+        ("repeat-flat", lambda tf, x: tf.repeat(x, 2), [F32]),
+        ("searchsorted", lambda tf, s, v: tf.searchsorted(s, v),
+         [L([[1.0, 2, 3], [0, 5, 9]], np.float32), L([[2.5, 0.5], [5.0, 10]], np.float32)]),
+        ("searchsorted-right", lambda tf, s: tf.searchsorted(s, [2, 3], side="right",
+                                                             out_type=tf.int64),
+         [L([1, 2, 3], np.int32)]),
         ("linspace", lambda tf, a: tf.linspace(a, 2.0, 5), [L(0.0, np.float32)]),
         ("linspace-nd", lambda tf, a, b: tf.linspace(a, b, 4, axis=1),
          [L([0.0, 1.0], np.float64), L([1.0, 5.0], np.float64)]),
@@ -392,3 +419,37 @@ def test_stop_gradient_blocks_the_tape():
     with tf.GradientTape() as tape:
         ye = tf.math.reduce_sum(xe * tf.stop_gradient(xe * 1.0))
     np.testing.assert_allclose(grad.numpy(), tape.gradient(ye, xe).numpy())
+
+
+LEGACY_MODE = """
+import os
+os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
+import lazytensor.tf.numpy as lnp
+import numpy as np
+import tensorflow as tf
+from lazytensor.tf import _tf
+assert not _tf.numpy_behavior()
+x = lnp.asarray(np.array([1, 2, 4], np.int32))
+f = lnp.asarray(np.array([1.0, 2.0, 4.0], np.float32))
+for fn in (lambda: tf.math.divide(x, f), lambda: tf.math.divide(x, 2.5)):
+    try:
+        fn()
+        print("no error")
+    except TypeError:
+        print("TypeError")
+print(tf.math.divide(x, 2).dtype.name, tf.math.divide(1, f).dtype.name)
+print(tf.math.multiply(f, 2).dtype.name, type(tf.math.add(x, 1)).__module__)
+"""
+
+
+def test_legacy_mode_divide_is_strict():
+    """Without numpy behaviour tf.math.divide is TensorFlow's truediv (one
+    dtype, TypeError otherwise) -- eager TensorFlow gives the same answers."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", LEGACY_MODE], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split() == ["TypeError", "TypeError", "float64", "float32", "float32",
+                                   "lazytensor.tf._array"]

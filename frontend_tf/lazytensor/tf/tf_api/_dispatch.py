@@ -18,6 +18,7 @@ from collections.abc import Callable
 import numpy as np
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
+from lazytensor.core.composite import reduction
 from lazytensor.core.ir import Node
 from lazytensor.core.registry import CoreError, DTypeError
 from lazytensor.core.runtime import get_runtime, scalar
@@ -185,6 +186,22 @@ def host_int(value):
     if isinstance(value, (list, tuple)):
         return tuple(host_int(v) for v in value)
     return int(value)
+
+
+def axes(axis, ndim: int) -> tuple[int, ...] | None:
+    """A reduction's ``axis=`` (int, list, tensor or None) as normalized axes."""
+    axis = host_int(axis)
+    return None if axis is None else reduction.normalize_axes(axis, ndim)
+
+
+def check(node: Node, kinds: str, api: str) -> Node:
+    """``node`` when its dtype category (``dt.category``) is in ``kinds``, the
+    kernel's type list; else TensorFlow's InvalidArgumentError (as a core
+    DTypeError): ``tf.math.sin`` of int32."""
+    if dt.category(node.dtype) not in kinds:
+        raise DTypeError(f"Value for attr 'T' of {node.dtype.name} is not in the list of "
+                         f"allowed values for {api}")
+    return node
 
 
 def is_float(node: Node) -> bool:

@@ -1,0 +1,362 @@
+"""TensorFlow's top-level array ops (``tf.reshape``, ``tf.concat``,
+``tf.gather``, ``tf.where``, ``tf.boolean_mask``...) on lazy arrays: a part
+of the ``math`` table (``lazytensor.tf.tf_api.math.APIS`` merges ``APIS``).
+
+TensorFlow's conventions only: argument forms (shapes and axes may be
+tensors, read back as TensorFlow reads them), int32 shapes and indices,
+``gather``'s ``batch_dims`` as StableHLO batching dims; the movement itself
+is the core's (``composite.shape``, ``rearrange``, ``sorting``). Results
+whose size depends on the data (``tf.where(cond)``, ``tf.boolean_mask``)
+read the condition back first (a barrier), as tnp's ``nonzero`` does.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import along, creation, rearrange, reduction, sorting
+from lazytensor.core.composite import elementwise as ew
+from lazytensor.core.composite import shape as core_shape
+from lazytensor.core.composite.ufuncs import conj
+from lazytensor.core.ir import Node
+from lazytensor.core.ops import Op
+from lazytensor.core.registry import DTypeError, ShapeError, make
+from lazytensor.core.runtime import get_runtime
+from lazytensor.tf._array import RECORDING, wrap
+from lazytensor.tf.numpy._arrays import _tf_float_range
+from lazytensor.tf.tf_api._dispatch import (
+    axes,
+    check,
+    dtype_arg,
+    host_int,
+    is_tensor,
+    natural_dtype,
+    operands,
+    tensor,
+)
+
+INT, BOOL, REAL = "iu", "b", "iuf"
+
+
+def _select(pred: Node, a: Node, b: Node) -> Node:
+    return make(Op.SELECT, (pred, a, b))
+
+
+def _shape_arg(shape) -> tuple[int, ...]:
+    value = host_int(shape)
+    return (value,) if isinstance(value, int) else tuple(value)
+
+
+def _reshape(tensor_, shape, name=None):
+    return core_shape.reshape(tensor(tensor_), _shape_arg(shape))
+
+
+def _transpose(a, perm=None, conjugate=False, name="transpose"):
+    x = tensor(a)
+    out = core_shape.transpose(x, None if perm is None else _shape_arg(perm))
+    return conj(out) if conjugate else out
+
+
+def _joined(values, op: str) -> list[Node]:
+    return operands(*values, op=op, first=True, strict=True)
+
+
+def _concat(values, axis, name="concat"):
+    nodes = [tensor(values)] if is_tensor(values) else _joined(values, "ConcatV2")
+    return core_shape.concatenate(nodes, host_int(axis)) if len(nodes) > 1 else nodes[0]
+
+
+def _stack(values, axis=0, name="stack"):
+    if is_tensor(values):  # one tensor: a stack of its rows
+        return core_shape.moveaxis(tensor(values), 0, host_int(axis))
+    return core_shape.stack(_joined(values, "Pack"), host_int(axis))
+
+
+def _unstack(value, num=None, axis=0, name="unstack"):
+    x = tensor(value)
+    ax = reduction.normalize_axis(host_int(axis), x.ndim)
+    if num is not None and num != x.shape[ax]:
+        raise ValueError(f"Cannot infer argument `num` from shape {x.shape}")
+    return [core_shape.squeeze(core_shape.slice_axis(x, ax, i, i + 1), ax)
+            for i in range(x.shape[ax])]
+
+
+def _split(value, num_or_size_splits, axis=0, num=None, name="split"):
+    x = tensor(value)
+    ax = reduction.normalize_axis(host_int(axis), x.ndim)
+    sizes = host_int(num_or_size_splits)
+    if isinstance(sizes, int):
+        if sizes <= 0 or x.shape[ax] % sizes:
+            raise ShapeError(f"Number of ways to split should evenly divide the split "
+                             f"dimension, but got split_dim {ax} (size = {x.shape[ax]}) and "
+                             f"num_split {sizes}")
+        return core_shape.split(x, sizes, ax)
+    sizes = list(sizes)
+    if sizes.count(-1) == 1:
+        sizes[sizes.index(-1)] = x.shape[ax] - (sum(sizes) + 1)
+    if sum(sizes) != x.shape[ax] or min(sizes, default=0) < 0:
+        raise ShapeError(f"Determined shape must either match input shape along split_dim "
+                         f"exactly if fully specified, or be less than the size of the input "
+                         f"along split_dim if not fully specified. Got: {sum(sizes)}")
+    return core_shape.split(x, list(np.cumsum(sizes[:-1])), ax)
+
+
+def _squeeze(input, axis=None, name=None):  # noqa: A002
+    x = tensor(input)
+    dims = axes(axis, x.ndim)
+    if dims is not None and any(x.shape[a] != 1 for a in dims):
+        raise ShapeError(f"Can not squeeze dim of shape {x.shape} at {dims}")
+    return core_shape.squeeze(x, dims)
+
+
+def _tile(input, multiples, name=None):  # noqa: A002
+    x = tensor(input)
+    reps = _shape_arg(multiples)
+    if len(reps) != x.ndim:
+        raise ShapeError(f"Expected multiples argument to be a vector of length {x.ndim} but "
+                         f"got length {len(reps)}")
+    return rearrange.tile(x, reps)
+
+
+def _pad(tensor_, paddings, mode="CONSTANT", constant_values=0, name=None):
+    x = tensor(tensor_)
+    widths = np.asarray(paddings.numpy() if hasattr(paddings, "numpy") else paddings)
+    if widths.shape != (x.ndim, 2):
+        raise ShapeError(f"The first dimension of paddings must be the rank of inputs "
+                         f"{x.ndim}, got paddings of shape {widths.shape}")
+    kind = mode.lower()
+    if kind not in ("constant", "reflect", "symmetric"):
+        raise ValueError(f"Value of argument `mode` expected to be one of \"CONSTANT\", "
+                         f"\"REFLECT\", or \"SYMMETRIC\". Received `mode` = {mode}")
+    fill = tensor(constant_values, x.dtype) if kind == "constant" else 0
+    return rearrange.pad(x, widths.tolist(), kind, fill)
+
+
+def _gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
+    """lax.gather along ``axis`` with the first ``batch_dims`` dims of params
+    and indices paired (StableHLO batching dims); out-of-range indices clamp
+    (TensorFlow raises on CPU)."""
+    x, idx = tensor(params), check(tensor(indices), INT, "GatherV2")
+    b = host_int(batch_dims)
+    b = b + idx.ndim if b < 0 else b
+    a = reduction.normalize_axis(b if axis is None else host_int(axis), x.ndim)
+    if x.shape[:b] != idx.shape[:b] or a < b:
+        raise ShapeError(f"gather: batch dims {b} of params {x.shape} and indices {idx.shape}")
+    coords = core_shape.reshape(idx, idx.shape + (1,))
+    rank = x.ndim - 1 - b + idx.ndim
+    offsets = tuple(range(b, a)) + tuple(range(a + idx.ndim - b, rank))
+    sizes = tuple(1 if d == a or d < b else s for d, s in enumerate(x.shape))
+    batch = tuple(range(b))
+    return make(Op.GATHER, (x, coords), offsets, (a,), (a,), batch, batch, sizes, "clip")
+
+
+def _gather_nd(params, indices, batch_dims=0, name=None, bad_indices_policy=""):
+    x, idx = tensor(params), check(tensor(indices), INT, "GatherNd")
+    b, k = host_int(batch_dims), idx.shape[-1]
+    dims = tuple(range(b, b + k))
+    sizes = tuple(1 if d < b + k else s for d, s in enumerate(x.shape))
+    rank = idx.ndim - 1 + x.ndim - b - k
+    batch = tuple(range(b))
+    return make(Op.GATHER, (x, idx), tuple(range(idx.ndim - 1, rank)), dims, dims, batch, batch,
+                sizes, "clip")
+
+
+def _scatter_nd(kind: str):
+    def impl(tensor_, indices, updates, name=None, bad_indices_policy=""):
+        x, idx = tensor(tensor_), check(tensor(indices), INT, "TensorScatter")
+        upd = tensor(updates, x.dtype)
+        if upd.dtype != x.dtype:
+            raise DTypeError(f"tensor_scatter: updates of {upd.dtype.name} into {x.dtype.name}")
+        k = idx.shape[-1]
+        window = tuple(range(idx.ndim - 1, upd.ndim))
+        return make(Op.SCATTER, (x, idx, upd), window, tuple(range(k)), tuple(range(k)), (), (),
+                    kind, "fill")
+
+    return impl
+
+
+def _where(condition, x=None, y=None, name=None):
+    cond = check(tensor(condition), BOOL, "SelectV2") if x is not None else tensor(condition)
+    if x is None and y is None:  # coordinates of the true elements: read back (a barrier)
+        mask = wrap(make(Op.NE, (cond, ew.zeros_like(cond)))).numpy()
+        return get_runtime().from_host(np.argwhere(mask).astype(np.int64)).node
+    if x is None or y is None:
+        raise ValueError("x and y must both be non-None or both be None.")
+    a, b = operands(x, y, op="SelectV2", strict=True)
+    shape = ew.broadcast_shapes(cond.shape, a.shape, b.shape)
+    return _select(*(ew.broadcast_to(n, shape) for n in (cond, a, b)))
+
+
+def _one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
+    idx = check(tensor(indices), INT, "OneHot")
+    given = [v for v in (on_value, off_value) if v is not None]
+    out = dtype_arg(dtype) or (natural_dtype(given[0]) if given else dt.float32)
+    on = tensor(1 if on_value is None else on_value, out)
+    off = tensor(0 if off_value is None else off_value, out)
+    n = host_int(depth)
+    ax = idx.ndim if axis is None or axis == -1 else host_int(axis)
+    shape = idx.shape[:ax] + (n,) + idx.shape[ax:]
+    hot = make(Op.EQ, (ew.broadcast_to(core_shape.expand_dims(ew.convert(idx, dt.int64), ax),
+                                       shape), creation.iota(shape, ax, dt.int64)))
+    return _select(hot, ew.broadcast_to(on, shape), ew.broadcast_to(off, shape))
+
+
+def _range(start, limit=None, delta=1, dtype=None, name="range"):
+    """tf.range: Python ints int32, floats float32, tensors their dtype (read
+    back); computed in the widest of them, then cast to ``dtype``."""
+    args = [v for v in (start, limit, delta) if v is not None]
+    inferred = max((natural_dtype(v) for v in args),
+                   key=lambda d: ("biufc".index(dt.category(d)), d.itemsize))
+
+    def host(v):
+        return np.asarray(v.numpy() if hasattr(v, "numpy") else v).astype(inferred)[()]
+
+    stop = None if limit is None else host(limit)
+    if dt.is_float(inferred):
+        out = _tf_float_range(host(start), stop, host(delta), [inferred] * len(args))
+    else:
+        lo, hi = (0, host(start)) if stop is None else (host(start), stop)
+        out = creation.arange(int(lo), int(hi), int(host(delta)), inferred)
+    return ew.convert(out, dtype_arg(dtype) or inferred)
+
+
+def _fill(dims, value, name=None, layout=None):
+    return ew.broadcast_to(tensor(value), _shape_arg(dims))
+
+
+def _like(fill: int):
+    def impl(input, dtype=None, name=None, layout=None):  # noqa: A002
+        x = tensor(input)
+        return ew.full(x.shape, fill, dtype_arg(dtype) or x.dtype)
+
+    return impl
+
+
+def _reverse(tensor_, axis, name=None):
+    x = tensor(tensor_)
+    return rearrange.flip(x, tuple(reduction.normalize_axes(host_int(axis), x.ndim)))
+
+
+def _shape_of(value: int | tuple, out_type) -> Node:
+    out = dtype_arg(out_type) or dt.int32
+    return get_runtime().from_host(np.asarray(value, out)).node
+
+
+def _stop_gradient(input, name=None):  # noqa: A002
+    """The same values with no gradient: while a tape records, a float
+    tensor passes a bit-cast round trip (whose derivative is zero), so the
+    tape's graph has no differentiable path through it."""
+    x = tensor(input)
+    if RECORDING.active is None or not dt.is_inexact(x.dtype):
+        return x
+    if dt.is_complex(x.dtype):
+        parts = [_stop_gradient(make(op, (x,))) for op in (Op.REAL, Op.IMAG)]
+        return make(Op.COMPLEX, tuple(parts))
+    bits = {2: dt.int16, 4: dt.int32, 8: dt.int64}[x.dtype.itemsize]
+    return make(Op.BITCAST_CONVERT, (make(Op.BITCAST_CONVERT, (x,), bits),), x.dtype)
+
+
+def _direction(direction: str) -> bool:
+    if direction not in ("ASCENDING", "DESCENDING"):
+        raise ValueError(f"`direction` should be one of {{'ASCENDING', 'DESCENDING'}}. "
+                         f"Received: direction={direction}")
+    return direction == "DESCENDING"
+
+
+def _sort(values, axis=-1, direction="ASCENDING", name=None):
+    x = check(tensor(values), REAL, "sort")
+    return sorting.sort(x, host_int(axis), _direction(direction))
+
+
+def _argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
+    x = check(tensor(values), REAL, "argsort")
+    return sorting.argsort(x, host_int(axis), _direction(direction), dt.int32)
+
+
+def _boolean_mask(tensor_, mask, axis=None, name="boolean_mask"):
+    """The mask is read back (the result's size depends on it, a barrier);
+    the mask's dims (from ``axis``) are flattened and the kept rows taken."""
+    x, m = tensor(tensor_), tensor(mask)
+    if not dt.is_bool(m.dtype):
+        raise DTypeError(f"boolean_mask: mask must be bool, got {m.dtype.name}")
+    ax = 0 if axis is None else reduction.normalize_axis(host_int(axis), x.ndim)
+    if x.shape[ax:ax + m.ndim] != m.shape:
+        raise ValueError(f"Shapes {x.shape[ax:ax + m.ndim]} and {m.shape} are incompatible")
+    keep = np.flatnonzero(wrap(m).numpy())
+    flat = core_shape.reshape(x, x.shape[:ax] + (-1,) + x.shape[ax + m.ndim:])
+    rows = get_runtime().from_host(keep.astype(np.int64)).node
+    return make(Op.GATHER, (flat, core_shape.reshape(rows, (keep.size, 1))),
+                tuple(d for d in range(flat.ndim) if d != ax), (ax,), (ax,), (), (),
+                tuple(1 if d == ax else s for d, s in enumerate(flat.shape)), "clip")
+
+
+def _linspace(start, stop, num, name=None, axis=0):
+    """Float start/stop keep their dtype; integers compute in float64."""
+    lo, hi = operands(start, stop, op="LinSpace", first=True)
+    out = lo.dtype if dt.is_inexact(lo.dtype) else dt.float64
+    return creation.linspace(ew.convert(lo, out), ew.convert(hi, out), host_int(num), True,
+                             False, out, host_int(axis), out)
+
+
+
+def _slice(input_, begin, size, name=None):
+    """``size`` -1 takes the rest of an axis."""
+    x = tensor(input_)
+    starts, sizes = _shape_arg(begin), _shape_arg(size)
+    if len(starts) != x.ndim or len(sizes) != x.ndim:
+        raise ShapeError(f"Expected begin and size arguments to be 1-D tensors of size "
+                         f"{x.ndim}, but got shapes {len(starts)} and {len(sizes)} instead.")
+    stops = tuple(n if k == -1 else b + k for b, k, n in zip(starts, sizes, x.shape, strict=True))
+    if any(not 0 <= b <= e <= n for b, e, n in zip(starts, stops, x.shape, strict=True)):
+        raise ShapeError(f"slice: begin {starts} and size {sizes} out of bounds for {x.shape}")
+    return make(Op.SLICE, (x,), starts, stops, (1,) * x.ndim)
+
+
+def _scatter_nd_new(indices, updates, shape, bad_indices_policy="", name=None):
+    """Updates summed into zeros of ``shape`` (duplicates add, as TensorFlow's)."""
+    upd = tensor(updates)
+    return _scatter_nd("add")(ew.full(_shape_arg(shape), 0, upd.dtype), indices, upd)
+
+
+def _repeat(input, repeats, axis=None, name=None):  # noqa: A002
+    return rearrange.repeat(tensor(input), host_int(repeats),
+                            None if axis is None else host_int(axis))
+
+
+def _searchsorted(sorted_sequence, values, side="left", out_type=None, name=None):
+    seq, v = operands(sorted_sequence, values, op="SearchSorted", strict=True)
+    if side not in ("left", "right"):
+        raise ValueError(f"Argument `side` must be either 'right' or 'left'. Received: "
+                         f"`side` = '{side}'.")
+    found = along.searchsorted(seq, v, right=side == "right")
+    return ew.convert(found, dtype_arg(out_type) or dt.int32)
+
+APIS = {
+    "reshape": _reshape, "transpose": _transpose, "concat": _concat, "stack": _stack,
+    "unstack": _unstack, "split": _split,
+    "expand_dims": lambda input, axis, name=None: core_shape.expand_dims(  # noqa: A006
+        tensor(input), host_int(axis)),
+    "squeeze": _squeeze, "tile": _tile, "pad": _pad, "gather": _gather,
+    "gather_nd": _gather_nd, "where": _where, "one_hot": _one_hot, "range": _range,
+    "zeros_like": _like(0), "ones_like": _like(1), "fill": _fill,
+    "broadcast_to": lambda input, shape, name=None: core_shape.broadcast_to(  # noqa: A006
+        tensor(input), _shape_arg(shape)),
+    "reverse": _reverse,
+    "roll": lambda input, shift, axis, name=None: rearrange.roll(  # noqa: A006
+        tensor(input), host_int(shift), host_int(axis)),
+    "shape": lambda input, out_type=None, name=None: _shape_of(  # noqa: A006
+        tensor(input).shape, out_type),
+    "size": lambda input, out_type=None, name=None: _shape_of(  # noqa: A006
+        math.prod(tensor(input).shape), out_type),
+    "rank": lambda input, name=None: _shape_of(tensor(input).ndim, None),  # noqa: A006
+    "identity": lambda input, name=None: tensor(input),  # noqa: A006
+    "stop_gradient": _stop_gradient, "sort": _sort, "argsort": _argsort,
+    "boolean_mask": _boolean_mask, "tensor_scatter_nd_update": _scatter_nd("set"),
+    "tensor_scatter_nd_add": _scatter_nd("add"), "linspace": _linspace, "slice": _slice,
+    "scatter_nd": _scatter_nd_new, "repeat": _repeat, "searchsorted": _searchsorted,
+}
+
+
+__all__ = ["APIS"]
