@@ -44,6 +44,8 @@ CASES = {
     "relu": (lambda t, x: t.nn.relu(x), [X]),
     "relu int": (lambda t, x: t.nn.relu(x), [INT]),
     "relu6": (lambda t, x: t.nn.relu6(x), [X4]),
+    "crelu": (lambda t, x: t.nn.crelu(x), [X]),
+    "crelu axis": (lambda t, x: t.nn.crelu(x, axis=0), [X]),
     "relu6 int": (lambda t, x: t.nn.relu6(x), [INT]),
     "elu": (lambda t, x: t.nn.elu(x), [X]),
     "selu": (lambda t, x: t.nn.selu(x), [X]),
@@ -126,6 +128,22 @@ CASES = {
                          [IMG, DEPTH]),
     "depthwise_conv2d dilated": (lambda t, x, w: t.nn.depthwise_conv2d(
         x, w, [1, 1, 1, 1], "VALID", dilations=[2, 2]), [IMG, DEPTH]),
+    "separable_conv2d": (lambda t, x, d, w: t.nn.separable_conv2d(
+        x, d, w, [1, 1, 1, 1], "SAME"), [IMG, DEPTH, _normal(1, 1, 6, 5)]),
+    "conv2d_transpose same": (lambda t, x, w: t.nn.conv2d_transpose(
+        x, w, [2, 14, 14, 5], 2, "SAME"), [IMG, _normal(3, 3, 5, 3)]),
+    "conv2d_transpose valid": (lambda t, x, w: t.nn.conv2d_transpose(
+        x, w, [2, 16, 15, 5], [2, 2], "VALID"), [IMG, _normal(3, 2, 5, 3)]),
+    "conv2d_transpose odd": (lambda t, x, w: t.nn.conv2d_transpose(
+        x, w, (2, 13, 13, 5), 2, "SAME"), [IMG, _normal(3, 3, 5, 3)]),
+    "conv2d_transpose dilated": (lambda t, x, w: t.nn.conv2d_transpose(
+        x, w, [2, 11, 11, 5], 1, "VALID", dilations=2), [IMG, _normal(3, 3, 5, 3)]),
+    "conv1d_transpose": (lambda t, x, w: t.nn.conv1d_transpose(x, w, [2, 18, 4], 2),
+                         [SEQ, _normal(3, 4, 3)]),
+    "conv3d_transpose": (lambda t, x, w: t.nn.conv3d_transpose(
+        x, w, [1, 5, 12, 8, 3], [1, 2, 2], "SAME"), [VOL, _normal(2, 2, 2, 3, 2)]),
+    "conv_transpose": (lambda t, x, w: t.nn.conv_transpose(x, w, [2, 14, 14, 5], 2),
+                       [IMG, _normal(3, 3, 5, 3)]),
     # pooling
     "max_pool2d same": (lambda t, x: t.nn.max_pool2d(x, 3, 2, "SAME"), [IMG]),
     "max_pool2d valid": (lambda t, x: t.nn.max_pool2d(x, [1, 2, 2, 1], [1, 2, 2, 1], "VALID"),
@@ -191,16 +209,26 @@ def _conv_step(np_, x, labels, w, b):
     return np_.sum(tf.nn.softmax_cross_entropy_with_logits(labels, logits))
 
 
-@pytest.mark.parametrize("step", [_dense_step, _conv_step], ids=["dense", "conv"])
+def _decoder_step(np_, x, target, w, b):
+    y = tf.nn.bias_add(tf.nn.conv2d_transpose(x, w, [2, 14, 14, 2], 2, "SAME"), b)
+    per = tf.nn.sigmoid_cross_entropy_with_logits(target, tf.nn.elu(y))
+    return np_.sum(per) / 100.0
+
+
+@pytest.mark.parametrize("step", [_dense_step, _conv_step, _decoder_step],
+                         ids=["dense", "conv", "decoder"])
 def test_training_step_gradients_match_tf_gradient_tape(step):
     """A step through lazytensor.tf.GradientTape/Variable with tf.nn ops
     gives tf.GradientTape's loss and gradients on the same data."""
     if step is _dense_step:
         data = (_normal(8, 4), RNG.integers(0, 3, 8).astype(np.int32))
         params = (_normal(4, 3), _normal(3))
-    else:
+    elif step is _conv_step:
         data = (IMG, PROBS[:2, :3] / PROBS[:2, :3].sum(-1, keepdims=True))
         params = (W2, _normal(3))
+    else:
+        data = (IMG, (RNG.random((2, 14, 14, 2)) > 0.5).astype(np.float32))
+        params = (_normal(3, 3, 2, 3), _normal(2))
 
     def run(t, np_):
         w, b = (t.Variable(p) for p in params)
@@ -257,6 +285,16 @@ def test_bad_input_raises_tensorflow_error_types(case):
         fn(tf, tf.constant)
     with pytest.raises(type(eager.value)):
         fn(tf, lnp.asarray)
+
+
+def test_impossible_transpose_shape_is_invalid_argument():
+    """Eager TensorFlow's oneDNN kernel answers AbortedError here (its stock
+    kernel InvalidArgumentError); both are OpErrors."""
+    with pytest.raises(tf.errors.OpError):
+        tf.nn.conv2d_transpose(IMG, _normal(3, 3, 5, 3), [2, 20, 20, 5], 2, "SAME")
+    with pytest.raises(tf.errors.InvalidArgumentError, match="cannot give size 20"):
+        tf.nn.conv2d_transpose(lnp.asarray(IMG), _normal(3, 3, 5, 3), [2, 20, 20, 5], 2,
+                               "SAME")
 
 
 def test_values_eager_tensorflow_would_reject_give_nan():

@@ -22,7 +22,8 @@ from lazytensor.core.composite.elementwise import as_node, broadcast_shapes, bro
 from lazytensor.core.composite.shape import reshape
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
-from lazytensor.core.registry import make
+from lazytensor.core.registry import ShapeError, make
+from lazytensor.core.rules.contract import window_output
 
 
 def expand_per_dim(values, n: int) -> tuple[int, ...]:
@@ -184,3 +185,30 @@ def clip_by_norm(x: Node, clip, axes: Sequence[int]) -> Node:
     norm = make(Op.SQRT, (square_sum,))
     bound = as_node(clip, x.dtype, norm.shape)
     return _bin(Op.DIV, _scaled(x, clip), make(Op.MAX, (norm, bound)))
+
+
+def transpose_padding(in_sizes, out_sizes, kernel, strides, padding, dilation,
+                      ) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...]]:
+    """(pads, output_padding) for a transposed convolution that maps spatial
+    ``in_sizes`` to ``out_sizes``: the pads of the forward convolution of an
+    ``out_sizes`` input ('SAME', 'VALID' or (low, high) pairs), and what the
+    transpose adds on the high side to reach ``out_sizes``. Raises
+    ShapeError when that forward convolution would not give ``in_sizes``.
+
+    >>> transpose_padding((4,), (8,), (3,), (2,), "SAME", (1,))
+    (((0, 1),), (0,))
+    """
+    if padding == "SAME":
+        pads = cnn.same_padding(out_sizes, kernel, strides, dilation)
+    elif padding == "VALID":
+        pads = ((0, 0),) * len(out_sizes)
+    else:
+        pads = tuple(tuple(p) for p in padding)
+    extra = []
+    for n, m, k, s, (lo, hi), d in zip(in_sizes, out_sizes, kernel, strides, pads, dilation,
+                                       strict=True):
+        if window_output(m, k, s, lo, hi, 1, d) != n:
+            raise ShapeError(f"a transposed convolution of size {n} cannot give size {m} "
+                             f"(kernel {k}, stride {s}, padding {(lo, hi)})")
+        extra.append(m + lo + hi - ((n - 1) * s + d * (k - 1) + 1))
+    return pads, tuple(extra)

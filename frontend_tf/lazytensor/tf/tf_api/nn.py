@@ -22,7 +22,7 @@ from lazytensor.core.composite import nn as cnn
 from lazytensor.core.composite import reduction as red
 from lazytensor.core.composite.creation import const
 from lazytensor.core.composite.elementwise import broadcast_shapes, broadcast_to, convert
-from lazytensor.core.composite.shape import moveaxis, reshape
+from lazytensor.core.composite.shape import concatenate, moveaxis, reshape
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import DTypeError, ShapeError, make
@@ -299,6 +299,51 @@ def _depthwise_conv2d(input, filter, strides, padding, data_format=None, dilatio
                        "DepthwiseConv2dNative")
 
 
+def _conv_transpose(n: int | None, op: str):
+    """conv{1,2,3}d_transpose and conv_transpose: the gradient of the
+    convolution (filters (*K, out, in)) whose input has ``output_shape``."""
+    def impl(input, filters, output_shape, strides, padding="SAME", data_format=None,
+             dilations=None, name=None):
+        x, w = operands(input, filters, op=op)
+        dims = w.ndim - 2
+        first = data_format is not None and str(data_format).startswith("NC")
+        if (n is not None and dims != n) or x.ndim != dims + 2:
+            raise ValueError(f"`input` must be {dims + 2}-d and `filters` {n or dims + 2}-d for "
+                             f"{op}. Received: {x.shape} and {w.shape}")
+        out = host_int(output_shape)
+        out = (out,) if isinstance(out, int) else tuple(out)
+        spatial = _per_dim(out, dims, first, "output_shape")
+        if not first:
+            x = moveaxis(x, -1, 1)
+        if x.shape[1] != w.shape[-1]:
+            raise _invalid(f"input depth {x.shape[1]} does not match the filter's "
+                           f"{w.shape[-1]}")
+        stride = _per_dim(strides, dims, first, "strides")
+        dilation = _per_dim(dilations, dims, first, "dilations")
+        try:
+            pads, extra = layers.transpose_padding(x.shape[2:], spatial, w.shape[:dims], stride,
+                                                   _padding(padding, dims, first), dilation)
+        except ShapeError as error:
+            raise _invalid(f"{op}: {error}") from None
+        torch_layout = make(Op.TRANSPOSE, (w,), (dims + 1, dims, *range(dims)))
+        y = cnn.conv_transpose(x, torch_layout, stride, pads, extra, dilation)
+        return y if first else moveaxis(y, 1, -1)
+
+    return impl
+
+
+def _separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding,
+                      data_format=None, dilations=None, name=None):
+    depthwise = _depthwise_conv2d(input, depthwise_filter, strides, padding, data_format,
+                                  dilations)
+    return _conv_nodes(depthwise, pointwise_filter, 1, "VALID", data_format, None, "Conv2D")
+
+
+def _crelu(features, axis=-1, name=None):
+    x = tensor(features)
+    return concatenate([act.relu(x), act.relu(make(Op.NEG, (x,)))], host_int(axis))
+
+
 def _pool(kind: str, n: int | None):
     """max/avg pooling over ``n`` spatial dims (None: the input's rank - 2)."""
     def impl(input, ksize, strides, padding, data_format=None, name=None):
@@ -346,6 +391,7 @@ def _embedding_lookup(params, ids, max_norm=None, name=None):
 APIS = {
     "nn.relu": _unary(act.relu, "Relu", floating=False),
     "nn.relu6": _relu6,
+    "nn.crelu": _crelu,
     "nn.elu": _unary(act.elu, "Elu"),
     "nn.selu": _unary(act.selu, "Selu"),
     "nn.gelu": _gelu,
@@ -372,6 +418,11 @@ APIS = {
     "nn.conv3d": _conv(3, "Conv3D"),
     "nn.convolution": _conv(None, "Conv"),
     "nn.depthwise_conv2d": _depthwise_conv2d,
+    "nn.separable_conv2d": _separable_conv2d,
+    "nn.conv1d_transpose": _conv_transpose(1, "Conv1DBackpropInput"),
+    "nn.conv2d_transpose": _conv_transpose(2, "Conv2DBackpropInput"),
+    "nn.conv3d_transpose": _conv_transpose(3, "Conv3DBackpropInputV2"),
+    "nn.conv_transpose": _conv_transpose(None, "ConvBackpropInput"),
     "nn.max_pool": _pool("max", None),
     "nn.max_pool1d": _pool("max", 1),
     "nn.max_pool2d": _pool("max", 2),
