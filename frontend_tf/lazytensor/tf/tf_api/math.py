@@ -23,7 +23,7 @@ import math
 import numpy as np
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
-from lazytensor.core.composite import npextra, pointwise, reduction, sorting
+from lazytensor.core.composite import layers, npextra, pointwise, reduction, sorting
 from lazytensor.core.composite import shape as core_shape
 from lazytensor.core.composite.ufuncs import UFUNCS, conj
 from lazytensor.core.ir import Node
@@ -430,22 +430,13 @@ def _segment(kind: str):
     return impl
 
 
-def _l2_norm(x: Node, axes=None) -> Node:
-    """sqrt(sum(x * x)) over ``axes`` (kept), 0 -> 0 with a safe gradient."""
-    total = reduction.reduce("sum", make(Op.MUL, (x, x)), axes, True)
-    positive = make(Op.GT, (total, _const(0, total)))
-    root = make(Op.SQRT, (_select(positive, total, _const(1, total)),))
-    return _select(positive, root, total)
-
-
 def _clip_by_norm(t, clip_norm, axes=None, name=None):
-    """t * clip_norm / max(||t||, clip_norm) (TensorFlow's formula)."""
+    """t * clip_norm / max(||t||, clip_norm) (the core's, shared with
+    tf.nn.embedding_lookup's max_norm)."""
     x, c = operands(t, clip_norm, op="clip_by_norm", strict=True)
-    x = check(x, FLOAT, "clip_by_norm")
-    norm = _l2_norm(x, _dispatch.axes(axes, x.ndim))
-    limit = ew.broadcast_to(c, norm.shape)
-    scaled = make(Op.MUL, (x, ew.broadcast_to(c, x.shape)))
-    return make(Op.DIV, (scaled, ew.broadcast_to(make(Op.MAX, (norm, limit)), x.shape)))
+    dims = _dispatch.axes(axes, x.ndim)
+    return layers.clip_by_norm(check(x, FLOAT, "clip_by_norm"), c,
+                               tuple(range(x.ndim)) if dims is None else dims)
 
 
 def _clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
