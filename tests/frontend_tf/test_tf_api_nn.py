@@ -162,6 +162,11 @@ CASES = {
     "avg_pool1d": (lambda t, x: t.nn.avg_pool1d(x, 2, 2, "SAME"), [SEQ]),
     "max_pool3d": (lambda t, x: t.nn.max_pool3d(x, 2, 2, "SAME"), [VOL]),
     "avg_pool3d": (lambda t, x: t.nn.avg_pool3d(x, [2, 3, 2], 1, "VALID"), [VOL]),
+    "local_response_normalization": (lambda t, x: t.nn.local_response_normalization(
+        x, depth_radius=2, bias=0.5, alpha=0.3, beta=0.75), [_normal(2, 3, 3, 9)]),
+    "space_to_depth": (lambda t, x: t.nn.space_to_depth(x, 2), [_normal(2, 4, 6, 3)]),
+    "depth_to_space": (lambda t, x: t.nn.depth_to_space(x, 2), [_normal(2, 2, 3, 12)]),
+    "zero_fraction": (lambda t, x: t.nn.zero_fraction(x), [INT * (INT > 1)]),
     # embedding
     "embedding_lookup": (lambda t, p, i: t.nn.embedding_lookup(p, i), [TABLE, IDS]),
     "embedding_lookup 3d": (lambda t, p, i: t.nn.embedding_lookup(p, i), [TABLE3, IDS[0]]),
@@ -272,6 +277,9 @@ BAD = {
     "conv2d depth": lambda t, a: t.nn.conv2d(a(IMG), a(_normal(3, 3, 2, 4)), 1, "SAME"),
     "conv2d padding": lambda t, a: t.nn.conv2d(a(IMG), a(W2), 1, "FULL"),
     "conv2d dtypes": lambda t, a: t.nn.conv2d(a(IMG), a(W2.astype(np.float64)), 1, "SAME"),
+    "local_response_normalization rank": lambda t, a: t.nn.local_response_normalization(
+        a(X)),
+    "space_to_depth size": lambda t, a: t.nn.space_to_depth(a(_normal(1, 3, 4, 2)), 2),
     "max_pool2d rank": lambda t, a: t.nn.max_pool2d(a(IMG[0]), 2, 1, "VALID"),
     "avg_pool2d int": lambda t, a: t.nn.avg_pool2d(a(INT.reshape(1, 2, 3, 1)), 1, 1, "VALID"),
     "embedding float ids": lambda t, a: t.nn.embedding_lookup(a(TABLE), a(X[0, :2])),

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from lazytensor.core.composite import nn as cnn
 from lazytensor.core.composite import reduction as red
+from lazytensor.core.composite.creation import const
 from lazytensor.core.composite.elementwise import as_node, broadcast_shapes, broadcast_to, convert
 from lazytensor.core.composite.shape import reshape
 from lazytensor.core.ir import Node
@@ -212,3 +213,54 @@ def transpose_padding(in_sizes, out_sizes, kernel, strides, padding, dilation,
                              f"(kernel {k}, stride {s}, padding {(lo, hi)})")
         extra.append(m + lo + hi - ((n - 1) * s + d * (k - 1) + 1))
     return pads, tuple(extra)
+
+
+def space_to_depth(x: Node, block: int) -> Node:
+    """(N, H, W, C) -> (N, H/b, W/b, b*b*C): each b x b block of pixels
+    becomes channels, ordered (block row, block column, channel), as
+    TensorFlow's channels-last ``space_to_depth``.
+
+    >>> from lazytensor.core.composite.creation import const
+    >>> space_to_depth(const(0.0, np.dtype("float32"), (2, 4, 6, 3)), 2).shape
+    (2, 2, 3, 12)
+    """
+    n, h, w, c = x.shape
+    if h % block or w % block:
+        raise ShapeError(f"height {h} and width {w} must be divisible by block size {block}")
+    blocks = reshape(x, (n, h // block, block, w // block, block, c))
+    moved = make(Op.TRANSPOSE, (blocks,), (0, 1, 3, 2, 4, 5))
+    return reshape(moved, (n, h // block, w // block, block * block * c))
+
+
+def depth_to_space(x: Node, block: int) -> Node:
+    """The inverse of ``space_to_depth``: (N, H, W, b*b*C) -> (N, H*b, W*b, C).
+
+    >>> from lazytensor.core.composite.creation import const
+    >>> depth_to_space(const(0.0, np.dtype("float32"), (1, 2, 3, 8)), 2).shape
+    (1, 4, 6, 2)
+    """
+    n, h, w, c = x.shape
+    if c % (block * block):
+        raise ShapeError(f"depth {c} must be divisible by block size squared {block * block}")
+    blocks = reshape(x, (n, h, w, block, block, c // (block * block)))
+    moved = make(Op.TRANSPOSE, (blocks,), (0, 1, 3, 2, 4, 5))
+    return reshape(moved, (n, h * block, w * block, c // (block * block)))
+
+
+def local_response_norm(x: Node, radius: int, bias, alpha, beta) -> Node:
+    """x / (bias + alpha * s) ** beta, s the sum of squares over the
+    2 * radius + 1 neighbouring entries of the last axis (TensorFlow's LRN;
+    torch's divides alpha by the window size).
+
+    >>> from lazytensor.core.composite.creation import const
+    >>> local_response_norm(const(1.0, np.dtype("float32"), (1, 2, 2, 7)), 2, 1, 1, 0.5).shape
+    (1, 2, 2, 7)
+    """
+    n = x.ndim
+    squares = make(Op.MUL, (x, x))
+    window = (1,) * (n - 1) + (2 * radius + 1,)
+    pads = ((0, 0),) * (n - 1) + ((radius, radius),)
+    total = make(Op.REDUCE_WINDOW_SUM, (squares, const(0, x.dtype)), window, (1,) * n, pads,
+                 (1,) * n, (1,) * n)
+    base = make(Op.ADD, (as_node(bias, x.dtype, x.shape), _scaled(total, alpha)))
+    return make(Op.DIV, (x, make(Op.POW, (base, as_node(beta, x.dtype, x.shape)))))

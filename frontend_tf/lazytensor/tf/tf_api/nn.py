@@ -1,5 +1,6 @@
 """``tf.nn`` on lazy arrays (the table ``APIS``; see ``lazytensor.tf.tf_api``):
-activations, losses, normalization, convolution, pooling and embedding
+activations, losses, normalization, convolution (and its transpose),
+pooling, block rearrangement (space_to_depth) and embedding
 lookup. The math is the core's (``composite.activations``, ``losses``,
 ``nn``, ``layers``); only TensorFlow's conventions live here: argument
 names, per-dim arguments given as 1, N or N+2 values, channels-last
@@ -373,6 +374,34 @@ def _pool(kind: str, n: int | None):
     return impl
 
 
+def _blocks(fn, op: str):
+    """space_to_depth / depth_to_space (NHWC; TensorFlow's CPU kernels have
+    no other layout)."""
+    def impl(input, block_size, data_format="NHWC", name=None):
+        x = tensor(input)
+        block = host_int(block_size)
+        if data_format != "NHWC" or x.ndim != 4 or block < 2:
+            raise _invalid(f"{op} takes a 4-d NHWC input and a block size >= 2; got "
+                           f"{list(x.shape)}, {data_format}, {block}")
+        return fn(x, block)
+
+    return impl
+
+
+def _local_response_normalization(input, depth_radius=5, bias=1, alpha=1, beta=0.5, name=None):
+    x = _floating(input, "LRN")
+    if x.ndim != 4:
+        raise _invalid("in must be 4-dimensional")
+    return layers.local_response_norm(x, host_int(depth_radius), float(bias), float(alpha),
+                                      float(beta))
+
+
+def _zero_fraction(value, name=None):
+    x = tensor(value)
+    zeros = convert(make(Op.EQ, (x, const(0, x.dtype, x.shape))), dt.float32)
+    return red.mean(zeros)
+
+
 def _embedding_lookup(params, ids, max_norm=None, name=None):
     if isinstance(params, (list, tuple)):
         if len(params) != 1:
@@ -432,6 +461,10 @@ APIS = {
     "nn.avg_pool2d": _pool("avg", 2),
     "nn.avg_pool3d": _pool("avg", 3),
     "nn.embedding_lookup": _embedding_lookup,
+    "nn.space_to_depth": _blocks(layers.space_to_depth, "SpaceToDepth"),
+    "nn.depth_to_space": _blocks(layers.depth_to_space, "DepthToSpace"),
+    "nn.local_response_normalization": _local_response_normalization,
+    "nn.zero_fraction": _zero_fraction,
 }
 
 __all__ = ["APIS"]
