@@ -120,3 +120,36 @@ def test_embedding_of_nd_tables():
     clipped = run(cnn.embedding(dev(table), dev(np.array([7])), "clip"))
     np.testing.assert_array_equal(clipped, table[[4]])
     assert np.isnan(run(cnn.embedding(dev(table), dev(np.array([7])), "fill"))).all()
+
+
+def test_space_to_depth_round_trip_and_order():
+    x = np.arange(2 * 4 * 6 * 3, dtype=np.float32).reshape(2, 4, 6, 3)
+    packed = run(layers.space_to_depth(dev(x), 2))
+    np.testing.assert_array_equal(packed[0, 0, 0], x[0, :2, :2].reshape(-1))
+    np.testing.assert_array_equal(run(layers.depth_to_space(dev(packed), 2)), x)
+
+
+def test_local_response_norm_sums_a_window_of_channels():
+    x = RNG.standard_normal((1, 2, 2, 7))
+    sq = np.pad(x * x, ((0, 0),) * 3 + ((2, 2),))
+    window = sum(sq[..., i:i + 7] for i in range(5))
+    check(layers.local_response_norm(dev(x), 2, 0.5, 0.3, 0.75),
+          x / (0.5 + 0.3 * window) ** 0.75, rtol=1e-12)
+
+
+@pytest.mark.parametrize("size, stride, padding", [(8, 2, "SAME"), (7, 2, "SAME"),
+                                                    (10, 2, "VALID"), (9, 3, ((1, 2),))])
+def test_transpose_padding_inverts_the_forward_shape(size, stride, padding):
+    """The transposed convolution of the forward output reaches ``size``."""
+    from lazytensor.core.rules.contract import window_output
+
+    pads = cnn.same_padding((size,), (3,), (stride,), (1,)) if padding == "SAME" else \
+        ((0, 0),) if padding == "VALID" else padding
+    n = window_output(size, 3, stride, *pads[0])
+    got, extra = layers.transpose_padding((n,), (size,), (3,), (stride,), padding, (1,))
+    assert got == tuple(pads)
+    x = dev(np.ones((1, 1, n)))
+    w = dev(np.ones((1, 1, 3)))
+    assert run(cnn.conv_transpose(x, w, (stride,), got, extra, (1,))).shape == (1, 1, size)
+    with pytest.raises(Exception, match="cannot give size"):
+        layers.transpose_padding((n + 2,), (size,), (3,), (stride,), padding, (1,))
