@@ -97,6 +97,17 @@ CASES = {
     "moments": (lambda t, x: t.nn.moments(x, axes=[0]), [X]),
     "moments keepdims": (lambda t, x: t.nn.moments(x, [0, 1, 2], keepdims=True), [IMG]),
     "moments float16": (lambda t, x: t.nn.moments(x, [1]), [X.astype(np.float16)]),
+    "weighted_moments": (lambda t, x, w: t.nn.weighted_moments(x, [0], w),
+                         [X, np.array([[1.0], [2.0], [0.5]], np.float32)]),
+    "weighted_moments keepdims": (lambda t, x, w: t.nn.weighted_moments(
+        x, [1, 2], w, keepdims=True), [IMG, np.abs(X[:2, :1, None, None])]),
+    "sufficient_statistics": (lambda t, x: t.nn.sufficient_statistics(x, [0])[:3], [X]),
+    "sufficient_statistics shift": (lambda t, x, s: t.nn.sufficient_statistics(
+        x, [0, 2], shift=s, keepdims=True), [IMG, X[0, 0]]),
+    "normalize_moments": (lambda t, c, m, v: t.nn.normalize_moments(c, m, v, None),
+                          [np.float32(3.0), X[0], np.abs(X[1]) * 5]),
+    "normalize_moments shift": (lambda t, c, m, v, s: t.nn.normalize_moments(c, m, v, s),
+                                [np.float32(4.0), X[0], np.abs(X[1]) * 5, X[2]]),
     "batch_normalization": (lambda t, x, m, v, o, s: t.nn.batch_normalization(
         x, m, v, o, s, 1e-3), [IMG, X[0, :3], np.abs(X[1, :3]), X[2, :3], X[0, 2:]]),
     "batch_normalization bare": (lambda t, x, m, v: t.nn.batch_normalization(

@@ -414,6 +414,29 @@ def moments(x: Node, axes: Sequence[int], keepdims: bool = False) -> tuple[Node,
     return reshape(mean, kept), reshape(var, kept)
 
 
+def weighted_moments(x: Node, axes: Sequence[int], weights: Node, keepdims: bool = False,
+                     ) -> tuple[Node, Node]:
+    """(mean, variance) over ``axes`` with frequency ``weights`` (broadcast
+    against x): sum(w x) / sum(w) and sum(w (x - mean)^2) / sum(w).
+
+    >>> x = const(2.0, np.dtype("float32"), (4, 3))
+    >>> [m.shape for m in weighted_moments(x, (0,), const(1.0, np.dtype("float32"), (4, 1)))]
+    [(3,), (3,)]
+    """
+    axes = red.normalize_axes(axes, x.ndim)
+    w = ew.broadcast_to(ew.convert(weights, x.dtype), x.shape)
+    total = red.reduce("sum", w, axes, keepdims=True)
+    mean = _bin(Op.DIV, red.reduce("sum", _bin(Op.MUL, w, x), axes, keepdims=True), total)
+    centered = _bin(Op.SUB, x, ew.broadcast_to(mean, x.shape))
+    spread = red.reduce("sum", _bin(Op.MUL, w, _bin(Op.MUL, centered, centered)), axes,
+                        keepdims=True)
+    var = _bin(Op.DIV, spread, total)
+    if keepdims:
+        return mean, var
+    kept = tuple(s for a, s in enumerate(x.shape) if a not in axes)
+    return reshape(mean, kept), reshape(var, kept)
+
+
 def batch_stats(x: Node, eps: float, channel_axis: int = 1) -> tuple[Node, Node, Node]:
     """(mean, biased var, invstd) per channel over every other axis."""
     mean, var = moments(x, tuple(a for a in range(x.ndim) if a != channel_axis))

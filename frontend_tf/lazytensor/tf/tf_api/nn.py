@@ -16,6 +16,8 @@ stream cannot be reproduced, so it converts its input eagerly.
 
 from __future__ import annotations
 
+import math
+
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import activations as act
 from lazytensor.core.composite import layers, losses
@@ -182,6 +184,42 @@ def _moments(x, axes, shift=None, keepdims=False, name=None):
         return NotImplemented  # TensorFlow's integer means truncate: left to TensorFlow
     mean, var = cnn.moments(node, host_int(axes), bool(keepdims))
     return convert(mean, node.dtype), convert(var, node.dtype)
+
+
+def _weighted_moments(x, axes, frequency_weights, keepdims=False, name=None):
+    node = _floating(x, "Mul")
+    compute = dt.float32 if node.dtype in (dt.float16, dt.bfloat16) else node.dtype
+    weights = tensor(frequency_weights, node.dtype)
+    moments = cnn.weighted_moments(convert(node, compute), host_int(axes),
+                                   convert(weights, compute), bool(keepdims))
+    return tuple(convert(m, node.dtype) for m in moments)
+
+
+def _sufficient_statistics(x, axes, shift=None, keepdims=False, name=None):
+    node = _floating(x, "Sum")
+    axes = red.normalize_axes(host_int(axes), node.ndim)
+    count = const(float(math.prod(node.shape[a] for a in axes)), node.dtype)
+    shifted = node if shift is None else make(Op.SUB, (node, broadcast_to(
+        tensor(shift, node.dtype), node.shape)))
+    squares = make(Op.MUL, (shifted, shifted))
+    sums = [red.reduce("sum", v, axes, keepdims=bool(keepdims)) for v in (shifted, squares)]
+    return count, *sums, (None if shift is None else tensor(shift, node.dtype))
+
+
+def _normalize_moments(counts, mean_ss, variance_ss, shift, name=None):
+    count, m_ss, v_ss = operands(counts, mean_ss, variance_ss, op="Mul")
+    _floating(count, "Reciprocal")
+    shifted_mean = _binary(Op.DIV, m_ss, count)
+    variance = _binary(Op.SUB, _binary(Op.DIV, v_ss, count),
+                       make(Op.MUL, (shifted_mean, shifted_mean)))
+    mean = shifted_mean if shift is None else _binary(Op.ADD, shifted_mean,
+                                                      tensor(shift, count.dtype))
+    return mean, variance
+
+
+def _binary(op: Op, a: Node, b: Node) -> Node:
+    shape = broadcast_shapes(a.shape, b.shape)
+    return make(op, (broadcast_to(a, shape), broadcast_to(b, shape)))
 
 
 def _batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
@@ -440,6 +478,9 @@ APIS = {
     "nn.log_poisson_loss": _log_poisson_loss,
     "nn.l2_normalize": _l2_normalize,  # is tf.math.l2_normalize, tf.linalg.l2_normalize
     "nn.moments": _moments,
+    "nn.weighted_moments": _weighted_moments,
+    "nn.sufficient_statistics": _sufficient_statistics,
+    "nn.normalize_moments": _normalize_moments,
     "nn.batch_normalization": _batch_normalization,
     "nn.bias_add": _bias_add,
     "nn.conv1d": _conv1d,
