@@ -153,3 +153,17 @@ def test_topk_values_and_stable_indices(x, largest):
             assert_same(order, got.indices)
     with pytest.raises(RuntimeError, match="out of range"):
         torch.topk(lazy, (x.shape[-1] if x.dim() else 1) + 1)
+
+
+@pytest.mark.parametrize("call", [
+    lambda d: torch.ones(3, dtype=torch.int64, device=d).add_(torch.ones(3, device=d)),
+    lambda d: torch.ones(3, dtype=torch.uint8, device=d).mul_(torch.ones(3, device=d)),
+    lambda d: torch.ones(3, dtype=torch.int32, device=d).mean(),
+    lambda d: torch.linalg.vector_norm(torch.ones(3, dtype=torch.int16, device=d)),
+])
+def test_dtype_names_in_messages_are_torchs(call):
+    with pytest.raises(RuntimeError) as eager:
+        call("cpu")
+    with pytest.raises(RuntimeError) as lazy:
+        call(DEV)
+    assert str(lazy.value) == str(eager.value)

@@ -34,7 +34,7 @@ from lazytensor.core import CoreError, Handle
 from lazytensor.core.composite.elementwise import convert, full
 from lazytensor.torch import _fallback
 from lazytensor.torch._promotion import can_cast
-from lazytensor.torch._tensor import NUMPY_OF, LazyTensor, set_metadata
+from lazytensor.torch._tensor import NUMPY_OF, LazyTensor, scalar_type_name, set_metadata
 from lazytensor.torch.aten import INPLACE_NODES, TABLE
 
 import torch
@@ -92,8 +92,8 @@ def write(dst, src: LazyTensor) -> None:
     if node.dtype is not target:
         if not can_cast(node.dtype, target):
             raise RuntimeError(
-                f"result type {_name(node.dtype)} can't be cast to the desired output "
-                f"type {_name(target)}"
+                f"result type {scalar_type_name(node.dtype)} can't be cast to the desired output "
+                f"type {scalar_type_name(target)}"
             )
         node = convert(node, target)
     if h.__class__ is Handle:
@@ -125,12 +125,6 @@ def assign(dst: LazyTensor, node) -> None:
             "to a single memory location. Please clone() the tensor before performing "
             "the operation."
         ) from exc
-
-
-def _name(dtype) -> str:
-    from lazytensor.torch._tensor import TORCH_OF
-
-    return str(TORCH_OF[dtype]).replace("torch.", "").capitalize()
 
 
 # --------------------------------------------------------------- resolvers

@@ -41,6 +41,11 @@ TORCH_OF: dict[np.dtype, torch.dtype] = {
 }
 NUMPY_OF: dict[torch.dtype, np.dtype] = {t: n for n, t in TORCH_OF.items()}
 
+
+def scalar_type_name(dtype: np.dtype) -> str:
+    """torch's name of a dtype in its messages (``Float``, ``Long``, ``Byte``)."""
+    return torch.empty(0, dtype=TORCH_OF[dtype]).type()[len("torch."):-len("Tensor")]
+
 _new_wrapper = torch.Tensor._make_wrapper_subclass
 _TENSOR_DATA = torch._C.TensorBase.data
 

@@ -29,17 +29,6 @@ def _p(value, like: Node) -> Node:
     return as_node(value, like.dtype, like.shape)
 
 
-def log_base(base: float) -> Callable[[Node], Node]:
-    """log(x) * (1 / log(base)): log2, log10 by one multiply."""
-    scale = 1.0 / math.log(base)
-    return lambda x: make(Op.MUL, (make(Op.LOG, (x,)), as_node(scale, x.dtype, x.shape)))
-
-
-def reciprocal(x: Node) -> Node:
-    """1 / x for a floating x."""
-    return make(Op.DIV, (_p(1, x), x))
-
-
 def frac(x: Node) -> Node:
     """x - trunc(x)."""
     return make(Op.SUB, (x, npextra.trunc(x)))

@@ -20,7 +20,6 @@ from lazytensor.torch._tensor import NUMPY_OF, LazyTensor, node_of_host, wrap
 import torch
 
 aten = torch.ops.aten
-Scalar = bool | int | float | complex
 
 
 def node(x) -> Node:
@@ -245,7 +244,3 @@ def unary_op(op: Op):
 
 def binary_op(op: Op):
     return lambda a, b: make(op, (a, b))
-
-
-def full_like_node(x: Node, value: Scalar, dtype: np.dtype | None = None) -> Node:
-    return as_node(value, dtype or x.dtype, x.shape)

@@ -43,8 +43,8 @@ UNARY_FLOAT = {  # a core op or a function; integer inputs become the default fl
     aten.asinh: Op.ASINH, aten.acosh: Op.ACOSH, aten.atanh: Op.ATANH,
     aten.sigmoid: Op.LOGISTIC, aten.erf: Op.ERF, aten.erfc: Op.ERFC, aten.erfinv: Op.ERF_INV,
     aten.lgamma: Op.LGAMMA, aten.digamma: Op.DIGAMMA, aten.special_i0e: Op.BESSEL_I0E,
-    aten.special_i1e: Op.BESSEL_I1E, aten.log2: pw.log_base(2.0),
-    aten.log10: pw.log_base(10.0), aten.reciprocal: pw.reciprocal, aten.i0: pw.bessel_i0,
+    aten.special_i1e: Op.BESSEL_I1E, aten.log2: npextra.log2,
+    aten.log10: npextra.log10, aten.reciprocal: npextra.reciprocal, aten.i0: pw.bessel_i0,
     aten.special_i1: pw.bessel_i1, aten.special_modified_bessel_i0: pw.bessel_i0,
     aten.special_modified_bessel_i1: pw.bessel_i1, aten.special_ndtri: pw.ndtri,
 }
@@ -72,20 +72,12 @@ def _neg(x: Node) -> Node:
     return make(Op.NEG, (x,))
 
 
-def _bool_identity(op: Op):
-    return lambda x: x if dt.is_bool(x.dtype) else make(op, (x,))
-
-
-def _abs(x: Node) -> Node:
-    return x if dt.is_bool(x.dtype) else make(Op.ABS, (x,))
-
-
 def _sign(x: Node) -> Node:
     return x if dt.is_bool(x.dtype) else npextra.sign(x)
 
 
 UNARY_SAME = {  # (function, promotion kind)
-    aten.neg: (_neg, P.DEFAULT), aten.abs: (_abs, P.COMPLEX_TO_FLOAT),
+    aten.neg: (_neg, P.DEFAULT), aten.abs: (npextra.absolute, P.COMPLEX_TO_FLOAT),
     aten.sign: (_sign, P.DEFAULT), aten.sgn: (_sign, P.DEFAULT),
     aten.angle: (pw.angle, P.COMPLEX_TO_FLOAT),
     aten.floor: (npextra.floor, P.DEFAULT), aten.ceil: (npextra.ceil, P.DEFAULT),
@@ -120,8 +112,7 @@ def _conj(x):
 
 # ----------------------------------------------------------------- binary
 def _add(alpha_op: Op):
-    def combine(x: Node, y: Node) -> Node:  # torch adds bools as logical or
-        return make(Op.OR if alpha_op is Op.ADD and dt.is_bool(x.dtype) else alpha_op, (x, y))
+    combine = npextra.add_or if alpha_op is Op.ADD else binary_op(alpha_op)  # bools: or
 
     def impl(a, b, alpha=1):
         if alpha == 1:
@@ -163,11 +154,7 @@ def _mul(a, b):
     fast = fast_operands(a, b)
     if fast is not None:
         return wrap(make(Op.MUL, fast))
-    return elementwise(_mul_nodes, P.DEFAULT, a, b)
-
-
-def _mul_nodes(x: Node, y: Node) -> Node:
-    return make(Op.AND, (x, y)) if dt.is_bool(x.dtype) else make(Op.MUL, (x, y))
+    return elementwise(npextra.mul_and, P.DEFAULT, a, b)
 
 
 def _div(a, b, rounding_mode=None):
@@ -197,19 +184,13 @@ def _pow(a, b):
 
 
 _POW_SPECIAL = {
-    2: lambda x: make(Op.MUL, (x, x)), 1: lambda x: x, 0.5: lambda x: make(Op.SQRT, (x,)),
-    -1: pw.reciprocal,
+    2: npextra.square, 1: lambda x: x, 0.5: unary_op(Op.SQRT), -1: npextra.reciprocal,
 }
 
 
 def _logical(op: Op):
     fn = npextra.logical(op)
     return lambda a, b: elementwise(fn, P.ALWAYS_BOOL, a, b)
-
-
-def _shift_right(x: Node, y: Node) -> Node:
-    op = Op.SHIFT_RIGHT_LOGICAL if dt.is_unsigned(x.dtype) else Op.SHIFT_RIGHT_ARITHMETIC
-    return make(op, (x, y))
 
 
 BINARY = {  # (function of nodes, promotion kind)
@@ -228,8 +209,8 @@ BINARY = {  # (function of nodes, promotion kind)
     aten.bitwise_xor: (binary_op(Op.XOR), P.DEFAULT),
     aten.bitwise_left_shift: (binary_op(Op.SHIFT_LEFT), P.DEFAULT),
     aten.__lshift__: (binary_op(Op.SHIFT_LEFT), P.DEFAULT),
-    aten.bitwise_right_shift: (_shift_right, P.DEFAULT),
-    aten.__rshift__: (_shift_right, P.DEFAULT),
+    aten.bitwise_right_shift: (npextra.right_shift, P.DEFAULT),
+    aten.__rshift__: (npextra.right_shift, P.DEFAULT),
     aten.eq: (binary_op(Op.EQ), P.ALWAYS_BOOL), aten.ne: (binary_op(Op.NE), P.ALWAYS_BOOL),
     aten.lt: (binary_op(Op.LT), P.ALWAYS_BOOL), aten.le: (binary_op(Op.LE), P.ALWAYS_BOOL),
     aten.gt: (binary_op(Op.GT), P.ALWAYS_BOOL), aten.ge: (binary_op(Op.GE), P.ALWAYS_BOOL),
@@ -277,14 +258,6 @@ def _clamp(x, min=None, max=None):  # noqa: A002  (ATen's argument names)
                         next(it) if max is not None else None)
 
     return elementwise(fn, P.DEFAULT, x, *[v for v in (min, max) if v is not None])
-
-
-def _clamp_min(x, min):  # noqa: A002
-    return _clamp(x, min=min)
-
-
-def _clamp_max(x, max):  # noqa: A002
-    return _clamp(x, max=max)
 
 
 def _lerp(start, end, weight):
@@ -335,9 +308,10 @@ def _table() -> dict:
         aten.add: _add(Op.ADD), aten.sub: _sub, aten.rsub: _rsub, aten.mul: _mul,
         aten.div: _div, aten.pow: _pow, aten.logical_and: _logical(Op.AND),
         aten.logical_or: _logical(Op.OR), aten.logical_xor: _logical(Op.XOR),
-        aten.where.self: _where, aten.clamp: _clamp, aten.clamp_min: _clamp_min,
-        aten.clamp_max: _clamp_max, aten.lerp: _lerp, aten.addcmul: _addcmul,
-        aten.addcdiv: _addcdiv,
+        aten.where.self: _where, aten.clamp: _clamp,
+        aten.clamp_min: lambda x, min: _clamp(x, min=min),  # noqa: A006
+        aten.clamp_max: lambda x, max: _clamp(x, max=max),  # noqa: A006
+        aten.lerp: _lerp, aten.addcmul: _addcmul, aten.addcdiv: _addcdiv,
     })
     return table
 

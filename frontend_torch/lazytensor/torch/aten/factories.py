@@ -58,10 +58,9 @@ def _random_(self, low=None, high=None, *, generator=None):
     x = node(self)
     if low is not None and high is None:
         low, high = 0, low
-    if high is None:
-        digits = {dt.float16: 11, dt.bfloat16: 8, dt.float32: 24, dt.float64: 53}
-        high = 2 ** digits[x.dtype] + 1 if x.dtype in digits else \
-            (2 if dt.is_bool(x.dtype) else int(np.iinfo(x.dtype).max) + 1)
+    if high is None:  # every integer the dtype holds exactly (floats: 2**digits)
+        high = 2 ** (dt.finfo(x.dtype).nmant + 1) + 1 if dt.is_float(x.dtype) else \
+            (2 if dt.is_bool(x.dtype) else int(dt.iinfo(x.dtype).max) + 1)
     low = low or 0
     return _assign(self, sampling.integers(next_key(generator), x.shape, low, high))
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from lazytensor.core import Node, Op, get_runtime, make
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import along
+from lazytensor.core.composite import along, take
 from lazytensor.core.composite import indexing as ix
 from lazytensor.core.composite.elementwise import (
     as_node,
@@ -23,7 +23,7 @@ from lazytensor.core.composite.elementwise import (
     broadcast_to,
     convert,
 )
-from lazytensor.core.composite.shape import ravel, reshape
+from lazytensor.core.composite.shape import reshape
 from lazytensor.torch._tensor import LazyTensor, host_array, wrap
 from lazytensor.torch.aten._common import aten, dim, node
 
@@ -186,9 +186,7 @@ def _masked_fill(x, mask, value):
 
 
 def _take(x, index):
-    n, idx = node(x), node(index)
-    flat = ravel(n)
-    return wrap(reshape(ix.getitem(flat, (reshape(idx, (-1,)),)), idx.shape))
+    return wrap(take.take(node(x), node(index)))
 
 
 def _index_reduce(x, d, index, source, reduce, *, include_self=True):

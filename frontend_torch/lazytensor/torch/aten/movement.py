@@ -68,14 +68,11 @@ def _cat(tensors, d=0):
     if not live:
         return wrap(node(tensors[0])) if tensors else None
     n = live[0].dim()
-    d = dim(d, n)
-    dtype = result_type(*live)
-    nodes = [convert(node(t), dtype) for t in live]
-    for t in nodes[1:]:
-        if t.ndim != n:
+    for t in live[1:]:
+        if t.dim() != n:
             raise RuntimeError(
-                f"Tensors must have same number of dimensions: got {n} and {t.ndim}")
-    return wrap(make(Op.CONCATENATE, tuple(nodes), d) if len(nodes) > 1 else nodes[0])
+                f"Tensors must have same number of dimensions: got {n} and {t.dim()}")
+    return wrap(cs.concatenate([node(t) for t in live], dim(d, n), result_type(*live)))
 
 
 def _stack(tensors, d=0):
@@ -89,10 +86,7 @@ def _stack(tensors, d=0):
                 f"0 and {list(t.shape)} at entry {tensors.index(t)}"
             )
     d = dim(d, len(shape) + 1)
-    dtype = result_type(*tensors)
-    new = shape[:d] + (1,) + shape[d:]
-    nodes = [cs.reshape(convert(node(t), dtype), new) for t in tensors]
-    return wrap(make(Op.CONCATENATE, tuple(nodes), d) if len(nodes) > 1 else nodes[0])
+    return wrap(cs.stack([node(t) for t in tensors], d, result_type(*tensors)))
 
 
 def _flip(x, dims):

@@ -20,7 +20,7 @@ from lazytensor.core.composite.reducers import (
     running_extreme,
     vector_norm,
 )
-from lazytensor.torch._tensor import wrap
+from lazytensor.torch._tensor import scalar_type_name, wrap
 from lazytensor.torch.aten._common import aten, dims, node, np_dtype, opmath
 from lazytensor.torch.aten._common import dim as _dim
 
@@ -33,18 +33,15 @@ def _sum_dtype(x: Node, dtype) -> np.dtype:
     return dt.int64 if (dt.is_int(x.dtype) or dt.is_bool(x.dtype)) else x.dtype
 
 
-def _sum(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
-    n = node(x)
-    axes = dims(dim, n.ndim)
-    return wrap(accumulated(lambda v: R.reduce("sum", v, axes, keepdim), n,
-                             _sum_dtype(n, dtype)))
+def _accumulate(kind: str):
+    """sum/prod: integer and bool inputs accumulate in int64 (torch's rule)."""
+    def impl(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+        n = node(x)
+        axes = dims(dim, n.ndim)
+        return wrap(accumulated(lambda v: R.reduce(kind, v, axes, keepdim), n,
+                                 _sum_dtype(n, dtype)))
 
-
-def _prod(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
-    n = node(x)
-    axes = dims(dim, n.ndim) if dim is not None else tuple(range(n.ndim))
-    return wrap(accumulated(lambda v: R.reduce("prod", v, axes, keepdim), n,
-                             _sum_dtype(n, dtype)))
+    return impl
 
 
 def _mean(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
@@ -53,16 +50,10 @@ def _mean(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     if not dt.is_inexact(target):
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating "
-            f"point or complex dtype. Got: {_torch_name(target)}"
+            f"point or complex dtype. Got: {scalar_type_name(target)}"
         )
     axes = dims(dim, n.ndim)
     return wrap(accumulated(lambda v: R.mean(v, axes, keepdim), n, target))
-
-
-def _torch_name(d: np.dtype) -> str:
-    from lazytensor.torch._tensor import TORCH_OF
-
-    return str(TORCH_OF[d]).replace("torch.", "").capitalize().replace("Int64", "Long")
 
 
 def _extreme(kind: str, name: str):
@@ -175,7 +166,7 @@ def _vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A00
         n = convert(n, np_dtype(dtype))
     if not dt.is_inexact(n.dtype):
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor "
-                           f"as input. Got {_torch_name(n.dtype)}")
+                           f"as input. Got {scalar_type_name(n.dtype)}")
     return wrap(vector_norm(n, float(ord), dims(dim, n.ndim), keepdim))
 
 
@@ -255,7 +246,7 @@ def _kthvalue(x, k, d=-1, keepdim=False):
 
 def _table() -> dict:
     return {
-        aten.sum: _sum, aten.prod: _prod, aten.mean: _mean,
+        aten.sum: _accumulate("sum"), aten.prod: _accumulate("prod"), aten.mean: _mean,
         aten.amax: _extreme("max", "amax"), aten.amin: _extreme("min", "amin"),
         aten.max.default: _extreme("max", "max"), aten.min.default: _extreme("min", "min"),
         aten.max.dim: _max_dim("max"), aten.min.dim: _max_dim("min"),

@@ -104,10 +104,6 @@ def _reshape_alias(x, size, stride):
     return _reshape_view(x, infer_size(size, x.numel()), tuple(stride))
 
 
-def _alias(x):
-    return alias(x)
-
-
 def _view_as_real(x):
     n = node(x)
     if not dt.is_complex(n.dtype):
@@ -387,7 +383,7 @@ def _unsafe_view(x, size):
 
 TABLE = {
     aten.view.default: _view, aten.view.dtype: _view_dtype, aten._unsafe_view: _unsafe_view,
-    aten._reshape_alias: _reshape_alias, aten.alias: _alias, aten.detach: _alias,
+    aten._reshape_alias: _reshape_alias, aten.alias: alias, aten.detach: alias,
     aten.view_as_real: _view_as_real, aten.view_as_complex: _view_as_complex,
     aten.permute: _permute, aten.transpose.int: _transpose, aten.t: _t,
     aten.unsqueeze: _unsqueeze, aten.squeeze.default: _squeeze, aten.squeeze.dim: _squeeze,
