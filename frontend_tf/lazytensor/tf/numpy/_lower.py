@@ -79,6 +79,16 @@ def from_eager(value):
     return value
 
 
+def note_fallback(name: str, why: str, stacklevel: int = 4) -> None:
+    """Count an eager fallback of ``name`` (``tnp.sort``, ``tf.linalg.diag``)
+    and warn the first time."""
+    get_runtime().metrics.fallback(name)
+    if name not in _WARNED:
+        _WARNED.add(name)
+        warnings.warn(f"lazytensor.tf: {name} {why} on materialized inputs",
+                      stacklevel=stacklevel)
+
+
 def fallback(name: str, target: Callable) -> Callable:
     """``target`` (an eager tnp function) over materialized inputs; its
     results come back as lazy arrays. Warned once per function, counted in
@@ -86,11 +96,7 @@ def fallback(name: str, target: Callable) -> Callable:
 
     @functools.wraps(target)
     def fn(*args, **kwargs):
-        if name not in _WARNED:
-            _WARNED.add(name)
-            warnings.warn(f"lazytensor.tf.numpy.{name} is not lowered: it runs eagerly in "
-                          f"TensorFlow on materialized inputs", stacklevel=2)
-        get_runtime().metrics.fallback(f"tnp.{name}")
+        note_fallback(f"tnp.{name}", "is not lowered: it runs eagerly in TensorFlow", 3)
         return from_eager(target(*to_eager(args), **to_eager(kwargs)))
 
     fn.lowered = False

@@ -60,17 +60,29 @@ def install(apis: dict[str, Callable]) -> None:
 
 def target(path: str, impl: Callable) -> Callable:
     """The dispatch target for ``tf.<path>``: ``impl``'s nodes as lazy arrays,
-    core errors as TensorFlow's."""
+    core errors as TensorFlow's. An argument combination that ``impl`` does
+    not lower (it raises NotImplementedError) runs eagerly in TensorFlow."""
 
     def fn(*args, **kwargs):
         try:
             return box(impl(*args, **kwargs))
         except CoreError as error:
             _tf.raise_as_tf(error)
+        except NotImplementedError:
+            return eager(path, args, kwargs)
 
     fn.__name__ = fn.__qualname__ = path.rsplit(".", 1)[-1]
     fn.__module__ = f"lazytensor.tf.tf_api ({path})"
     return fn
+
+
+def eager(path: str, args: tuple, kwargs: dict):
+    """``tf.<path>`` run by TensorFlow on materialized inputs (warned once,
+    counted in the metrics as ``tf.<path>``); its tensors come back lazy."""
+    from lazytensor.tf.numpy._lower import from_eager, note_fallback, to_eager
+
+    note_fallback(f"tf.{path}", "runs eagerly in TensorFlow for these arguments")
+    return from_eager(resolve(path)(*to_eager(args), **to_eager(kwargs)))
 
 
 def box(out):
