@@ -221,7 +221,7 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
         if ord not in _MATRIX_ORDS:
             raise ValueError(f"'ord' must be a supported matrix norm in ['euclidean', 'fro', "
                              f"1, 2, inf], got {ord}")
-        _check_float(x)
+        _check_float(x, ord)
         r, c = (a % x.ndim for a in axis)
         return _as_input(nl.matrix_norm(x, "fro" if ord == "euclidean" else ord, r, c, keep), x)
     if isinstance(ord, str) and ord != "euclidean" or \
@@ -230,7 +230,7 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
     if isinstance(axis, tuple) and len(axis) != 1:
         raise ValueError(f"'axis' must be None, an integer, or a tuple of 2 unique "
                          f"integers, got {axis}")
-    _check_float(x)
+    _check_float(x, ord)
     axes = tuple(range(x.ndim)) if axis is None else \
         ((axis[0] if isinstance(axis, tuple) else axis) % x.ndim,)
     return _as_input(nl.vector_norm(x, axes, keep, 2 if ord == "euclidean" else ord), x)
@@ -241,8 +241,11 @@ def _as_input(out: Node, x: Node) -> Node:
     return ew.convert(out, x.dtype)
 
 
-def _check_float(x: Node) -> None:
-    """Integer norms are left out (TensorFlow's take a square root)."""
+def _check_float(x: Node, ord) -> None:
+    """TensorFlow's integer norms: 1 and inf are computed (eagerly here),
+    the others fail on their square root."""
+    if not dt.is_inexact(x.dtype) and ord in (1, math.inf):
+        raise NotImplementedError("integer 1/inf norms")  # -> eager TensorFlow
     if not dt.is_inexact(x.dtype):
         raise DTypeError(f"Value for attr 'T' of {x.dtype.name} is not in the list of "
                          f"allowed values: bfloat16, half, float, double, complex64, "
