@@ -16,6 +16,7 @@ the answer ``(computation dtype, result dtype)`` is kept as numpy dtypes.
 from __future__ import annotations
 
 import numpy as np
+from lazytensor.core.composite.elementwise import weak_type
 from lazytensor.torch._tensor import NUMPY_OF, TORCH_OF
 
 import torch
@@ -43,15 +44,7 @@ def key_of(x) -> object:
         return node.dtype, bool(node.shape)
     if isinstance(x, torch.Tensor):
         return NUMPY_OF[x.dtype], x.dim() > 0
-    if isinstance(x, bool):
-        return bool
-    if isinstance(x, int):
-        return int
-    if isinstance(x, float):
-        return float
-    if isinstance(x, complex):
-        return complex
-    raise TypeError(f"unsupported operand type {type(x).__name__}")
+    return weak_type(x)
 
 
 def dtypes(kind, *keys) -> tuple[np.dtype, np.dtype]:

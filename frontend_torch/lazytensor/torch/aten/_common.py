@@ -68,17 +68,14 @@ def dim(d: int, ndim: int) -> int:
 def dims(ds, ndim: int) -> tuple[int, ...]:
     """Dimension list (None or [] meaning all) as sorted non-negative dims
     (a 0-dim tensor has none: its dim 0 / -1 names the tensor itself)."""
-    if ndim == 0:
-        if ds is not None and not isinstance(ds, int):
-            for d in ds:
-                dim(d, 0)
-        elif isinstance(ds, int):
-            dim(ds, 0)
-        return ()
-    if ds is None or (isinstance(ds, (list, tuple)) and len(ds) == 0):
-        return tuple(range(ndim))
     if isinstance(ds, int):
         ds = (ds,)
+    if ndim == 0:
+        for d in ds or ():
+            dim(d, 0)
+        return ()
+    if not ds:
+        return tuple(range(ndim))
     out = tuple(sorted({dim(d, ndim) for d in ds}))
     if len(out) != len(ds):
         raise RuntimeError(f"dim {list(ds)} appears multiple times in the list of dims")

@@ -188,11 +188,6 @@ _POW_SPECIAL = {
 }
 
 
-def _logical(op: Op):
-    fn = npextra.logical(op)
-    return lambda a, b: elementwise(fn, P.ALWAYS_BOOL, a, b)
-
-
 BINARY = {  # (function of nodes, promotion kind)
     aten.maximum: (npextra.maximum, P.DEFAULT), aten.minimum: (npextra.minimum, P.DEFAULT),
     aten.fmax: (npextra.fmax, P.DEFAULT), aten.fmin: (npextra.fmin, P.DEFAULT),
@@ -214,6 +209,9 @@ BINARY = {  # (function of nodes, promotion kind)
     aten.eq: (binary_op(Op.EQ), P.ALWAYS_BOOL), aten.ne: (binary_op(Op.NE), P.ALWAYS_BOOL),
     aten.lt: (binary_op(Op.LT), P.ALWAYS_BOOL), aten.le: (binary_op(Op.LE), P.ALWAYS_BOOL),
     aten.gt: (binary_op(Op.GT), P.ALWAYS_BOOL), aten.ge: (binary_op(Op.GE), P.ALWAYS_BOOL),
+    aten.logical_and: (npextra.logical(Op.AND), P.ALWAYS_BOOL),
+    aten.logical_or: (npextra.logical(Op.OR), P.ALWAYS_BOOL),
+    aten.logical_xor: (npextra.logical(Op.XOR), P.ALWAYS_BOOL),
     aten.igamma: (binary_op(Op.IGAMMA), P.INT_TO_FLOAT),
     aten.igammac: (binary_op(Op.IGAMMAC), P.INT_TO_FLOAT),
     aten.special_zeta: (binary_op(Op.ZETA), P.INT_TO_FLOAT),
@@ -306,8 +304,7 @@ def _table() -> dict:
         aten.round: _round_impl, aten.nan_to_num: _nan_to_num, aten.logit: _logit,
         aten._conj: _conj, aten._conj_physical: _conj,
         aten.add: _add(Op.ADD), aten.sub: _sub, aten.rsub: _rsub, aten.mul: _mul,
-        aten.div: _div, aten.pow: _pow, aten.logical_and: _logical(Op.AND),
-        aten.logical_or: _logical(Op.OR), aten.logical_xor: _logical(Op.XOR),
+        aten.div: _div, aten.pow: _pow,
         aten.where.self: _where, aten.clamp: _clamp,
         aten.clamp_min: lambda x, min: _clamp(x, min=min),  # noqa: A006
         aten.clamp_max: lambda x, max: _clamp(x, max=max),  # noqa: A006

@@ -36,22 +36,20 @@ def _sample_dtype(x: Node) -> np.dtype:
         x.dtype != dt.bfloat16 else dt.float32
 
 
-def _uniform_node(x: Node, low, high, generator) -> Node:
-    return sampling.uniform(next_key(generator), x.shape, _sample_dtype(x), low, high)
+def _sampled(sample):
+    """uniform_/normal_/exponential_: self filled by the core's
+    ``sample(key, shape, dtype, *params)`` (its defaults are torch's)."""
+    def impl(self, *params, generator=None):
+        x = node(self)
+        return _assign(self, sample(next_key(generator), x.shape, _sample_dtype(x), *params))
 
-
-def _uniform_(self, low=0.0, high=1.0, *, generator=None):
-    return _assign(self, _uniform_node(node(self), low, high, generator))
-
-
-def _normal_node(x: Node, mean, std, generator) -> Node:
-    return sampling.normal(next_key(generator), x.shape, _sample_dtype(x), mean, std)
+    return impl
 
 
 def _normal_(self, mean=0.0, std=1.0, *, generator=None):
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
-    return _assign(self, _normal_node(node(self), mean, std, generator))
+    return _sampled(sampling.normal)(self, mean, std, generator=generator)
 
 
 def _random_(self, low=None, high=None, *, generator=None):
@@ -68,12 +66,7 @@ def _random_(self, low=None, high=None, *, generator=None):
 def _bernoulli_(self, p=0.5, *, generator=None):
     x = node(self)
     u = make(Op.RNG_UNIFORM, (next_key(generator),), x.shape, dt.float32)
-    prob = convert(node(p), dt.float32) if isinstance(p, torch.Tensor) else \
-        as_node(p, dt.float32, x.shape)
-    if prob.shape != x.shape:
-        from lazytensor.core.composite.elementwise import broadcast_to
-
-        prob = broadcast_to(prob, x.shape)
+    prob = as_node(node(p) if isinstance(p, torch.Tensor) else p, dt.float32, x.shape)
     return _assign(self, make(Op.LT, (u, prob)))
 
 
@@ -83,12 +76,6 @@ def _bernoulli(x, p=None, *, generator=None):
     probs = n if p is None else as_node(p, n.dtype, n.shape)
     u = make(Op.RNG_UNIFORM, (next_key(generator),), n.shape, _sample_dtype(n))
     return wrap(convert(make(Op.LT, (u, convert(probs, u.dtype))), n.dtype))
-
-
-def _exponential_(self, lambd=1.0, *, generator=None):
-    x = node(self)
-    sample = sampling.exponential(next_key(generator), x.shape, _sample_dtype(x), lambd)
-    return _assign(self, sample)
 
 
 def _multinomial(x, num_samples, replacement=False, *, generator=None):
@@ -177,9 +164,9 @@ TABLE = {
     aten.new_full: _new_full, aten.new_zeros: _filled(_new_full, 0.0),
     aten.new_ones: _filled(_new_full, 1.0), aten.new_empty: _filled(_new_full, 0.0),
     aten.new_empty_strided: _new_empty_strided,
-    aten.uniform_: _uniform_, aten.normal_: _normal_, aten.random_: _random_,
+    aten.uniform_: _sampled(sampling.uniform), aten.normal_: _normal_, aten.random_: _random_,
     aten.bernoulli_.float: _bernoulli_, aten.bernoulli_.Tensor: _bernoulli_,
     aten.bernoulli.default: _bernoulli, aten.bernoulli.p: _bernoulli,
-    aten.exponential_: _exponential_, aten.multinomial: _multinomial,
+    aten.exponential_: _sampled(sampling.exponential), aten.multinomial: _multinomial,
     aten.randperm.out: _randperm_out, aten.randperm.generator_out: _randperm_out,
 }

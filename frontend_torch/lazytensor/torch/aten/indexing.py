@@ -76,19 +76,14 @@ def _index_put(x, indices, values, accumulate=False):
                            "add" if accumulate else "set"))
 
 
-def _along(n: Node, d: int, index: Node | None) -> tuple:
-    return (slice(None),) * d + ((index,) if index is not None else ())
-
-
 def _index_select(x, d, index):
     n = node(x)
     d = dim(d, n.ndim)
     idx = node(index)
     if idx.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
-    if n.ndim == 0:
-        return wrap(reshape(ix.getitem(reshape(n, (1,)), (reshape(idx, (-1,)),)), ()))
-    return wrap(ix.getitem(n, _along(n, d, reshape(idx, (-1,)))))
+    picked = take.take(reshape(n, (1,)) if n.ndim == 0 else n, reshape(idx, (-1,)), d)
+    return wrap(reshape(picked, ()) if n.ndim == 0 else picked)
 
 
 def _gather(x, d, index, *, sparse_grad=False):
@@ -178,10 +173,7 @@ def _masked_fill(x, mask, value):
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but "
                            f"got tensor with {value.dim()} dimension(s).")
     shape = broadcast_shapes(n.shape, m.shape)
-    if isinstance(value, torch.Tensor):
-        v = broadcast_to(convert(node(value), n.dtype), shape)
-    else:
-        v = as_node(value, n.dtype, shape)
+    v = as_node(node(value) if isinstance(value, torch.Tensor) else value, n.dtype, shape)
     return wrap(make(Op.SELECT, (broadcast_to(m, shape), v, broadcast_to(n, shape))))
 
 

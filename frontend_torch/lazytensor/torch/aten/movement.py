@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from lazytensor.core import Node, Op, make
+from lazytensor.core import Op, make
 from lazytensor.core.composite import matrix, rearrange
 from lazytensor.core.composite import shape as cs
 from lazytensor.core.composite.elementwise import as_node, broadcast_to, convert
@@ -146,15 +146,8 @@ def _fill(x, value):
             raise RuntimeError(
                 f"fill_ only supports 0-dimension value tensor but got tensor with "
                 f"{value.dim()} dimensions.")
-        v = node(value) if isinstance(value, LazyTensor) else value.item()
-        return wrap(broadcast_to(convert(v, n.dtype), n.shape) if isinstance(v, Node)
-                    else as_node(v, n.dtype, n.shape))
+        value = node(value) if isinstance(value, LazyTensor) else value.item()
     return wrap(as_node(value, n.dtype, n.shape))
-
-
-def _zero(x):
-    n = node(x)
-    return wrap(as_node(0, n.dtype, n.shape))
 
 
 def _resize_(self, size, memory_format=None):
@@ -200,7 +193,7 @@ TABLE = {
     aten.cat: _cat, aten.stack: _stack, aten.flip: _flip, aten.roll: _roll,
     aten.constant_pad_nd: _constant_pad_nd, aten.repeat: _repeat,
     aten.tril: _tri(True), aten.triu: _tri(False), aten.fill.Scalar: _fill,
-    aten.fill.Tensor: _fill, aten.zero: _zero,
+    aten.fill.Tensor: _fill, aten.zero: lambda x: _fill(x, 0),
     aten._local_scalar_dense: _local_scalar_dense, aten.resize_: _resize_,
     aten._pin_memory: _pin_memory, aten.set_.source_Tensor: _set_source,
 }

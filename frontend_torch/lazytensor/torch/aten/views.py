@@ -216,14 +216,18 @@ def _expand(x, size, *, implicit=False):
 
 
 # ------------------------------------------------------------ selections
+def _bounds(start, end, length: int) -> tuple[int, int]:
+    """A slice's start and end clamped into [0, length] (an empty slice
+    ends where it starts), as torch's slice."""
+    lo, hi, _ = slice(start, end, 1).indices(length)
+    return lo, max(hi, lo)
+
+
 def _slice(x, d=0, start=None, end=None, step=1):
-    n = x.dim()
-    d = dim(d, n)
+    d = dim(d, x.dim())
     if step <= 0:
         raise RuntimeError("slice step must be positive")
-    length = x.shape[d]
-    lo, hi, _ = slice(start, end, 1).indices(length)
-    hi = max(hi, lo)
+    lo, hi = _bounds(start, end, x.shape[d])
     index = (slice(None),) * d + (slice(lo, hi, step),)
     stride, offset = slice_layout(x.stride(), x.storage_offset(), d, lo,
                                   len(range(lo, hi, step)), step)
@@ -302,7 +306,7 @@ def _slice_backward(grad, input_sizes, d, start, end, step):
     interior padding for strides."""
     sizes = size_list(input_sizes)
     d = dim(d, len(sizes))
-    lo = slice(start, end, 1).indices(sizes[d])[0]
+    lo = _bounds(start, end, sizes[d])[0]
     return wrap(cviews.embed_slice(node(grad), sizes, d, lo, step))
 
 
@@ -316,8 +320,7 @@ def _select_scatter(x, src, d, index):
 def _slice_scatter(x, src, d=0, start=None, end=None, step=1):
     n = node(x)
     d = dim(d, n.ndim)
-    lo, hi, _ = slice(start, end, 1).indices(n.shape[d])
-    key = (slice(None),) * d + (slice(lo, max(hi, lo), step),)
+    key = (slice(None),) * d + (slice(*_bounds(start, end, n.shape[d]), step),)
     return wrap(ix.setitem(n, key, node(src)))
 
 
