@@ -153,3 +153,9 @@ def test_transpose_padding_inverts_the_forward_shape(size, stride, padding):
     assert run(cnn.conv_transpose(x, w, (stride,), got, extra, (1,))).shape == (1, 1, size)
     with pytest.raises(Exception, match="cannot give size"):
         layers.transpose_padding((n + 2,), (size,), (3,), (stride,), padding, (1,))
+
+
+def test_kinked_relu_passes_nan_and_clips():
+    x = np.array([np.nan, -1.0, 0.0, 3.0, 6.0, 7.5])
+    np.testing.assert_array_equal(run(act.kinked_relu(dev(x))), [np.nan, 0, 0, 3, 6, 7.5])
+    np.testing.assert_array_equal(run(act.kinked_relu(dev(x), 6)), [np.nan, 0, 0, 3, 6, 6])

@@ -27,6 +27,7 @@ PROBS = np.exp(X) / np.exp(X).sum(-1, keepdims=True)
 LABELS = np.array([0, 4, 2], np.int32)
 BITS = (RNG.random((3, 5)) > 0.5).astype(np.float32)
 COUNTS = np.array([[0.0, 1.0, 3.5, 2.0, 0.5]] * 3, np.float32)
+KINKS = np.array([np.nan, -1.0, 0.0, 3.0, 6.0, 7.5], np.float32)
 IMG = _normal(2, 7, 7, 3)
 IMG_NCHW = np.ascontiguousarray(IMG.transpose(0, 3, 1, 2))
 W2 = _normal(3, 3, 3, 4)
@@ -42,6 +43,8 @@ IDS = np.array([[0, 5], [3, 3]], np.int32)
 CASES = {
     # activations
     "relu": (lambda t, x: t.nn.relu(x), [X]),
+    "relu kinks and nan": (lambda t, x: t.nn.relu(x), [KINKS]),
+    "relu6 kinks and nan": (lambda t, x: t.nn.relu6(x), [KINKS]),
     "relu int": (lambda t, x: t.nn.relu(x), [INT]),
     "relu6": (lambda t, x: t.nn.relu6(x), [X4]),
     "crelu": (lambda t, x: t.nn.crelu(x), [X]),
@@ -260,8 +263,21 @@ def test_training_step_gradients_match_tf_gradient_tape(step):
         np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=2e-4, atol=2e-5)
 
 
-def _bad(name: str):
-    return pytest.param(name, id=name)
+@pytest.mark.parametrize("api", ["relu", "relu6", "elu", "selu", "leaky_relu", "gelu",
+                                 "silu", "softsign"])
+def test_activation_gradients_at_the_kinks_match_tf(api):
+    """Derivatives at x == 0 (and relu6's cap) are TensorFlow's: 0 for
+    relu/relu6, the linear branch's for elu/selu (not a tie split in halves)."""
+    values = np.array([-2.0, -0.0, 0.0, 1.0, 6.0, 8.0], np.float32)
+    fn = getattr(tf.nn, api)
+
+    def run(t, np_):
+        w = t.Variable(values)
+        with t.GradientTape() as tape:
+            loss = np_.sum(fn(w * 1.0) * np_.asarray(np.arange(1, 7, dtype=np.float32)))
+        return tape.gradient(loss, w)
+
+    np.testing.assert_allclose(run(ltf, lnp).numpy(), run(tf, tnp).numpy(), rtol=1e-6)
 
 
 BAD = {

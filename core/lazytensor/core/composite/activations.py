@@ -68,6 +68,23 @@ def relu(x: Node) -> Node:
     return make(Op.MAX, (x, _p(0, x)))
 
 
+def kinked_relu(x: Node, cap=None) -> Node:
+    """max(x, 0), capped at ``cap`` when given (relu6), written as selects
+    so that NaN passes through and the derivative at a kink (x == 0,
+    x == cap) is 0, as TensorFlow's Relu/Relu6 gradients and torch's
+    threshold/hardtanh backward define it (``relu``'s single MAX node
+    gives a tie half the gradient, which autodiff would carry).
+
+    >>> import numpy as np
+    >>> from lazytensor.core.runtime import constant
+    >>> kinked_relu(constant(np.array([-1.0, 7.0]), np.dtype("float32")), 6).shape
+    (2,)
+    """
+    if cap is not None:
+        x = _sel(make(Op.GE, (x, _p(cap, x))), _p(cap, x), x)
+    return _sel(make(Op.LE, (x, _c(0, x))), _c(0, x), x)
+
+
 def threshold_backward(grad: Node, x: Node, threshold: float) -> Node:
     """grad where x > threshold, else 0 (the gradient of relu/threshold)."""
     return _sel(make(Op.LE, (x, _p(threshold, x))), _c(0, grad), grad)
@@ -137,9 +154,10 @@ def mish(x: Node) -> Node:
 
 
 def elu(x: Node, alpha: float = 1.0, scale: float = 1.0, input_scale: float = 1.0) -> Node:
-    """scale * (x if x > 0 else alpha * (exp(x * input_scale) - 1))."""
+    """scale * (x if x >= 0 else alpha * (exp(x * input_scale) - 1)); the
+    derivative at 0 is the linear branch's (TensorFlow's Elu/Selu gradients)."""
     neg = _mul(_p(alpha, x), make(Op.EXPM1, (_mul(x, _p(input_scale, x)),)))
-    return _mul(_p(scale, x), _sel(make(Op.GT, (x, _c(0, x))), x, neg))
+    return _mul(_p(scale, x), _sel(make(Op.LT, (x, _c(0, x))), neg, x))
 
 
 # SELU's fixed point constants (Klambauer et al., 2017)
@@ -148,9 +166,9 @@ SELU_SCALE = 1.0507009873554804934193349852946
 
 
 def selu(x: Node) -> Node:
-    """scale * elu(x, alpha) with SELU's constants."""
+    """scale * elu(x, alpha) with SELU's constants (derivative at 0: scale)."""
     neg = _mul(_c(SELU_ALPHA, x), make(Op.EXPM1, (x,)))
-    return _mul(_c(SELU_SCALE, x), _sel(make(Op.GT, (x, _c(0, x))), x, neg))
+    return _mul(_c(SELU_SCALE, x), _sel(make(Op.LT, (x, _c(0, x))), neg, x))
 
 
 def softsign(x: Node) -> Node:

@@ -65,7 +65,7 @@ def _unary(fn, op: str, param: str = "features", floating: bool = True):
 
 
 def _relu6(features, name=None):
-    return act.hardtanh(tensor(features), 0, 6)
+    return act.kinked_relu(tensor(features), 6)
 
 
 def _leaky_relu(features, alpha=0.2, name=None):
@@ -456,7 +456,7 @@ def _embedding_lookup(params, ids, max_norm=None, name=None):
 
 
 APIS = {
-    "nn.relu": _unary(act.relu, "Relu", floating=False),
+    "nn.relu": _unary(act.kinked_relu, "Relu", floating=False),
     "nn.relu6": _relu6,
     "nn.crelu": _crelu,
     "nn.elu": _unary(act.elu, "Elu"),
