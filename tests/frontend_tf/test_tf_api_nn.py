@@ -181,6 +181,10 @@ CASES = {
     "space_to_depth": (lambda t, x: t.nn.space_to_depth(x, 2), [_normal(2, 4, 6, 3)]),
     "depth_to_space": (lambda t, x: t.nn.depth_to_space(x, 2), [_normal(2, 2, 3, 12)]),
     "zero_fraction": (lambda t, x: t.nn.zero_fraction(x), [INT * (INT > 1)]),
+    "in_top_k": (lambda t, i, p: t.nn.in_top_k(i, p, 2), [np.array([1, 0, 7, 2], np.int32),
+                 np.array([[0.1, 0.5, 0.5, 0.2], [np.nan, 1, 2, 3], [1, 2, 3, 4],
+                           [0.3, 0.3, 0.3, 0.9]], np.float32)]),
+    "math.in_top_k": (lambda t, i, p: t.math.in_top_k(i, p, 1), [LABELS, X]),
     # embedding
     "embedding_lookup": (lambda t, p, i: t.nn.embedding_lookup(p, i), [TABLE, IDS]),
     "embedding_lookup 3d": (lambda t, p, i: t.nn.embedding_lookup(p, i), [TABLE3, IDS[0]]),
@@ -309,6 +313,7 @@ BAD = {
     "space_to_depth size": lambda t, a: t.nn.space_to_depth(a(_normal(1, 3, 4, 2)), 2),
     "max_pool2d rank": lambda t, a: t.nn.max_pool2d(a(IMG[0]), 2, 1, "VALID"),
     "avg_pool2d int": lambda t, a: t.nn.avg_pool2d(a(INT.reshape(1, 2, 3, 1)), 1, 1, "VALID"),
+    "in_top_k rows": lambda t, a: t.nn.in_top_k(a(LABELS[:2]), a(X), 2),
     "embedding float ids": lambda t, a: t.nn.embedding_lookup(a(TABLE), a(X[0, :2])),
 }
 

@@ -488,6 +488,33 @@ def safe_softmax(x: Node, axis: int) -> Node:
     return make(Op.SELECT, (ew.broadcast_to(masked, y.shape), _c(0.0, y), y))
 
 
+# ------------------------------------------------------------- evaluation
+def in_top_k(predictions: Node, targets: Node, k: int) -> Node:
+    """Per row of (batch, classes) ``predictions``: whether the target
+    class is among the ``k`` largest, i.e. fewer than k predictions are
+    strictly greater than its own (ties at the boundary count as in).
+    False for a non-finite target prediction or an out-of-range target.
+
+    Shape rule: (batch,) bool.
+
+    >>> p = const(0.5, np.dtype("float32"), (3, 4))
+    >>> in_top_k(p, const(1, np.dtype("int32"), (3,)), 1).shape
+    (3,)
+    """
+    rows, classes = predictions.shape
+    index = ew.convert(targets, dt.int64)
+    wide = make(Op.BROADCAST_IN_DIM, (index,), predictions.shape, (0,))
+    hot = make(Op.EQ, (iota(predictions.shape, 1), wide))
+    own = red.reduce("sum", make(Op.SELECT, (hot, predictions, _c(0, predictions))), 1)
+    above = make(Op.GT, (predictions, make(Op.BROADCAST_IN_DIM, (own,), predictions.shape,
+                                           (0,))))
+    count = red.reduce("sum", ew.convert(above, dt.int64), 1)
+    inside = make(Op.AND, (make(Op.GE, (index, const(0, dt.int64, (rows,)))),
+                           make(Op.LT, (index, const(classes, dt.int64, (rows,))))))
+    ranked = make(Op.LT, (count, ew.as_node(k, dt.int64, (rows,))))
+    return make(Op.AND, (make(Op.AND, (inside, make(Op.IS_FINITE, (own,)))), ranked))
+
+
 # ------------------------------------------------- dropout, embedding, attention
 def dropout(x: Node, p: float, key: Node) -> tuple[Node, Node]:
     """(x * keep / (1 - p), keep): each element kept with probability 1 - p,

@@ -440,6 +440,17 @@ def _zero_fraction(value, name=None):
     return red.mean(zeros)
 
 
+def _in_top_k(targets, predictions, k, name=None):
+    p, t = _floating(predictions, "InTopKV2"), tensor(targets)
+    if t.dtype not in (dt.int32, dt.int64):
+        raise DTypeError(f"Value for attr 'T' of {t.dtype} is not in the list of allowed "
+                         "values: int32, int64")
+    if p.ndim != 2 or t.shape != p.shape[:1]:
+        raise _invalid(f"predictions must be 2-d and targets 1-d of its length: "
+                       f"{list(p.shape)} vs {list(t.shape)}")
+    return cnn.in_top_k(p, t, host_int(k))
+
+
 def _embedding_lookup(params, ids, max_norm=None, name=None):
     if isinstance(params, (list, tuple)):
         if len(params) != 1:
@@ -506,6 +517,7 @@ APIS = {
     "nn.depth_to_space": _blocks(layers.depth_to_space, "DepthToSpace"),
     "nn.local_response_normalization": _local_response_normalization,
     "nn.zero_fraction": _zero_fraction,
+    "math.in_top_k": _in_top_k,  # is tf.nn.in_top_k
 }
 
 __all__ = ["APIS"]
