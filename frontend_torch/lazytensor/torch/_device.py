@@ -26,6 +26,7 @@ from lazytensor.core import sync as core_sync
 from lazytensor.core.composite.creation import arange as core_arange
 from lazytensor.torch._tensor import DEVICE, NUMPY_OF, LazyTensor, host_array, to_lazy, wrap
 from lazytensor.torch.aten.factories import empty, empty_strided
+from lazytensor.torch.aten.movement import local_scalar_dense
 
 import torch
 
@@ -61,14 +62,6 @@ def _copy_from(src, dst, non_blocking=False):
     value = get_runtime().from_host(host_array(src.to(dst.dtype))).node
     assign(dst, value)
     return dst
-
-
-def _local_scalar_dense(t):
-    """``.item()`` reached below the Python key (``torch.tensor`` of a list
-    of 0-dim lazy tensors converts each one in C++)."""
-    from lazytensor.torch._tensor import to_cpu
-
-    return to_cpu(t).item()
 
 
 def _arange_dtype(values, dtype) -> torch.dtype:
@@ -113,7 +106,7 @@ for _name, _kernel in (
     ("_copy_from", _copy_from), ("arange", _arange), ("arange.start", _arange),
     ("arange.start_step", _arange),
     ("_efficientzerotensor", empty),  # (torch.func's zero tangents: plain zeros here)
-    ("_local_scalar_dense", _local_scalar_dense),
+    ("_local_scalar_dense", local_scalar_dense),
 ):
     _LIBRARY.impl(_name, _kernel)
 for _name in HOST_FACTORIES:

@@ -179,7 +179,9 @@ def _set_source(self, source):
     return self
 
 
-def _local_scalar_dense(x):
+def local_scalar_dense(x):
+    """``.item()``: from the table, and on the Lazy key where C++ reaches it
+    below the Python key (``torch.tensor`` of a list of 0-dim lazy tensors)."""
     return x._h.numpy().item()
 
 
@@ -194,6 +196,6 @@ TABLE = {
     aten.constant_pad_nd: _constant_pad_nd, aten.repeat: _repeat,
     aten.tril: _tri(True), aten.triu: _tri(False), aten.fill.Scalar: _fill,
     aten.fill.Tensor: _fill, aten.zero: lambda x: _fill(x, 0),
-    aten._local_scalar_dense: _local_scalar_dense, aten.resize_: _resize_,
+    aten._local_scalar_dense: local_scalar_dense, aten.resize_: _resize_,
     aten._pin_memory: _pin_memory, aten.set_.source_Tensor: _set_source,
 }

@@ -183,10 +183,6 @@ def _sort(x, dim=-1, descending=False, *, stable=False):  # noqa: A002
     return wrap(sorting.sort(n, d, descending)), wrap(sorting.argsort(n, d, descending, INDEX))
 
 
-def _sort_stable(x, *, stable=None, dim=-1, descending=False):  # noqa: A002
-    return _sort(x, dim, descending)
-
-
 def _topk(x, k, dim=-1, largest=True, sorted=True):  # noqa: A002
     n = node(x)
     d = _dim(dim, n.ndim)
@@ -259,7 +255,7 @@ def _table() -> dict:
         aten.cumprod: _scan(Op.CUMPROD), aten.logcumsumexp: _scan(Op.CUMLOGSUMEXP),
         aten.cummax: _cum_extreme("max"), aten.cummin: _cum_extreme("min"),
         aten.linalg_vector_norm: opmath(_vector_norm), aten.count_nonzero: _count_nonzero,
-        aten.sort.default: _sort, aten.sort.stable: _sort_stable,
+        aten.sort.default: _sort, aten.sort.stable: _sort,
         aten.topk: _topk, aten.median.dim: _median_dim(False),
         aten.nanmedian.dim: _median_dim(True), aten.median.default: _median_all(False),
         aten.nanmedian.default: _median_all(True), aten.kthvalue: _kthvalue,
