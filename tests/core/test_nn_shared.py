@@ -10,6 +10,7 @@ from core_nodes import check, dev, run
 from lazytensor.core.composite import activations as act
 from lazytensor.core.composite import layers, losses
 from lazytensor.core.composite import nn as cnn
+from lazytensor.core.composite import normalization as norm
 
 RNG = np.random.default_rng(3)
 X = RNG.standard_normal((4, 5)) * 3
@@ -76,11 +77,11 @@ def test_sparse_cross_entropy_is_nan_outside_the_classes():
 
 def test_moments_compute_half_types_in_float32():
     x = X.astype(np.float16)
-    mean, var = cnn.moments(dev(x), (0,), keepdims=True)
+    mean, var = norm.moments(dev(x), (0,), keepdims=True)
     wide = x.astype(np.float32)
     check(mean, wide.mean(0, keepdims=True), rtol=1e-6)
     check(var, wide.var(0, keepdims=True), rtol=1e-5)
-    mean, var = cnn.moments(dev(X), (0, 1))
+    mean, var = norm.moments(dev(X), (0, 1))
     check(mean, X.mean())
     check(var, X.var())
 

@@ -22,6 +22,7 @@ from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import activations as act
 from lazytensor.core.composite import layers, losses
 from lazytensor.core.composite import nn as cnn
+from lazytensor.core.composite import normalization as norm
 from lazytensor.core.composite import reduction as red
 from lazytensor.core.composite.creation import const
 from lazytensor.core.composite.elementwise import broadcast_shapes, broadcast_to, convert
@@ -182,7 +183,7 @@ def _moments(x, axes, shift=None, keepdims=False, name=None):
     node = tensor(x)
     if not dt.is_inexact(node.dtype):
         return NotImplemented  # TensorFlow's integer means truncate: left to TensorFlow
-    mean, var = cnn.moments(node, host_int(axes), bool(keepdims))
+    mean, var = norm.moments(node, host_int(axes), bool(keepdims))
     return convert(mean, node.dtype), convert(var, node.dtype)
 
 
@@ -190,7 +191,7 @@ def _weighted_moments(x, axes, frequency_weights, keepdims=False, name=None):
     node = _floating(x, "Mul")
     compute = dt.float32 if node.dtype in (dt.float16, dt.bfloat16) else node.dtype
     weights = tensor(frequency_weights, node.dtype)
-    moments = cnn.weighted_moments(convert(node, compute), host_int(axes),
+    moments = norm.weighted_moments(convert(node, compute), host_int(axes),
                                    convert(weights, compute), bool(keepdims))
     return tuple(convert(m, node.dtype) for m in moments)
 

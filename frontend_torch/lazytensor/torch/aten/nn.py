@@ -11,6 +11,7 @@ from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import activations as act
 from lazytensor.core.composite import layers, losses
 from lazytensor.core.composite import nn as cnn
+from lazytensor.core.composite import normalization as norm
 from lazytensor.core.composite import reduction as R
 from lazytensor.core.composite.elementwise import as_node, broadcast_to, convert
 from lazytensor.core.composite.linalg import matmul
@@ -204,12 +205,12 @@ def _layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):
         raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input "
                            f"with shape [*, {', '.join(map(str, normalized_shape))}], but got "
                            f"input of size{list(nx.shape)}")
-    out, mean, rstd = cnn.layer_norm(nx, k, _opt(weight), _opt(bias), eps)
+    out, mean, rstd = norm.layer_norm(nx, k, _opt(weight), _opt(bias), eps)
     return wrap(out), wrap(mean), wrap(rstd)
 
 
 def _layer_norm_backward(grad, x, normalized_shape, mean, rstd, weight, bias, output_mask):
-    gx, gw, gb = cnn.layer_norm_backward(node(grad), node(x), node(mean), node(rstd),
+    gx, gw, gb = norm.layer_norm_backward(node(grad), node(x), node(mean), node(rstd),
                                          _opt(weight), len(normalized_shape))
     outs = (gx, gw if weight is not None else None, gb if bias is not None else None)
     return _masked(outs, output_mask)
@@ -220,7 +221,7 @@ def _batch_norm(x, weight, bias, running_mean, running_var, training, momentum, 
 
     nx = node(x)
     if training:
-        mean, var, invstd = cnn.batch_stats(nx, eps)
+        mean, var, invstd = norm.batch_stats(nx, eps)
         if running_mean is not None:
             unbiased = layers.unbiased(var, nx.shape)
             for stat, new in ((running_mean, mean), (running_var, unbiased)):
@@ -228,7 +229,7 @@ def _batch_norm(x, weight, bias, running_mean, running_var, training, momentum, 
     else:
         mean, invstd = layers.running_stats(node(running_mean), node(running_var), eps,
                                             nx.dtype)
-    out = cnn.batch_norm(nx, _opt(weight), _opt(bias), mean, invstd)
+    out = norm.batch_norm(nx, _opt(weight), _opt(bias), mean, invstd)
     if not training:
         empty = as_node(0, mean.dtype, (0,))
         return wrap(out), wrap(empty), wrap(empty)
@@ -243,7 +244,7 @@ def _batch_norm_backward(grad, x, weight, running_mean, running_var, save_mean, 
     else:
         mean = node(running_mean)
         invstd = layers.inverse_std(node(running_var), eps)
-    gx, gw, gb = cnn.batch_norm_backward(node(grad), nx, _opt(weight), mean, invstd, train)
+    gx, gw, gb = norm.batch_norm_backward(node(grad), nx, _opt(weight), mean, invstd, train)
     outs = (gx, gw, gb)
     return tuple(wrap(o) if keep else None for o, keep in zip(outs, output_mask, strict=False))
 
