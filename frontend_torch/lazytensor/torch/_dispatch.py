@@ -111,8 +111,7 @@ def resize_out(dst: LazyTensor, shape: tuple) -> None:
             f"{list(dst.shape)}, which does not match the required output shape "
             f"{list(shape)}. This behavior is deprecated.", UserWarning, stacklevel=4)
     set_metadata(dst, shape)
-    dst._h = Handle(full((), 0, NUMPY_OF[dst.dtype]) if not shape else
-                    full(shape, 0, NUMPY_OF[dst.dtype]))
+    dst._h = Handle(full(shape, 0, NUMPY_OF[dst.dtype]))
 
 
 def assign(dst: LazyTensor, node) -> None:

@@ -38,17 +38,14 @@ def node(x) -> Node:
 def operand(x):
     """A node for tensors, the Python value for scalars (a zero-dim CPU
     tensor becomes a scalar parameter of its dtype)."""
-    h = getattr(x, "_h", None)
-    if h is not None:
-        return h.node
-    if isinstance(x, torch.Tensor):
-        if x.dim() == 0:
-            return scalar(x.item(), NUMPY_OF[x.dtype])
+    if not isinstance(x, torch.Tensor):
+        return x
+    if getattr(x, "_h", None) is None and x.dim():
         raise RuntimeError(
             f"Expected all tensors to be on the same device, but found at least two "
             f"devices, lazy:0 and {x.device}!"
         )
-    return x
+    return node(x)
 
 
 def np_dtype(dtype: torch.dtype | None, default: np.dtype | None = None) -> np.dtype | None:
