@@ -28,6 +28,8 @@ LABELS = np.array([0, 4, 2], np.int32)
 BITS = (RNG.random((3, 5)) > 0.5).astype(np.float32)
 COUNTS = np.array([[0.0, 1.0, 3.5, 2.0, 0.5]] * 3, np.float32)
 KINKS = np.array([np.nan, -1.0, 0.0, 3.0, 6.0, 7.5], np.float32)
+NAN_TIES = np.array([np.nan, 1, 3, 2, 1, np.nan, 3, 2, 5, 5, 5, 5], np.float32).reshape(
+    3, 2, 2, 1)
 IMG = _normal(2, 7, 7, 3)
 IMG_NCHW = np.ascontiguousarray(IMG.transpose(0, 3, 1, 2))
 W2 = _normal(3, 3, 3, 4)
@@ -142,6 +144,7 @@ CASES = {
                          [IMG, DEPTH]),
     "depthwise_conv2d dilated": (lambda t, x, w: t.nn.depthwise_conv2d(
         x, w, [1, 1, 1, 1], "VALID", dilations=[2, 2]), [IMG, DEPTH]),
+    "atrous_conv2d": (lambda t, x, w: t.nn.atrous_conv2d(x, w, 2, "SAME"), [IMG, W2]),
     "separable_conv2d": (lambda t, x, d, w: t.nn.separable_conv2d(
         x, d, w, [1, 1, 1, 1], "SAME"), [IMG, DEPTH, _normal(1, 1, 6, 5)]),
     "conv2d_transpose same": (lambda t, x, w: t.nn.conv2d_transpose(
@@ -168,6 +171,12 @@ CASES = {
                        [(IMG * 10).astype(np.int32)]),
     "max_pool2d NCHW": (lambda t, x: t.nn.max_pool2d(x, 2, 2, "VALID", data_format="NCHW"),
                         [IMG_NCHW]),
+    "max_pool_with_argmax": (lambda t, x: t.nn.max_pool_with_argmax(x, 2, 2, "SAME"), [IMG]),
+    "max_pool_with_argmax batch": (lambda t, x: t.nn.max_pool_with_argmax(
+        x, [1, 3, 2, 1], 2, "VALID", output_dtype=tf.int32, include_batch_in_index=True),
+        [IMG]),
+    "max_pool_with_argmax nan ties": (lambda t, x: t.nn.max_pool_with_argmax(
+        x, 2, 2, "VALID"), [NAN_TIES]),
     "avg_pool2d same": (lambda t, x: t.nn.avg_pool2d(x, 3, 2, "SAME"), [IMG]),
     "avg_pool2d valid": (lambda t, x: t.nn.avg_pool2d(x, (2, 3), (1, 2), "VALID"), [IMG]),
     "max_pool": (lambda t, x: t.nn.max_pool(x, 2, 2, "SAME"), [SEQ]),

@@ -199,11 +199,14 @@ def max_pool(x: Node, kernel: Sequence[int], strides: Sequence[int] | None = Non
 
 def max_pool_with_indices(x: Node, kernel: Sequence[int], strides: Sequence[int],
                           padding: Pads, dilation: Sequence[int], ceil_mode: bool = False,
-                          index_dtype: np.dtype = dt.int64) -> tuple[Node, Node]:
+                          index_dtype: np.dtype = dt.int64, nan_wins: bool = True,
+                          ) -> tuple[Node, Node]:
     """Channels-first max pooling with, per output, the flat index (into the
-    input's spatial plane) of the first maximal element; NaN counts as the
-    maximum (torch's rule). Windows are read as strided slices of the padded
-    input, one per kernel offset."""
+    input's spatial plane) of the first maximal element. NaN counts as the
+    maximum (torch's rule) or, with ``nan_wins=False``, only a strictly
+    greater element replaces the window's first (TensorFlow's: a leading
+    NaN stays, a later one never wins). Windows are read as strided slices
+    of the padded input, one per kernel offset."""
     n = len(kernel)
     sizes = x.shape[-n:]
     pads = pool_padding(sizes, kernel, strides, padding, dilation, ceil_mode)
@@ -224,7 +227,7 @@ def max_pool_with_indices(x: Node, kernel: Sequence[int], strides: Sequence[int]
             best, index = v, pos
             continue
         better = make(Op.GT, (v, best))
-        if dt.is_inexact(x.dtype):
+        if nan_wins and dt.is_inexact(x.dtype):
             better = make(Op.OR, (better, make(Op.AND, (
                 make(Op.NE, (v, v)), make(Op.EQ, (best, best))))))
         best = make(Op.SELECT, (better, v, best))

@@ -24,14 +24,14 @@ from lazytensor.core.composite import layers, losses
 from lazytensor.core.composite import nn as cnn
 from lazytensor.core.composite import normalization as norm
 from lazytensor.core.composite import reduction as red
-from lazytensor.core.composite.creation import const
+from lazytensor.core.composite.creation import const, iota
 from lazytensor.core.composite.elementwise import broadcast_shapes, broadcast_to, convert
 from lazytensor.core.composite.shape import concatenate, moveaxis, reshape
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import DTypeError, ShapeError, make
 from lazytensor.tf import _tf
-from lazytensor.tf.tf_api._dispatch import host_int, is_tensor, operands, tensor
+from lazytensor.tf.tf_api._dispatch import dtype_arg, host_int, is_tensor, operands, tensor
 
 _FLOATS = "half, bfloat16, float, double"
 
@@ -452,6 +452,38 @@ def _in_top_k(targets, predictions, k, name=None):
     return cnn.in_top_k(p, t, host_int(k))
 
 
+def _max_pool_with_argmax(input, ksize, strides, padding, data_format="NHWC",
+                          output_dtype=None, include_batch_in_index=False, name=None):
+    """Max pooling (NHWC) with each maximum's flat index into the input:
+    ((b * H + y) * W + x) * C + c, the batch term only when asked."""
+    x = tensor(input)
+    if data_format != "NHWC":
+        raise ValueError("`data_format` values other  than 'NHWC' are not supported. "
+                         f"Received: data_format={data_format}")
+    if x.ndim != 4:
+        raise _invalid(f"input must be 4-dimensional: {list(x.shape)}")
+    kernel, stride = _per_dim(ksize, 2, False, "ksize"), _per_dim(strides, 2, False, "strides")
+    pads = _padding(padding, 2, False)
+    if isinstance(pads, str):
+        pads = cnn.same_padding(x.shape[1:3], kernel, stride, (1, 1)) if pads == "SAME" \
+            else ((0, 0), (0, 0))
+    values, plane = cnn.max_pool_with_indices(moveaxis(x, -1, 1), kernel, stride, pads, (1, 1),
+                                              nan_wins=False)
+    values, plane = moveaxis(values, 1, -1), moveaxis(plane, 1, -1)
+    batch, height, width, channels = x.shape
+    index = make(Op.ADD, (make(Op.MUL, (plane, const(channels, dt.int64, plane.shape))),
+                          iota(plane.shape, 3)))
+    if include_batch_in_index:
+        offset = make(Op.MUL, (iota(plane.shape, 0), const(height * width * channels, dt.int64,
+                                                             plane.shape)))
+        index = make(Op.ADD, (index, offset))
+    return values, convert(index, dtype_arg(output_dtype) or dt.int64)
+
+
+def _atrous_conv2d(value, filters, rate, padding, name=None):
+    return _conv_nodes(value, filters, 1, padding, None, host_int(rate), "Conv2D")
+
+
 def _embedding_lookup(params, ids, max_norm=None, name=None):
     if isinstance(params, (list, tuple)):
         if len(params) != 1:
@@ -501,6 +533,7 @@ APIS = {
     "nn.convolution": _conv(None, "Conv"),
     "nn.depthwise_conv2d": _depthwise_conv2d,
     "nn.separable_conv2d": _separable_conv2d,
+    "nn.atrous_conv2d": _atrous_conv2d,
     "nn.conv1d_transpose": _conv_transpose(1, "Conv1DBackpropInput"),
     "nn.conv2d_transpose": _conv_transpose(2, "Conv2DBackpropInput"),
     "nn.conv3d_transpose": _conv_transpose(3, "Conv3DBackpropInputV2"),
@@ -509,6 +542,7 @@ APIS = {
     "nn.max_pool1d": _pool("max", 1),
     "nn.max_pool2d": _pool("max", 2),
     "nn.max_pool3d": _pool("max", 3),
+    "nn.max_pool_with_argmax": _max_pool_with_argmax,
     "nn.avg_pool": _pool("avg", None),
     "nn.avg_pool1d": _pool("avg", 1),
     "nn.avg_pool2d": _pool("avg", 2),
