@@ -57,7 +57,7 @@ CASES = {
     "gelu": (lambda t, x: t.nn.gelu(x), [X4]),
     "gelu approximate": (lambda t, x: t.nn.gelu(x, approximate=True), [X4]),
     "leaky_relu": (lambda t, x: t.nn.leaky_relu(x), [X]),
-    "leaky_relu alpha": (lambda t, x: t.nn.leaky_relu(x, alpha=0.05), [X]),
+    "leaky_relu alpha": (lambda t, x: t.nn.leaky_relu(x, alpha=np.float32(0.05)), [X]),
     "leaky_relu int": (lambda t, x: t.nn.leaky_relu(x), [INT]),
     "silu": (lambda t, x: t.nn.silu(x), [X4]),
     "swish beta": (lambda t, x: t.nn.swish(x, beta=2.0), [X4]),
@@ -303,6 +303,8 @@ BAD = {
     "l2_normalize int": lambda t, a: t.nn.l2_normalize(a(INT)),
     "softmax ce shapes": lambda t, a: t.nn.softmax_cross_entropy_with_logits(
         a(X[:, :4]), a(X)),
+    "softmax ce axis": lambda t, a: t.nn.softmax_cross_entropy_with_logits(
+        a(PROBS), a(X), axis=2),
     "sparse ce shapes": lambda t, a: t.nn.sparse_softmax_cross_entropy_with_logits(
         a(LABELS[:2]), a(X)),
     "sparse ce float labels": lambda t, a: t.nn.sparse_softmax_cross_entropy_with_logits(

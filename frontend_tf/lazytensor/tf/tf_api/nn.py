@@ -31,7 +31,14 @@ from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import DTypeError, ShapeError, make
 from lazytensor.tf import _tf
-from lazytensor.tf.tf_api._dispatch import dtype_arg, host_int, is_tensor, operands, tensor
+from lazytensor.tf.tf_api._dispatch import (
+    dtype_arg,
+    host_int,
+    is_tensor,
+    natural_dtype,
+    operands,
+    tensor,
+)
 
 _FLOATS = "half, bfloat16, float, double"
 
@@ -73,7 +80,7 @@ def _leaky_relu(features, alpha=0.2, name=None):
     node = tensor(features)
     if dt.is_int(node.dtype):  # TensorFlow computes integer inputs in float32
         node = convert(node, dt.float32)
-    return act.leaky_relu(node, float(host_int(alpha) if is_tensor(alpha) else alpha))
+    return act.leaky_relu(node, float(alpha))
 
 
 def _gelu(features, approximate=False, name=None):
@@ -114,7 +121,8 @@ def _softmax_cross_entropy(labels, logits, axis=-1, name=None):
         raise _invalid(f"logits and labels must be broadcastable: logits_size={list(x.shape)} "
                        f"labels_size={list(z.shape)}") from None
     x, z = broadcast_to(x, shape), broadcast_to(z, shape)
-    return losses.cross_entropy(x, z, reduction="none", class_axis=host_int(axis))
+    axis = red.normalize_axis(host_int(axis), x.ndim)
+    return losses.cross_entropy(x, z, reduction="none", class_axis=axis)
 
 
 def _sparse_softmax_cross_entropy(labels, logits, name=None):
@@ -314,10 +322,11 @@ def _conv(n: int | None, op: str):
     """conv1d / conv2d / conv3d (``n`` spatial dims) and convolution (any)."""
     def impl(input, filters, strides=None, padding="VALID", data_format=None, dilations=None,
              name=None):
-        if n is not None and tensor(filters).ndim != n + 2:
+        w = tensor(filters, natural_dtype(input) if is_tensor(input) else None)
+        if n is not None and w.ndim != n + 2:
             raise ValueError(f"`filters` must be a {n + 2}-d tensor for {op}. Received: "
-                             f"filters.shape={tensor(filters).shape}")
-        return _conv_nodes(input, filters, strides, padding, data_format, dilations, op)
+                             f"filters.shape={w.shape}")
+        return _conv_nodes(input, w, strides, padding, data_format, dilations, op)
 
     return impl
 
@@ -331,11 +340,12 @@ def _depthwise_conv2d(input, filter, strides, padding, data_format=None, dilatio
     w = tensor(filter)
     if w.ndim != 4:
         raise ValueError(f"`filter` must be 4-d for depthwise_conv2d. Received: {w.shape}")
-    channels = tensor(input).shape[1 if _channel_axis(4, data_format) == 1 else -1]
+    x = tensor(input)
+    channels = x.shape[1 if _channel_axis(x.ndim, data_format) == 1 else -1]
     if w.shape[2] != channels:
         raise _invalid(f"input and filter must have the same depth: {channels} vs {w.shape[2]}")
     flat = reshape(w, (*w.shape[:2], 1, w.shape[2] * w.shape[3]))
-    return _conv_nodes(input, flat, strides, padding, data_format, dilations,
+    return _conv_nodes(x, flat, strides, padding, data_format, dilations,
                        "DepthwiseConv2dNative")
 
 
@@ -381,7 +391,8 @@ def _separable_conv2d(input, depthwise_filter, pointwise_filter, strides, paddin
 
 def _crelu(features, axis=-1, name=None):
     x = tensor(features)
-    return concatenate([act.relu(x), act.relu(make(Op.NEG, (x,)))], host_int(axis))
+    both = concatenate([x, make(Op.NEG, (x,))], host_int(axis))
+    return act.kinked_relu(both)
 
 
 def _pool(kind: str, n: int | None):
