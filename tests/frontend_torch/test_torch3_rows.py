@@ -167,3 +167,27 @@ def test_dtype_names_in_messages_are_torchs(call):
     with pytest.raises(RuntimeError) as lazy:
         call(DEV)
     assert str(lazy.value) == str(eager.value)
+
+
+_B = torch.tensor([True, False, True])
+
+
+@pytest.mark.parametrize("call", [
+    lambda b, f: b - f, lambda b, f: f - b, lambda b, f: b - 2, lambda b, f: b - b,
+    lambda b, f: torch.rsub(b, 1.5), lambda b, f: torch.sub(f, True, alpha=2),
+])
+def test_sub_with_a_bool_operand_raises_torchs_error(call):
+    f = torch.tensor([1.0, -2.0, 3.0])
+    with pytest.raises(RuntimeError) as eager:
+        call(_B, f)
+    with pytest.raises(RuntimeError) as lazy:
+        call(_B.to(DEV), f.to(DEV))
+    assert str(lazy.value) == str(eager.value)
+
+
+@pytest.mark.parametrize("a, b", [(_X, _Y), (_I, _J), (_B, _B), (_I, 2), (_X, 0.5), (_B, True),
+                                  (torch.tensor(3), _X)])
+def test_mul_and_true_divide_rows(a, b):
+    lazy_b = b.to(DEV) if isinstance(b, torch.Tensor) else b
+    assert_same(a * b, a.to(DEV) * lazy_b)
+    assert_same(a / b, a.to(DEV) / lazy_b)

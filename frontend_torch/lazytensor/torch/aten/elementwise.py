@@ -133,16 +133,19 @@ def _scaled(y: Node, alpha) -> Node:
     return make(Op.MUL, (y, as_node(alpha, y.dtype, y.shape)))
 
 
-def _check_sub(a, b, alpha=1):
-    if P.dtypes_of(P.DEFAULT, a, b)[1] == dt.bool_:
+def _sub(a, b, alpha=1):
+    bools = [k is bool or isinstance(k, tuple) and k[0] == dt.bool_
+             for k in (key_of(a), key_of(b))]
+    if all(bools):
         raise RuntimeError(
             "Subtraction, the `-` operator, with two bool tensors is not supported. "
             "Use the `^` or `logical_xor()` operator instead."
         )
-
-
-def _sub(a, b, alpha=1):
-    _check_sub(a, b)
+    if any(bools):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+            "trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
     return _add(Op.SUB)(a, b, alpha)
 
 
@@ -150,19 +153,9 @@ def _rsub(a, b, alpha=1):
     return _sub(b, a, alpha)
 
 
-def _mul(a, b):
-    fast = fast_operands(a, b)
-    if fast is not None:
-        return wrap(make(Op.MUL, fast))
-    return elementwise(npextra.mul_and, P.DEFAULT, a, b)
-
-
 def _div(a, b, rounding_mode=None):
     if rounding_mode is None:
-        fast = fast_operands(a, b, float_only=True)
-        if fast is not None:
-            return wrap(make(Op.DIV, fast))
-        return elementwise(binary_op(Op.DIV), P.INT_TO_FLOAT, a, b)
+        return _true_divide(a, b)
     fn = npextra.floor_divide if rounding_mode == "floor" else _trunc_divide
     return elementwise(fn, P.DEFAULT, a, b)
 
@@ -189,6 +182,7 @@ _POW_SPECIAL = {
 
 
 BINARY = {  # (function of nodes, promotion kind)
+    aten.mul: (npextra.mul_and, P.DEFAULT),
     aten.maximum: (npextra.maximum, P.DEFAULT), aten.minimum: (npextra.minimum, P.DEFAULT),
     aten.fmax: (npextra.fmax, P.DEFAULT), aten.fmin: (npextra.fmin, P.DEFAULT),
     aten.remainder: (npextra.remainder, P.DEFAULT), aten.fmod: (npextra.fmod, P.DEFAULT),
@@ -229,6 +223,9 @@ def _binary(fn, kind):
         return elementwise(fn, kind, a, b)
 
     return impl
+
+
+_true_divide = _binary(binary_op(Op.DIV), P.INT_TO_FLOAT)
 
 
 # ---------------------------------------------------------------- ternary
@@ -303,7 +300,7 @@ def _table() -> dict:
     table.update({
         aten.round: _round_impl, aten.nan_to_num: _nan_to_num, aten.logit: _logit,
         aten._conj: _conj, aten._conj_physical: _conj,
-        aten.add: _add(Op.ADD), aten.sub: _sub, aten.rsub: _rsub, aten.mul: _mul,
+        aten.add: _add(Op.ADD), aten.sub: _sub, aten.rsub: _rsub,
         aten.div: _div, aten.pow: _pow,
         aten.where.self: _where, aten.clamp: _clamp,
         aten.clamp_min: lambda x, min: _clamp(x, min=min),  # noqa: A006
