@@ -191,3 +191,19 @@ def test_mul_and_true_divide_rows(a, b):
     lazy_b = b.to(DEV) if isinstance(b, torch.Tensor) else b
     assert_same(a * b, a.to(DEV) * lazy_b)
     assert_same(a / b, a.to(DEV) / lazy_b)
+
+
+@pytest.mark.parametrize("size", [(3, 4), (-1, 4), (2, -1, 3), (-1, -1), (5, -1), (2, 5),
+                                  (0, -1), (-2, 6), (6, -3)])
+def test_view_and_reshape_sizes_as_torch(size):
+    x = torch.arange(12.0)
+    for call in (lambda t: t.view(*size), lambda t: t[::2].reshape(*size[:1], -1)
+                 if -1 not in size[1:] else t.reshape(*size)):
+        try:
+            expected = call(x)
+        except RuntimeError as exc:
+            with pytest.raises(RuntimeError) as lazy:
+                call(x.to(DEV))
+            assert str(lazy.value) == str(exc)
+            continue
+        assert_same(expected, call(x.to(DEV)))

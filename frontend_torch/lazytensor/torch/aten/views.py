@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 
-from lazytensor.core import Node, Op, ViewHandle, make
+from lazytensor.core import CoreError, Node, Op, ViewHandle, make
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import indexing as ix
 from lazytensor.core.composite import matrix
@@ -40,21 +40,19 @@ import torch
 
 # ------------------------------------------------------------- view shapes
 def infer_size(size, numel: int) -> tuple[int, ...]:
-    """A view/reshape size with one -1 resolved (torch's error otherwise)."""
-    size = tuple(size)
-    if -1 not in size and math.prod(size) == numel:
-        return size
+    """A view/reshape size with one -1 resolved (the core's rule, numpy's
+    too; torch's errors)."""
     size = size_list(size)
-    known = math.prod(s for s in size if s != -1)
-    if size.count(-1) > 1:
-        raise RuntimeError("only one dimension can be inferred")
-    if -1 in size:
-        if known == 0 or numel % known:
-            raise RuntimeError(f"shape '{list(size)}' is invalid for input of size {numel}")
-        size = tuple(numel // known if s == -1 else s for s in size)
-    if math.prod(size) != numel:
-        raise RuntimeError(f"shape '{list(size)}' is invalid for input of size {numel}")
-    return size
+    try:
+        return cs.resolve_shape(numel, size)
+    except CoreError:
+        if size.count(-1) > 1:
+            raise RuntimeError("only one dimension can be inferred") from None
+        for i, s in enumerate(size):
+            if s < -1:
+                raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape "
+                                   f"{list(size)}") from None
+        raise RuntimeError(f"shape '{list(size)}' is invalid for input of size {numel}") from None
 
 
 def _reshape_view(x: LazyTensor, size: tuple, strides) -> LazyTensor:
