@@ -8,8 +8,8 @@ import warnings
 import lazytensor.numpy as lnp
 import numpy as np
 import pytest
+from lazytensor.core import metrics
 from lazytensor.core.runtime import use_runtime
-from lazytensor.numpy import _dispatch
 
 
 @pytest.fixture
@@ -20,7 +20,7 @@ def runtime():
 
 @pytest.fixture
 def fresh_warnings(monkeypatch):
-    monkeypatch.setattr(_dispatch, "_WARNED", set())
+    monkeypatch.setattr(metrics, "_WARNED", set())
 
 
 def test_unmapped_function_runs_eagerly_warns_once_and_counts(runtime, fresh_warnings):

@@ -208,7 +208,7 @@ def test_randperm_is_lowered_in_every_overload():
 
 
 def test_fallbacks_are_counted_warned_and_correct(monkeypatch):
-    from lazytensor.torch import _fallback
+    from lazytensor.core import metrics
 
     def program(dev):
         scores = torch.randn(6, 4).to(dev)
@@ -218,7 +218,7 @@ def test_fallbacks_are_counted_warned_and_correct(monkeypatch):
         return {"rows": torch.nonzero(keep).squeeze(1), "picked": picked * 2,
                 "counts": counts, "total": counts.sum().item()}
 
-    monkeypatch.setattr(_fallback, "_WARNED", set())
+    monkeypatch.setattr(metrics, "_WARNED", set())
     with pytest.warns(lt.LazyFallbackWarning, match="aten.masked_select"):
         same_on_both(program)
     assert fallbacks() >= 3

@@ -1,4 +1,6 @@
-"""Counters and timers of a runtime, with a text report and a dict form.
+"""Counters and timers of a runtime, with a text report and a dict form;
+``note_fallback``, the one way a frontend reports an eager fallback (counted,
+warned once per op at the user's line).
 
 >>> m = Metrics()
 >>> m.count("cache_hits", 2)
@@ -8,7 +10,10 @@
 
 from __future__ import annotations
 
+import os
+import sys
 import time
+import warnings
 from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -107,3 +112,29 @@ def as_dict() -> dict:
 
 def reset() -> None:
     _active().reset()
+
+
+_WARNED: set[str] = set()  # ops already warned about, once per process
+_CORE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def note_fallback(name: str, message: str, category: type[Warning] = UserWarning,
+                  skip: tuple[str, ...] = ()) -> None:
+    """Count an eager fallback of ``name`` in the active runtime's metrics and
+    warn (``message``) the first time ``name`` falls back in this process,
+    pointing at the user's line (``user_stacklevel(skip)``)."""
+    _active().fallback(name)
+    if name not in _WARNED:
+        _WARNED.add(name)
+        warnings.warn(message, category, stacklevel=user_stacklevel(skip))
+
+
+def user_stacklevel(skip: tuple[str, ...] = ()) -> int:
+    """The ``stacklevel`` (for a ``warnings.warn`` in the caller) of the first
+    frame outside the core and the ``skip`` directories (the frontend's
+    package, the framework that dispatched to it): the user's line."""
+    library = (_CORE_DIR, *skip)
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(library):
+        frame, level = frame.f_back, level + 1
+    return level

@@ -10,9 +10,10 @@ counted in ``metrics.fallback`` and returns lazy arrays again.
 
 from __future__ import annotations
 
-import warnings
+import os
 from typing import Callable
 
+from lazytensor.core import metrics
 from lazytensor.core.runtime import get_runtime
 from lazytensor.numpy._base import from_host, ndarray
 from lazytensor.numpy._errors import LazyFallbackWarning, guard
@@ -21,7 +22,8 @@ import numpy as np
 
 FUNCTIONS: dict[Callable, Callable] = {}
 _NAMESPACES = (np, np.linalg, np.fft)
-_WARNED: set[str] = set()
+# frames skipped to find the user's line: this frontend's and numpy's
+NUMPY_DIRS = (os.path.dirname(os.path.abspath(__file__)), os.path.dirname(np.__file__))
 
 
 def implements(*names: str, namespace=np) -> Callable:
@@ -96,14 +98,10 @@ def to_lazy(obj):
 
 def note_fallback(name: str) -> None:
     """Count an eager fallback and warn the first time ``name`` falls back."""
-    get_runtime().metrics.fallback(name)
-    if name not in _WARNED:
-        _WARNED.add(name)
-        warnings.warn(
-            f"lazytensor.numpy: {name} has no lazy mapping; it runs eagerly in numpy on "
-            "materialized inputs (counted in lazytensor.core.metrics)",
-            LazyFallbackWarning, stacklevel=4,
-        )
+    metrics.note_fallback(
+        name, f"lazytensor.numpy: {name} has no lazy mapping; it runs eagerly in numpy on "
+        "materialized inputs (counted in lazytensor.core.metrics)", LazyFallbackWarning,
+        NUMPY_DIRS)
 
 
 def eager(name: str, func: Callable, args: tuple, kwargs: dict):

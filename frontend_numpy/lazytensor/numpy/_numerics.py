@@ -19,6 +19,7 @@ import operator
 import warnings
 
 from lazytensor.core import dtypes as dt
+from lazytensor.core import metrics
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import lstsq as cls
 from lazytensor.core.composite import numerics as cnum
@@ -28,7 +29,7 @@ from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
 from lazytensor.numpy._base import ndarray, node_of, wrap
-from lazytensor.numpy._dispatch import eager, implements
+from lazytensor.numpy._dispatch import NUMPY_DIRS, eager, implements
 from lazytensor.numpy._ufuncs import store
 
 import numpy as np
@@ -134,7 +135,7 @@ def _histogram_input(a, weights) -> tuple[Node, Node | None]:
         raise ValueError("weights should have the same shape as a.")
     if dt.is_bool(x.dtype):
         warnings.warn("Converting input from bool to <class 'numpy.uint8'> for compatibility.",
-                      RuntimeWarning, stacklevel=4)
+                      RuntimeWarning, stacklevel=metrics.user_stacklevel(NUMPY_DIRS))
         x = ew.convert(x, dt.uint8)
     return cs.ravel(x), None if w is None else cs.ravel(w)
 

@@ -20,12 +20,13 @@ import warnings
 from collections.abc import Sequence
 
 from lazytensor.core import dtypes as dt
+from lazytensor.core import metrics
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import fourier
 from lazytensor.core.composite.reduction import normalize_axis
 from lazytensor.core.ir import Node
 from lazytensor.numpy._base import from_host, node_of, wrap
-from lazytensor.numpy._dispatch import implements
+from lazytensor.numpy._dispatch import NUMPY_DIRS, implements
 
 import numpy as np
 
@@ -72,7 +73,8 @@ def _plan(x: Node, s, axes) -> tuple[tuple[int, ...], tuple[int | None, ...]]:
     to the last ``len(s)`` axes (all without ``s``); sizes None keep the input's."""
     if axes is None:
         if s is not None:
-            warnings.warn(_S_WITHOUT_AXES, DeprecationWarning, stacklevel=5)
+            warnings.warn(_S_WITHOUT_AXES, DeprecationWarning,
+                          stacklevel=metrics.user_stacklevel(NUMPY_DIRS))
         axes = range(x.ndim) if s is None else range(x.ndim - len(s), x.ndim)
     axes = tuple(normalize_axis(a, x.ndim) for a in axes)
     if s is None:

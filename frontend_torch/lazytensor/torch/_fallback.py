@@ -13,11 +13,8 @@ read-only so that a write through them raises instead of being lost.
 from __future__ import annotations
 
 import os
-import sys
-import warnings
 
-import lazytensor.core as lazytensor_core
-from lazytensor.core import ViewHandle, get_runtime
+from lazytensor.core import ViewHandle, metrics
 from lazytensor.torch._tensor import DEVICE, LazyTensor, to_cpu, to_lazy, wrap_handle
 
 import torch
@@ -28,31 +25,16 @@ class LazyFallbackWarning(UserWarning):
     """An ATen op ran eagerly on the CPU instead of being recorded."""
 
 
-_WARNED: set[str] = set()  # ops already warned about, once per process
+# frames skipped to find the user's line: this frontend's and torch's
+_LIBRARY_DIRS = (os.path.dirname(os.path.abspath(__file__)), os.path.dirname(torch.__file__))
 
 
-def warn_once(name: str) -> None:
-    if name not in _WARNED:
-        _WARNED.add(name)
-        warnings.warn(
-            f"lazytensor.torch: {name} is not lowered to the lazy core; it runs eagerly "
-            "on the CPU (its inputs are materialized). This is counted in "
-            "lazytensor.core.metrics (eager_fallbacks).",
-            LazyFallbackWarning, stacklevel=user_stacklevel(),
-        )
-
-
-_LIBRARY_DIRS = tuple(os.path.dirname(m.__file__) for m in (torch, lazytensor_core))
-
-
-def user_stacklevel() -> int:
-    """The stacklevel of the first caller outside torch and lazytensor (the
-    user's line), for warnings."""
-    frame, level = sys._getframe(1), 1
-    while frame is not None and frame.f_code.co_filename.startswith(_LIBRARY_DIRS + (
-            os.path.dirname(__file__),)):
-        frame, level = frame.f_back, level + 1
-    return level
+def note_fallback(name: str) -> None:
+    """Count the fallback of ``name`` and warn the first time, at the user's line."""
+    metrics.note_fallback(
+        name, f"lazytensor.torch: {name} is not lowered to the lazy core; it runs eagerly "
+        "on the CPU (its inputs are materialized). This is counted in "
+        "lazytensor.core.metrics (eager_fallbacks).", LazyFallbackWarning, _LIBRARY_DIRS)
 
 
 def _mutated_names(func) -> tuple[list[int], list[str]]:
@@ -83,8 +65,7 @@ def eager(func):
     )
 
     def impl(*args, **kwargs):
-        get_runtime().metrics.fallback(name)
-        warn_once(name)
+        note_fallback(name)
         lazy_of: dict[int, LazyTensor] = {}
 
         def to_host(x):

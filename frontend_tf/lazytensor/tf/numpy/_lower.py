@@ -11,11 +11,12 @@ Factories for the two big families keep the tables one line per function:
 from __future__ import annotations
 
 import functools
-import warnings
+import os
 from collections.abc import Callable
 
 import numpy as np
 from lazytensor.core import dtypes as dt
+from lazytensor.core import metrics
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite.promotion import TNP
 from lazytensor.core.ir import Node
@@ -55,9 +56,6 @@ def lowered(name: str, impl: Impl, errors: dict | None = None) -> Callable:
     return fn
 
 
-_WARNED: set = set()
-
-
 def to_eager(value):
     """Lazy arrays (also inside lists/tuples/dicts) as tf.Tensors, for eager tnp."""
     if isinstance(value, ndarray):
@@ -79,14 +77,14 @@ def from_eager(value):
     return value
 
 
-def note_fallback(name: str, why: str, stacklevel: int = 4) -> None:
+_FRONTEND_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # lazytensor/tf
+
+
+def note_fallback(name: str, why: str) -> None:
     """Count an eager fallback of ``name`` (``tnp.sort``, ``tf.linalg.diag``)
-    and warn the first time."""
-    get_runtime().metrics.fallback(name)
-    if name not in _WARNED:
-        _WARNED.add(name)
-        warnings.warn(f"lazytensor.tf: {name} {why} on materialized inputs",
-                      stacklevel=stacklevel)
+    and warn the first time, at the user's line."""
+    metrics.note_fallback(name, f"lazytensor.tf: {name} {why} on materialized inputs",
+                          skip=(_FRONTEND_DIR, os.path.dirname(_tf.tf().__file__)))
 
 
 def fallback(name: str, target: Callable) -> Callable:
@@ -96,7 +94,7 @@ def fallback(name: str, target: Callable) -> Callable:
 
     @functools.wraps(target)
     def fn(*args, **kwargs):
-        note_fallback(f"tnp.{name}", "is not lowered: it runs eagerly in TensorFlow", 3)
+        note_fallback(f"tnp.{name}", "is not lowered: it runs eagerly in TensorFlow")
         return from_eager(target(*to_eager(args), **to_eager(kwargs)))
 
     fn.lowered = False
