@@ -7,6 +7,8 @@ where eager TensorFlow would raise on a value."""
 
 from __future__ import annotations
 
+import warnings
+
 import lazytensor.tf as ltf
 import numpy as np
 import pytest
@@ -361,15 +363,22 @@ def test_values_eager_tensorflow_would_reject_give_nan():
     np.testing.assert_array_equal(rows.numpy()[0], TABLE[1])
 
 
-def test_what_the_table_leaves_to_tensorflow_converts_eagerly():
+def test_what_the_table_leaves_to_tensorflow_runs_eagerly_and_is_counted():
     """Integer moments (TensorFlow's truncating means) and sharded
-    embedding tables are left to TensorFlow: eager results, same values."""
+    embedding tables run in TensorFlow: same values, lazy results, each
+    counted as a fallback."""
+    from lazytensor.core import metrics
+
+    metrics.reset()
     ints = np.array([[1, 2, 6], [3, 5, 8]], np.int32)
-    got, want = tf.nn.moments(lnp.asarray(ints), [0]), tf.nn.moments(ints, [0])
-    for g, w in zip(got, want, strict=True):
-        assert isinstance(g, tf.Tensor)
-        np.testing.assert_array_equal(g.numpy(), w.numpy())
-    shards = [lnp.asarray(TABLE[:3]), lnp.asarray(TABLE[3:])]
-    got = tf.nn.embedding_lookup(shards, IDS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got, want = tf.nn.moments(lnp.asarray(ints), [0]), tf.nn.moments(ints, [0])
+        for g, w in zip(got, want, strict=True):
+            assert isinstance(g, lnp.ndarray)
+            np.testing.assert_array_equal(g.numpy(), w.numpy())
+        shards = [lnp.asarray(TABLE[:3]), lnp.asarray(TABLE[3:])]
+        got = tf.nn.embedding_lookup(shards, IDS)
     want = tf.nn.embedding_lookup([tf.constant(TABLE[:3]), tf.constant(TABLE[3:])], IDS)
     np.testing.assert_array_equal(np.asarray(got), want.numpy())
+    assert metrics.as_dict()["fallbacks"] == {"tf.nn.moments": 1, "tf.nn.embedding_lookup": 1}

@@ -266,7 +266,8 @@ def getitem(x: Node, index: Any, mode: str = "clip", upload: bool = False) -> No
     """``x[index]`` with numpy's semantics (a copy: see views.py for views).
 
     Shape rule: numpy's; dtype unchanged. ``mode``: what a dynamic
-    out-of-bounds array index reads ("clip" or "fill" with zeros);
+    out-of-bounds array index reads ("clip", or "fill" with XLA's fill
+    value: see rules/indexing.py);
     ``upload``: host index arrays become device data (see ``plan_index``)."""
     return apply_plan(x, plan_index(x.shape, index, upload), mode)
 

@@ -6,8 +6,9 @@ operand_batching_dims, start_indices_batching_dims, slice_sizes, mode.
 Scatter attrs: update_window_dims, inserted_window_dims,
 scatter_dims_to_operand_dims, operand_batching_dims,
 scatter_indices_batching_dims, kind ('set'|'add'|'mul'|'min'|'max'), mode.
-``mode`` is 'clip', 'fill' (out-of-bounds reads give 0 / writes are dropped)
-or 'promise_in_bounds'.
+``mode`` is 'clip', 'fill' (out-of-bounds reads give XLA's fill value: NaN
+for floats, the lowest value for signed ints, the highest for unsigned,
+True for bools; out-of-bounds writes are dropped) or 'promise_in_bounds'.
 """
 
 from __future__ import annotations

@@ -190,7 +190,7 @@ def _l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
 def _moments(x, axes, shift=None, keepdims=False, name=None):
     node = tensor(x)
     if not dt.is_inexact(node.dtype):
-        return NotImplemented  # TensorFlow's integer means truncate: left to TensorFlow
+        raise NotImplementedError("integer moments")  # TensorFlow truncates: eager, counted
     mean, var = norm.moments(node, host_int(axes), bool(keepdims))
     return convert(mean, node.dtype), convert(var, node.dtype)
 
@@ -498,7 +498,7 @@ def _atrous_conv2d(value, filters, rate, padding, name=None):
 def _embedding_lookup(params, ids, max_norm=None, name=None):
     if isinstance(params, (list, tuple)):
         if len(params) != 1:
-            return NotImplemented  # sharded tables: left to TensorFlow
+            raise NotImplementedError("sharded tables")  # eager TensorFlow, counted
         params = params[0]
     table, index = tensor(params), tensor(ids)
     if not dt.is_int(index.dtype):
