@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from core_nodes import dev, run
 from lazytensor.core import Op
-from lazytensor.core.composite import activations, npextra, ranges
+from lazytensor.core.composite import activations, npextra
 from lazytensor.core.composite import linalg as cl
 
 
@@ -38,33 +38,6 @@ def test_triangular_solve(left, transpose):
     op = np.swapaxes(a, -1, -2) if transpose else a
     np.testing.assert_allclose(op @ x if left else x @ op, np.broadcast_to(b, x.shape),
                                atol=1e-12)
-
-
-def _two_sided(start, end, steps, dtype):
-    i = np.arange(steps, dtype=dtype)
-    step = dtype.type((end - start) / (steps - 1))
-    lo = dtype.type(start) + i * step
-    hi = dtype.type(end) - (dtype.type(steps - 1) - i) * step
-    return np.where(i < steps // 2, lo, hi)
-
-
-@pytest.mark.parametrize("args", [(0.0, 1.0, 7), (-3.0, 10.0, 50), (5.0, -1.0, 4)])
-def test_linspace_two_sided(args):
-    f32 = np.dtype("float32")
-    got = run(ranges.linspace_two_sided(*args, f32, f32))
-    want = _two_sided(*args, f32)  # XLA may fuse i * step + start: one ulp
-    np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-6)
-    assert got[0] == args[0] and got[-1] == args[1]
-
-
-def test_linspace_two_sided_edges_and_ints():
-    f32, i64, f64 = np.dtype("float32"), np.dtype("int64"), np.dtype("float64")
-    assert run(ranges.linspace_two_sided(2.0, 9.0, 1, f32, f32)).tolist() == [2.0]
-    assert run(ranges.linspace_two_sided(2.0, 9.0, 0, f32, f32)).shape == (0,)
-    np.testing.assert_array_equal(run(ranges.linspace_two_sided(0, 5, 4, i64, f64)),
-                                  [0, 1, 3, 5])
-    np.testing.assert_array_equal(run(ranges.linspace_two_sided(5, 0, 4, i64, f64)),
-                                  [5, 3, 1, 0])
 
 
 def test_relu_and_logical():
