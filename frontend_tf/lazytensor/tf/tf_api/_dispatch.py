@@ -4,8 +4,14 @@ for turning arguments into core nodes.
 
 TensorFlow's rules differ from tnp's: Python values become int32 / float32
 (not int64 / float64), and an op's inputs must agree in dtype. A value that
-is not a tensor takes the dtype of the op's tensors when it can (``x + 2``
-on float32 is float32); two tensors of different dtypes are an error.
+is not a tensor takes the dtype of the op's tensors when it fits (``x + 2``
+on float32 is float32; see ``operands`` for which value gives the hint and
+when a misfit is a TypeError); two tensors of different dtypes are an
+error. tnp's numpy behaviour changes tf.Tensor's operators, not these ops.
+
+An implementation raises NotImplementedError for argument combinations it
+does not lower: ``target`` then runs the API eagerly in TensorFlow on
+materialized inputs, warned once and counted (``eager``).
 """
 
 from __future__ import annotations
