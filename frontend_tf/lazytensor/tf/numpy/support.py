@@ -67,7 +67,9 @@ DEVIATIONS = (
     "Results may differ from TensorFlow's kernels in the last bits (XLA's transcendental "
     "functions, summation order); the op tests compare with dtype tolerances.",
     "Eager tnp functions do not accept lazy arrays (their dtype inference asks numpy, which "
-    "cannot read a `tf.DType`); TensorFlow ops and `tf.convert_to_tensor` do.",
+    "cannot read a `tf.DType`); TensorFlow's own ops do: those listed at the end record "
+    "lazily, any other converts its lazy arguments (`tf.convert_to_tensor`: they "
+    "materialize) and returns an eager tf.Tensor.",
     "Where TensorFlow has no kernel for a dtype (matmul of int8/int16/uint8, negative/abs/"
     "power of uint8, abs of bool, an integer array plus a Python bool), tnp raises and lnp "
     "computes numpy's result; real input errors (shapes, axes, indices, unsupported "
@@ -113,7 +115,31 @@ def markdown() -> str:
         state = status(name)
         note = DATA_DEPENDENT.get(name) or HOST.get(name) or _NOTES.get(state, "")
         lines.append(f"| `{name}` | {state} | {note} |")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + tf_api_lines()) + "\n"
+
+
+def tf_api_lines() -> list[str]:
+    """The TensorFlow ops that record lazily on lazy arrays, per table."""
+    from lazytensor.tf import tf_api
+
+    lines = [
+        "",
+        "## TensorFlow's own ops on lazy arrays",
+        "",
+        "`tf.math.sin(x)`, `tf.nn.softmax(x)`, `tf.linalg.inv(x)`... on a lazy array record",
+        "core ops through TensorFlow's type-based dispatch (`lazytensor.tf.tf_api`, one",
+        "table per module below) with TensorFlow's own dtype rules (Python values become",
+        "int32/float32; mixed tensor dtypes are an error). Any other TensorFlow op",
+        "materializes its lazy arguments and returns an eager tf.Tensor; so do",
+        "`tf.einsum`, `tf.linalg.slogdet` and `tf.signal.rfft`/`irfft` (and their 2-d/3-d",
+        "forms), which TensorFlow offers no dispatch for. Argument combinations a table",
+        "does not lower run eagerly in TensorFlow, warned once and counted as fallbacks.",
+        "",
+    ]
+    for table, paths in tf_api.paths_by_table().items():
+        names = ", ".join(f"`{p}`" for p in sorted(paths))
+        lines.append(f"- **tf_api.{table}** ({len(paths)}): {names}")
+    return lines
 
 
 if __name__ == "__main__":
