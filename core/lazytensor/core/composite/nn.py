@@ -33,6 +33,7 @@ from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import reduction as red
 from lazytensor.core.composite.creation import const, iota
 from lazytensor.core.composite.linalg import matmul, tensordot
+from lazytensor.core.composite.normalization import _bin, _c, _p  # (one definition)
 from lazytensor.core.composite.shape import moveaxis, reshape
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
@@ -42,20 +43,6 @@ from lazytensor.core.runtime import constant
 
 Pads = Sequence[tuple[int, int]]
 _SPATIAL = "DHW"
-
-
-def _c(value, like: Node) -> Node:
-    """A math constant of ``like``'s dtype and shape."""
-    return const(value, like.dtype, like.shape)
-
-
-def _p(value, like: Node) -> Node:
-    """A user-chosen number (a scalar parameter) of ``like``'s dtype and shape."""
-    return ew.as_node(value, like.dtype, like.shape)
-
-
-def _bin(op: Op, a: Node, b: Node) -> Node:
-    return make(op, (a, b))
 
 
 # ------------------------------------------------------------------ vjp
