@@ -121,3 +121,17 @@ def test_arguments_a_table_does_not_lower_run_eagerly_and_are_counted():
     np.testing.assert_array_equal(got.numpy(), want.numpy())
     assert metrics.as_dict()["fallbacks"] == {"tf.linalg.diag_part": 1}
     assert "tf.linalg.diag_part" in metrics.report()
+
+
+def test_a_real_tensorflow_tape_still_sees_its_variables():
+    """With TensorFlow's own GradientTape recording a tf.Variable, TensorFlow
+    runs the op (lazy arrays enter as constants), so its gradient is there;
+    without a TensorFlow tape the same op records lazily."""
+    import tensorflow as tf
+
+    w = tf.Variable(np.arange(6, dtype=np.float32).reshape(3, 2))
+    x = lnp.asarray(np.ones((4, 3), np.float32))
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(tf.matmul(x, w))
+    np.testing.assert_array_equal(tape.gradient(y, w).numpy(), np.full((3, 2), 4.0))
+    assert isinstance(tf.matmul(x, w), ltf.Tensor)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 import typing
 from collections.abc import Callable
 
@@ -70,6 +71,8 @@ def target(path: str, impl: Callable) -> Callable:
     not lower (it raises NotImplementedError) runs eagerly in TensorFlow."""
 
     def fn(*args, **kwargs):
+        if _taped_by_tensorflow(args, kwargs):
+            return NotImplemented  # TensorFlow's own op: it converts the lazy arrays
         try:
             return box(impl(*args, **kwargs))
         except CoreError as error:
@@ -80,6 +83,20 @@ def target(path: str, impl: Callable) -> Callable:
     fn.__name__ = fn.__qualname__ = path.rsplit(".", 1)[-1]
     fn.__module__ = f"lazytensor.tf.tf_api ({path})"
     return fn
+
+
+def _taped_by_tensorflow(args: tuple, kwargs: dict) -> bool:
+    """Whether a real ``tf.GradientTape`` records and a TensorFlow tensor or
+    variable takes part: TensorFlow must then run the op itself, or its tape
+    would not see it (lazy arrays enter it as constants, as before)."""
+    if "tensorflow.python.eager.record" in sys.modules:
+        from tensorflow.python.eager import record
+
+        if record.could_possibly_record():
+            values = [*args, *kwargs.values()]
+            values += [v for vs in values if isinstance(vs, (list, tuple)) for v in vs]
+            return any(_tf.is_tf_value(v) for v in values)
+    return False
 
 
 def eager(path: str, args: tuple, kwargs: dict):
