@@ -199,12 +199,7 @@ def transpose_padding(in_sizes, out_sizes, kernel, strides, padding, dilation,
     >>> transpose_padding((4,), (8,), (3,), (2,), "SAME", (1,))
     (((0, 1),), (0,))
     """
-    if padding == "SAME":
-        pads = cnn.same_padding(out_sizes, kernel, strides, dilation)
-    elif padding == "VALID":
-        pads = ((0, 0),) * len(out_sizes)
-    else:
-        pads = tuple(tuple(p) for p in padding)
+    pads = cnn.explicit_padding(padding, out_sizes, kernel, strides, dilation)
     extra = []
     for n, m, k, s, (lo, hi), d in zip(in_sizes, out_sizes, kernel, strides, pads, dilation,
                                        strict=True):

@@ -85,6 +85,19 @@ def same_padding(sizes, kernel, strides, dilation) -> tuple[tuple[int, int], ...
     return tuple(pads)
 
 
+def explicit_padding(padding: Pads | str, sizes, kernel, strides, dilation) -> Pads:
+    """(low, high) pairs from 'VALID' (none), 'SAME' (``same_padding``) or pairs.
+
+    >>> explicit_padding("SAME", (5,), (3,), (2,), (1,)), explicit_padding("VALID", (5,), 0, 0, 0)
+    (((1, 1),), ((0, 0),))
+    """
+    if not isinstance(padding, str):
+        return tuple(tuple(p) for p in padding)
+    if padding.upper() == "VALID":
+        return ((0, 0),) * len(sizes)
+    return same_padding(sizes, kernel, strides, dilation)
+
+
 def conv(x: Node, w: Node, strides: Sequence[int], padding: Pads | str,
          dilation: Sequence[int] | None = None, groups: int = 1,
          channels_last: bool = False) -> Node:
@@ -95,12 +108,9 @@ def conv(x: Node, w: Node, strides: Sequence[int], padding: Pads | str,
     n = x.ndim - 2
     dilation = tuple(dilation or (1,) * n)
     lspec, rspec, ospec = _specs(n, channels_last)
-    if isinstance(padding, str):
-        spatial = x.shape[1:-1] if channels_last else x.shape[2:]
-        kernel = w.shape[:-2] if channels_last else w.shape[2:]
-        padding = ((0, 0),) * n if padding.upper() == "VALID" else \
-            same_padding(spatial, kernel, strides, dilation)
-    return make(Op.CONV, (x, w), tuple(strides), tuple(tuple(p) for p in padding),
+    padding = explicit_padding(padding, x.shape[1:-1] if channels_last else x.shape[2:],
+                               w.shape[:-2] if channels_last else w.shape[2:], strides, dilation)
+    return make(Op.CONV, (x, w), tuple(strides), padding,
                 (1,) * n, dilation, (lspec, rspec, ospec), groups, 1)
 
 
