@@ -69,6 +69,11 @@ def as_np_dtype(dtype, default: np.dtype | None = None) -> np.dtype | None:
     return dt.canonical(dtype)
 
 
+def host_value(value) -> np.ndarray:
+    """A tensor, lazy array or host value as a numpy array (read back)."""
+    return np.asarray(value.numpy() if hasattr(value, "numpy") else value)
+
+
 @functools.cache
 def as_tf_dtype(dtype: np.dtype):
     """``np.dtype`` -> ``tf.DType`` (what ``x.dtype`` returns, as on a tf.Tensor)."""

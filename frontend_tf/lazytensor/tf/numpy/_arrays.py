@@ -8,15 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import (
-    creation,
-    einsum,
-    matrix,
-    rearrange,
-    sorting,
-    take,
-    tnp_shared,
-)
+from lazytensor.core.composite import creation, einsum, matrix, rearrange, sorting, take, tnp_shared
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import shape as core_shape
 from lazytensor.core.composite.promotion import TNP, result_type
@@ -24,7 +16,7 @@ from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import ShapeError, make
 from lazytensor.tf import _tf
-from lazytensor.tf._array import lift, node_of, operand, weak_joined
+from lazytensor.tf._array import lift, node_of, operand, weak_joined, wrap
 from lazytensor.tf.numpy._lower import float_of, promoted, same_dtype
 
 
@@ -35,7 +27,7 @@ def _dtype(dtype, default=None):
 def _shape_arg(shape) -> tuple[int, ...]:
     if isinstance(shape, (int, np.integer)):
         return (int(shape),)
-    return tuple(int(s) for s in (shape.numpy() if hasattr(shape, "numpy") else shape))
+    return tuple(int(s) for s in _tf.host_value(shape).ravel())
 
 
 def _value_dtype(a) -> np.dtype:
@@ -330,7 +322,7 @@ def _flip(m, axis=None):
 def _pad(array, pad_width, mode, **kwargs):
     if mode not in ("constant", "reflect", "symmetric"):
         raise ValueError("Unsupported padding mode: " + mode)
-    widths = np.asarray(pad_width.numpy() if hasattr(pad_width, "numpy") else pad_width)
+    widths = _tf.host_value(pad_width)
     x = node_of(array)
     if widths.shape != (x.ndim, 2):  # tnp hands pad_width to tf.pad unchanged
         raise ShapeError(f"paddings must be a matrix with 2 columns and {x.ndim} rows, got "
@@ -361,8 +353,6 @@ def _select(condlist, choicelist, default=0):
 
 def _nonzero(a):
     """Data-dependent shape: the mask is computed lazily, then read (a barrier)."""
-    from lazytensor.tf._array import wrap
-
     x = core_shape.atleast_1d(node_of(a))
     mask = wrap(make(Op.NE, (x, ew.as_node(0, x.dtype, x.shape)))).numpy()
     return [lift(np.asarray(i, np.int64)) for i in np.nonzero(mask)]
@@ -383,8 +373,6 @@ def _compress(condition, a, axis=None):
 
 
 def _nonzero_mask(condition):
-    from lazytensor.tf._array import wrap
-
     return wrap(ew.convert(node_of(condition), dt.bool_)).numpy()
 
 
@@ -417,8 +405,7 @@ def _take(a, indices, axis=None, out=None, mode="clip"):
 
 def _index(indices):
     """An index argument: a lazy array's node, else a static host array."""
-    return indices._node() if hasattr(indices, "_node") else np.asarray(
-        indices.numpy() if hasattr(indices, "numpy") else indices)
+    return indices._node() if hasattr(indices, "_node") else _tf.host_value(indices)
 
 
 def _take_along_axis(arr, indices, axis):

@@ -20,7 +20,8 @@ from lazytensor.core import metrics
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite.promotion import TNP
 from lazytensor.core.ir import Node
-from lazytensor.core.registry import CoreError
+from lazytensor.core.ops import Op
+from lazytensor.core.registry import CoreError, make
 from lazytensor.core.runtime import get_runtime
 from lazytensor.tf import _tf
 from lazytensor.tf._array import lift, ndarray, node_of, operand, weak_stand_in, wrap
@@ -102,6 +103,11 @@ def fallback(name: str, target: Callable) -> Callable:
 
 
 # ------------------------------------------------------------ families
+
+def prim(op: Op) -> Callable[..., Node]:
+    """The core op ``op`` over node operands, as a node function."""
+    return lambda *xs: make(op, xs)
+
 
 def float_of(x: Node) -> Node:
     """tnp's promote_to_float: integers and bools become float64."""

@@ -18,6 +18,7 @@ from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import linalg, npextra, numerics, reduction, tnp_shared, ufuncs
 from lazytensor.core.composite import shape as core_shape
 from lazytensor.core.composite.promotion import TNP
+from lazytensor.core.composite.sorting import scan
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import DTypeError, ShapeError, make
@@ -27,6 +28,7 @@ from lazytensor.tf.numpy._lower import (
     binary,
     float_of,
     index_dtype,
+    prim,
     promoted,
     same_dtype,
     unary,
@@ -206,10 +208,6 @@ def _logaddexp(exp: Op, scale):
     return impl
 
 
-def _compare(o: Op):
-    return lambda a, b: make(o, (a, b))
-
-
 BINARY = {  # name: (node function, kind)
     **{name: (fn, "same") for name, fn in _shared(
         "add", "subtract", "multiply", "power", "arctan2", "nextafter", "bitwise_and",
@@ -222,8 +220,8 @@ BINARY = {  # name: (node function, kind)
     "remainder": (_bool_or(npextra.remainder), "same"), "float_power": (npextra.power, "same"),
     "maximum": (_maximum, "same"), "minimum": (_minimum, "same"),
     "heaviside": (_heaviside, "same"),
-    "less": (_compare(Op.LT), "same"), "less_equal": (_compare(Op.LE), "same"),
-    "greater": (_compare(Op.GT), "same"), "greater_equal": (_compare(Op.GE), "same"),
+    **{name: (prim(op), "same") for name, op in (
+        ("less", Op.LT), ("less_equal", Op.LE), ("greater", Op.GT), ("greater_equal", Op.GE))},
 }
 
 
@@ -261,10 +259,8 @@ def _allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 def _array_equal(a1, a2):
     a, b = node_of(a1), node_of(a2)
-    if a.shape != b.shape:
-        return ew.full((), False, dt.bool_)
     dtype = ew.promote(TNP, a, b)
-    return reduction.reduce("all", make(Op.EQ, (ew.convert(a, dtype), ew.convert(b, dtype))))
+    return reduction.array_equal(ew.convert(a, dtype), ew.convert(b, dtype))
 
 
 def _clip(a, a_min, a_max):
@@ -378,7 +374,7 @@ def _cumulative(o: Op):
             x = ew.convert(x, np.promote_types(x.dtype, dt.int64))
         if axis is None:
             x, axis = core_shape.ravel(x), 0
-        return make(o, (x,), reduction.normalize_axis(axis, x.ndim), False)
+        return scan(o, x, axis)
 
     return impl
 

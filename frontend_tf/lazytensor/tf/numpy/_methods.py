@@ -86,10 +86,6 @@ def _operator(fn, op: str, reflected: bool = False):
 BINARY_OPERATORS = OPERATORS
 
 
-def _unary_operator(fn):
-    return lambda self: fn(self)
-
-
 UNARY_OPERATORS = {
     "__neg__": "negative", "__pos__": "positive", "__abs__": "abs", "__invert__": "bitwise_not",
     "__round__": "around",
@@ -151,10 +147,8 @@ def _getitem(self: ndarray, key):
 
 
 def _method(fn):
-    def method(self, *args, **kwargs):
-        return fn(self, *args, **kwargs)
-
-    return method
+    """``fn`` as a method (whatever callable ``fn`` is: no binding rules)."""
+    return lambda self, *args, **kwargs: fn(self, *args, **kwargs)
 
 
 def _reshape(namespace: dict):
@@ -189,7 +183,7 @@ def install(namespace: dict) -> None:
     for op, name in COMPARISONS.items():
         setattr(ndarray, f"__{op}__", _operator(namespace[name], op))
     for dunder, name in UNARY_OPERATORS.items():
-        setattr(ndarray, dunder, _unary_operator(namespace[name]))
+        setattr(ndarray, dunder, _method(namespace[name]))
     for method, name in METHODS.items():
         setattr(ndarray, method, _method(namespace[name]))
     ndarray.reshape = _reshape(namespace)

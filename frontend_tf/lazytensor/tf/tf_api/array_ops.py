@@ -19,13 +19,16 @@ from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import along, creation, rearrange, reduction, sorting
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import shape as core_shape
+from lazytensor.core.composite.take import take
 from lazytensor.core.composite.ufuncs import conj
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import DTypeError, ShapeError, make
 from lazytensor.core.runtime import get_runtime
 from lazytensor.tf._array import RECORDING, wrap
+from lazytensor.tf._tf import host_value
 from lazytensor.tf.numpy._arrays import _tf_float_range
+from lazytensor.tf.numpy._lower import prim
 from lazytensor.tf.tf_api._dispatch import (
     axes,
     check,
@@ -40,8 +43,7 @@ from lazytensor.tf.tf_api._dispatch import (
 INT, BOOL, REAL = "iu", "b", "iuf"
 
 
-def _select(pred: Node, a: Node, b: Node) -> Node:
-    return make(Op.SELECT, (pred, a, b))
+_select = prim(Op.SELECT)
 
 
 def _shape_arg(shape) -> tuple[int, ...]:
@@ -122,7 +124,7 @@ def _tile(input, multiples, name=None):  # noqa: A002
 
 def _pad(tensor_, paddings, mode="CONSTANT", constant_values=0, name=None):
     x = tensor(tensor_)
-    widths = np.asarray(paddings.numpy() if hasattr(paddings, "numpy") else paddings)
+    widths = host_value(paddings)
     if widths.shape != (x.ndim, 2):
         raise ShapeError(f"The first dimension of paddings must be the rank of inputs "
                          f"{x.ndim}, got paddings of shape {widths.shape}")
@@ -211,7 +213,7 @@ def _range(start, limit=None, delta=1, dtype=None, name="range"):
                    key=lambda d: ("biufc".index(dt.category(d)), d.itemsize))
 
     def host(v):
-        return np.asarray(v.numpy() if hasattr(v, "numpy") else v).astype(inferred)[()]
+        return host_value(v).astype(inferred)[()]
 
     stop = None if limit is None else host(limit)
     if dt.is_float(inferred):
@@ -286,10 +288,7 @@ def _boolean_mask(tensor_, mask, axis=None, name="boolean_mask"):
         raise ValueError(f"Shapes {x.shape[ax:ax + m.ndim]} and {m.shape} are incompatible")
     keep = np.flatnonzero(wrap(m).numpy())
     flat = core_shape.reshape(x, x.shape[:ax] + (-1,) + x.shape[ax + m.ndim:])
-    rows = get_runtime().from_host(keep.astype(np.int64)).node
-    return make(Op.GATHER, (flat, core_shape.reshape(rows, (keep.size, 1))),
-                tuple(d for d in range(flat.ndim) if d != ax), (ax,), (ax,), (), (),
-                tuple(1 if d == ax else s for d, s in enumerate(flat.shape)), "clip")
+    return take(flat, get_runtime().from_host(keep.astype(np.int64)).node, ax, "clip")
 
 
 def _linspace(start, stop, num, name=None, axis=0):

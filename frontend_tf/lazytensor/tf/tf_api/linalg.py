@@ -30,6 +30,7 @@ from lazytensor.core.composite import tnp_shared as ts
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import DTypeError, ShapeError, make
+from lazytensor.tf._tf import host_value
 from lazytensor.tf.tf_api import _dispatch
 from lazytensor.tf.tf_api._dispatch import host_int, operands, tensor
 
@@ -109,18 +110,6 @@ def inv(input, adjoint=False, name=None):
     return nl.inv(nl.conj_t(x) if adjoint else x)
 
 
-def det(input, name=None):
-    return nl.det(_matrix(input, "MatrixDeterminant"))
-
-
-def logdet(matrix, name=None):
-    return nl.cholesky_logdet(_matrix(matrix, "Cholesky"))
-
-
-def cholesky(input, name=None):
-    return nl.cholesky(_matrix(input, "Cholesky"))
-
-
 def _rhs(matrix, rhs, op: str) -> tuple[Node, Node]:
     a, b = _pair(matrix, rhs, op)
     if a.shape[-1] != a.shape[-2]:
@@ -155,8 +144,7 @@ def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
     a, b = _pair(matrix, rhs, "MatrixSolveLs")
     if b.shape[-2] != a.shape[-2]:
         raise ShapeError("Incompatible shapes [Op:MatrixSolveLs]")
-    l2 = float(np.asarray(l2_regularizer.numpy() if hasattr(l2_regularizer, "numpy")
-                          else l2_regularizer))
+    l2 = float(host_value(l2_regularizer))
     if fast:
         return cls.normal_lstsq(a, b, l2)
     if l2:
@@ -171,7 +159,7 @@ def pinv(a, rcond=None, validate_args=False, name=None):
     if rcond is None:
         rcond = 10.0 * max(x.shape[-2:]) * cls.eps(x.dtype)
     elif hasattr(rcond, "numpy") or isinstance(rcond, np.ndarray):
-        rcond = float(np.asarray(rcond.numpy() if hasattr(rcond, "numpy") else rcond))
+        rcond = float(host_value(rcond))
     return cls.pinv(x, float(rcond))
 
 
@@ -195,17 +183,9 @@ def eigh(tensor, name=None):
     return ew.convert(e, x.dtype), v  # TensorFlow's eigenvalues keep a complex dtype
 
 
-def eigvalsh(tensor, name=None):
-    return eigh(tensor)[0]
-
-
 def svd(tensor, full_matrices=False, compute_uv=True, name=None):
     u, s, vh = nl.svd(_matrix(tensor, "Svd", square=False), bool(full_matrices))
     return (s, u, nl.conj_t(vh)) if compute_uv else s
-
-
-def expm(input, name=None):
-    return nl.expm(_matrix(input, "MatrixExponential"))
 
 
 # ------------------------------------------------------------------- norms
@@ -281,8 +261,7 @@ def diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0,
     if v.ndim < 1:
         raise ShapeError("diagonal must be at least 1-dim")
     rows, cols = host_int(num_rows), host_int(num_cols)
-    pad = np.asarray(padding_value.numpy() if hasattr(padding_value, "numpy") else
-                     padding_value).item()
+    pad = host_value(padding_value).item()
     return cl.diag_embed(v, _one_diagonal(k), None if rows == -1 else rows,
                          None if cols == -1 else cols, pad)
 
@@ -315,20 +294,23 @@ def matrix_transpose(a, name="matrix_transpose", conjugate=False):
     return nl.conj_t(node) if conjugate else cs.swapaxes(node, -1, -2)
 
 
-def adjoint(matrix, name=None):
-    return matrix_transpose(matrix, conjugate=True)
-
-
 APIS = {
     "linalg.matmul": matmul, "linalg.matvec": matvec,
     "linalg.tensordot": tensordot, "linalg.cross": cross,
-    "linalg.inv": inv, "linalg.det": det, "linalg.logdet": logdet,
-    "linalg.cholesky": cholesky, "linalg.solve": solve,
+    "linalg.inv": inv, "linalg.solve": solve,
+    "linalg.det": lambda input, name=None: nl.det(  # noqa: A006
+        _matrix(input, "MatrixDeterminant")),
+    "linalg.logdet": lambda matrix, name=None: nl.cholesky_logdet(_matrix(matrix, "Cholesky")),
+    "linalg.cholesky": lambda input, name=None: nl.cholesky(  # noqa: A006
+        _matrix(input, "Cholesky")),
     "linalg.triangular_solve": triangular_solve, "linalg.cholesky_solve": cholesky_solve,
     "linalg.lstsq": lstsq, "linalg.pinv": pinv, "linalg.lu": lu,
-    "linalg.qr": qr, "linalg.eigh": eigh, "linalg.eigvalsh": eigvalsh, "linalg.svd": svd,
-    "linalg.expm": expm, "linalg.norm": norm, "linalg.trace": trace, "linalg.diag": diag,
+    "linalg.qr": qr, "linalg.eigh": eigh, "linalg.svd": svd,
+    "linalg.eigvalsh": lambda tensor, name=None: eigh(tensor)[0],
+    "linalg.expm": lambda input, name=None: nl.expm(  # noqa: A006
+        _matrix(input, "MatrixExponential")),
+    "linalg.norm": norm, "linalg.trace": trace, "linalg.diag": diag,
     "linalg.diag_part": diag_part, "linalg.set_diag": set_diag,
     "linalg.band_part": band_part, "linalg.matrix_transpose": matrix_transpose,
-    "linalg.adjoint": adjoint,
+    "linalg.adjoint": lambda matrix, name=None: matrix_transpose(matrix, conjugate=True),
 }

@@ -18,6 +18,7 @@ numpy behaviour changes tf.Tensor's operators, not ``tf.math`` (except
 from __future__ import annotations
 
 import collections
+import functools
 import math
 
 import numpy as np
@@ -31,6 +32,7 @@ from lazytensor.core.ops import Op
 from lazytensor.core.registry import ShapeError, make
 from lazytensor.tf import _tf
 from lazytensor.tf._array import wrap
+from lazytensor.tf.numpy import _lower as tnp_lower
 from lazytensor.tf.numpy import _math as tnp_math
 from lazytensor.tf.tf_api import _dispatch, array_ops
 from lazytensor.tf.tf_api._dispatch import (
@@ -50,12 +52,8 @@ FLOAT, INEXACT, REAL = "f", "fc", "iuf"
 NUMBER, INT, BOOL, ANY = "iufc", "iu", "b", "biufc"
 
 
-def _const(value, like: Node) -> Node:
-    return npextra.const(value, like)
-
-
-def _select(pred: Node, a: Node, b: Node) -> Node:
-    return make(Op.SELECT, (pred, a, b))
+_const, prim = npextra.const, tnp_lower.prim
+_select = prim(Op.SELECT)
 
 
 # -------------------------------------------------------------- elementwise
@@ -65,22 +63,6 @@ def _unary(fn, kinds: str):
         return fn(check(tensor(x), kinds, impl.__name__))
 
     return impl
-
-
-def _prim(op: Op):
-    return lambda x: make(op, (x,))
-
-
-def _round(x: Node) -> Node:
-    return make(Op.ROUND_EVEN, (x,)) if dt.is_inexact(x.dtype) else x
-
-
-def _imag(x: Node) -> Node:
-    return make(Op.IMAG, (x,)) if dt.is_complex(x.dtype) else ew.zeros_like(x)
-
-
-def _reciprocal(x: Node) -> Node:
-    return make(Op.DIV, (_const(1, x), x))
 
 
 def _scaled_back(scaled: Op, x: Node) -> Node:
@@ -98,32 +80,34 @@ def _unless_zero(test_of, fn):
     return impl
 
 
+_recip = tnp_math._reciprocal
 UNARY = {  # tf.math name: (node function, kernel dtypes)
-    **{name: (_prim(op), INEXACT) for name, op in (
+    **{name: (prim(op), INEXACT) for name, op in (
         ("sqrt", Op.SQRT), ("rsqrt", Op.RSQRT), ("exp", Op.EXP), ("expm1", Op.EXPM1),
         ("log", Op.LOG), ("log1p", Op.LOG1P), ("sin", Op.SIN), ("cos", Op.COS),
         ("tan", Op.TAN), ("asin", Op.ASIN), ("acos", Op.ACOS), ("atan", Op.ATAN),
         ("sinh", Op.SINH), ("cosh", Op.COSH), ("tanh", Op.TANH), ("asinh", Op.ASINH),
         ("acosh", Op.ACOSH), ("atanh", Op.ATANH))},
-    **{name: (_prim(op), FLOAT) for name, op in (
+    **{name: (prim(op), FLOAT) for name, op in (
         ("floor", Op.FLOOR), ("ceil", Op.CEIL), ("rint", Op.ROUND_EVEN), ("erf", Op.ERF),
         ("erfc", Op.ERFC), ("erfinv", Op.ERF_INV), ("lgamma", Op.LGAMMA),
         ("digamma", Op.DIGAMMA), ("bessel_i0e", Op.BESSEL_I0E),
         ("bessel_i1e", Op.BESSEL_I1E))},
-    "abs": (tnp_math._abs, NUMBER), "negative": (_prim(Op.NEG), NUMBER),
+    "abs": (tnp_math._abs, NUMBER), "negative": (prim(Op.NEG), NUMBER),
     "sign": (npextra.sign, NUMBER), "square": (npextra.square, NUMBER),
-    "reciprocal": (_reciprocal, INEXACT), "round": (_round, REAL),
+    "reciprocal": (_recip, INEXACT),
+    "round": (tnp_math._rounding(Op.ROUND_EVEN), REAL),
     "ndtri": (pointwise.ndtri, FLOAT),
     "bessel_i0": (lambda x: _scaled_back(Op.BESSEL_I0E, x), FLOAT),
     "bessel_i1": (lambda x: _scaled_back(Op.BESSEL_I1E, x), FLOAT),
-    "reciprocal_no_nan": (lambda x: _unless_zero(lambda a, b: a, lambda a, b: _reciprocal(a))(
-        x, x), INEXACT),
+    "reciprocal_no_nan": (lambda x: _unless_zero(lambda a, b: a, lambda a, b: _recip(a))(x, x),
+                          INEXACT),
     "is_finite": (npextra.isfinite, FLOAT), "is_nan": (npextra.isnan, FLOAT),
-    "is_inf": (npextra.isinf, FLOAT), "logical_not": (_prim(Op.NOT), BOOL),
-    "real": (lambda x: make(Op.REAL, (x,)) if dt.is_complex(x.dtype) else x, NUMBER),
-    "imag": (_imag, NUMBER), "conj": (conj, NUMBER), "angle": (tnp_math._angle, INEXACT),
+    "is_inf": (npextra.isinf, FLOAT), "logical_not": (prim(Op.NOT), BOOL),
+    "real": (tnp_math.UNARY_SAME["real"], NUMBER), "imag": (tnp_math.UNARY_SAME["imag"], NUMBER),
+    "conj": (conj, NUMBER), "angle": (tnp_math._angle, INEXACT),
 }
-BITWISE_UNARY = {"invert": (_prim(Op.NOT), INT)}
+BITWISE_UNARY = {"invert": (prim(Op.NOT), INT)}
 
 
 def _binary(fn, kinds: str, strict: bool = True, first: bool = False):
@@ -147,52 +131,28 @@ def _squared_difference(a: Node, b: Node) -> Node:
     return make(Op.MUL, (d, conj(d)))
 
 
-def _div(a: Node, b: Node) -> Node:
-    return make(Op.DIV, (a, b))
-
-
-def _mul(a: Node, b: Node) -> Node:
-    return make(Op.MUL, (a, b))
-
-
-def _power(a: Node, b: Node) -> Node:
-    return UFUNCS["power"].fn(a, b)
-
-
-def _logical_xor(a: Node, b: Node) -> Node:
-    return make(Op.XOR, (a, b))
-
-
+_div, _mul = prim(Op.DIV), prim(Op.MUL)
 BINARY = {  # API path: (node function, kernel dtypes); TF's TypeError on a misfit value
-    "math.subtract": (lambda a, b: make(Op.SUB, (a, b)), NUMBER),
-    "math.multiply": (_mul, NUMBER), "math.pow": (_power, NUMBER),
+    **{path: (prim(op), kinds) for path, op, kinds in (
+        ("math.subtract", Op.SUB, NUMBER), ("truncatemod", Op.REM, REAL),
+        ("math.equal", Op.EQ, ANY), ("math.not_equal", Op.NE, ANY),
+        ("math.less", Op.LT, REAL), ("math.less_equal", Op.LE, REAL),
+        ("math.greater", Op.GT, REAL), ("math.greater_equal", Op.GE, REAL),
+        ("math.atan2", Op.ATAN2, FLOAT), ("math.igamma", Op.IGAMMA, FLOAT),
+        ("math.igammac", Op.IGAMMAC, FLOAT), ("math.zeta", Op.ZETA, FLOAT),
+        ("math.nextafter", Op.NEXTAFTER, FLOAT), ("math.logical_and", Op.AND, BOOL),
+        ("math.logical_or", Op.OR, BOOL), ("math.logical_xor", Op.XOR, BOOL),
+        ("bitwise.bitwise_and", Op.AND, INT), ("bitwise.bitwise_or", Op.OR, INT),
+        ("bitwise.bitwise_xor", Op.XOR, INT), ("bitwise.left_shift", Op.SHIFT_LEFT, INT))},
+    "math.multiply": (_mul, NUMBER), "math.pow": (UFUNCS["power"].fn, NUMBER),
     "math.maximum": (tnp_math._maximum, REAL), "math.minimum": (tnp_math._minimum, REAL),
     "math.floordiv": (npextra.floor_divide, REAL), "math.floormod": (npextra.remainder, REAL),
-    "truncatediv": (_truncatediv, REAL), "truncatemod": (lambda a, b: make(Op.REM, (a, b)), REAL),
-    "math.squared_difference": (_squared_difference, NUMBER),
-    "math.equal": (lambda a, b: make(Op.EQ, (a, b)), ANY),
-    "math.not_equal": (lambda a, b: make(Op.NE, (a, b)), ANY),
-    "math.less": (lambda a, b: make(Op.LT, (a, b)), REAL),
-    "math.less_equal": (lambda a, b: make(Op.LE, (a, b)), REAL),
-    "math.greater": (lambda a, b: make(Op.GT, (a, b)), REAL),
-    "math.greater_equal": (lambda a, b: make(Op.GE, (a, b)), REAL),
-    "math.atan2": (lambda y, x: make(Op.ATAN2, (y, x)), FLOAT),
+    "truncatediv": (_truncatediv, REAL), "math.squared_difference": (_squared_difference, NUMBER),
     "math.xlogy": (pointwise.xlogy, INEXACT),
     "math.xlog1py": (_unless_zero(lambda a, b: a, lambda a, b: _mul(a, make(Op.LOG1P, (b,)))),
                      INEXACT),
     "math.xdivy": (_unless_zero(lambda a, b: a, _div), INEXACT),
     "math.multiply_no_nan": (_unless_zero(lambda a, b: b, _mul), INEXACT),
-    "math.igamma": (lambda a, x: make(Op.IGAMMA, (a, x)), FLOAT),
-    "math.igammac": (lambda a, x: make(Op.IGAMMAC, (a, x)), FLOAT),
-    "math.zeta": (lambda x, q: make(Op.ZETA, (x, q)), FLOAT),
-    "math.nextafter": (lambda a, b: make(Op.NEXTAFTER, (a, b)), FLOAT),
-    "math.logical_and": (lambda a, b: make(Op.AND, (a, b)), BOOL),
-    "math.logical_or": (lambda a, b: make(Op.OR, (a, b)), BOOL),
-    "math.logical_xor": (_logical_xor, BOOL),
-    "bitwise.bitwise_and": (lambda a, b: make(Op.AND, (a, b)), INT),
-    "bitwise.bitwise_or": (lambda a, b: make(Op.OR, (a, b)), INT),
-    "bitwise.bitwise_xor": (lambda a, b: make(Op.XOR, (a, b)), INT),
-    "bitwise.left_shift": (lambda a, b: make(Op.SHIFT_LEFT, (a, b)), INT),
     "bitwise.right_shift": (npextra.right_shift, INT),
 }
 
@@ -246,10 +206,7 @@ def _add_n(inputs, name=None):
     nodes = operands(*inputs, op="AddN")
     if len({n.shape for n in nodes}) > 1:
         raise ShapeError(f"AddN: inputs must have one shape, got {[n.shape for n in nodes]}")
-    total = nodes[0]
-    for node in nodes[1:]:
-        total = make(Op.ADD, (total, node))
-    return total
+    return functools.reduce(prim(Op.ADD), nodes)
 
 
 def _cast(x, dtype, name=None):
@@ -291,21 +248,20 @@ def _clip_by_value(t, clip_value_min, clip_value_max, name=None):
 
 # --------------------------------------------------------------- reductions
 
-def _reducer(kind: str, kinds: str):
+def _reducer(fn, kinds: str, api: str):
+    """A reduction ``fn(x, axes, keepdims)`` of TensorFlow's arguments."""
     def impl(input_tensor, axis=None, keepdims=False, name=None):
-        x = check(tensor(input_tensor), kinds, impl.__name__)
-        return reduction.reduce(kind, x, axes(axis, x.ndim), bool(keepdims))
+        x = check(tensor(input_tensor), kinds, api)
+        return fn(x, axes(axis, x.ndim), bool(keepdims))
 
     return impl
 
 
-def _reduce_mean(input_tensor, axis=None, keepdims=False, name=None):
+def _mean(x: Node, dims, keepdims: bool) -> Node:
     """Integers divide in integers (TensorFlow's Mean kernel)."""
-    x = check(tensor(input_tensor), NUMBER, "reduce_mean")
-    dims = axes(axis, x.ndim)
     if dt.is_inexact(x.dtype):
-        return reduction.mean(x, dims, bool(keepdims))
-    total = reduction.reduce("sum", x, dims, bool(keepdims))
+        return reduction.mean(x, dims, keepdims)
+    total = reduction.reduce("sum", x, dims, keepdims)
     count = reduction.count(x, reduction.normalize_axes(dims, x.ndim))
     return make(Op.DIV, (total, _const(max(count, 1), total)))
 
@@ -322,17 +278,11 @@ def _moment(std: bool):
     return impl
 
 
-def _reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
-    x = check(tensor(input_tensor), FLOAT, "reduce_logsumexp")
-    return reduction.logsumexp(x, axes(axis, x.ndim), bool(keepdims))
-
-
-def _euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
+def _euclidean_norm(x: Node, dims, keepdims: bool) -> Node:
     """sqrt(sum(|x|^2)); integers take the truncated root, as TensorFlow's."""
-    x = check(tensor(input_tensor), NUMBER, "reduce_euclidean_norm")
     work = x if dt.is_inexact(x.dtype) else ew.convert(x, dt.float64)
-    squares = make(Op.MUL, (work, conj(work)))
-    out = make(Op.SQRT, (reduction.reduce("sum", squares, axes(axis, x.ndim), bool(keepdims)),))
+    out = make(Op.SQRT, (reduction.reduce("sum", make(Op.MUL, (work, conj(work))), dims,
+                                          keepdims),))
     return out if dt.is_inexact(x.dtype) else ew.convert(make(Op.FLOOR, (out,)), x.dtype)
 
 
@@ -447,11 +397,9 @@ def _clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
         raise ValueError("`t_list` should contain at least one tensor")
     dtype = present[0].dtype
     if use_norm is None:
-        squares = [reduction.reduce("sum", make(Op.MUL, (x, x))) for x in present]
-        total = squares[0]
-        for part in squares[1:]:
-            total = make(Op.ADD, (total, ew.convert(part, dtype)))
-        norm = make(Op.SQRT, (total,))
+        squares = [ew.convert(reduction.reduce("sum", make(Op.MUL, (x, x))), dtype)
+                   for x in present]
+        norm = make(Op.SQRT, (functools.reduce(prim(Op.ADD), squares),))
     else:
         norm = tensor(use_norm, dtype)
     c = tensor(clip_norm, dtype)
@@ -470,12 +418,14 @@ APIS = {
     "math.add": _add, "math.truediv": _truediv, "math.divide": _divide,
     "math.divide_no_nan": _div_no_nan, "math.scalar_mul": _scalar_mul, "math.add_n": _add_n,
     "cast": _cast, "dtypes.saturate_cast": _saturate_cast, "clip_by_value": _clip_by_value,
-    **{f"math.reduce_{kind}": _reducer(kind, kinds) for kind, kinds in (
+    **{f"math.reduce_{kind}": _reducer(functools.partial(reduction.reduce, kind), kinds,
+                                       f"reduce_{kind}") for kind, kinds in (
         ("sum", NUMBER), ("prod", NUMBER), ("max", REAL), ("min", REAL), ("all", BOOL),
         ("any", BOOL))},
-    "math.reduce_mean": _reduce_mean, "math.reduce_std": _moment(True),
-    "math.reduce_variance": _moment(False), "math.reduce_logsumexp": _reduce_logsumexp,
-    "math.reduce_euclidean_norm": _euclidean_norm,
+    "math.reduce_mean": _reducer(_mean, NUMBER, "reduce_mean"), "math.reduce_std": _moment(True),
+    "math.reduce_variance": _moment(False),
+    "math.reduce_logsumexp": _reducer(reduction.logsumexp, FLOAT, "reduce_logsumexp"),
+    "math.reduce_euclidean_norm": _reducer(_euclidean_norm, NUMBER, "reduce_euclidean_norm"),
     "math.argmax": _argreduce("argmax"), "math.argmin": _argreduce("argmin"),
     "math.cumsum": _scan(Op.CUMSUM, 0), "math.cumprod": _scan(Op.CUMPROD, 1),
     "math.cumulative_logsumexp": _scan(Op.CUMLOGSUMEXP, -math.inf),

@@ -138,9 +138,9 @@ def _sparse_softmax_cross_entropy(labels, logits, name=None):
     return losses.sparse_cross_entropy(x, t, -1)
 
 
-def _same_shape(x: Node, z: Node) -> None:
+def _same_shape(x: Node, z: Node, names: str = "`logits` and `labels`") -> None:
     if x.shape != z.shape:
-        raise ValueError(f"`logits` and `labels` must have the same shape, received "
+        raise ValueError(f"{names} must have the same shape, received "
                          f"({x.shape} vs {z.shape}).")
 
 
@@ -171,9 +171,7 @@ def _l2_loss(t, name=None):
 def _log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
     x, t = operands(log_input, targets, op="Mul")
     _floating(x, "Exp")
-    if x.shape != t.shape:
-        raise ValueError(f"`log_input` and `targets` must have the same shape, received "
-                         f"({x.shape} vs {t.shape}).")
+    _same_shape(x, t, "`log_input` and `targets`")
     return losses.poisson_nll(x, t, bool(compute_full_loss))
 
 
@@ -238,8 +236,12 @@ def _batch_normalization(x, mean, variance, offset, scale, variance_epsilon, nam
     return layers.normalize(node, *stats, float(variance_epsilon))
 
 
+def _channels_first(data_format) -> bool:
+    return data_format is not None and str(data_format).startswith("NC")
+
+
 def _channel_axis(ndim: int, data_format) -> int:
-    return 1 if data_format is not None and str(data_format).startswith("NC") else ndim - 1
+    return 1 if _channels_first(data_format) else ndim - 1
 
 
 def _bias_add(value, bias, data_format=None, name=None):
@@ -297,7 +299,7 @@ def _padding(padding, n: int, channels_first: bool):
 def _conv_nodes(input, filters, strides, padding, data_format, dilations, op: str) -> Node:
     x, w = operands(input, filters, op=op)
     n = w.ndim - 2
-    first = data_format is not None and str(data_format).startswith("NC")
+    first = _channels_first(data_format)
     if n < 1 or x.ndim < n + 2:
         raise ValueError(f"`input` must have at least {n + 2} dimensions for a {n}-d "
                          f"convolution. Received: input.shape={x.shape}")
@@ -356,7 +358,7 @@ def _conv_transpose(n: int | None, op: str):
              dilations=None, name=None):
         x, w = operands(input, filters, op=op)
         dims = w.ndim - 2
-        first = data_format is not None and str(data_format).startswith("NC")
+        first = _channels_first(data_format)
         if (n is not None and dims != n) or x.ndim != dims + 2:
             raise ValueError(f"`input` must be {dims + 2}-d and `filters` {n or dims + 2}-d for "
                              f"{op}. Received: {x.shape} and {w.shape}")
@@ -404,15 +406,12 @@ def _pool(kind: str, n: int | None):
         dims = x.ndim - 2 if n is None else n
         if x.ndim != dims + 2 or dims < 1:
             raise _invalid(f"Input must be {dims + 2}-dimensional: {list(x.shape)}")
-        first = data_format is not None and str(data_format).startswith("NC")
+        first = _channels_first(data_format)
         kernel = _per_dim(ksize, dims, first, "ksize")
         stride = _per_dim(strides, dims, first, "strides")
-        pads = _padding(padding, dims, first)
         sizes = x.shape[2:] if first else x.shape[1:-1]
-        if pads == "SAME":
-            pads = cnn.same_padding(sizes, kernel, stride, (1,) * dims)
-        elif pads == "VALID":
-            pads = ((0, 0),) * dims
+        pads = cnn.explicit_padding(_padding(padding, dims, first), sizes, kernel, stride,
+                                    (1,) * dims)
         if any(s + lo + hi < k for s, k, (lo, hi) in zip(sizes, kernel, pads, strict=True)):
             raise _invalid(f"Computed output size would be negative: window {kernel} over "
                            f"{sizes}")
@@ -474,10 +473,8 @@ def _max_pool_with_argmax(input, ksize, strides, padding, data_format="NHWC",
     if x.ndim != 4:
         raise _invalid(f"input must be 4-dimensional: {list(x.shape)}")
     kernel, stride = _per_dim(ksize, 2, False, "ksize"), _per_dim(strides, 2, False, "strides")
-    pads = _padding(padding, 2, False)
-    if isinstance(pads, str):
-        pads = cnn.same_padding(x.shape[1:3], kernel, stride, (1, 1)) if pads == "SAME" \
-            else ((0, 0), (0, 0))
+    pads = cnn.explicit_padding(_padding(padding, 2, False), x.shape[1:3], kernel, stride,
+                                (1, 1))
     values, plane = cnn.max_pool_with_indices(moveaxis(x, -1, 1), kernel, stride, pads, (1, 1),
                                               nan_wins=False)
     values, plane = moveaxis(values, 1, -1), moveaxis(plane, 1, -1)

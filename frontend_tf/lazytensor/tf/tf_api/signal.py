@@ -69,18 +69,13 @@ def ifftshift(x, axes=None, name=None):
     return fourier.fftshift(node, _axes(node, axes), inverse=True)
 
 
-def _scalar(value):
-    """A Python number from a number or a 0-d tensor."""
-    return np.asarray(value.numpy() if hasattr(value, "numpy") else value).item()
-
-
 def frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1, name=None):
     x = tensor(signal)
     if x.ndim < 1:
         raise ValueError("input must have rank at least 1")
     length, step = host_int(frame_length), host_int(frame_step)
     return fourier.frame(x, length, step, host_int(axis) % x.ndim, bool(pad_end),
-                         _scalar(pad_value))
+                         _tf.host_value(pad_value).item())
 
 
 def _fft_length(frame_length: int, fft_length) -> int:
