@@ -12,6 +12,7 @@ inside the tape (``print(loss)``) does not cut the gradient's graph.
 
 from __future__ import annotations
 
+import functools
 import math
 import weakref
 from contextlib import contextmanager
@@ -22,6 +23,7 @@ from lazytensor.core.autodiff import grad
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import reduction
 from lazytensor.core.composite import shape as core_shape
+from lazytensor.core.composite.promotion import TNP
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
@@ -218,20 +220,26 @@ class GradientTape:
         self._watched.clear()
         self._sessions.clear()
 
-    def gradient(self, target, sources, output_gradients=None,
-                 unconnected_gradients="none"):
-        """d(sum of target) / d(each source), with ``sources``' structure;
-        None where a source is unconnected or not floating (as TensorFlow)."""
+    def _use(self) -> None:
         if self._used and not self.persistent:
             raise RuntimeError("A non-persistent GradientTape can only be used to compute one "
                                "set of gradients (or jacobians)")
         self._used = True
+
+    def _release(self) -> None:
+        for session in self._sessions:
+            session.release_if_done()
+
+    def gradient(self, target, sources, output_gradients=None,
+                 unconnected_gradients="none"):
+        """d(sum of target) / d(each source), with ``sources``' structure;
+        None where a source is unconnected or not floating (as TensorFlow)."""
+        self._use()
         output = self._objective(target, output_gradients)
         flat = _flatten(sources)
         wrt = [self._source_nodes(s) for s in flat]
         grads = _grads(output, wrt)
-        for session in self._sessions:
-            session.release_if_done()
+        self._release()
         if _zeros_wanted(unconnected_gradients):
             grads = [wrap(ew.full(tuple(s._h.node.shape), 0, s._h.node.dtype)) if g is None
                      else g for g, s in zip(grads, flat, strict=False)]
@@ -243,10 +251,7 @@ class GradientTape:
         ``target.shape + source.shape`` (``sources``' structure kept). One
         gradient per element of ``target`` (a vector-Jacobian product with a
         one-hot cotangent), recorded lazily like ``gradient``'s."""
-        if self._used and not self.persistent:
-            raise RuntimeError("A non-persistent GradientTape can only be used to compute one "
-                               "set of gradients (or jacobians)")
-        self._used = True
+        self._use()
         flat = _flatten(sources)
         wrt = [self._source_nodes(s) for s in flat]
         node = self._symbolic(target)
@@ -257,8 +262,7 @@ class GradientTape:
                 onehot = np.zeros(size, node.dtype)
                 onehot[i] = 1
                 rows.append(_grads(self._objective([target], [onehot.reshape(node.shape)]), wrt))
-        for session in self._sessions:
-            session.release_if_done()
+        self._release()
         out = [_stack_rows([row[k] for row in rows], node, s._h.node,
                            _zeros_wanted(unconnected_gradients)) for k, s in enumerate(flat)]
         return _unflatten(sources, iter(out))
@@ -282,13 +286,8 @@ class GradientTape:
             if ct is not None:
                 node = make(Op.MUL, (node, ew.broadcast_to(lift(ct, node.dtype), node.shape)))
             terms.append(node if node.shape == () else reduction.reduce("sum", node))
-        if not terms:
-            return None
-        total = terms[0]
-        for term in terms[1:]:
-            total = make(Op.ADD, tuple(ew.coerce([total, term], ew.promote(
-                _tnp_policy(), total, term))))
-        return total
+        return functools.reduce(lambda t, u: ew.binary(Op.ADD, t, u, TNP), terms) if terms \
+            else None
 
     def _source_nodes(self, source) -> list[Node]:
         """The nodes standing for ``source`` in this tape: its watched aliases,
@@ -300,12 +299,6 @@ class GradientTape:
                 and source._session in self._sessions:
             return [source._sym]
         return []
-
-
-def _tnp_policy():
-    from lazytensor.core.composite.promotion import TNP
-
-    return TNP
 
 
 def _zeros_wanted(unconnected) -> bool:
@@ -321,10 +314,8 @@ def _grads(output: Node | None, wrt: list[list[Node]]) -> list:
     out = []
     for nodes in wrt:
         parts = [by_id[id(n)] for n in nodes if by_id.get(id(n)) is not None]
-        total = parts[0] if parts else None
-        for part in parts[1:]:
-            total = make(Op.ADD, (total, part))
-        out.append(None if total is None else wrap(total))
+        out.append(wrap(functools.reduce(lambda a, b: make(Op.ADD, (a, b)), parts)) if parts
+                   else None)
     return out
 
 

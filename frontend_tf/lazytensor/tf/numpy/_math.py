@@ -293,46 +293,36 @@ def _int_accumulator(dtype):
     return dtype
 
 
-def _keep(keepdims) -> bool:
-    return bool(keepdims)
-
-
 def _sum_like(kind: str, bool_kind: str):
     def impl(a, axis=None, dtype=None, keepdims=None):
         x = lift(a, as_np_dtype(dtype))
         if dt.is_bool(x.dtype) and dtype is not None:
-            return reduction.reduce(bool_kind, x, axis, _keep(keepdims))
-        return reduction.reduce(kind, x, axis, _keep(keepdims), _int_accumulator(x.dtype))
+            return reduction.reduce(bool_kind, x, axis, bool(keepdims))
+        return reduction.reduce(kind, x, axis, bool(keepdims), _int_accumulator(x.dtype))
 
     return impl
 
 
-def _extreme(kind: str):
+def _extreme(kind: str, prepare=lambda x: x):
+    """max/min (all/any: of the truthiness, ``npextra.truthy``)."""
     def impl(a, axis=None, keepdims=None):
-        return reduction.reduce(kind, node_of(a), axis, _keep(keepdims))
+        return reduction.reduce(kind, prepare(node_of(a)), axis, bool(keepdims))
 
     return impl
 
 
 def _mean(a, axis=None, dtype=None, out=None, keepdims=None):
     x = float_of(lift(a, as_np_dtype(dtype)))
-    return reduction.mean(x, axis, _keep(keepdims))
+    return reduction.mean(x, axis, bool(keepdims))
 
 
 def _var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=None):
     x = float_of(lift(a, as_np_dtype(dtype)))
-    return reduction.var(x, axis, _keep(keepdims), ddof)
+    return reduction.var(x, axis, bool(keepdims), ddof)
 
 
 def _std(a, axis=None, keepdims=None):
-    return reduction.std(float_of(node_of(a)), axis, _keep(keepdims))
-
-
-def _logical_reduce(kind: str):
-    def impl(a, axis=None, keepdims=None):
-        return reduction.reduce(kind, npextra.truthy(node_of(a)), axis, _keep(keepdims))
-
-    return impl
+    return reduction.std(float_of(node_of(a)), axis, bool(keepdims))
 
 
 def _nan_reduce(kind: str):
@@ -348,7 +338,7 @@ def _nanmean(a, axis=None, dtype=None, keepdims=None):
     x = lift(a, as_np_dtype(dtype))
     if not dt.is_inexact(x.dtype):
         return _mean(x, axis, keepdims=keepdims)
-    return reduction.masked_mean(x, npextra.logical_not(npextra.isnan(x)), axis, _keep(keepdims))
+    return reduction.masked_mean(x, npextra.logical_not(npextra.isnan(x)), axis, bool(keepdims))
 
 
 def _argminmax(kind: str):
@@ -456,10 +446,11 @@ MATH = {
     "array_equal": _array_equal, "clip": _clip,
     "sum": _sum_like("sum", "any"), "prod": _sum_like("prod", "all"),
     "amax": _extreme("max"), "max": _extreme("max"), "amin": _extreme("min"),
-    "min": _extreme("min"), "all": _logical_reduce("all"), "any": _logical_reduce("any"),
+    "min": _extreme("min"), "all": _extreme("all", npextra.truthy),
+    "any": _extreme("any", npextra.truthy),
     "mean": _mean, "var": _var, "std": _std,
     "nansum": _nan_reduce("sum"), "nanprod": _nan_reduce("prod"), "nanmean": _nanmean,
-    "ptp": lambda a, axis=None, keepdims=None: tnp_shared.ptp(node_of(a), axis, _keep(keepdims)),
+    "ptp": lambda a, axis=None, keepdims=None: tnp_shared.ptp(node_of(a), axis, bool(keepdims)),
     "count_nonzero": lambda a, axis=None: tnp_shared.count_nonzero(node_of(a), axis),
     "argmax": _argminmax("argmax"), "argmin": _argminmax("argmin"),
     "cumsum": _cumulative(Op.CUMSUM), "cumprod": _cumulative(Op.CUMPROD),

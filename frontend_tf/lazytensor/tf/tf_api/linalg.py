@@ -158,9 +158,7 @@ def pinv(a, rcond=None, validate_args=False, name=None):
         raise DTypeError(f"Input `a` must have `float`-like `dtype` (saw {x.dtype.name}).")
     if rcond is None:
         rcond = 10.0 * max(x.shape[-2:]) * cls.eps(x.dtype)
-    elif hasattr(rcond, "numpy") or isinstance(rcond, np.ndarray):
-        rcond = float(host_value(rcond))
-    return cls.pinv(x, float(rcond))
+    return cls.pinv(x, float(host_value(rcond)))
 
 
 def lu(input, output_idx_type=None, name=None):

@@ -191,10 +191,8 @@ def _divide(x, y, name=None):
 
 
 def _div_no_nan(x, y, name=None):
-    a, b = broadcast(x, y, op="DivNoNan", strict=True)
-    out = _truediv_of(a, b)
-    zero = _const(0, out)
-    return _select(make(Op.EQ, (ew.convert(b, out.dtype), zero)), zero, out)
+    return _unless_zero(lambda a, b: b, _truediv_of)(*broadcast(x, y, op="DivNoNan",
+                                                                  strict=True))
 
 
 def _scalar_mul(scalar, x, name=None):
@@ -430,10 +428,9 @@ APIS = {
     "math.cumsum": _scan(Op.CUMSUM, 0), "math.cumprod": _scan(Op.CUMPROD, 1),
     "math.cumulative_logsumexp": _scan(Op.CUMLOGSUMEXP, -math.inf),
     "math.count_nonzero": _count_nonzero, "math.top_k": _top_k,
-    **{f"math.unsorted_segment_{name}": _unsorted_segment(kind) for name, kind in (
-        ("sum", "add"), ("prod", "mul"), ("max", "max"), ("min", "min"), ("mean", "mean"))},
-    **{f"math.segment_{name}": _segment(kind) for name, kind in (
-        ("sum", "add"), ("prod", "mul"), ("max", "max"), ("min", "min"), ("mean", "mean"))},
+    **{f"math.{prefix}segment_{name}": factory(kind) for name, kind in (
+        ("sum", "add"), ("prod", "mul"), ("max", "max"), ("min", "min"), ("mean", "mean"))
+       for prefix, factory in (("unsorted_", _unsorted_segment), ("", _segment))},
     "clip_by_norm": _clip_by_norm, "clip_by_global_norm": _clip_by_global_norm,
     **array_ops.APIS,
 }

@@ -263,18 +263,14 @@ def _per_dim(value, n: int, channels_first: bool, what: str, default: int = 1,
     """A per-spatial-dim argument given as one value or 1, n or n + 2 values
     (the n + 2 form names the batch and channel dims too)."""
     value = host_int(value)
-    if value is None:
-        return (default,) * n
-    if isinstance(value, int):
-        return (value,) * n
-    if len(value) == 1:
-        return tuple(value) * n
-    if len(value) == n:
-        return tuple(value)
-    if len(value) == n + 2:
+    value = default if value is None else value
+    if not isinstance(value, int) and len(value) == n + 2:
         return tuple(value[2:] if channels_first else value[1:-1])
-    raise ValueError(f"{what} should be of length 1, {n} or {n + 2}. Received: "
-                     f"{what}={list(value)} of length {len(value)}")
+    out = layers.expand_per_dim(value, n)
+    if len(out) != n:
+        raise ValueError(f"{what} should be of length 1, {n} or {n + 2}. Received: "
+                         f"{what}={list(value)} of length {len(value)}")
+    return out
 
 
 def _padding(padding, n: int, channels_first: bool):

@@ -59,14 +59,12 @@ def _axes(x: Node, axes) -> tuple[int, ...] | None:
     return tuple(a % x.ndim for a in ((axes,) if isinstance(axes, int) else axes))
 
 
-def fftshift(x, axes=None, name=None):
-    node = tensor(x)
-    return fourier.fftshift(node, _axes(node, axes))
+def _shift(inverse: bool):
+    def impl(x, axes=None, name=None):
+        node = tensor(x)
+        return fourier.fftshift(node, _axes(node, axes), inverse=inverse)
 
-
-def ifftshift(x, axes=None, name=None):
-    node = tensor(x)
-    return fourier.fftshift(node, _axes(node, axes), inverse=True)
+    return impl
 
 
 def frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1, name=None):
@@ -140,7 +138,7 @@ APIS = {
     "signal.fft": _c2c(1, True), "signal.ifft": _c2c(1, False),
     "signal.fft2d": _c2c(2, True), "signal.ifft2d": _c2c(2, False),
     "signal.fft3d": _c2c(3, True), "signal.ifft3d": _c2c(3, False),
-    "signal.fftshift": fftshift, "signal.ifftshift": ifftshift, "signal.frame": frame,
+    "signal.fftshift": _shift(False), "signal.ifftshift": _shift(True), "signal.frame": frame,
     "signal.stft": stft, "signal.inverse_stft": inverse_stft,
     "signal.overlap_and_add": overlap_and_add,
 }
