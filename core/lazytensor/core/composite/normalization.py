@@ -105,6 +105,11 @@ def batch_norm(x: Node, weight: Node | None, bias: Node | None, mean: Node, invs
     return ew.convert(out, x.dtype)
 
 
+def _wide(x: Node) -> Node:
+    """Half types as float32 (the statistics' compute dtype)."""
+    return ew.convert(x, dt.float32) if x.dtype in (dt.float16, dt.bfloat16) else x
+
+
 def moments(x: Node, axes: Sequence[int], keepdims: bool = False) -> tuple[Node, Node]:
     """(mean, biased variance) over ``axes``, computed and returned in
     float32 for half types (torch's batch statistics, TensorFlow's
@@ -116,8 +121,7 @@ def moments(x: Node, axes: Sequence[int], keepdims: bool = False) -> tuple[Node,
     >>> [(m.shape, m.dtype.name) for m in moments(x, (0,))]
     [((3,), 'float32'), ((3,), 'float32')]
     """
-    compute = dt.float32 if x.dtype in (dt.float16, dt.bfloat16) else x.dtype
-    xc = ew.convert(x, compute)
+    xc = _wide(x)
     axes = red.normalize_axes(axes, x.ndim)
     mean = red.mean(xc, axes, keepdims=True)
     centered = _bin(Op.SUB, xc, ew.broadcast_to(mean, xc.shape))
@@ -131,13 +135,14 @@ def moments(x: Node, axes: Sequence[int], keepdims: bool = False) -> tuple[Node,
 def weighted_moments(x: Node, axes: Sequence[int], weights: Node, keepdims: bool = False,
                      ) -> tuple[Node, Node]:
     """(mean, variance) over ``axes`` with frequency ``weights`` (broadcast
-    against x): sum(w x) / sum(w) and sum(w (x - mean)^2) / sum(w).
+    against x): sum(w x) / sum(w) and sum(w (x - mean)^2) / sum(w), computed
+    and returned in float32 for half types (as ``moments``).
 
     >>> x = const(2.0, dt.float32, (4, 3))
     >>> [m.shape for m in weighted_moments(x, (0,), const(1.0, dt.float32, (4, 1)))]
     [(3,), (3,)]
     """
-    axes = red.normalize_axes(axes, x.ndim)
+    x, axes = _wide(x), red.normalize_axes(axes, x.ndim)
     w = ew.broadcast_to(ew.convert(weights, x.dtype), x.shape)
     total = red.reduce("sum", w, axes, keepdims=True)
     mean = _bin(Op.DIV, red.reduce("sum", _bin(Op.MUL, w, x), axes, keepdims=True), total)
@@ -149,6 +154,43 @@ def weighted_moments(x: Node, axes: Sequence[int], weights: Node, keepdims: bool
         return mean, var
     kept = tuple(s for a, s in enumerate(x.shape) if a not in axes)
     return reshape(mean, kept), reshape(var, kept)
+
+
+def sufficient_statistics(x: Node, axes: Sequence[int], shift: Node | None = None,
+                          keepdims: bool = False) -> tuple[Node, Node, Node]:
+    """(count, sum(x - shift), sum((x - shift)^2)) over ``axes``; the count
+    is a 0-d constant of x's dtype (TensorFlow's ``nn.sufficient_statistics``).
+
+    >>> x = const(2.0, dt.float32, (4, 3))
+    >>> [s.shape for s in sufficient_statistics(x, (0,))]
+    [(), (3,), (3,)]
+    """
+    axes = red.normalize_axes(axes, x.ndim)
+    count = const(float(math.prod(x.shape[a] for a in axes)), x.dtype)
+    shifted = x if shift is None else _bin(Op.SUB, x, ew.broadcast_to(shift, x.shape))
+    sums = [red.reduce("sum", v, axes, keepdims) for v in (shifted, _bin(Op.MUL, shifted,
+                                                                          shifted))]
+    return count, *sums
+
+
+def moments_from_sums(count: Node, mean_ss: Node, variance_ss: Node,
+                      shift: Node | None = None) -> tuple[Node, Node]:
+    """(mean, variance) from ``sufficient_statistics``' sums (one dtype; the
+    operands broadcast pairwise): mean = mean_ss / count [+ shift],
+    variance = variance_ss / count - (mean_ss / count)^2.
+
+    >>> n, m, v = sufficient_statistics(const(2.0, dt.float32, (4, 3)), (0,))
+    >>> [s.shape for s in moments_from_sums(n, m, v)]
+    [(3,), (3,)]
+    """
+    def apply(op: Op, a: Node, b: Node) -> Node:
+        shape = ew.broadcast_shapes(a.shape, b.shape)
+        return make(op, (ew.broadcast_to(a, shape), ew.broadcast_to(b, shape)))
+
+    shifted_mean = apply(Op.DIV, mean_ss, count)
+    variance = apply(Op.SUB, apply(Op.DIV, variance_ss, count),
+                     _bin(Op.MUL, shifted_mean, shifted_mean))
+    return (shifted_mean if shift is None else apply(Op.ADD, shifted_mean, shift)), variance
 
 
 def batch_stats(x: Node, eps: float, channel_axis: int = 1) -> tuple[Node, Node, Node]:

@@ -16,8 +16,6 @@ stream cannot be reproduced, so it converts its input eagerly.
 
 from __future__ import annotations
 
-import math
-
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import activations as act
 from lazytensor.core.composite import layers, losses
@@ -195,38 +193,22 @@ def _moments(x, axes, shift=None, keepdims=False, name=None):
 
 def _weighted_moments(x, axes, frequency_weights, keepdims=False, name=None):
     node = _floating(x, "Mul")
-    compute = dt.float32 if node.dtype in (dt.float16, dt.bfloat16) else node.dtype
-    weights = tensor(frequency_weights, node.dtype)
-    moments = norm.weighted_moments(convert(node, compute), host_int(axes),
-                                   convert(weights, compute), bool(keepdims))
+    moments = norm.weighted_moments(node, host_int(axes), tensor(frequency_weights, node.dtype),
+                                   bool(keepdims))
     return tuple(convert(m, node.dtype) for m in moments)
 
 
 def _sufficient_statistics(x, axes, shift=None, keepdims=False, name=None):
     node = _floating(x, "Sum")
-    axes = red.normalize_axes(host_int(axes), node.ndim)
-    count = const(float(math.prod(node.shape[a] for a in axes)), node.dtype)
-    shifted = node if shift is None else make(Op.SUB, (node, broadcast_to(
-        tensor(shift, node.dtype), node.shape)))
-    squares = make(Op.MUL, (shifted, shifted))
-    sums = [red.reduce("sum", v, axes, keepdims=bool(keepdims)) for v in (shifted, squares)]
-    return count, *sums, (None if shift is None else tensor(shift, node.dtype))
+    shift = None if shift is None else tensor(shift, node.dtype)
+    return *norm.sufficient_statistics(node, host_int(axes), shift, bool(keepdims)), shift
 
 
 def _normalize_moments(counts, mean_ss, variance_ss, shift, name=None):
     count, m_ss, v_ss = operands(counts, mean_ss, variance_ss, op="Mul")
     _floating(count, "Reciprocal")
-    shifted_mean = _binary(Op.DIV, m_ss, count)
-    variance = _binary(Op.SUB, _binary(Op.DIV, v_ss, count),
-                       make(Op.MUL, (shifted_mean, shifted_mean)))
-    mean = shifted_mean if shift is None else _binary(Op.ADD, shifted_mean,
-                                                      tensor(shift, count.dtype))
-    return mean, variance
-
-
-def _binary(op: Op, a: Node, b: Node) -> Node:
-    shape = broadcast_shapes(a.shape, b.shape)
-    return make(op, (broadcast_to(a, shape), broadcast_to(b, shape)))
+    return norm.moments_from_sums(count, m_ss, v_ss,
+                                  None if shift is None else tensor(shift, count.dtype))
 
 
 def _batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
