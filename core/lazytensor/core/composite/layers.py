@@ -12,6 +12,7 @@ a @ b``).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 
@@ -186,6 +187,30 @@ def clip_by_norm(x: Node, clip, axes: Sequence[int]) -> Node:
     norm = make(Op.SQRT, (square_sum,))
     bound = as_node(clip, x.dtype, norm.shape)
     return _bin(Op.DIV, _scaled(x, clip), make(Op.MAX, (norm, bound)))
+
+
+def clip_by_global_norm(xs: Sequence[Node], clip: Node, norm: Node | None = None,
+                        ) -> tuple[list[Node], Node]:
+    """Each x times clip * min(1 / norm, 1 / clip), NaN when the norm is not
+    finite; ``norm`` (given, or the L2 norm of all of ``xs`` together in the
+    first's dtype) has clip's shape (TensorFlow's clip_by_global_norm).
+    Returns (the clipped xs, norm).
+
+    >>> from lazytensor.core.composite.creation import const
+    >>> f32 = np.dtype("float32")
+    >>> out, norm = clip_by_global_norm([const(3.0, f32, (2,)), const(4.0, f32, (1,))],
+    ...                                 const(1.0, f32))
+    >>> [x.shape for x in out], norm.shape
+    ([(2,), (1,)], ())
+    """
+    if norm is None:
+        squares = [convert(red.reduce("sum", make(Op.MUL, (x, x))), xs[0].dtype) for x in xs]
+        norm = make(Op.SQRT, (functools.reduce(lambda a, b: make(Op.ADD, (a, b)), squares),))
+    one = as_node(1, norm.dtype, norm.shape)
+    scale = make(Op.MUL, (clip, make(Op.MIN, (make(Op.DIV, (one, norm)),
+                                              make(Op.DIV, (one, clip))))))
+    scale = make(Op.ADD, (scale, make(Op.SUB, (norm, norm))))  # NaN for an infinite norm
+    return [make(Op.MUL, (x, broadcast_to(convert(scale, x.dtype), x.shape))) for x in xs], norm
 
 
 def transpose_padding(in_sizes, out_sizes, kernel, strides, padding, dilation,

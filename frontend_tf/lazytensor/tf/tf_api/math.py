@@ -388,24 +388,15 @@ def _clip_by_norm(t, clip_norm, axes=None, name=None):
 
 
 def _clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
-    """Every tensor times clip_norm * min(1 / global_norm, 1 / clip_norm)
-    (NaN when the norm is not finite); returns (list, global_norm)."""
+    """The core's clip_by_global_norm over the tensors that are not None;
+    returns (list, global_norm)."""
     present = [tensor(t) for t in t_list if t is not None]
     if not present:
         raise ValueError("`t_list` should contain at least one tensor")
     dtype = present[0].dtype
-    if use_norm is None:
-        squares = [ew.convert(reduction.reduce("sum", make(Op.MUL, (x, x))), dtype)
-                   for x in present]
-        norm = make(Op.SQRT, (functools.reduce(prim(Op.ADD), squares),))
-    else:
-        norm = tensor(use_norm, dtype)
-    c = tensor(clip_norm, dtype)
-    one = _const(1, norm)
-    scale = make(Op.MUL, (c, make(Op.MIN, (make(Op.DIV, (one, norm)), make(Op.DIV, (one, c))))))
-    scale = make(Op.ADD, (scale, make(Op.SUB, (norm, norm))))  # NaN for an infinite norm
-    out = iter(make(Op.MUL, (x, ew.broadcast_to(ew.convert(scale, x.dtype), x.shape)))
-               for x in present)
+    clipped, norm = layers.clip_by_global_norm(
+        present, tensor(clip_norm, dtype), None if use_norm is None else tensor(use_norm, dtype))
+    out = iter(clipped)
     return [None if t is None else next(out) for t in t_list], norm
 
 
