@@ -411,9 +411,30 @@ def embedding_backward(grad: Node, indices: Node, num_rows: int,
         keep = make(Op.NE, (flat_idx, const(padding_idx, dt.int64, flat_idx.shape)))
         rows = make(Op.SELECT, (ew.broadcast_to(reshape(keep, (-1, 1)), rows.shape), rows,
                                 _c(0, rows)))
-    zeros = ew.full((num_rows, dim), 0, grad.dtype)
-    return make(Op.SCATTER, (zeros, reshape(flat_idx, (-1, 1)), rows), (1,), (0,), (0,), (), (),
-                "add", "fill")
+    return segment_reduce(rows, flat_idx, num_rows)
+
+
+def segment_reduce(x: Node, ids: Node, n: int, kind: str = "add") -> Node:
+    """The ``kind`` ('add', 'mul', 'max', 'min') of x's rows grouped by
+    ``ids`` (x.shape = ids.shape + a row's shape) into ``n`` segments; ids
+    out of range are dropped; an empty segment holds the identity (max /
+    min: the lowest / highest finite value). TensorFlow's
+    unsorted_segment_*, jax.ops.segment_*, embedding gradients.
+
+    Shape rule: (n,) + x.shape[ids.ndim:].
+
+    >>> segment_reduce(const(1.0, dt.float32, (4, 3)), const(0, dt.int32, (4,)), 2).shape
+    (2, 3)
+    """
+    if kind in ("add", "mul"):
+        fill = 0 if kind == "add" else 1
+    else:
+        info = dt.finfo(x.dtype) if dt.is_float(x.dtype) else dt.iinfo(x.dtype)
+        fill = info.min if kind == "max" else info.max
+    out = ew.full((n,) + x.shape[ids.ndim:], fill, x.dtype)
+    coords = reshape(ew.convert(ids, dt.int64), ids.shape + (1,))
+    return make(Op.SCATTER, (out, coords, x), tuple(range(ids.ndim, x.ndim)), (0,), (0,), (), (),
+                kind, "fill")
 
 
 def scaled_dot_product_attention(q: Node, k: Node, v: Node, mask: Node | None = None,

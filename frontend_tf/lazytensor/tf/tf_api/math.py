@@ -25,6 +25,7 @@ import numpy as np
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import layers, npextra, pointwise, reduction, sorting
+from lazytensor.core.composite import nn as cnn
 from lazytensor.core.composite import shape as core_shape
 from lazytensor.core.composite.ufuncs import UFUNCS, conj
 from lazytensor.core.ir import Node
@@ -326,32 +327,14 @@ def _top_k(input, k=1, sorted=True, index_type=None, name=None):  # noqa: A002
     return TopKV2(values, indices)
 
 
-def _segment_fill(kind: str, dtype: np.dtype):
-    """What an empty segment holds: the kind's identity, or the lowest /
-    highest finite value for max / min (TensorFlow's, not +-inf)."""
-    if kind in ("add", "mul"):
-        return 0 if kind == "add" else 1
-    info = dt.finfo(dtype) if dt.is_float(dtype) else dt.iinfo(dtype)
-    return info.min if kind == "max" else info.max
-
-
-def _scatter_segments(x: Node, ids: Node, n: int, kind: str) -> Node:
-    """Segment ``kind`` of x's rows by ``ids`` into n segments (ids out of
-    range are dropped, as TensorFlow's)."""
-    out = ew.full((n,) + x.shape[ids.ndim:], _segment_fill(kind, x.dtype), x.dtype)
-    coords = core_shape.reshape(ew.convert(ids, dt.int64), ids.shape + (1,))
-    window = tuple(range(ids.ndim, x.ndim))
-    return make(Op.SCATTER, (out, coords, x), window, (0,), (0,), (), (), kind, "fill")
-
-
 def _segments(x: Node, ids: Node, n: int, kind: str, empty=None) -> Node:
     """Segment ``kind`` (or mean); ``empty`` fills the segments that no id
     names (sorted segment max/min give 0 there, unsorted ones their fill)."""
-    count = _scatter_segments(ew.full(x.shape, 1, x.dtype), ids, n, "add")
+    count = cnn.segment_reduce(ew.full(x.shape, 1, x.dtype), ids, n)
     if kind == "mean":
-        total = _scatter_segments(x, ids, n, "add")
+        total = cnn.segment_reduce(x, ids, n)
         return make(Op.DIV, (total, make(Op.MAX, (count, _const(1, count)))))
-    out = _scatter_segments(x, ids, n, kind)
+    out = cnn.segment_reduce(x, ids, n, kind)
     if empty is None:
         return out
     return _select(make(Op.GT, (count, _const(0, count))), out, _const(empty, out))
