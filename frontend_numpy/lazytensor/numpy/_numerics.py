@@ -30,7 +30,7 @@ from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
 from lazytensor.numpy._base import ndarray, node_of, wrap
 from lazytensor.numpy._dispatch import NUMPY_DIRS, eager, implements
-from lazytensor.numpy._ufuncs import store
+from lazytensor.numpy._ufuncs import finish
 
 import numpy as np
 
@@ -47,13 +47,6 @@ def linalg_implements(*names):
 def _host(value) -> np.ndarray | None:
     """``value`` as a host array when it is host data (not lazy), else None."""
     return None if isinstance(value, ndarray) else np.asarray(value)
-
-
-def _finish(node: Node, out):
-    if out is None:
-        return wrap(node)
-    store(np.add, out, node, casting="unsafe")
-    return out
 
 
 # ----------------------------------------------------------------- gradient
@@ -166,7 +159,7 @@ def _nan_arg(kind: str, a, axis, out, keepdims):
         kwargs = {} if keepdims is _NV else {"keepdims": keepdims}
         return eager(f"numpy.nan{kind}", func, (a, axis, out), kwargs)
     keep = False if keepdims is _NV else bool(keepdims)
-    return _finish(cnum.nan_argreduce(kind, x, None if axis is None else int(axis), keep), out)
+    return finish(cnum.nan_argreduce(kind, x, None if axis is None else int(axis), keep), out)
 
 
 @implements("nanargmax")

@@ -20,7 +20,7 @@ from lazytensor.core.registry import make
 from lazytensor.numpy._base import ndarray, node_of, wrap
 from lazytensor.numpy._creation import as_dtype
 from lazytensor.numpy._dispatch import implements
-from lazytensor.numpy._ufuncs import reduce, scan, store
+from lazytensor.numpy._ufuncs import finish, reduce, scan
 
 import numpy as np
 
@@ -33,13 +33,6 @@ def _kd(keepdims) -> bool:
 
 def _where(where):
     return True if where is _NV else where
-
-
-def _finish(node: Node, out):
-    if out is None:
-        return wrap(node)
-    store(np.add, out, node, casting="unsafe")
-    return out
 
 
 # ------------------------------------------------------------ ufunc reductions
@@ -76,7 +69,7 @@ def any_(a, axis=None, out=None, keepdims=_NV, *, where=_NV):
 
 @implements("ptp")
 def ptp(a, axis=None, out=None, keepdims=_NV):
-    return _finish(shared.ptp(node_of(a), axis, _kd(keepdims)), out)
+    return finish(shared.ptp(node_of(a), axis, _kd(keepdims)), out)
 
 
 @implements("count_nonzero")
@@ -111,7 +104,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=_NV, *, where=_NV):
         node = cred.mean(ew.convert(x, compute), axis, keep, compute)
     else:
         node = cred.masked_mean(ew.convert(x, compute), _mask(x, where), axis, keep)
-    return _finish(ew.convert(node, result), out)
+    return finish(ew.convert(node, result), out)
 
 
 def _variance(x: Node, axis, compute, ddof, keep, where) -> Node:
@@ -127,7 +120,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_NV, *, where=_NV, 
     compute, result = _stat_dtypes(x, dtype)
     ddof = correction if correction is not _NV else ddof
     node = _variance(x, axis, compute, ddof, _kd(keepdims), _where(where))
-    return _finish(ew.convert(node, dt.real_dtype(result)), out)
+    return finish(ew.convert(node, dt.real_dtype(result)), out)
 
 
 @implements("std")
@@ -137,7 +130,7 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_NV, *, where=_NV, 
     compute, result = _stat_dtypes(x, dtype)
     ddof = correction if correction is not _NV else ddof
     node = make(Op.SQRT, (_variance(x, axis, compute, ddof, _kd(keepdims), _where(where)),))
-    return _finish(ew.convert(node, dt.real_dtype(result)), out)
+    return finish(ew.convert(node, dt.real_dtype(result)), out)
 
 
 @implements("average")
@@ -163,7 +156,7 @@ def _argreduce(kind: str, a, axis, out, keepdims) -> ndarray:
     if dt.is_complex(x.dtype):
         raise NotImplementedError(f"lazytensor.numpy.{kind} of complex arrays")
     node = cred.argreduce(kind, x, None if axis is None else int(axis), bool(keepdims))
-    return _finish(node, out)
+    return finish(node, out)
 
 
 @implements("argmax")
@@ -237,7 +230,7 @@ def _nan_extremum(kind: str, a, axis, out, keepdims, initial, where):
     fill = -math.inf if kind == "max" else math.inf
     found = pick(wrap(_nan_replaced(x, fill)), axis, None, keepdims, initial, where)._h.node
     all_nan = cred.reduce("all", npx.isnan(x), axis, _kd(keepdims))
-    return _finish(make(Op.SELECT, (all_nan, npx.const(math.nan, found), found)), out)
+    return finish(make(Op.SELECT, (all_nan, npx.const(math.nan, found), found)), out)
 
 
 @implements("nanmax")

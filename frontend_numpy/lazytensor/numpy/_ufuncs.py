@@ -302,6 +302,15 @@ def _masked(node: Node, where, old: Node | None) -> Node:
     return make(Op.SELECT, (mask, node, fill))
 
 
+def finish(node: Node, out):
+    """A reduction's result: a new array, or written into ``out`` (numpy's
+    reductions cast into ``out`` unsafely)."""
+    if out is None:
+        return wrap(node)
+    store(np.add, out, node, casting="unsafe")
+    return out
+
+
 def store(ufunc, target: ndarray, node: Node, where=True, casting="same_kind", i=0) -> None:
     """Write a ufunc result into ``out`` (or ``a += b``'s left side)."""
     to = target.dtype
