@@ -29,15 +29,21 @@ from lazytensor.tf._array import lift, ndarray, node_of, operand, weak_stand_in,
 Impl = Callable[..., object]
 
 
+def rebuild(container, items):
+    """A list or tuple (named tuples too: ``top_k``'s, ``moments``') of the
+    same type as ``container`` holding ``items``."""
+    if isinstance(container, tuple) and hasattr(container, "_fields"):
+        return type(container)(*items)
+    return type(container)(items)
+
+
 def box(out):
     """Core results as lazy arrays (lists/tuples element-wise; other Python
     values, e.g. ``ndim``'s int, unchanged)."""
     if isinstance(out, Node):
         return wrap(out)
-    if isinstance(out, list):
-        return [box(o) for o in out]
-    if isinstance(out, tuple):
-        return tuple(box(o) for o in out)
+    if isinstance(out, (list, tuple)):
+        return rebuild(out, [box(o) for o in out])
     return out
 
 
@@ -62,7 +68,7 @@ def to_eager(value):
     if isinstance(value, ndarray):
         return _tf.tf().constant(value.numpy())
     if isinstance(value, (list, tuple)):
-        return type(value)(to_eager(v) for v in value)
+        return rebuild(value, [to_eager(v) for v in value])
     if isinstance(value, dict):
         return {k: to_eager(v) for k, v in value.items()}
     return value
@@ -74,7 +80,7 @@ def from_eager(value):
     if isinstance(value, tf.Tensor):
         return wrap(get_runtime().from_host(value.numpy()).node)
     if isinstance(value, (list, tuple)):
-        return type(value)(from_eager(v) for v in value)
+        return rebuild(value, [from_eager(v) for v in value])
     return value
 
 

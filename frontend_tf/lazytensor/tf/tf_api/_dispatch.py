@@ -30,7 +30,8 @@ from lazytensor.core.ir import Node
 from lazytensor.core.registry import CoreError, DTypeError
 from lazytensor.core.runtime import get_runtime, scalar
 from lazytensor.tf import _tf
-from lazytensor.tf._array import ndarray, wrap
+from lazytensor.tf._array import ndarray
+from lazytensor.tf.numpy._lower import box, from_eager, note_fallback, to_eager
 
 _INSTALLED: list[bool] = []
 
@@ -102,21 +103,8 @@ def _taped_by_tensorflow(args: tuple, kwargs: dict) -> bool:
 def eager(path: str, args: tuple, kwargs: dict):
     """``tf.<path>`` run by TensorFlow on materialized inputs (warned once,
     counted in the metrics as ``tf.<path>``); its tensors come back lazy."""
-    from lazytensor.tf.numpy._lower import from_eager, note_fallback, to_eager
-
     note_fallback(f"tf.{path}", "runs eagerly in TensorFlow for these arguments")
     return from_eager(resolve(path)(*to_eager(args), **to_eager(kwargs)))
-
-
-def box(out):
-    """Core results as lazy arrays (lists/tuples element-wise)."""
-    if isinstance(out, Node):
-        return wrap(out)
-    if isinstance(out, tuple) and hasattr(out, "_fields"):  # a namedtuple (tf.math.top_k)
-        return type(out)(*(box(o) for o in out))
-    if isinstance(out, (list, tuple)):
-        return type(out)(box(o) for o in out)
-    return out
 
 
 # ------------------------------------------------------------ conversions
