@@ -362,12 +362,28 @@ def resolve(func: OpOverload) -> Impl:
         if impl is not None:
             if how in GUARDED:
                 impl = _guarded(func, impl)
+            if func.is_view:
+                impl = _views_like_base(impl)
             RESOLVED[func], HOW[func] = impl, how
             return impl
     raise AssertionError("the fallback resolver always answers")
 
 
 GUARDED = ("decomposition", "implicit", "explicit")
+
+
+def _views_like_base(impl: Impl) -> Impl:
+    """A view is an inference tensor exactly when its base is one (torch's
+    rule, in and out of inference mode): its wrapper is made in that mode, so
+    that autograd can give a normal view its base's version counter."""
+    def run(self, *args, **kwargs):
+        inference = self.is_inference()
+        if torch.is_inference_mode_enabled() is inference:
+            return impl(self, *args, **kwargs)
+        with torch.inference_mode(inference):
+            return impl(self, *args, **kwargs)
+
+    return run
 
 
 def _guarded(func: OpOverload, impl: Impl) -> Impl:
