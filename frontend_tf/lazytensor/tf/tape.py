@@ -251,21 +251,46 @@ class GradientTape:
         ``target.shape + source.shape`` (``sources``' structure kept). One
         gradient per element of ``target`` (a vector-Jacobian product with a
         one-hot cotangent), recorded lazily like ``gradient``'s."""
-        self._use()
         flat = _flatten(sources)
+        node, rows = self._one_hot_rows(target, flat, 1)
+        lead = node.shape if node is not None else ()
+        out = [_stack_rows([row[k] for row in rows], lead, s._h.node,
+                           _zeros_wanted(unconnected_gradients)) for k, s in enumerate(flat)]
+        return _unflatten(sources, iter(out))
+
+    def batch_jacobian(self, target, source, unconnected_gradients="none",
+                       parallel_iterations=None, experimental_use_pfor=True):
+        """d target[i] / d source[i] for every batch row i: shape ``target.shape
+        + source.shape[1:]``. Rows are independent (TensorFlow's assumption),
+        so one gradient per element of a row, its one-hot repeated over rows."""
+        src = source._h.node
+        for x in (self._symbolic(target), src):
+            if x.ndim < 2 or x.shape[0] != src.shape[0]:
+                raise ValueError(f"Need first dimension of target shape {x.shape} and source "
+                                 f"shape {src.shape} to match, both of rank at least 2")
+        node, rows = self._one_hot_rows(target, [source], src.shape[0])
+        jac = _stack_rows([row[0] for row in rows], (len(rows),), src,
+                          _zeros_wanted(unconnected_gradients))
+        if jac is None:
+            return None
+        moved = core_shape.moveaxis(jac._h.node, 0, 1)  # (rows, n, *source row)
+        return wrap(core_shape.reshape(moved, (*node.shape, *src.shape[1:])))
+
+    def _one_hot_rows(self, target, flat: list, batch: int) -> tuple:
+        """target's node and, per element of its rows (``batch`` rows), the
+        gradients of ``flat`` with that element's one-hot cotangent."""
+        self._use()
         wrt = [self._source_nodes(s) for s in flat]
         node = self._symbolic(target)
         rows = []
         if node is not None and dt.is_inexact(node.dtype):
-            size = math.prod(node.shape)
+            size = math.prod(node.shape) // batch
             for i in range(size):
-                onehot = np.zeros(size, node.dtype)
-                onehot[i] = 1
+                onehot = np.zeros((batch, size), node.dtype)
+                onehot[:, i] = 1
                 rows.append(_grads(self._objective([target], [onehot.reshape(node.shape)]), wrt))
         self._release()
-        out = [_stack_rows([row[k] for row in rows], node, s._h.node,
-                           _zeros_wanted(unconnected_gradients)) for k, s in enumerate(flat)]
-        return _unflatten(sources, iter(out))
+        return node, rows
 
     def _symbolic(self, t) -> Node | None:
         if isinstance(t, Variable):
@@ -319,9 +344,10 @@ def _grads(output: Node | None, wrt: list[list[Node]]) -> list:
     return out
 
 
-def _stack_rows(rows: list, target: Node | None, source: Node, zeros: bool):
-    """One source's Jacobian from its per-element gradients (None: unconnected)."""
-    shape = (*(target.shape if target is not None else ()), *source.shape)
+def _stack_rows(rows: list, lead: tuple, source: Node, zeros: bool):
+    """One source's Jacobian from its per-element gradients (None: unconnected):
+    shape ``lead + source.shape``."""
+    shape = (*lead, *source.shape)
     if all(r is None for r in rows):
         return wrap(ew.full(shape, 0, source.dtype)) if zeros else None
     parts = [ew.full(source.shape, 0, source.dtype) if r is None else r._h.node for r in rows]

@@ -142,8 +142,27 @@ def _getitem(self: ndarray, key):
                 entry.shape != node.shape[:entry.ndim]:
             raise ValueError(f"boolean index of shape {entry.shape} does not match the indexed "
                              f"dimensions {node.shape[:entry.ndim]}")
-    key = tuple(entries) if isinstance(key, tuple) else entries[0]
-    return lowered("__getitem__", lambda: indexing.getitem(node, key), _INDEX_ERRORS)()
+    if isinstance(key, tuple):
+        return lowered("__getitem__", lambda: _tnp_getitem(node, entries), _INDEX_ERRORS)()
+    return lowered("__getitem__", lambda: indexing.getitem(node, entries[0]), _INDEX_ERRORS)()
+
+
+def _is_array_index(entry) -> bool:
+    return isinstance(entry, list) or (isinstance(entry, (np.ndarray, Node)) and entry.ndim > 0)
+
+
+def _tnp_getitem(node: Node, entries: list) -> Node:
+    """tnp applies the scalar indices first (a strided slice) and the array
+    indices to what is left, so ``x[1, :, [0, 4]]`` is (4, 2) where numpy
+    gives (2, 4): scalars never join the array indices."""
+    scalars = [not _is_array_index(e) and isinstance(e, (int, np.integer, np.ndarray, Node))
+               and not isinstance(e, (bool, np.bool_)) for e in entries]
+    if not any(scalars) or not any(map(_is_array_index, entries)):
+        return indexing.getitem(node, tuple(entries))
+    basic = tuple(slice(None) if _is_array_index(e) else e for e in entries)
+    rest = tuple(e if _is_array_index(e) or e is Ellipsis else slice(None)
+                 for e, s in zip(entries, scalars, strict=True) if not s)
+    return indexing.getitem(indexing.getitem(node, basic), rest)
 
 
 def _method(fn):

@@ -1,0 +1,51 @@
+"""Bugs found by running more tnp user programs (see test_tf_programs.py for
+the format): each case runs eagerly (tnp, tf) and lazily (lnp,
+lazytensor.tf) and must give the same values, dtypes and shapes."""
+
+from __future__ import annotations
+
+import lazytensor.tf as ltf
+import numpy as np
+import pytest
+from tf_helpers import assert_same, lnp, tf, tnp
+
+A = np.arange(120).reshape(2, 3, 4, 5)
+
+
+@pytest.mark.parametrize("key", [
+    (1, slice(None), [0, 3]), (slice(None), 1, slice(None), [0, 1, 2]),
+    (1, [0, 2], slice(None), [1, 3]), (None, 1, slice(None), [0, 2]), (Ellipsis, 1, [0, 2]),
+    (np.array([0, 1]), slice(None), 2, np.array([3, 4])), (1, slice(None, None, -1), [0, 1]),
+], ids=str)
+def test_scalar_indices_apply_before_array_indices_as_tnp(key):
+    # tnp: x[1, :, [0, 4]] is (4, 2) (scalars are a strided slice first); numpy gives (2, 4)
+    assert_same(lnp.asarray(A)[key], tnp.asarray(A)[key], str(key))
+
+
+def test_scalar_array_index_applies_first():
+    got = lnp.asarray(A)[lnp.asarray(1), :, [1, 2]]
+    assert_same(got, tnp.asarray(A)[tnp.asarray(1), :, [1, 2]])
+
+
+def batch_jacobians(np_, t):
+    x = np_.asarray(np.linspace(-1, 1, 12).reshape(4, 3).astype(np.float32))
+    w = t.Variable(np.arange(6, dtype=np.float32).reshape(3, 2) / 5)
+    with t.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = np_.tanh(np_.matmul(x, w))
+        q = np_.sum(x * x, axis=1)[:, None] * x
+    return [tape.batch_jacobian(y, x), tape.batch_jacobian(q, x), tape.jacobian(y, w)]
+
+
+def test_batch_jacobian_matches_tf():
+    assert_same(batch_jacobians(lnp, ltf), batch_jacobians(tnp, tf))
+
+
+def test_batch_jacobian_needs_rank_two():
+    for np_, t in ((tnp, tf), (lnp, ltf)):
+        x = np_.ones((3, 2))
+        with t.GradientTape() as tape:
+            tape.watch(x)
+            y = np_.sum(x, axis=1)
+        with pytest.raises(ValueError):
+            tape.batch_jacobian(y, x)
