@@ -131,6 +131,10 @@ class ndarray:  # noqa: N801  (tnp's name)
         return f"lazytensor.tf.Tensor({self.numpy()}, shape={self._h.node.shape}, " \
                f"dtype={self._h.node.dtype.name})"
 
+    def __format__(self, spec: str) -> str:
+        """As tf.Tensor's: the value's (``f"{loss:.4f}"``, ``f"{x}"``)."""
+        return self.numpy().__format__(spec)
+
     def tolist(self):
         return self.numpy().tolist()
 
