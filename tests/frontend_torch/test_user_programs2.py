@@ -22,3 +22,15 @@ def test_views_in_inference_mode_follow_their_base():
         return {"out": out, "kinds": kinds, "sum": made.t().sum()}
 
     same_on_both(program)
+
+
+def test_nan_handling_of_sign_and_topk():
+    def program(dev):
+        x = torch.tensor([[1.0, 0.0, 3.0, -1.0], [2.0, 0.0, 0.0, 5.0]])
+        nan = torch.zeros(()) / torch.zeros(())  # 0/0 on the CPU: a negative NaN
+        x = torch.where(x == 0, nan, x).to(dev)
+        logits = torch.tensor([[0.5, float("nan"), 2.0]]).to(dev)
+        return {"signbit": torch.signbit(x), "sign": x.sign(), "sgn": x.half().sgn(),
+                "topk": x.topk(2, 1), "top1": logits.topk(1), "bf16": x.bfloat16().topk(3)}
+
+    same_on_both(program)

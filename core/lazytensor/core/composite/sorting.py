@@ -91,6 +91,9 @@ def top_k(x: Node, k: int, axis: int = -1, largest: bool = True,
         raise ShapeError(f"selected index k out of range: k={k} for size {x.shape[axis]}")
     moved = moveaxis(x, axis, -1)
     if largest:
+        if dt.is_float(x.dtype):  # -NaN -> NaN: XLA's TOP_K ranks a negative NaN last
+            moved = make(Op.SELECT, (make(Op.NE, (moved, moved)),
+                                     const(np.nan, x.dtype, moved.shape), moved))
         both = make(Op.TOP_K, (moved,), k)
         values = make(Op.TUPLE_GET, (both,), 0)
         indices = ew.convert(make(Op.TUPLE_GET, (both,), 1), index_dtype)

@@ -73,7 +73,10 @@ def _neg(x: Node) -> Node:
 
 
 def _sign(x: Node) -> Node:
-    return x if dt.is_bool(x.dtype) else npextra.sign(x)
+    """torch's sign is 0 at NaN (numpy's and XLA's keep NaN)."""
+    if dt.is_bool(x.dtype):
+        return x
+    return npextra.nan_to_num(npextra.sign(x)) if dt.is_float(x.dtype) else npextra.sign(x)
 
 
 UNARY_SAME = {  # (function, promotion kind)
