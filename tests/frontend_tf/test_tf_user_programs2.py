@@ -59,3 +59,20 @@ def test_format_specs_read_the_value_as_tf_tensor():
     assert f"{lnp.arange(3)}" == f"{tnp.arange(3)}"
     with pytest.raises(TypeError):
         format(lnp.arange(3), ".2f")
+
+
+def sliced_variable_updates(np_, t):
+    """``v[i].assign(x)`` (TensorFlow's sliced assignment) and the variable's
+    scatter_nd_* methods write into the variable."""
+    v = t.Variable(np.arange(12, dtype=np.float32).reshape(3, 4))
+    first = v[0, 1].assign(-1.0).numpy()
+    v[1:, ::2].assign(np_.zeros((2, 2), dtype=np_.float32))
+    v[np_.asarray(2), :].assign([5.0, 6.0, 7.0, 8.0])
+    v.scatter_nd_update([[0, 0], [1, 1]], [9.0, 9.0])
+    v.scatter_nd_add([[2]], np.ones((1, 4), np.float32))
+    v.scatter_nd_sub([[0, 3]], [0.5])
+    return [first, v.read_value(), v[1]]
+
+
+def test_sliced_variable_assignment_matches_tf():
+    assert_same(sliced_variable_updates(lnp, ltf), sliced_variable_updates(tnp, tf))

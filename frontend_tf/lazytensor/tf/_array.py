@@ -208,9 +208,9 @@ class Reference:
 _new = object.__new__
 
 
-def wrap(node: Node) -> ndarray:
-    """A fresh lazy array holding ``node`` (symbolic too, while recording)."""
-    out = _new(ndarray)
+def wrap(node: Node, cls: type = ndarray) -> ndarray:
+    """A fresh lazy array (a ``cls``) holding ``node`` (symbolic too, while recording)."""
+    out = _new(cls)
     out._h = Handle(node)
     session = RECORDING.active
     out._session = session

@@ -21,7 +21,7 @@ import numpy as np
 from lazytensor.core import dtypes as dt
 from lazytensor.core.autodiff import grad
 from lazytensor.core.composite import elementwise as ew
-from lazytensor.core.composite import reduction
+from lazytensor.core.composite import indexing, reduction
 from lazytensor.core.composite import shape as core_shape
 from lazytensor.core.composite.promotion import TNP
 from lazytensor.core.ir import Node
@@ -84,10 +84,47 @@ class Variable(ndarray):
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
         return self.assign(self._update(Op.SUB, delta), read_value=read_value)
 
+    def __getitem__(self, key):
+        """``v[key]``, whose ``assign`` writes into v (tf's sliced assignment)."""
+        out = wrap(ndarray.__getitem__(self, key)._node(), VariableSlice)
+        out.variable, out.key = self, key
+        return out
+
+    def _scatter(self, kind: str, indices, updates, negate: bool = False):
+        from lazytensor.tf.tf_api.array_ops import scatter_nd
+
+        updates = lift(updates, self._h.node.dtype)
+        updates = make(Op.NEG, (updates,)) if negate else updates
+        return self.assign(scatter_nd(kind)(self._h.node, indices, updates))
+
+    def scatter_nd_update(self, indices, updates, name=None):
+        return self._scatter("set", indices, updates)
+
+    def scatter_nd_add(self, indices, updates, name=None):
+        return self._scatter("add", indices, updates)
+
+    def scatter_nd_sub(self, indices, updates, name=None):
+        return self._scatter("add", indices, updates, negate=True)
+
     def __repr__(self) -> str:
         node = self._h.node
         return (f"<lazytensor.tf.Variable '{self.name}' shape={node.shape} "
                 f"dtype={node.dtype.name}, numpy={self.numpy()!r}>")
+
+
+class VariableSlice(ndarray):
+    """``variable[key]``: an array whose ``assign`` writes into the variable
+    (TensorFlow's strided-slice assignment) and returns it."""
+
+    __slots__ = ("variable", "key")
+
+    def assign(self, value, use_locking=None, name=None, read_value=True):
+        var = self.variable
+        _check_assignable(value, var._h.node.dtype)
+        key = tuple(int(k) if isinstance(k, ndarray) else k for k in
+                    (self.key if isinstance(self.key, tuple) else (self.key,)))
+        return var.assign(indexing.setitem(var._h.node, key, lift(value, var._h.node.dtype)),
+                          read_value=read_value)
 
 
 # tf.convert_to_tensor's dtypes for Python numbers (numpy's, narrowed)

@@ -165,7 +165,7 @@ def _gather_nd(params, indices, batch_dims=0, name=None, bad_indices_policy=""):
                 sizes, "clip")
 
 
-def _scatter_nd(kind: str):
+def scatter_nd(kind: str):
     def impl(tensor_, indices, updates, name=None, bad_indices_policy=""):
         x, idx = tensor(tensor_), check(tensor(indices), INT, "TensorScatter")
         upd = tensor(updates, x.dtype)
@@ -316,7 +316,7 @@ def _slice(input_, begin, size, name=None):
 def _scatter_nd_new(indices, updates, shape, bad_indices_policy="", name=None):
     """Updates summed into zeros of ``shape`` (duplicates add, as TensorFlow's)."""
     upd = tensor(updates)
-    return _scatter_nd("add")(ew.full(_shape_arg(shape), 0, upd.dtype), indices, upd)
+    return scatter_nd("add")(ew.full(_shape_arg(shape), 0, upd.dtype), indices, upd)
 
 
 def _repeat(input, repeats, axis=None, name=None):  # noqa: A002
@@ -352,8 +352,8 @@ APIS = {
     "rank": lambda input, name=None: _shape_of(tensor(input).ndim, None),  # noqa: A006
     "identity": lambda input, name=None: tensor(input),  # noqa: A006
     "stop_gradient": _stop_gradient, "sort": _sort, "argsort": _argsort,
-    "boolean_mask": _boolean_mask, "tensor_scatter_nd_update": _scatter_nd("set"),
-    "tensor_scatter_nd_add": _scatter_nd("add"), "linspace": _linspace, "slice": _slice,
+    "boolean_mask": _boolean_mask, "tensor_scatter_nd_update": scatter_nd("set"),
+    "tensor_scatter_nd_add": scatter_nd("add"), "linspace": _linspace, "slice": _slice,
     "scatter_nd": _scatter_nd_new, "repeat": _repeat, "searchsorted": _searchsorted,
 }
 
