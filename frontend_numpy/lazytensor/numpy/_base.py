@@ -44,9 +44,9 @@ class ndarray:  # noqa: N801  (numpy's name)
     (``np.asarray``, ``repr``, ``float``, ``item``, ``tolist``...) runs them.
 
     ``_h`` is the storage handle, ``_st`` numpy's byte strides when the array
-    is not C-contiguous (None when it is)."""
+    is not C-contiguous (None when it is), ``_b`` a view's base array."""
 
-    __slots__ = ("_h", "_st", "__weakref__")
+    __slots__ = ("_h", "_st", "_b", "__weakref__")
     __array_priority__ = 100.0
 
     def __init__(self, shape, dtype=float, buffer=None, offset=0, strides=None, order=None):
@@ -86,6 +86,11 @@ class ndarray:  # noqa: N801  (numpy's name)
     @property
     def nbytes(self) -> int:
         return self.size * self.itemsize
+
+    @property
+    def base(self) -> ndarray | None:
+        """The array that owns a view's data (numpy's ``base``), else None."""
+        return getattr(self, "_b", None)
 
     @property
     def strides(self) -> tuple[int, ...]:

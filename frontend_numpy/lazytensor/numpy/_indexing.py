@@ -73,8 +73,8 @@ def getitem(a: ndarray, index):
     """``a[index]``: a view for basic indices, else a copy. Host index arrays
     are uploaded as device data: new index values never recompile."""
     try:
+        entries = core_index(index)  # first: reading a lazy mask runs the graph
         node = a._h.node
-        entries = core_index(index)
         if not _is_basic(entries):
             return wrap(ci.getitem(node, entries, upload=True))
         items = ci.expand_basic(entries, node.ndim)
@@ -112,15 +112,16 @@ def setitem(a: ndarray, index, value) -> None:
     if is_read_only(a):
         raise _errors.read_only_error()
     try:
-        node = a._h.node
-        v = _value(value, node.dtype)
-        mask = _full_mask(index, node.shape)
-        if mask is not None and (not isinstance(v, Node) or v.ndim == 0 or v.shape == (1,)):
+        mask = _full_mask(index, a.shape)
+        if mask is None or np.ndim(value) > 0 and np.shape(value) != (1,):
+            mask, index = None, core_index(index)  # first: reading a lazy mask runs the graph
+        v, node = _value(value, a.dtype), a._h.node
+        if mask is not None:
             fill = ew.as_node(v if not isinstance(v, Node) else
                               make(Op.RESHAPE, (v,), ()), node.dtype, node.shape)
             assign(a, make(Op.SELECT, (mask, fill, node)))
             return
-        assign(a, ci.setitem(node, core_index(index), v, upload=True))
+        assign(a, ci.setitem(node, index, v, upload=True))
     except CoreError as exc:
         raise _errors.translate(exc) from None
 

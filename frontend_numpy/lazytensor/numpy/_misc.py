@@ -5,7 +5,10 @@ fill_diagonal), searching and partitioning.
 
 from __future__ import annotations
 
+import math
+
 from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import creation as cc
 from lazytensor.core.composite import einsum as ceinsum
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import matrix as cm
@@ -183,3 +186,38 @@ def place(arr, mask, vals):
     count = int(np.count_nonzero(host_mask))
     if count:
         setitem(arr, host_mask, _cycled(vals, count, arr.dtype))
+
+
+# ------------------------------------------------------------- shared memory
+
+def _positions(a) -> tuple:
+    """The storage under ``a`` (its root handle) and the flat positions in it
+    that ``a`` reads; a host array shares no storage with a lazy one."""
+    if not isinstance(a, ndarray):
+        return None, None
+    root = getattr(a._h, "base", a._h)
+    flat = reshape(cc.arange(math.prod(root.shape)), root.shape)
+    return root, flat if root is a._h else a._h.forward(flat)
+
+
+def _overlap(a, b, bounds: bool) -> bool:
+    (root_a, pos_a), (root_b, pos_b) = _positions(a), _positions(b)
+    if root_a is None or root_a is not root_b:
+        return False
+    pos_a, pos_b = wrap(pos_a).__array__(), wrap(pos_b).__array__()
+    if bounds:  # numpy's may_share_memory compares the memory extents
+        return bool(pos_a.size and pos_b.size and pos_a.min() <= pos_b.max()
+                    and pos_b.min() <= pos_a.max())
+    return bool(np.intersect1d(pos_a, pos_b).size)
+
+
+@implements("shares_memory")
+def shares_memory(a, b, max_work=None):
+    """Whether views ``a`` and ``b`` of one storage read a common element."""
+    return _overlap(a, b, bounds=False)
+
+
+@implements("may_share_memory")
+def may_share_memory(a, b, max_work=None):
+    """Whether the storage extents of views ``a`` and ``b`` overlap."""
+    return _overlap(a, b, bounds=True)

@@ -25,6 +25,7 @@ def view(a: ndarray, forward: Callable[[Node], Node],
     out = _new(ndarray)
     out._h = ViewHandle(a._h, forward, backward)
     out._st = strides
+    out._b = a if a.base is None else a.base
     return out
 
 
