@@ -405,12 +405,12 @@ def at(ufunc, a, indices, b=None):
 
     if ufunc not in _AT_KINDS or b is None or not isinstance(a, ndarray):
         return _eager_at(ufunc, a, indices, b)
-    node = a._h.node
-    value = lift(b)
+    entries = core_index(indices)  # first: reading a lazy mask runs the graph
+    node, value = a._h.node, lift(b)
     loop = loop_dtypes(ufunc, (node.dtype, _key(value)))
     if loop[2] != node.dtype and not np.can_cast(loop[2], node.dtype, "same_kind"):
         raise _errors.output_casting_error(ufunc, "same_kind", loop[2], node.dtype, 0)
-    assign(a, ci.setitem(node, core_index(indices), value, kind=_AT_KINDS[ufunc], upload=True))
+    assign(a, ci.setitem(node, entries, value, kind=_AT_KINDS[ufunc], upload=True))
 
 
 def _eager_at(ufunc, a, indices, b):
