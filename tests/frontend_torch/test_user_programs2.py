@@ -3,9 +3,12 @@ device, each compared with eager torch on the CPU (see ``programs.py``)."""
 
 from __future__ import annotations
 
+import pytest
 import torch
+import torch.nn.functional as F
 from torch import nn
 
+from .conftest import DEV
 from .programs import same_on_both
 
 
@@ -34,3 +37,17 @@ def test_nan_handling_of_sign_and_topk():
                 "topk": x.topk(2, 1), "top1": logits.topk(1), "bf16": x.bfloat16().topk(3)}
 
     same_on_both(program)
+
+
+@pytest.mark.parametrize("call", [
+    lambda x, t: F.cross_entropy(x, t.float()),     # float class indices
+    lambda x, t: F.nll_loss(x.log_softmax(1), t.float()),
+    lambda x, t: x.gather(1, t[:, None].float()),
+    lambda x, t: x.scatter(1, t[:, None].float(), 1.0),
+])
+def test_float_indices_raise_as_in_torch(call):
+    x, t = torch.randn(3, 4), torch.tensor([0, 3, 1])
+    with pytest.raises(RuntimeError):
+        call(x, t)
+    with pytest.raises(RuntimeError):
+        call(x.to(DEV), t.to(DEV))

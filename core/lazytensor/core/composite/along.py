@@ -23,7 +23,7 @@ from lazytensor.core.composite.elementwise import as_node, convert
 from lazytensor.core.composite.shape import reshape
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
-from lazytensor.core.registry import make
+from lazytensor.core.registry import DTypeError, make
 
 _KINDS = ("set", "add", "mul", "max", "min")
 
@@ -41,6 +41,8 @@ def coordinates(index: Node, axis: int) -> Node:
 
 
 def _wrapped(index: Node, size: int) -> Node:
+    if not dt.is_int(index.dtype):
+        raise DTypeError(f"expected an index of an integer dtype, got {index.dtype}")
     return ix.wrap_negative(convert(index, dt.int64), size)
 
 

@@ -26,7 +26,7 @@ from lazytensor.core.composite import reduction as red
 from lazytensor.core.composite.creation import const, iota
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
-from lazytensor.core.registry import ShapeError, make
+from lazytensor.core.registry import DTypeError, ShapeError, make
 
 
 def _one_hot(target: Node, scores: Node, class_axis: int) -> Node:
@@ -56,6 +56,8 @@ def _target_weights(target: Node, scores: Node, weight: Node | None, ignore_inde
 
 
 def _check(scores: Node, target: Node, class_axis: int) -> None:
+    if not dt.is_int(target.dtype):
+        raise DTypeError(f"expected class indices of an integer dtype, got {target.dtype}")
     axis = class_axis % scores.ndim
     expected = scores.shape[:axis] + scores.shape[axis + 1:]
     if target.shape != expected:
