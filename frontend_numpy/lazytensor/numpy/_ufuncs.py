@@ -242,8 +242,6 @@ def call(ufunc: np.ufunc, inputs: tuple, kwargs: dict):
     except CoreError as exc:
         raise _errors.translate(exc) from None
     outs = _normalize_out(out, ufunc.nout)
-    if outs and any(isinstance(o, np.ndarray) for o in outs):
-        return _host_out(ufunc, nodes, outs, where, casting)
     strides = _strides(inputs, nodes[0])
     results = []
     for i, node in enumerate(nodes):
@@ -280,20 +278,6 @@ def _normalize_out(out, nout: int):
     return outs
 
 
-def _host_out(ufunc, nodes, outs, where, casting):
-    """out= host numpy arrays: they receive the materialized result (numpy's
-    own copyto applies the casting rule and the where= mask)."""
-    results = [wrap(n) for n in nodes]
-    host_where = where.__array__() if isinstance(where, ndarray) else where
-    for target, result in zip(outs, results, strict=False):
-        if isinstance(target, np.ndarray):
-            np.copyto(target, result.__array__(), casting=casting, where=host_where)
-        elif target is not None:
-            store(ufunc, target, result._h.node, where, casting)
-    final = tuple(t if t is not None else r for t, r in zip(outs, results, strict=False))
-    return final[0] if len(final) == 1 else final
-
-
 def _masked(node: Node, where, old: Node | None) -> Node:
     if where is True:
         return node
@@ -311,8 +295,9 @@ def finish(node: Node, out):
     return out
 
 
-def store(ufunc, target: ndarray, node: Node, where=True, casting="same_kind", i=0) -> None:
-    """Write a ufunc result into ``out`` (or ``a += b``'s left side)."""
+def store(ufunc, target, node: Node, where=True, casting="same_kind", i=0) -> None:
+    """Write a ufunc result into ``out`` (or ``a += b``'s left side); a host
+    numpy ``out`` receives the materialized result."""
     to = target.dtype
     if node.dtype != to and not np.can_cast(node.dtype, to, casting):
         raise _errors.output_casting_error(ufunc, casting, node.dtype, to, i)
@@ -320,6 +305,10 @@ def store(ufunc, target: ndarray, node: Node, where=True, casting="same_kind", i
     if node.shape != shape and broadcast_shapes(node.shape, shape) != shape:
         raise ValueError(f"non-broadcastable output operand with shape {shape} doesn't "
                          f"match the broadcast shape {broadcast_shapes(node.shape, shape)}")
+    if isinstance(target, np.ndarray):
+        host_where = where.__array__() if isinstance(where, ndarray) else where
+        np.copyto(target, wrap(node).__array__(), casting="unsafe", where=host_where)
+        return
     value = as_node(node, to, shape)
     assign(target, _masked(value, where, target._h.node))
 
@@ -365,10 +354,11 @@ def _strong(a) -> Node:
 
 
 def _finish(ufunc, node: Node, out):
+    """reduce/accumulate's result: a new array, or cast unsafely into ``out`` (numpy's rule)."""
     if out is None or (isinstance(out, tuple) and out[0] is None):
         return wrap(node)
     target = out[0] if isinstance(out, tuple) else out
-    store(ufunc, target, node)
+    store(ufunc, target, node, casting="unsafe")
     return target
 
 
