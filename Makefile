@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 FRONTEND ?= torch
 PYTEST_ARGS ?=
 
-.PHONY: demo test test-slow bench reuse-report opinfo lint clean
+.PHONY: demo test test-slow bench reuse-report opinfo moduleinfo lint clean
 
 $(STAMP): requirements-dev.txt core/pyproject.toml frontend_numpy/pyproject.toml frontend_torch/pyproject.toml frontend_tf/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -35,6 +35,9 @@ reuse-report: $(STAMP)
 
 opinfo: $(STAMP)
 	$(PY) ci/torch_opinfo.py
+
+moduleinfo: $(STAMP)
+	$(PY) ci/torch_moduleinfo.py
 
 lint: $(STAMP)
 	$(PY) -m ruff check core frontend_numpy frontend_torch frontend_tf tests bench ci demo

@@ -425,8 +425,9 @@ def _decomposition_table() -> dict:
     return table
 
 
-# torch decompositions that are wrong for eager semantics here (they
-# return copies where torch returns views, or lose in-place aliasing)
-NO_DECOMPOSITION: tuple = ()
+# torch decompositions that disagree with torch's own eager kernels
+# multilabel_margin_loss_forward: scores the slots after a target's -1 as
+# class 0 and keeps a 1-d input's batch axis (checked against the CPU kernel)
+NO_DECOMPOSITION: tuple = (aten.multilabel_margin_loss_forward.default,)
 
 _DECOMPOSITIONS = _decomposition_table()
