@@ -52,3 +52,20 @@ def test_multilabel_margin_loss_skips_slots_after_the_end_marker():
                                                         reduction="none").cpu()
     assert actual.shape == expected.shape == ()
     torch.testing.assert_close(actual, expected)
+
+
+def test_cross_entropy_gradient_is_zero_when_every_target_is_ignored():
+    """The mean over no targets is NaN, its gradient 0 (torch's kernel);
+    the lazy gradient was NaN (0 weight divided by a 0 total)."""
+    import lazytensor.torch as lt
+
+    x = torch.randn(2, 3, requires_grad=True)
+    target = torch.tensor([1, 1])
+    loss = torch.nn.CrossEntropyLoss(ignore_index=1)
+    loss(x, target).backward()
+    lazy_x = x.detach().to(lt.device()).requires_grad_()
+    lazy_loss = loss(lazy_x, target.to(lt.device()))
+    lazy_loss.backward()
+    assert torch.isnan(lazy_loss.cpu())
+    torch.testing.assert_close(lazy_x.grad.cpu(), x.grad)
+    assert not torch.isnan(x.grad).any()

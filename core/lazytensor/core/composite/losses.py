@@ -100,7 +100,12 @@ def nll_loss_backward(grad: Node, logp: Node, target: Node, weight: Node | None,
         scale = make(Op.MUL, (scale, ew.broadcast_to(g, scale.shape)))
     dims = tuple(d for d in range(logp.ndim) if d != axis)
     spread = make(Op.BROADCAST_IN_DIM, (scale,), logp.shape, dims)
-    hot = _one_hot(target, logp, axis)
+    # an ignored target has no class: its gradient is 0 (torch's), also when
+    # every target is ignored and the mean's total weight is 0
+    t = ew.convert(target, dt.int64)
+    kept = make(Op.SELECT, (make(Op.NE, (t, ew.as_node(ignore_index, dt.int64, t.shape))), t,
+                            ew.as_node(-1, dt.int64, t.shape)))
+    hot = _one_hot(kept, logp, axis)
     return make(Op.SELECT, (hot, spread, const(0.0, logp.dtype, logp.shape)))
 
 
