@@ -9,7 +9,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .conftest import DEV
-from .programs import same_on_both
+from .programs import fallbacks, same_on_both
 
 
 def test_views_in_inference_mode_follow_their_base():
@@ -51,3 +51,17 @@ def test_float_indices_raise_as_in_torch(call):
         call(x, t)
     with pytest.raises(RuntimeError):
         call(x.to(DEV), t.to(DEV))
+
+
+def test_inverse_and_matrix_exp_are_lowered_with_their_gradients():
+    def program(dev):
+        a = (torch.randn(2, 4, 4) + 4 * torch.eye(4)).to(dev).requires_grad_()
+        ortho = nn.utils.parametrizations.orthogonal(nn.Linear(3, 3)).to(dev)
+        inv, exp = torch.linalg.inv(a), torch.linalg.matrix_exp(a / 4)
+        (inv.sum() + exp.pow(2).sum()).backward()
+        return {"inv": inv, "exp": exp, "grad": a.grad, "info": torch.linalg.inv_ex(a)[1],
+                "gram": ortho.weight @ ortho.weight.T}
+
+    before = fallbacks()
+    same_on_both(program, rtol=1e-4, atol=1e-4)
+    assert fallbacks() == before

@@ -1,5 +1,5 @@
-"""Linear algebra with unique answers (Cholesky factors, triangular solves),
-batched matrix sums, and whole-tensor comparison. Factorizations whose
+"""Linear algebra with unique answers (Cholesky factors, triangular solves,
+inverses, matrix exponentials), batched matrix sums, and whole-tensor comparison. Factorizations whose
 results are defined only up to signs or order (QR, SVD, eigenvectors, LU
 pivots) fall back to eager torch, where LAPACK's conventions are kept.
 
@@ -102,6 +102,20 @@ def _copy(x, src, non_blocking=False):
     return wrap(broadcast_to(convert(node(src), n.dtype), n.shape))
 
 
+def _inv_ex(x, *, check_errors=False):
+    """linalg.inv (unique): the core's LU solve; a singular matrix gives
+    inf/NaN, and ``info`` is 0 (the core cannot raise on values)."""
+    n = node(x)
+    _square("linalg.inv", n)
+    return wrap(nplinalg.inv(n)), wrap(as_node(0, dt.int32, n.shape[:-2]))
+
+
+def _matrix_exp(x):
+    n = node(x)
+    _square("linalg.matrix_exp", n)
+    return wrap(nplinalg.expm(n))
+
+
 def _pinv(x, atol=None, rtol=None, hermitian=False):
     """torch.linalg.pinv: the pseudo-inverse is unique, so the core's SVD
     form serves (singular values at most max(atol, rtol * largest) dropped;
@@ -146,5 +160,5 @@ TABLE = {
     aten.linalg_solve_triangular: _solve_triangular, aten.triangular_solve: _triangular_solve,
     aten.cholesky_solve: _cholesky_solve, aten.cholesky_inverse: _cholesky_inverse,
     aten.addbmm: _addbmm, aten.equal: _equal, aten.copy.default: _copy,
-    aten._cdist_forward: _cdist,
+    aten._cdist_forward: _cdist, aten.linalg_inv_ex: _inv_ex, aten.linalg_matrix_exp: _matrix_exp,
 }
