@@ -67,3 +67,21 @@ def test_reduction_into_out():
     host = np.arange(6.0).reshape(2, 3)
     for got, want in zip(_outs(lnp, lnp.asarray(host)), _outs(np, host), strict=True):
         _same(got, want)
+
+
+def test_quantile_methods():
+    """percentile(method='nearest'/'lower'/...) raised NotImplementedError; the
+    picking methods keep the input's dtype, midpoint interpolates."""
+    host = np.array([3, 1, 4, 1, 5, 9, 2, 6])
+    calls = (lambda m, a, method: m.percentile(a, 40, method=method),
+             lambda m, a, method: m.quantile(a.astype(np.float32), [0.1, 0.5], method=method),
+             lambda m, a, method: m.quantile(a[:6], [0.1, 0.3, 0.5, 0.7], method=method),
+             lambda m, a, method: m.quantile(a.reshape(2, 4) * 1.5, [0.25, 0.625], axis=1,
+                                             method=method, keepdims=True),
+             lambda m, a, method: m.percentile(m.where(a > 5, np.nan, a), 50, method=method))
+    for method in ("lower", "higher", "nearest", "midpoint", "weibull"):
+        for call in calls:
+            want = call(np, host, method)
+            got = np.asarray(call(lnp, lnp.asarray(host), method))
+            assert got.dtype == want.dtype and got.shape == want.shape, method
+            np.testing.assert_allclose(got, want, equal_nan=True, err_msg=method)

@@ -1,7 +1,8 @@
 """median, quantile and percentile with numpy's signatures, q checks and
-errors, on the core's order statistics (``composite.statistics``: the
-'linear' method, NaN propagating), for static ``q`` (Python numbers, lists
-or host arrays)."""
+errors, on the core's order statistics (``composite.statistics``: methods
+linear, lower, higher, nearest and midpoint, NaN propagating; numpy's other
+estimators run eagerly), for static ``q`` (Python numbers, lists or host
+arrays)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from lazytensor.core.composite import reduction as cred
 from lazytensor.core.composite import statistics as cstats
 from lazytensor.core.ir import Node
 from lazytensor.numpy._base import ndarray, node_of, wrap
-from lazytensor.numpy._dispatch import implements
+from lazytensor.numpy._dispatch import eager, implements
 from lazytensor.numpy._ufuncs import store
 
 import numpy as np
@@ -25,12 +26,17 @@ def _finish(node: Node, out):
     return out
 
 
+_METHODS = ("linear", "midpoint", *cstats.PICKS)
+
+
 def _quantile(a, q, axis, out, method, keepdims, name: str):
-    if method != "linear":
-        raise NotImplementedError(f"lazytensor.numpy.{name}: method={method!r} (only 'linear')")
-    qs = np.asarray(q.__array__() if isinstance(q, ndarray) else q, dtype=np.float64)
+    if method not in _METHODS:  # numpy's other estimators: eager, counted
+        return eager(f"numpy.{name}", getattr(np, name), (a, q),
+                     {"axis": axis, "out": out, "method": method, "keepdims": keepdims})
+    scale, what = (100, "Percentiles") if name == "percentile" else (1, "Quantiles")
+    qs = np.true_divide(np.asarray(q.__array__() if isinstance(q, ndarray) else q), scale)
     if ((qs < 0) | (qs > 1)).any():
-        raise ValueError("Quantiles must be in the range [0, 1]")
+        raise ValueError(f"{what} must be in the range [0, {scale}]")
     x = node_of(a)
     if dt.is_bool(x.dtype):
         raise TypeError("numpy boolean subtract, the `-` operator, is not supported, use the "
@@ -39,7 +45,7 @@ def _quantile(a, q, axis, out, method, keepdims, name: str):
     if size == 0:
         raise IndexError(f"index -1 is out of bounds for axis 0 with size {size}")
     dtype = np.result_type(x.dtype, np.float64) if qs.ndim else None  # array q: float64
-    return _finish(cstats.quantile(x, qs, axis, bool(keepdims), dtype), out)
+    return _finish(cstats.quantile(x, qs, axis, bool(keepdims), dtype, method), out)
 
 
 @implements("quantile")
@@ -51,10 +57,7 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
 @implements("percentile")
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False, *, weights=None, interpolation=None):
-    qs = np.true_divide(np.asarray(q.__array__() if isinstance(q, ndarray) else q), 100)
-    if ((qs < 0) | (qs > 1)).any():
-        raise ValueError("Percentiles must be in the range [0, 100]")
-    return _quantile(a, qs, axis, out, method, keepdims, "percentile")
+    return _quantile(a, q, axis, out, method, keepdims, "percentile")
 
 
 @implements("median")

@@ -1,6 +1,6 @@
-"""Order statistics and moments over nodes: quantile and median (the
-'linear' method of numpy, tnp and ``torch.quantile``, on a sort, NaN
-propagating), covariance and correlation matrices, membership tests and
+"""Order statistics and moments over nodes: quantile and median (numpy's
+and ``torch.quantile``'s methods linear, lower, higher, nearest and midpoint,
+on a sort, NaN propagating), covariance and correlation matrices, membership tests and
 bincount's scatter.
 
 Callers pass operands already in the dtype their framework computes in (the
@@ -79,12 +79,22 @@ def _lerp(a: Node, b: Node, t: float, dtype: np.dtype) -> Node:
     return make(Op.ADD, (a, make(Op.MUL, (diff, npx.const(t, diff)))))
 
 
-def _one_quantile(sorted_x: Node, q: float, dtype: np.dtype) -> Node:
+# methods that pick one sorted value: its index from the virtual index q*(n-1)
+# (round is half to even, as numpy's around); they keep x's dtype
+PICKS = {"lower": math.floor, "higher": math.ceil, "nearest": round}
+
+
+def _one_quantile(sorted_x: Node, q: float, dtype: np.dtype, method: str) -> Node:
     n = sorted_x.shape[-1]
     virtual = q * (n - 1)
+    if method in PICKS:
+        return _pick(sorted_x, min(max(PICKS[method](virtual), 0), n - 1))
     below = min(max(int(math.floor(virtual)), 0), n - 1)
     above = min(below + 1, n - 1)
-    return _lerp(_pick(sorted_x, below), _pick(sorted_x, above), virtual - below, dtype)
+    t = virtual - below
+    if method == "midpoint" and t:  # halfway between neighbours, unless q hits one
+        t = 0.5
+    return _lerp(_pick(sorted_x, below), _pick(sorted_x, above), t, dtype)
 
 
 def _keep_reduced(node: Node, ndim: int, axes: tuple[int, ...]) -> Node:
@@ -100,10 +110,11 @@ def _keep_reduced(node: Node, ndim: int, axes: tuple[int, ...]) -> Node:
 
 
 def quantile(x: Node, q: np.ndarray, axis: Axis = None, keepdims: bool = False,
-             dtype: np.dtype | None = None) -> Node:
+             dtype: np.dtype | None = None, method: str = "linear") -> Node:
     """The ``q`` quantiles (host values in [0, 1]) of ``x`` over ``axis``,
-    'linear' method: shape ``q.shape + kept shape``; integers compute in
-    float64; the interpolation runs in ``dtype`` (default: x's float dtype).
+    shape ``q.shape + kept shape``. 'linear' and 'midpoint' interpolate:
+    integers compute in float64, the interpolation in ``dtype`` (default:
+    x's float dtype); 'lower', 'higher' and 'nearest' pick a value of ``x``.
 
     >>> from lazytensor.core.runtime import constant
     >>> x = constant(np.array([1.0, 2.0, 4.0]), np.dtype("float64"))
@@ -112,10 +123,12 @@ def quantile(x: Node, q: np.ndarray, axis: Axis = None, keepdims: bool = False,
     """
     q = np.asarray(q, dtype=np.float64)
     ndim = x.ndim
-    flat, axes = reduced_last(float_or_float64(x), axis)
-    dtype = flat.dtype if dtype is None else np.dtype(dtype)
+    flat, axes = reduced_last(x if method in PICKS else float_or_float64(x), axis)
+    dtype = flat.dtype if dtype is None or method in PICKS else np.dtype(dtype)
     sorted_x = csort.sort(flat, -1)
-    picks = [_nan_guard(flat, _one_quantile(sorted_x, float(v), dtype)) for v in q.reshape(-1)]
+    picks = [_one_quantile(sorted_x, float(v), dtype, method) for v in q.reshape(-1)]
+    if dt.is_inexact(flat.dtype):
+        picks = [_nan_guard(flat, p) for p in picks]
     node = cs.reshape(cs.stack(picks, 0), q.shape + picks[0].shape) if q.ndim else picks[0]
     return _keep_reduced(node, ndim, axes) if keepdims else node
 
