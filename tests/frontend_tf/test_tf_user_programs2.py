@@ -76,3 +76,25 @@ def sliced_variable_updates(np_, t):
 
 def test_sliced_variable_assignment_matches_tf():
     assert_same(sliced_variable_updates(lnp, ltf), sliced_variable_updates(tnp, tf))
+
+
+def traced_functions(np_):
+    """tf.function around tnp code: its arguments are graph tensors there,
+    which tnp (lnp: by handing the op to tnp) and TensorFlow's ops trace."""
+    x = np_.asarray(np.arange(6.0, dtype=np.float32).reshape(2, 3))
+    captured = np_.ones(3, dtype=np_.float32)
+
+    @tf.function
+    def f(a):
+        h = np_.tanh(np_.matmul(a, np_.transpose(a)) / 10.0)
+        return np_.sum(h * 2.0, axis=1) + tf.reduce_max(a * captured) + a[0, 1]
+
+    @tf.function
+    def g(a):
+        return tf.reduce_sum(tf.nn.relu(captured * a - 2.0)) + np_.mean(captured)
+
+    return [f(x), f(x + 1.0), g(x)]
+
+
+def test_tf_function_around_lazy_code_traces_as_tnp():
+    assert_same(traced_functions(lnp), traced_functions(tnp))

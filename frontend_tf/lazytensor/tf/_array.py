@@ -254,7 +254,7 @@ def lift(value, dtype: np.dtype | None = None) -> Node:
         host_dtype = _host_dtype(value)
         node = scalar(np.asarray(value, host_dtype).item(), host_dtype)
     elif _tf.is_tf_value(value):
-        node = get_runtime().from_host(value.numpy()).node
+        node = get_runtime().from_host(_tf.eager_value(value)).node
     elif isinstance(value, (list, tuple)) and _holds_arrays(value):
         return _stack(weak_joined(value), dtype)
     else:

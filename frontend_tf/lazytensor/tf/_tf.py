@@ -69,6 +69,20 @@ def as_np_dtype(dtype, default: np.dtype | None = None) -> np.dtype | None:
     return dt.canonical(dtype)
 
 
+class Traced(Exception):  # noqa: N818  (a signal, not an error)
+    """A graph tensor (``tf.function`` tracing) reached a lazy op: it has no
+    value to record, so TensorFlow (tnp, or the tf op itself) runs the op."""
+
+
+def eager_value(value) -> np.ndarray:
+    """A tf.Tensor's or tf.Variable's value; a graph tensor raises ``Traced``."""
+    try:
+        return value.numpy()
+    except (AttributeError, NotImplementedError):
+        raise Traced(f"{value!r} has no value (tf.function traces it): lazytensor.tf "
+                     f"records the ops of eager values only") from None
+
+
 def host_value(value) -> np.ndarray:
     """A tensor, lazy array or host value as a numpy array (read back)."""
     return np.asarray(value.numpy() if hasattr(value, "numpy") else value)
@@ -129,6 +143,6 @@ def raise_as_tf(error: Exception, table: dict | None = None) -> NoReturn:
 
 
 __all__ = [
-    "CoreError", "ERRORS", "as_np_dtype", "as_tf_dtype", "default_float", "is_tf_value",
+    "CoreError", "ERRORS", "Traced", "as_np_dtype", "as_tf_dtype", "default_float", "is_tf_value",
     "numpy_behavior", "prefer_float32", "raise_as_tf", "tf", "tnp",
 ]

@@ -56,6 +56,8 @@ def lowered(name: str, impl: Impl, errors: dict | None = None) -> Callable:
             return box(impl(*args, **kwargs))
         except CoreError as error:
             _tf.raise_as_tf(error, errors)
+        except _tf.Traced:  # inside tf.function: tnp builds the graph
+            return getattr(_tf.tnp(), name)(*to_eager(args), **to_eager(kwargs))
 
     fn.__name__ = fn.__qualname__ = name
     fn.__module__ = "lazytensor.tf.numpy"

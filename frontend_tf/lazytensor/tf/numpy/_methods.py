@@ -101,7 +101,7 @@ def _index_entry(entry):
     if isinstance(entry, list) and any(isinstance(e, ndarray) for e in entry):
         return lift(entry)
     if _tf.is_tf_value(entry):
-        return entry.numpy()
+        return _tf.eager_value(entry)
     return entry
 
 

@@ -80,6 +80,8 @@ def target(path: str, impl: Callable) -> Callable:
             _tf.raise_as_tf(error)
         except NotImplementedError:
             return eager(path, args, kwargs)
+        except _tf.Traced:
+            return NotImplemented  # a graph tensor (tf.function): TensorFlow's own op
 
     fn.__name__ = fn.__qualname__ = path.rsplit(".", 1)[-1]
     fn.__module__ = f"lazytensor.tf.tf_api ({path})"
@@ -152,7 +154,7 @@ def tensor(value, dtype: np.dtype | None = None) -> Node:
     if isinstance(value, Node):
         return value
     if _tf.is_tf_value(value):
-        return get_runtime().from_host(value.numpy()).node
+        return get_runtime().from_host(_tf.eager_value(value)).node
     target = dtype if dtype is not None and _fits(value, dtype) else natural_dtype(value)
     if isinstance(value, (bool, int, float, complex, np.generic)):
         return scalar(np.asarray(value).astype(target).item(), target)
