@@ -85,3 +85,12 @@ def test_quantile_methods():
             got = np.asarray(call(lnp, lnp.asarray(host), method))
             assert got.dtype == want.dtype and got.shape == want.shape, method
             np.testing.assert_allclose(got, want, equal_nan=True, err_msg=method)
+
+
+def test_astype_str():
+    """``a.astype(str)`` crashed in JAX's convert; numpy gives a string array
+    (host, counted as a fallback)."""
+    host = np.array([[0.5, 1.25], [3.0, -2.0]])
+    got = lnp.asarray(host).astype(str)
+    want = host.astype(str)
+    assert got.dtype == want.dtype and got.tolist() == want.tolist()

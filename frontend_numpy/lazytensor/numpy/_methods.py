@@ -23,6 +23,7 @@ from lazytensor.numpy import (
     _views,
 )
 from lazytensor.numpy._base import ndarray, wrap
+from lazytensor.numpy._dispatch import note_fallback
 from lazytensor.numpy._errors import guard
 
 import numpy as np
@@ -64,6 +65,9 @@ def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
     dtype = dt.canonical(dtype)
     if not copy and dtype == self.dtype:
         return self
+    if dtype.kind not in "biufc":  # strings, objects: numpy's own (eager) array
+        note_fallback(f"numpy.ndarray.astype ({dtype})")
+        return self.__array__().astype(dtype, order, casting)
     if casting != "unsafe" and not np.can_cast(self.dtype, dtype, casting):
         raise TypeError(f"Cannot cast array data from {self.dtype!r} to {dtype!r} according "
                         f"to the rule {casting!r}")
