@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import lazytensor.numpy as lnp
 import numpy as np
+import pytest
 
 
 def _same(got, want) -> None:
@@ -94,3 +95,11 @@ def test_astype_str():
     got = lnp.asarray(host).astype(str)
     want = host.astype(str)
     assert got.dtype == want.dtype and got.tolist() == want.tolist()
+
+
+def test_out_of_another_shape_is_a_value_error():
+    """``np.add(x, x, out=wrong_shape)`` leaked the core's ShapeError."""
+    x = lnp.asarray(np.ones(6))
+    for out in (np.zeros(2), lnp.zeros(2)):
+        with pytest.raises(ValueError, match="could not be broadcast"):
+            np.add(x, x, out=out)

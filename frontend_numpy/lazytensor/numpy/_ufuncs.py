@@ -302,9 +302,11 @@ def store(ufunc, target, node: Node, where=True, casting="same_kind", i=0) -> No
     if node.dtype != to and not np.can_cast(node.dtype, to, casting):
         raise _errors.output_casting_error(ufunc, casting, node.dtype, to, i)
     shape = target.shape
-    if node.shape != shape and broadcast_shapes(node.shape, shape) != shape:
+    full = shape if node.shape == shape else _errors.call_guarded(broadcast_shapes, node.shape,
+                                                                  shape)
+    if full != shape:
         raise ValueError(f"non-broadcastable output operand with shape {shape} doesn't "
-                         f"match the broadcast shape {broadcast_shapes(node.shape, shape)}")
+                         f"match the broadcast shape {full}")
     if isinstance(target, np.ndarray):
         host_where = where.__array__() if isinstance(where, ndarray) else where
         np.copyto(target, wrap(node).__array__(), casting="unsafe", where=host_where)
