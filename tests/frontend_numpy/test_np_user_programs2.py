@@ -103,3 +103,22 @@ def test_out_of_another_shape_is_a_value_error():
     for out in (np.zeros(2), lnp.zeros(2)):
         with pytest.raises(ValueError, match="could not be broadcast"):
             np.add(x, x, out=out)
+
+
+def _into_out(mod, x):
+    outs = (mod.zeros(4, bool), np.zeros(4, complex), mod.zeros(3, complex), np.zeros(4),
+            np.zeros((2, 2)))
+    np.isposinf(x * np.inf, out=outs[0])
+    np.fft.fft(x, out=outs[1])
+    np.fft.rfft(x, out=outs[2])
+    np.fft.irfft(np.fft.rfft(x), n=4, out=outs[3])
+    np.linalg.multi_dot([x[:2, None], x[None, 2:], x[:2, None] * x[None, :2]], out=outs[4])
+    return outs
+
+
+def test_out_of_fft_isposinf_multi_dot():
+    """out= was accepted and silently ignored by np.fft.*, isposinf/isneginf
+    and linalg.multi_dot."""
+    host = np.array([1.0, -2.0, 3.0, 4.0])
+    for got, want in zip(_into_out(lnp, lnp.asarray(host)), _into_out(np, host), strict=True):
+        _same(got, want)

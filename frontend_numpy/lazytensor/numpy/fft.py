@@ -27,6 +27,7 @@ from lazytensor.core.composite.reduction import normalize_axis
 from lazytensor.core.ir import Node
 from lazytensor.numpy._base import from_host, node_of, wrap
 from lazytensor.numpy._dispatch import NUMPY_DIRS, implements
+from lazytensor.numpy._ufuncs import finish
 
 import numpy as np
 
@@ -93,52 +94,52 @@ def _fitted(x: Node, axes: Sequence[int], sizes: Sequence[int | None]) -> Node:
 
 # ---------------------------------------------------------------- complex
 
-def _c2c(a, s, axes, norm, forward: bool):
+def _c2c(a, s, axes, norm, forward: bool, out=None):
     x = _complex(node_of(a))
     axes, sizes = _plan(x, s, axes)
     x = _fitted(x, axes, sizes)
-    return wrap(fourier.fft(x, axes, forward, _scaling(norm, forward)))
+    return finish(fourier.fft(x, axes, forward, _scaling(norm, forward)), out)
 
 
 @fft_implements("fft")
 def fft(a, n=None, axis=-1, norm=None, out=None):
-    return _c2c(a, None if n is None else (n,), (axis,), norm, True)
+    return _c2c(a, None if n is None else (n,), (axis,), norm, True, out=out)
 
 
 @fft_implements("ifft")
 def ifft(a, n=None, axis=-1, norm=None, out=None):
-    return _c2c(a, None if n is None else (n,), (axis,), norm, False)
+    return _c2c(a, None if n is None else (n,), (axis,), norm, False, out=out)
 
 
 @fft_implements("fftn")
 def fftn(a, s=None, axes=None, norm=None, out=None):
-    return _c2c(a, s, axes, norm, True)
+    return _c2c(a, s, axes, norm, True, out=out)
 
 
 @fft_implements("ifftn")
 def ifftn(a, s=None, axes=None, norm=None, out=None):
-    return _c2c(a, s, axes, norm, False)
+    return _c2c(a, s, axes, norm, False, out=out)
 
 
 @fft_implements("fft2")
 def fft2(a, s=None, axes=(-2, -1), norm=None, out=None):
-    return _c2c(a, s, axes, norm, True)
+    return _c2c(a, s, axes, norm, True, out=out)
 
 
 @fft_implements("ifft2")
 def ifft2(a, s=None, axes=(-2, -1), norm=None, out=None):
-    return _c2c(a, s, axes, norm, False)
+    return _c2c(a, s, axes, norm, False, out=out)
 
 
 # ------------------------------------------------------------------- real
 
-def _r2c(a, s, axes, norm):
+def _r2c(a, s, axes, norm, out=None):
     x = _real(node_of(a))
     axes, sizes = _plan(x, s, axes)
-    return wrap(fourier.rfft(_fitted(x, axes, sizes), axes, _scaling(norm, True)))
+    return finish(fourier.rfft(_fitted(x, axes, sizes), axes, _scaling(norm, True)), out)
 
 
-def _c2r(a, s, axes, norm):
+def _c2r(a, s, axes, norm, out=None):
     given = node_of(a)
     x = _complex(given)
     axes, sizes = _plan(x, s, axes)
@@ -146,40 +147,40 @@ def _c2r(a, s, axes, norm):
     if last < 1:
         raise ValueError(f"Invalid number of FFT data points ({last}) specified.")
     x = _fitted(x, axes[:-1], sizes[:-1])
-    out = fourier.irfft(x, axes, last, _scaling(norm, False))
+    result = fourier.irfft(x, axes, last, _scaling(norm, False))
     if len(axes) == 1 and given.dtype == dt.float16:  # numpy's 1-d irfft keeps half input half
-        out = ew.convert(out, dt.float16)
-    return wrap(out)
+        result = ew.convert(result, dt.float16)
+    return finish(result, out)
 
 
 @fft_implements("rfft")
 def rfft(a, n=None, axis=-1, norm=None, out=None):
-    return _r2c(a, None if n is None else (n,), (axis,), norm)
+    return _r2c(a, None if n is None else (n,), (axis,), norm, out=out)
 
 
 @fft_implements("irfft")
 def irfft(a, n=None, axis=-1, norm=None, out=None):
-    return _c2r(a, None if n is None else (n,), (axis,), norm)
+    return _c2r(a, None if n is None else (n,), (axis,), norm, out=out)
 
 
 @fft_implements("rfftn")
 def rfftn(a, s=None, axes=None, norm=None, out=None):
-    return _r2c(a, s, axes, norm)
+    return _r2c(a, s, axes, norm, out=out)
 
 
 @fft_implements("irfftn")
 def irfftn(a, s=None, axes=None, norm=None, out=None):
-    return _c2r(a, s, axes, norm)
+    return _c2r(a, s, axes, norm, out=out)
 
 
 @fft_implements("rfft2")
 def rfft2(a, s=None, axes=(-2, -1), norm=None, out=None):
-    return _r2c(a, s, axes, norm)
+    return _r2c(a, s, axes, norm, out=out)
 
 
 @fft_implements("irfft2")
 def irfft2(a, s=None, axes=(-2, -1), norm=None, out=None):
-    return _c2r(a, s, axes, norm)
+    return _c2r(a, s, axes, norm, out=out)
 
 
 # ------------------------------------------------------------ helpers

@@ -143,10 +143,12 @@ def matrix_power(a, n):
 
 @linalg_implements("multi_dot")
 def multi_dot(arrays, *, out=None):
+    if len(arrays) < 2:
+        raise ValueError("Expecting at least two arrays.")
     result = arrays[0]
-    for other in arrays[1:]:
+    for other in arrays[1:-1]:
         result = _math.dot(result, other)
-    return result
+    return _math.dot(result, arrays[-1], out=out)
 
 
 # --------------------------------------------------------------------- norms
