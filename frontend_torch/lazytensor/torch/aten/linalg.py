@@ -1,7 +1,8 @@
 """Linear algebra with unique answers (Cholesky factors, triangular solves,
 inverses, matrix exponentials), batched matrix sums, and whole-tensor
 comparison. Factorizations whose results are defined only up to signs or
-order (QR, SVD, eigenvectors, LU pivots) fall back to eager torch, where LAPACK's conventions are kept.
+order (QR, SVD, eigenvectors, LU pivots) fall back to eager torch, where
+LAPACK's conventions are kept.
 
 Failures torch reports through errors (a matrix that is not positive
 definite) give NaNs lazily: the core cannot raise on values it has not
