@@ -122,3 +122,19 @@ def test_out_of_fft_isposinf_multi_dot():
     host = np.array([1.0, -2.0, 3.0, 4.0])
     for got, want in zip(_into_out(lnp, lnp.asarray(host)), _into_out(np, host), strict=True):
         _same(got, want)
+
+
+def test_barrier_inside_a_function_keeps_its_operands():
+    """``np.bincount(x % 3)`` reads max(x) (a barrier) after taking x's
+    pending node; the barrier donated the input's buffer ('Array has been
+    deleted'). Likewise a lazy int argument read inside np.tril/np.roll."""
+    host = np.array([1, 5, 2, 2, 7, 1])
+    k = lnp.argmax(lnp.asarray(host))
+    for got, want in (
+        (np.bincount(lnp.asarray(host) % 3), np.bincount(host % 3)),
+        (np.bincount(lnp.asarray(host) * 2, weights=lnp.asarray(host) * 0.5),
+         np.bincount(host * 2, weights=host * 0.5)),
+        (np.roll(lnp.asarray(host) * 2, k), np.roll(host * 2, 4)),
+        (np.tril(lnp.asarray(np.ones((3, 3))) * 2, k=k - 5), np.tril(np.ones((3, 3)) * 2, -1)),
+    ):
+        _same(got, want)

@@ -15,6 +15,7 @@ from typing import Callable
 from lazytensor.core.composite.indexing import IndexingError
 from lazytensor.core.composite.reduction import AxisError as CoreAxisError
 from lazytensor.core.registry import CoreError, DTypeError, ShapeError
+from lazytensor.core.runtime import get_runtime
 
 import numpy as np
 from numpy._core import _exceptions as _np_exc
@@ -43,14 +44,20 @@ def translate(exc: CoreError) -> Exception:
 
 
 def guard(fn: Callable) -> Callable:
-    """Wrap a frontend function so that core errors surface as numpy's."""
+    """Wrap a frontend function so that core errors surface as numpy's, and
+    a barrier inside it (a data-dependent size read with ``.item()``) donates
+    no buffers: the pending nodes that it already holds must stay valid."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        runtime = get_runtime()
+        donate, runtime.donate = runtime.donate, False
         try:
             return fn(*args, **kwargs)
         except CoreError as exc:
             raise translate(exc) from None
+        finally:
+            runtime.donate = donate
 
     return wrapper
 
