@@ -4,6 +4,9 @@ lazytensor.tf) and must give the same values, dtypes and shapes."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import lazytensor.tf as ltf
 import numpy as np
 import pytest
@@ -98,3 +101,34 @@ def traced_functions(np_):
 
 def test_tf_function_around_lazy_code_traces_as_tnp():
     assert_same(traced_functions(lnp), traced_functions(tnp))
+
+
+def test_named_results_as_tensorflow():
+    x = np.eye(3) + 0.1
+    for f in (tf.linalg.qr, tf.linalg.lu,
+              lambda a: tf.nn.max_pool_with_argmax(a[None, :, :, None], 2, 1, "VALID")):
+        got, want = f(lnp.asarray(x)), f(tf.constant(x))
+        assert type(got).__name__ == type(want).__name__ and got._fields == want._fields
+        assert_same(list(got), list(want))
+
+
+PREFER_FLOAT32 = """
+import numpy as np, tensorflow.experimental.numpy as tnp, lazytensor.tf.numpy as lnp
+tnp.experimental_enable_numpy_behavior(prefer_float32=True)
+x = np.array([0.25, 1.3, -2.7, 0.55])
+for f in (lambda n: n.asarray(x) * 0.1, lambda n: n.mod(n.asarray(x), 0.7),
+          lambda n: n.asarray(x) / np.float64(0.1), lambda n: n.log2(n.abs(n.asarray(x))),
+          lambda n: n.asarray(x) - [0.1, 0.2, 0.3, 0.4], lambda n: n.asarray(x, n.float32) + 0.1):
+    got, want = f(lnp), f(tnp)
+    assert got.dtype == want.dtype, (got.dtype, want.dtype)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+print("ok")
+"""
+
+
+def test_prefer_float32_scalars_convert_once_to_the_result_dtype():
+    # tnp converts a Python / numpy float operand straight to the promoted
+    # dtype: float64 array * 0.1 is not rounded through float32 first
+    proc = subprocess.run([sys.executable, "-c", PREFER_FLOAT32], capture_output=True,
+                          text=True, timeout=300, env={"TF_CPP_MIN_LOG_LEVEL": "3", "PATH": ""})
+    assert proc.stdout.strip().endswith("ok"), proc.stderr[-3000:]

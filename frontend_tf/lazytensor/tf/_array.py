@@ -230,9 +230,13 @@ def from_host(value, dtype: np.dtype | None = None) -> ndarray:
     return out
 
 
-def _host_dtype(value) -> np.dtype:
+def _host_dtype(value, target: np.dtype | None = None) -> np.dtype:
     """The dtype tnp gives host data: numpy's, with Python floats (and numpy
-    float scalars, which are floats too) float32 under prefer_float32."""
+    float scalars, which are floats too) float32 under prefer_float32. Real
+    values bound for a float ``target`` are converted to it at once, as tnp
+    does (0.1 into float64 is not rounded through float32 first)."""
+    if target is not None and target.kind in "fc" and np.asarray(value).dtype.kind in "biuf":
+        return target
     if isinstance(value, np.ndarray) or (
             isinstance(value, np.generic) and not isinstance(value, (float, complex))):
         return value.dtype
@@ -251,14 +255,14 @@ def lift(value, dtype: np.dtype | None = None) -> Node:
     elif isinstance(value, Node):
         node = value
     elif type(value) in WEAK or isinstance(value, np.generic):
-        host_dtype = _host_dtype(value)
+        host_dtype = _host_dtype(value, dtype)
         node = scalar(np.asarray(value, host_dtype).item(), host_dtype)
     elif _tf.is_tf_value(value):
         node = get_runtime().from_host(_tf.eager_value(value)).node
     elif isinstance(value, (list, tuple)) and _holds_arrays(value):
         return _stack(weak_joined(value), dtype)
     else:
-        node = get_runtime().from_host(np.asarray(value, _host_dtype(value))).node
+        node = get_runtime().from_host(np.asarray(value, _host_dtype(value, dtype))).node
     if dtype is not None and node.dtype != dtype:
         from lazytensor.core.composite.elementwise import convert
 

@@ -134,6 +134,9 @@ def operands_and_dtype(values) -> tuple[list, np.dtype]:
     Python scalars promotes as the weak scalars it holds and is lifted at the
     promoted dtype (``weak_stand_in``)."""
     stand_ins = [weak_stand_in(v) for v in values]
+    if _tf.prefer_float32():  # a float scalar promotes as float32, its value converts at once
+        stand_ins = [v if isinstance(v, (float, complex)) else s
+                     for v, s in zip(values, stand_ins, strict=True)]
     if not any(s is not None for s in stand_ins):
         operands = [operand(v) for v in values]
         return operands, ew.promote(TNP, *operands)

@@ -16,6 +16,7 @@ and run eagerly, as any API outside the tables does.
 
 from __future__ import annotations
 
+import collections
 import math
 
 import numpy as np
@@ -166,13 +167,19 @@ def lu(input, output_idx_type=None, name=None):
     factors = make(Op.LU, (x,))
     index = np.dtype("int32") if output_idx_type is None else \
         np.dtype(output_idx_type.as_numpy_dtype)
-    return make(Op.TUPLE_GET, (factors,), 0), ew.convert(make(Op.TUPLE_GET, (factors,), 2), index)
+    return Lu(make(Op.TUPLE_GET, (factors,), 0),
+              ew.convert(make(Op.TUPLE_GET, (factors,), 2), index))
 
 
 # ---------------------------------------------------------- factorizations
 
 def qr(input, full_matrices=False, name=None):
-    return nl.qr(_matrix(input, "Qr", square=False), bool(full_matrices))
+    return Qr(*nl.qr(_matrix(input, "Qr", square=False), bool(full_matrices)))
+
+
+# TensorFlow's named results
+Qr = collections.namedtuple("Qr", ["q", "r"])
+Lu = collections.namedtuple("Lu", ["lu", "p"])
 
 
 def eigh(tensor, name=None):

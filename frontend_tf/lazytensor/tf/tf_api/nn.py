@@ -16,6 +16,8 @@ stream cannot be reproduced, so it converts its input eagerly.
 
 from __future__ import annotations
 
+import collections
+
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import activations as act
 from lazytensor.core.composite import layers, losses
@@ -463,7 +465,10 @@ def _max_pool_with_argmax(input, ksize, strides, padding, data_format="NHWC",
         offset = make(Op.MUL, (iota(plane.shape, 0), const(height * width * channels, dt.int64,
                                                              plane.shape)))
         index = make(Op.ADD, (index, offset))
-    return values, convert(index, dtype_arg(output_dtype) or dt.int64)
+    return MaxPoolWithArgmax(values, convert(index, dtype_arg(output_dtype) or dt.int64))
+
+
+MaxPoolWithArgmax = collections.namedtuple("MaxPoolWithArgmax", ["output", "argmax"])
 
 
 def _atrous_conv2d(value, filters, rate, padding, name=None):
