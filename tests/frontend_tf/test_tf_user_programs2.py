@@ -132,3 +132,28 @@ def test_prefer_float32_scalars_convert_once_to_the_result_dtype():
     proc = subprocess.run([sys.executable, "-c", PREFER_FLOAT32], capture_output=True,
                           text=True, timeout=300, env={"TF_CPP_MIN_LOG_LEVEL": "3", "PATH": ""})
     assert proc.stdout.strip().endswith("ok"), proc.stderr[-3000:]
+
+
+STRICT_OPERATORS = """
+import tensorflow as tf, lazytensor.tf.numpy as lnp
+ti, li = tf.constant([1, 2, 3]), lnp.asarray([1, 2, 3], dtype=lnp.int32)
+for expr in ("X * 1.5", "X - 1.5", "X / 1.5", "X < 1.5", "X == 1.5", "1.5 + X", "X + 1.5",
+             "X ** 1j"):
+    raised = []
+    for X in (ti, li):
+        try:
+            eval(expr)
+            raised.append(None)
+        except Exception as error:
+            raised.append(type(error).__name__)
+    assert raised[0] == raised[1], (expr, raised)
+print("ok")
+"""
+
+
+def test_strict_operators_raise_tensorflows_error_types():
+    # without numpy behaviour, int32 tensor * 1.5 is TensorFlow's TypeError (x + 1.5:
+    # InvalidArgumentError, the kernel's)
+    proc = subprocess.run([sys.executable, "-c", STRICT_OPERATORS], capture_output=True,
+                          text=True, timeout=300, env={"TF_CPP_MIN_LOG_LEVEL": "3", "PATH": ""})
+    assert proc.stdout.strip().endswith("ok"), proc.stderr[-3000:]

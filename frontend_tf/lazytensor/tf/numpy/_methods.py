@@ -22,10 +22,11 @@ from lazytensor.tf._array import lift, ndarray, wrap
 _CONVERTS = {bool: "b", int: "iuf", float: "f", complex: "c"}
 
 
-def _strict(a: ndarray, other):
+def _strict(a: ndarray, other, op: str, reflected: bool):
     """TensorFlow's operand rule without numpy behaviour: an array must
     already have ``a``'s dtype; a Python scalar converts to it only when its
-    kind fits (1.5 into an int tensor fails); numpy values are cast."""
+    kind fits (1.5 into an int tensor fails: a TypeError, but ``x + 1.5`` and
+    ``x @ 1.5`` try the kernel: InvalidArgumentError); numpy values are cast."""
     dtype = a._h.node.dtype
     if isinstance(other, ndarray):
         if other._h.node.dtype == dtype:
@@ -34,6 +35,8 @@ def _strict(a: ndarray, other):
     elif type(other) in _CONVERTS:
         if dt.category(dtype) in _CONVERTS[type(other)]:
             return other  # a weak scalar of a fitting kind takes the array's dtype
+        if reflected or op not in ("add", "matmul"):
+            raise TypeError(f"Cannot convert {other!r} to EagerTensor of dtype {dtype.name}")
         found = type(other).__name__
     else:
         return lift(np.asarray(other).astype(dtype))
@@ -75,7 +78,7 @@ def _refuse_bools(op: str, a: ndarray, other) -> None:
 def _operator(fn, op: str, reflected: bool = False):
     def method(self, other):
         if not _tf.numpy_behavior():
-            other = _strict(self, other)
+            other = _strict(self, other, op, reflected)
         _refuse_bools(op, self, other)
         return fn(other, self) if reflected else fn(self, other)
 
