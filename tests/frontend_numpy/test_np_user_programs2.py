@@ -138,3 +138,9 @@ def test_barrier_inside_a_function_keeps_its_operands():
         (np.tril(lnp.asarray(np.ones((3, 3))) * 2, k=k - 5), np.tril(np.ones((3, 3)) * 2, -1)),
     ):
         _same(got, want)
+
+
+def test_choose_method():
+    """``idx.choose(choices)`` was missing (AttributeError), np.choose is lazy."""
+    host, choices = np.array([0, 2, 1, 0]), np.arange(12).reshape(3, 4)
+    _same(lnp.asarray(host).choose(lnp.asarray(choices)), host.choose(choices))

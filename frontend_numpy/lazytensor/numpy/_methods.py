@@ -14,6 +14,7 @@ from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
 from lazytensor.numpy import (
     _creation,
+    _extra,
     _indexing,
     _math,
     _misc,
@@ -31,7 +32,8 @@ import numpy as np
 # method name -> the function it is (first argument: the array)
 FUNCTION_METHODS = {
     "all": _reductions.all_, "any": _reductions.any_, "argmax": _reductions.argmax,
-    "argmin": _reductions.argmin, "argsort": _math.argsort, "clip": _math.clip,
+    "argmin": _reductions.argmin, "argsort": _math.argsort, "choose": _extra.choose,
+    "clip": _math.clip,
     "compress": lambda a, condition, axis=None, out=None: _math.compress(condition, a, axis, out),
     "cumprod": _reductions.cumprod, "cumsum": _reductions.cumsum,
     "diagonal": _shape.diagonal, "dot": _math.dot, "max": _reductions.max_,
