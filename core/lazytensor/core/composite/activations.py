@@ -90,6 +90,13 @@ def threshold_backward(grad: Node, x: Node, threshold: float) -> Node:
     return _sel(make(Op.LE, (x, _p(threshold, x))), _c(0, grad), grad)
 
 
+def shrink_backward(grad: Node, x: Node, lambd: float) -> Node:
+    """grad outside [-lambd, lambd] (NaN x included), else 0: the gradient
+    of hard and soft shrinkage."""
+    inside = make(Op.AND, (make(Op.GE, (x, _p(-lambd, x))), make(Op.LE, (x, _p(lambd, x)))))
+    return _sel(inside, _c(0, grad), grad)
+
+
 def gelu(x: Node, approximate: str = "none") -> Node:
     """x * Phi(x); ``approximate="tanh"`` uses the tanh formula."""
     half = _mul(_c(0.5, x), x)

@@ -248,3 +248,76 @@ def sparse_cross_entropy(logits: Node, labels: Node, class_axis: int = -1) -> No
     inside = make(Op.AND, (make(Op.GE, (index, const(0, dt.int64, index.shape))),
                            make(Op.LT, (index, const(classes, dt.int64, index.shape)))))
     return make(Op.SELECT, (inside, loss, const(math.nan, loss.dtype, loss.shape)))
+
+
+def _hinge(z: Node) -> Node:
+    """max(z, 0), with a zero gradient at the kink (as torch's kernels)."""
+    zero = const(0.0, z.dtype, z.shape)
+    return make(Op.SELECT, (make(Op.GT, (z, zero)), z, zero))
+
+
+def multi_margin_loss(x: Node, target: Node, p: int = 1, margin: float = 1.0,
+                      weight: Node | None = None, reduction: str = "mean") -> Node:
+    """Multi-class hinge loss of (N, C) (or (C,), or one 0-d) scores and class targets:
+    per row, sum over classes i != y of w[y] * max(0, margin - x[y] +
+    x[i])^p, divided by C (torch's ``multi_margin_loss``, p 1 or 2).
+
+    Shape rule: the target's shape for "none", else a scalar."""
+    out_shape = target.shape
+    if x.ndim < 2:
+        x = make(Op.RESHAPE, (x,), (1, _count(x)))
+    target = make(Op.RESHAPE, (target,), (x.shape[0],))
+    hot = _one_hot(target, x, 1)
+    zero = const(0.0, x.dtype, x.shape)
+    own = red.reduce("sum", make(Op.SELECT, (hot, x, zero)), 1)
+    z = make(Op.ADD, (make(Op.SUB, (ew.as_node(margin, x.dtype, x.shape),
+                                    make(Op.BROADCAST_IN_DIM, (own,), x.shape, (0,)))), x))
+    h = _hinge(z)
+    if p == 2:
+        h = make(Op.MUL, (h, h))
+    if weight is not None:
+        per_class = make(Op.BROADCAST_IN_DIM, (ew.convert(weight, x.dtype),), x.shape, (1,))
+        picked = red.reduce("sum", make(Op.SELECT, (hot, per_class, zero)), 1)
+        h = make(Op.MUL, (h, make(Op.BROADCAST_IN_DIM, (picked,), x.shape, (0,))))
+    per = red.reduce("sum", make(Op.SELECT, (hot, zero, h)), 1)
+    per = make(Op.DIV, (per, const(float(x.shape[1]), x.dtype, per.shape)))
+    per = make(Op.RESHAPE, (per,), out_shape)
+    return _reduce(per, reduction, float(_count(per)))
+
+
+def multilabel_margin_loss(x: Node, target: Node, reduction: str = "mean",
+                           ) -> tuple[Node, Node]:
+    """(loss, is_target): multi-label hinge loss of (N, C) (or (C,), or 0-d) scores
+    and (N, C) targets that list each row's classes up to the first -1 (the
+    slots after it are ignored): per row, the sum over listed classes j and
+    unlisted classes i of max(0, 1 - (x[j] - x[i])), divided by C.
+    ``is_target`` (x's shape and dtype) marks the listed classes.
+
+    Shape rule: (N,) for "none" ((), for a 0-d or 1-d x), else a scalar."""
+    rows = make(Op.RESHAPE, (x,), (1, _count(x))) if x.ndim < 2 else x
+    n, c = rows.shape
+    t = make(Op.RESHAPE, (ew.convert(target, dt.int64),), (n, c))
+    listed = make(Op.CUMMIN, (ew.convert(make(Op.NE, (t, const(-1, dt.int64, t.shape))),
+                                         dt.int64),), 1, False)
+    listed = make(Op.NE, (listed, const(0, dt.int64, t.shape)))
+    slot = make(Op.SELECT, (listed, t, const(c, dt.int64, t.shape)))
+    coords = make(Op.CONCATENATE, (make(Op.RESHAPE, (iota(t.shape, 0), ), (n, c, 1)),
+                                   make(Op.RESHAPE, (slot,), (n, c, 1))), 2)
+    zero = const(0.0, rows.dtype, rows.shape)
+    is_target = make(Op.SCATTER, (zero, coords, const(1.0, rows.dtype, rows.shape)), (),
+                     (0, 1), (0, 1), (), (), "max", "fill")
+    hot = make(Op.EQ, (make(Op.BROADCAST_IN_DIM, (make(Op.SELECT, (
+        listed, t, const(0, dt.int64, t.shape))),), (n, c, c), (0, 1)), iota((n, c, c), 2)))
+    wide = make(Op.BROADCAST_IN_DIM, (rows,), (n, c, c), (0, 2))
+    own = red.reduce("sum", make(Op.SELECT, (hot, wide, const(0.0, rows.dtype, wide.shape))), 2)
+    z = make(Op.ADD, (make(Op.SUB, (const(1.0, rows.dtype, wide.shape),
+                                    make(Op.BROADCAST_IN_DIM, (own,), wide.shape, (0, 1)))),
+                      wide))
+    counted = make(Op.AND, (make(Op.BROADCAST_IN_DIM, (listed,), wide.shape, (0, 1)),
+                            make(Op.BROADCAST_IN_DIM, (make(Op.EQ, (is_target, zero)),),
+                                 wide.shape, (0, 2))))
+    h = make(Op.SELECT, (counted, _hinge(z), const(0.0, rows.dtype, wide.shape)))
+    per = make(Op.DIV, (red.reduce("sum", h, (1, 2)), const(float(c), rows.dtype, (n,))))
+    if x.ndim < 2:
+        per, is_target = make(Op.RESHAPE, (per,), ()), make(Op.RESHAPE, (is_target,), x.shape)
+    return _reduce(per, reduction, float(_count(per))), is_target

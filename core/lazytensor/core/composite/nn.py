@@ -313,6 +313,68 @@ def adaptive_avg_pool(x: Node, output_size: Sequence[int],
     return x
 
 
+def adaptive_max_pool_with_indices(x: Node, output_size: Sequence[int]) -> tuple[Node, Node]:
+    """Channels-first adaptive max pooling (``adaptive_avg_pool``'s windows)
+    with, per output, the flat int64 index into the input's spatial plane
+    of its maximum: the first in row-major order, or the last NaN (torch's
+    kernel). One pass per axis, innermost first, each picking along its
+    own axis and carrying the earlier passes' indices, so the row-major
+    first maximum wins across axes.
+
+    Shape rule: the spatial dims become ``output_size``; dtype kept.
+
+    >>> x = const(1.0, np.dtype("float32"), (2, 3, 7, 5))
+    >>> [n.shape for n in adaptive_max_pool_with_indices(x, (3, 2))]
+    [(2, 3, 3, 2), (2, 3, 3, 2)]
+    """
+    value, index, plane = x, None, 1
+    for axis, out in reversed(list(zip(range(x.ndim - len(output_size), x.ndim), output_size,
+                                       strict=True))):
+        value, index = _adaptive_max_pass(value, index, axis, out, plane)
+        plane *= x.shape[axis]
+    return value, index
+
+
+def _adaptive_max_pass(value: Node, index: Node | None, axis: int, out: int,
+                       plane: int) -> tuple[Node, Node]:
+    """Windows of ``axis`` gathered as (out, K) (a short window repeats its
+    last element), the pick per window, and its flat index: the window
+    position times ``plane`` plus the carried ``index`` there."""
+    n = value.shape[axis]
+    starts = np.arange(out) * n // out
+    ends = -(-(np.arange(out) + 1) * n // out)
+    width = int(max((ends - starts).max(initial=1), 1))
+    pos = np.minimum(starts[:, None] + np.arange(width), np.maximum(ends - 1, 0)[:, None])
+    table = constant(pos.reshape(out, width, 1), dt.int64)
+    shape = value.shape[:axis] + (out, width) + value.shape[axis + 1:]
+    offset_dims = tuple(range(axis)) + tuple(range(axis + 2, value.ndim + 1))
+    sizes = tuple(1 if d == axis else s for d, s in enumerate(value.shape))
+
+    def windows(x: Node) -> Node:
+        return make(Op.GATHER, (x, table), offset_dims, (axis,), (axis,), (), (), sizes, "clip")
+
+    win = windows(value)
+    k = iota(shape, axis + 1)
+    top = ew.broadcast_to(red.reduce("max", win, axis + 1, keepdims=True), shape)
+    pick = red.reduce("min", make(Op.SELECT, (make(Op.EQ, (win, top)), k, _c(width, k))),
+                      axis + 1, keepdims=True)
+    if dt.is_inexact(value.dtype):
+        nan = red.reduce("max", make(Op.SELECT, (make(Op.NE, (win, win)), k, _c(-1, k))),
+                         axis + 1, keepdims=True)
+        pick = make(Op.SELECT, (make(Op.GE, (nan, _c(0, nan))), nan, pick))
+    flat = make(Op.MUL, (make(Op.BROADCAST_IN_DIM, (constant(pos, dt.int64),), shape,
+                              (axis, axis + 1)), _c(plane, k)))
+    if index is not None:
+        flat = make(Op.ADD, (flat, windows(index)))
+    pick = ew.broadcast_to(pick, shape)
+    chosen = make(Op.EQ, (k, pick))
+
+    def picked(x: Node) -> Node:
+        return red.reduce("sum", make(Op.SELECT, (chosen, x, _c(0, x))), axis + 1)
+
+    return picked(win), picked(flat)
+
+
 def _window_counts(sizes, kernel, strides, padding, pads, include_pad: bool) -> np.ndarray:
     counts = np.ones((), dtype=np.float64)
     for n, k, s, (lo, hi), (plo, phi) in zip(sizes, kernel, strides, padding, pads, strict=False):

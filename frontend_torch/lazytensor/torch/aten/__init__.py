@@ -20,12 +20,13 @@ from lazytensor.torch.aten import (
     linalg,
     movement,
     nn,
+    nn_extra,
     reduction,
     spectral,
     views,
 )
 
-FAMILIES = (elementwise, reduction, views, movement, indexing, linalg, nn, factories,
+FAMILIES = (elementwise, reduction, views, movement, indexing, linalg, nn, nn_extra, factories,
             spectral, grads, amp)
 
 

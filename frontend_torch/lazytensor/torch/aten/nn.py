@@ -9,7 +9,7 @@ from __future__ import annotations
 from lazytensor.core import Node, Op, make
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import activations as act
-from lazytensor.core.composite import layers, losses
+from lazytensor.core.composite import bags, layers, losses
 from lazytensor.core.composite import nn as cnn
 from lazytensor.core.composite import normalization as norm
 from lazytensor.core.composite import reduction as R
@@ -371,10 +371,11 @@ def _embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse
 
 
 def _embedding_backward(grad, indices, num_weights, padding_idx, scale_grad_by_freq):
-    if scale_grad_by_freq:
-        raise NotImplementedError("scale_grad_by_freq")
     pad = None if padding_idx < 0 else padding_idx
-    return wrap(cnn.embedding_backward(node(grad), node(indices), num_weights, pad))
+    g, ni = node(grad), node(indices)
+    if scale_grad_by_freq:
+        g = bags.by_frequency(g, ni, num_weights)
+    return wrap(cnn.embedding_backward(g, ni, num_weights, pad))
 
 
 TABLE = {

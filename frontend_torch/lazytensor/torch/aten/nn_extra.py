@@ -1,0 +1,187 @@
+"""More neural-network ATen ops (forward and backward) onto the core's
+composites: embedding bags (``composite.bags``), adaptive max pooling,
+``_trilinear`` (``nn.Bilinear``) as one einsum, the shrinkage gradients and
+the margin losses. Only torch's argument conventions live here: mode and
+reduction enums, ``padding_idx=-1`` for none, the auxiliary outputs of
+``_embedding_bag`` as torch's CPU kernel shapes them."""
+
+from __future__ import annotations
+
+from lazytensor.core import Node
+from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import activations as act
+from lazytensor.core.composite import bags, losses
+from lazytensor.core.composite import nn as cnn
+from lazytensor.core.composite.creation import const
+from lazytensor.core.composite.einsum import einsum
+from lazytensor.torch import _fallback
+from lazytensor.torch._tensor import wrap
+from lazytensor.torch.aten._common import aten, node, opmath, size_list
+from lazytensor.torch.aten.nn import REDUCTIONS, _grad_of, _opt
+
+BAG_MODES = {0: "sum", 1: "mean", 2: "max"}
+
+
+def _padding(padding_idx: int) -> int | None:
+    return None if padding_idx < 0 else padding_idx
+
+
+# ---------------------------------------------------------- embedding bags
+def _embedding_bag(forward_only: bool):
+    def impl(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False,
+             per_sample_weights=None, include_last_offset=False, padding_idx=-1):
+        nw, ni, no = node(weight), node(indices), node(offsets)
+        for name, n in (("indices", ni), ("offsets", no)):
+            if not dt.is_int(n.dtype) or n.ndim != 1:
+                raise RuntimeError(f"_embedding_bag: expected 1-D integer {name}, got "
+                                   f"{n.ndim}-D {n.dtype}")
+        if per_sample_weights is not None and mode != 0:
+            raise NotImplementedError("embedding_bag: per_sample_weights was not None. "
+                                      "per_sample_weights is only supported for mode='sum'")
+        count = no.shape[0] - (1 if include_last_offset else 0)
+        out, bag, sizes, argmax = bags.embedding_bag(nw, ni, no, count, BAG_MODES[mode],
+                                                     _opt(per_sample_weights),
+                                                     _padding(padding_idx))
+        if mode == 0:  # torch's kernel leaves them zero (one per offset when forward only)
+            sizes = argmax = const(0, dt.int64, (no.shape[0] if forward_only else count,))
+        elif mode == 1:
+            argmax = sizes
+        return wrap(out), wrap(bag), wrap(sizes), wrap(argmax)
+
+    return impl
+
+
+def _bag_backward(grad, indices, offset2bag, bag_size, maximum_indices, num_weights,
+                  scale_grad_by_freq, mode, per_sample_weights, padding_idx=-1):
+    if scale_grad_by_freq:  # (see _embedding_bag_backward)
+        return _fallback.eager(aten._embedding_bag_dense_backward.default)(
+            grad, indices, offset2bag, bag_size, maximum_indices, num_weights,
+            scale_grad_by_freq, mode, per_sample_weights, padding_idx)
+    return wrap(bags.embedding_bag_backward(
+        node(grad), node(indices), node(offset2bag), node(bag_size), node(maximum_indices),
+        int(num_weights), BAG_MODES[mode], _opt(per_sample_weights), _padding(padding_idx)))
+
+
+def _embedding_bag_backward(grad, indices, offsets, offset2bag, bag_size, maximum_indices,
+                            num_weights, scale_grad_by_freq, mode, sparse, per_sample_weights,
+                            padding_idx=-1):
+    # run eagerly, counted: a sparse gradient (not supported on the lazy
+    # device), and scale_grad_by_freq, which torch's CPU kernel computes with
+    # the counts of other indices (1/4 for an index seen once, next to one
+    # seen four times)
+    if sparse or scale_grad_by_freq:
+        return _fallback.eager(aten._embedding_bag_backward.default)(
+            grad, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights,
+            scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx)
+    return _bag_backward(grad, indices, offset2bag, bag_size, maximum_indices, num_weights,
+                         False, mode, per_sample_weights, padding_idx)
+
+
+def _bag_weights_backward(grad, weight, indices, offsets, offset2bag, mode, padding_idx=-1):
+    if mode != 0:
+        raise RuntimeError("embedding_bag_backward: per_sample_weights only supported for "
+                           "mode='sum'")
+    return wrap(bags.embedding_bag_weights_backward(node(grad), node(weight), node(indices),
+                                                    node(offset2bag), _padding(padding_idx)))
+
+
+def _embedding_renorm(weight, indices, max_norm, norm_type):
+    return wrap(bags.renorm_rows(node(weight), node(indices), max_norm, norm_type))
+
+
+# ---------------------------------------------------- adaptive max pooling
+def _adaptive_max_pool(n: int):
+    def impl(x, output_size):
+        nx, size = node(x), size_list(output_size)
+        name = f"adaptive_max_pool{n}d"
+        if len(size) != n:
+            raise RuntimeError(f"{name}(): internal error: output_size.size() must be {n}")
+        if nx.ndim not in (n + 1, n + 2) or 0 in nx.shape[1:]:
+            raise RuntimeError(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got: "
+                               f"{list(nx.shape)}")
+        if not dt.is_inexact(nx.dtype):
+            raise RuntimeError(f"\"{name}\" not implemented for '{x.dtype}'")
+        values, indices = cnn.adaptive_max_pool_with_indices(nx, size)
+        return wrap(values), wrap(indices)
+
+    return impl
+
+
+def _adaptive_max_pool_backward(n: int):
+    def impl(grad, x, indices):
+        return wrap(cnn.max_pool_backward(node(grad), node(indices), node(x).shape, n))
+
+    return impl
+
+
+# ------------------------------------------------------ bilinear products
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def _trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
+    """sum over ``sumdim`` of i1 * i2 * i3, each unsqueezed at its
+    ``expand`` dims: one einsum (nn.Bilinear's x1^T W x2 per output)."""
+    n1 = node(i1)
+    letters = _LETTERS[:n1.ndim + len(expand1)]
+
+    def term(skip) -> str:
+        return "".join(c for d, c in enumerate(letters) if d not in set(skip))
+
+    spec = f"{term(expand1)},{term(expand2)},{term(expand3)}->{term(sumdim)}"
+    return wrap(einsum(spec, n1, node(i2), node(i3)))
+
+
+# ------------------------------------------------------------------ losses
+def _multi_margin(x: Node, target, p=1, margin=1, weight=None, reduction=1) -> Node:
+    return losses.multi_margin_loss(x, node(target), int(p), float(margin), _opt(weight),
+                                    REDUCTIONS[reduction])
+
+
+def _multi_margin_loss(x, target, p=1, margin=1, weight=None, reduction=1):
+    if p not in (1, 2):
+        raise RuntimeError("only p == 1 and p == 2 supported")
+    return wrap(_multi_margin(node(x), target, p, margin, weight, reduction))
+
+
+def _multi_margin_backward(grad, x, target, p, margin, weight=None, reduction=1):
+    def forward(a: Node) -> Node:
+        return _multi_margin(a, target, p, margin, weight, reduction)
+
+    return wrap(cnn.vjp(forward, (node(x),), node(grad))[0])
+
+
+def _multilabel_margin(x, target, reduction):
+    nx, nt = node(x), node(target)
+    if nx.ndim > 2 or nt.shape != nx.shape:
+        raise RuntimeError(f"inconsistent target size: {list(nt.shape)} for input of size: "
+                           f"{list(nx.shape)}")
+    loss, is_target = losses.multilabel_margin_loss(nx, nt, REDUCTIONS[reduction])
+    return wrap(loss), wrap(is_target)
+
+
+def _multilabel_margin_backward(grad, x, target, reduction, is_target):
+    def forward(a: Node) -> Node:
+        return losses.multilabel_margin_loss(a, node(target), REDUCTIONS[reduction])[0]
+
+    return wrap(cnn.vjp(forward, (node(x),), node(grad))[0])
+
+
+TABLE = {
+    aten._embedding_bag: _embedding_bag(False),
+    aten._embedding_bag_forward_only: _embedding_bag(True),
+    aten._embedding_bag_backward: _embedding_bag_backward,
+    aten._embedding_bag_dense_backward: _bag_backward,
+    aten._embedding_bag_per_sample_weights_backward: _bag_weights_backward,
+    aten.embedding_renorm.default: _embedding_renorm,
+    aten.adaptive_max_pool2d: _adaptive_max_pool(2),
+    aten.adaptive_max_pool3d: _adaptive_max_pool(3),
+    aten.adaptive_max_pool2d_backward: _adaptive_max_pool_backward(2),
+    aten.adaptive_max_pool3d_backward: _adaptive_max_pool_backward(3),
+    aten._trilinear: _trilinear,
+    aten.hardshrink_backward: _grad_of(act.shrink_backward),
+    aten.softshrink_backward: _grad_of(act.shrink_backward),
+    aten.multi_margin_loss: opmath(_multi_margin_loss),
+    aten.multi_margin_loss_backward: opmath(_multi_margin_backward),
+    aten.multilabel_margin_loss_forward: opmath(_multilabel_margin),
+    aten.multilabel_margin_loss_backward: opmath(_multilabel_margin_backward),
+}
