@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 FRONTEND ?= torch
 PYTEST_ARGS ?=
 
-.PHONY: demo test test-slow bench reuse-report opinfo moduleinfo lint clean
+.PHONY: demo test test-slow bench reuse-report opinfo moduleinfo numpy-conformance lint clean
 
 $(STAMP): requirements-dev.txt core/pyproject.toml frontend_numpy/pyproject.toml frontend_torch/pyproject.toml frontend_tf/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -38,6 +38,9 @@ opinfo: $(STAMP)
 
 moduleinfo: $(STAMP)
 	$(PY) ci/torch_moduleinfo.py
+
+numpy-conformance: $(STAMP)
+	$(PY) ci/numpy_conformance.py
 
 lint: $(STAMP)
 	$(PY) -m ruff check core frontend_numpy frontend_torch frontend_tf tests bench ci demo

@@ -1,0 +1,131 @@
+"""Run numpy's own test modules with ``lazytensor.numpy`` in place of numpy.
+
+numpy ships its test suite; this copies some of its modules into a scratch
+folder with ``import numpy as np`` rewritten to ``import lazytensor.numpy as
+np``, so every ``np.<function>`` in a test builds and runs lazy arrays, and
+runs them with pytest. numpy.testing's assertions receive host copies of
+lazy arrays (``numpy.testing.assert_equal(lazy, lazy)`` would otherwise
+compare with ``==`` and ask for the truth value of an array, as it does for
+any array type that is not an ndarray subclass).
+
+Failures are expected where numpy tests what lazytensor deliberately does
+not do: object, string, datetime, structured and longdouble dtypes, ndarray
+subclasses (matrix, masked arrays), numpy scalar return types (lazy
+results are 0-d lazy arrays, as JAX's and CuPy's are), memory flags and
+in-place writes through ``out=`` into numpy arrays the test owns. The figure
+to watch is the pass count, per module.
+
+    python ci/numpy_conformance.py                 # the default modules
+    python ci/numpy_conformance.py --modules lib/tests/test_shape_base.py
+    python ci/numpy_conformance.py --json out.json --failures
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy
+
+MODULES = (
+    "lib/tests/test_shape_base.py", "lib/tests/test_twodim_base.py",
+    "lib/tests/test_type_check.py", "lib/tests/test_ufunclike.py",
+    "lib/tests/test_arraysetops.py", "lib/tests/test_histograms.py",
+    "lib/tests/test_nanfunctions.py", "lib/tests/test_arraypad.py",
+    "lib/tests/test_index_tricks.py", "lib/tests/test_function_base.py",
+    "linalg/tests/test_linalg.py", "fft/tests/test_pocketfft.py",
+)
+
+CONFTEST = '''\
+import functools
+
+import lazytensor.numpy as lnp
+import numpy
+import numpy.testing
+
+
+def _host(x):
+    if isinstance(x, lnp.ndarray):
+        return numpy.asarray(x)
+    if isinstance(x, (list, tuple)) and any(isinstance(v, lnp.ndarray) for v in x):
+        return type(x)(_host(v) for v in x)
+    return x
+
+
+def _on_host(assertion):
+    @functools.wraps(assertion)
+    def run(*args, **kwargs):
+        return assertion(*map(_host, args), **{k: _host(v) for k, v in kwargs.items()})
+    return run
+
+
+for _name in dir(numpy.testing):
+    if _name.startswith("assert_"):
+        setattr(numpy.testing, _name, _on_host(getattr(numpy.testing, _name)))
+'''
+
+_IMPORT = re.compile(r"^import numpy as np$", re.M)
+_PRIVATE = re.compile(r"\bnp\.(_\w+)")  # numpy's private modules stay numpy's
+_SUMMARY = re.compile(r"(\d+) (passed|failed|error|errors|skipped|xfailed|xpassed)")
+
+
+def prepare(folder: Path, modules: list[str]) -> list[Path]:
+    """The rewritten copies of ``modules`` (paths inside numpy) in ``folder``."""
+    root = Path(numpy.__file__).parent
+    (folder / "conftest.py").write_text(CONFTEST)
+    copies = []
+    for module in modules:
+        source = (root / module).read_text()
+        copy = folder / f"{module.replace('/', '_').removesuffix('.py')}_lazy.py"
+        source = _IMPORT.sub("import lazytensor.numpy as np\nimport numpy", source)
+        copy.write_text(_PRIVATE.sub(r"numpy.\1", source))
+        copies.append(copy)
+    return copies
+
+
+def run_module(copy: Path, failures: bool) -> dict:
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
+         "-o", "addopts=", "-rfE", copy.name],
+        cwd=copy.parent, capture_output=True, text=True, timeout=1800)
+    lines = proc.stdout.strip().splitlines() or [proc.stderr[-300:]]
+    tail = next((line for line in reversed(lines) if _SUMMARY.search(line)), lines[-1])
+    counts = {kind.rstrip("s") if kind == "errors" else kind: int(n)
+              for n, kind in _SUMMARY.findall(tail)}
+    result = {"module": copy.name, "summary": tail, **counts}
+    if failures:
+        result["failures"] = [line.split(" ", 1)[1] for line in lines
+                              if line.startswith(("FAILED ", "ERROR "))]
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--modules", help="comma-separated paths inside numpy")
+    parser.add_argument("--json", help="write per-module counts here")
+    parser.add_argument("--failures", action="store_true", help="list the failing tests")
+    args = parser.parse_args(argv)
+    modules = args.modules.split(",") if args.modules else list(MODULES)
+    with tempfile.TemporaryDirectory() as tmp:
+        results = [run_module(copy, args.failures) for copy in prepare(Path(tmp), modules)]
+    for r in results:
+        print(f"{r['module']:48} {r.get('passed', 0):5} passed {r.get('failed', 0):5} failed "
+              f"{r.get('error', 0):3} errors")
+        for failure in r.get("failures", []):
+            print(f"    {failure}")
+    passed = sum(r.get("passed", 0) for r in results)
+    failed = sum(r.get("failed", 0) + r.get("error", 0) for r in results)
+    print(f"\nnumpy {numpy.__version__}: {passed} passed, {failed} failed or errored "
+          f"({100 * passed / max(passed + failed, 1):.1f}% of the tests that ran)")
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
