@@ -31,7 +31,7 @@ _METHODS = ("linear", "midpoint", *cstats.PICKS)
 
 def _quantile(a, q, axis, out, method, keepdims, name: str):
     if method not in _METHODS:  # numpy's other estimators: eager, counted
-        return eager(f"numpy.{name}", getattr(np, name), (a, q),
+        return eager(f"numpy.{name} (method={method!r})", getattr(np, name), (a, q),
                      {"axis": axis, "out": out, "method": method, "keepdims": keepdims})
     scale, what = (100, "Percentiles") if name == "percentile" else (1, "Quantiles")
     qs = np.true_divide(np.asarray(q.__array__() if isinstance(q, ndarray) else q), scale)
