@@ -264,3 +264,53 @@ def test_multilabel_margin_loss_forward_outputs():
             t = torch.tensor(target)
             assert_same(op(x[0], t, reduction), op(lazy(x[0]), lazy(t), reduction))
     _no_fallback()
+
+
+# --------------------------------------------------------------- distances
+P_NORMS = [0, 0.5, 1, 1.5, 2, 3, float("inf")]
+
+
+@pytest.mark.parametrize("p", P_NORMS)
+def test_pdist(p):
+    """Forward and gradient, with two equal rows (distance 0: gradient 0)."""
+    torch.manual_seed(14)
+    x = torch.randn(6, 4)
+    x[4] = x[1]
+    check(lambda t: torch.pdist(t, p), x, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("p", P_NORMS)
+@pytest.mark.parametrize(("s1", "s2"), [((5, 3), (4, 3)), ((2, 5, 3), (4, 3)),
+                                        ((5, 3), (2, 4, 3)), ((30, 3), (27, 3))])
+def test_cdist_backward(p, s1, s2):
+    """Both gradients (torch's _cdist_backward), batch dims broadcast, the
+    matmul form above 25 rows, and (below) a pair at distance 0 (the
+    matmul form's gradient there is rounding noise in eager torch)."""
+    torch.manual_seed(15)
+    x1, x2 = torch.randn(s1), torch.randn(s2)
+    if s1[-2] <= 25:
+        if x1.ndim >= x2.ndim:
+            x1[..., 1, :] = x2[..., 2, :]
+        else:
+            x2[..., 2, :] = x1[..., 1, :]
+    check(lambda a, b: torch.cdist(a, b, p), x1, x2, rtol=1e-4, atol=1e-4)
+
+
+# ------------------------------------------------------------------- rrelu
+def test_rrelu_eval_is_leaky_relu_with_the_mean_slope():
+    torch.manual_seed(16)
+    check(lambda t: F.rrelu(t, 0.1, 0.3, training=False), torch.randn(4, 5))
+
+
+def test_rrelu_training_draws_slopes_and_its_gradient_uses_them():
+    torch.manual_seed(17)
+    x = torch.randn(6, 7)
+    t = lazy(x).requires_grad_()
+    out = F.rrelu(t, 0.1, 0.3, training=True)
+    out.sum().backward()
+    y, grad, negative = out.detach().cpu(), t.grad.cpu(), x <= 0
+    slopes = y[negative] / x[negative]
+    assert ((slopes >= 0.1) & (slopes <= 0.3)).all() and len(set(slopes.tolist())) > 1
+    torch.testing.assert_close(grad[negative], slopes)
+    assert (y[~negative] == x[~negative]).all() and (grad[~negative] == 1).all()
+    _no_fallback()

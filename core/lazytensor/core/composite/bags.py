@@ -82,9 +82,11 @@ def embedding_bag(table: Node, indices: Node, offsets: Node, num_bags: int, mode
         at_top = make(Op.AND, (keep, make(Op.EQ, (rows, embedding(top, bag)))))
         position = make(Op.SELECT, (at_top, iota(rows.shape, 0), const(length, dt.int64,
                                                                             rows.shape)))
-        first = segment_reduce(position, bag, num_bags, "min")
-        argmax = embedding(ew.convert(indices, dt.int64), first)
-        argmax = make(Op.SELECT, (full, argmax, const(0, dt.int64, shape)))
+        argmax = const(0, dt.int64, shape)
+        if length:  # the row of each bag's first maximum (0 for an empty bag)
+            first = segment_reduce(position, bag, num_bags, "min")
+            argmax = make(Op.SELECT, (full, embedding(ew.convert(indices, dt.int64), first),
+                                      argmax))
         return make(Op.SELECT, (full, top, zero)), bag, counts, argmax
     if weights is not None:
         rows = make(Op.MUL, (rows, _rows(ew.convert(weights, rows.dtype), rows.shape)))

@@ -87,6 +87,25 @@ def _cdist(x1, x2, p, compute_mode=None):
                 distance.pairwise(n1, n2, p))
 
 
+def _cdist_backward(grad, x1, x2, p, cdist):
+    n1 = node(x1)
+    return wrap(distance.pairwise_backward(node(grad), n1, convert(node(x2), n1.dtype), p,
+                                           node(cdist)))
+
+
+def _pdist(x, p=2.0):
+    nx = node(x)
+    if nx.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {nx.ndim}D")
+    if not dt.is_inexact(nx.dtype) or p < 0:
+        raise RuntimeError("pdist only supports floating-point dtypes and p >= 0")
+    return wrap(distance.condensed(nx, p))
+
+
+def _pdist_backward(grad, x, p, pdist):
+    return wrap(distance.condensed_backward(node(grad), node(x), p, node(pdist)))
+
+
 def _equal(a, b) -> bool:
     """torch.equal: same shape and every element equal (a host answer)."""
     na, nb = node(a), node(b)
@@ -161,5 +180,7 @@ TABLE = {
     aten.linalg_solve_triangular: _solve_triangular, aten.triangular_solve: _triangular_solve,
     aten.cholesky_solve: _cholesky_solve, aten.cholesky_inverse: _cholesky_inverse,
     aten.addbmm: _addbmm, aten.equal: _equal, aten.copy.default: _copy,
-    aten._cdist_forward: _cdist, aten.linalg_inv_ex: _inv_ex, aten.linalg_matrix_exp: _matrix_exp,
+    aten._cdist_forward: _cdist, aten._cdist_backward: _cdist_backward,
+    aten._pdist_forward: _pdist, aten._pdist_backward: _pdist_backward,
+    aten.linalg_inv_ex: _inv_ex, aten.linalg_matrix_exp: _matrix_exp,
 }

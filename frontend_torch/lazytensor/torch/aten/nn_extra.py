@@ -7,15 +7,17 @@ reduction enums, ``padding_idx=-1`` for none, the auxiliary outputs of
 
 from __future__ import annotations
 
-from lazytensor.core import Node
+from lazytensor.core import Node, Op, make
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import activations as act
 from lazytensor.core.composite import bags, losses
+from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import nn as cnn
 from lazytensor.core.composite.creation import const
 from lazytensor.core.composite.einsum import einsum
 from lazytensor.torch import _fallback
-from lazytensor.torch._tensor import wrap
+from lazytensor.torch._rng import next_key
+from lazytensor.torch._tensor import scalar_type_name, wrap
 from lazytensor.torch.aten._common import aten, node, opmath, size_list
 from lazytensor.torch.aten.nn import REDUCTIONS, _grad_of, _opt
 
@@ -100,7 +102,8 @@ def _adaptive_max_pool(n: int):
             raise RuntimeError(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got: "
                                f"{list(nx.shape)}")
         if not dt.is_inexact(nx.dtype):
-            raise RuntimeError(f"\"{name}\" not implemented for '{x.dtype}'")
+            raise NotImplementedError(f"\"{name}\" not implemented for "
+                                      f"'{scalar_type_name(nx.dtype)}'")
         values, indices = cnn.adaptive_max_pool_with_indices(nx, size)
         return wrap(values), wrap(indices)
 
@@ -129,6 +132,25 @@ def _trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
 
     spec = f"{term(expand1)},{term(expand2)},{term(expand3)}->{term(sumdim)}"
     return wrap(einsum(spec, n1, node(i2), node(i3)))
+
+
+# ------------------------------------------------------------------- rrelu
+def _rrelu_with_noise(x, noise, lower=0.125, upper=1 / 3, training=False, generator=None):
+    """Eval: leaky_relu with the mean slope. Training: each element <= 0
+    scaled by a slope drawn from U(lower, upper), stored in ``noise`` (1
+    elsewhere), as torch's kernel does (drawn from the core's RNG)."""
+    from lazytensor.torch._dispatch import assign
+
+    nx = node(x)
+    if not training:
+        return wrap(act.leaky_relu(nx, (lower + upper) / 2))
+    u = ew.convert(make(Op.RNG_UNIFORM, (next_key(),), nx.shape, dt.float32), nx.dtype)
+    slope = make(Op.ADD, (ew.as_node(lower, nx.dtype, nx.shape),
+                          make(Op.MUL, (u, ew.as_node(upper - lower, nx.dtype, nx.shape)))))
+    negative = make(Op.LE, (nx, const(0, nx.dtype, nx.shape)))
+    assign(noise, ew.convert(make(Op.SELECT, (negative, slope, const(1, nx.dtype, nx.shape))),
+                             node(noise).dtype))
+    return wrap(make(Op.SELECT, (negative, make(Op.MUL, (nx, slope)), nx)))
 
 
 # ------------------------------------------------------------------ losses
@@ -177,7 +199,7 @@ TABLE = {
     aten.adaptive_max_pool3d: _adaptive_max_pool(3),
     aten.adaptive_max_pool2d_backward: _adaptive_max_pool_backward(2),
     aten.adaptive_max_pool3d_backward: _adaptive_max_pool_backward(3),
-    aten._trilinear: _trilinear,
+    aten._trilinear: _trilinear, aten.rrelu_with_noise: _rrelu_with_noise,
     aten.hardshrink_backward: _grad_of(act.shrink_backward),
     aten.softshrink_backward: _grad_of(act.shrink_backward),
     aten.multi_margin_loss: opmath(_multi_margin_loss),
