@@ -445,6 +445,30 @@ def dropout(x: Node, p: float, key: Node) -> tuple[Node, Node]:
     return make(Op.SELECT, (keep, kept, _c(0, x))), keep
 
 
+def dropout_shared(scaled: Node, rate: Node, key: Node, noise_shape: Sequence[int]) -> Node:
+    """``scaled`` (x already divided by 1 - rate) where a uniform draw of
+    ``noise_shape`` in scaled's dtype is >= the 0-d ``rate``, else 0; the
+    draw broadcasts against ``scaled`` (size-1 noise dims share one draw).
+
+    Shape rule: broadcast(noise_shape, scaled.shape)."""
+    u = make(Op.RNG_UNIFORM, (key,), tuple(noise_shape), scaled.dtype)
+    keep = make(Op.GE, (u, ew.broadcast_to(rate, u.shape)))
+    shape = ew.broadcast_shapes(u.shape, scaled.shape)
+    return make(Op.SELECT, (ew.broadcast_to(keep, shape), ew.broadcast_to(scaled, shape),
+                            const(0, scaled.dtype, shape)))
+
+
+def dilated_avg_pool(x: Node, kernel: Sequence[int], dilation: Sequence[int],
+                     channels_last: bool = False) -> Node:
+    """Mean over unpadded windows of the trailing spatial dims with
+    ``dilation`` (stride 1, every window full: prod(kernel) elements)."""
+    n = len(kernel)
+    axes = _spatial_axes(x, n, channels_last)
+    window = _window(x, axes, kernel, (1,) * n, ((0, 0),) * n, dilation)
+    total = make(Op.REDUCE_WINDOW_SUM, (x, const(0, x.dtype)), *window)
+    return make(Op.DIV, (total, _c(math.prod(kernel), total)))
+
+
 def embedding(table: Node, indices: Node, mode: str = "clip") -> Node:
     """Rows of ``table`` picked by integer ``indices``: shape indices.shape +
     table.shape[1:]. Out-of-range indices cannot raise lazily: ``mode``
