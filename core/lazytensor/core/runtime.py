@@ -26,7 +26,11 @@ from lazytensor.core.metrics import Metrics
 from lazytensor.core.ops import LEAVES, Op
 from lazytensor.core.registry import RECORDED, make
 
-DEFAULT_NODE_LIMIT = 50_000
+# A graph is cut once this many nodes were recorded since the last barrier.
+# XLA's compile time grows about quadratically with a long elementwise chain
+# (a numpy loop that never observes a value: 1.6 s at 4,000 nodes, 20 s at
+# 12,000), while a 4-layer transformer's training step records about 1,800.
+DEFAULT_NODE_LIMIT = 5_000
 
 
 class Handle:
