@@ -221,6 +221,14 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
     return _as_input(nl.vector_norm(x, axes, keep, 2 if ord == "euclidean" else ord), x)
 
 
+def normalize(tensor, ord="euclidean", axis=None, name=None):
+    """(tensor / norm, norm), the norm kept in the reduced dims (its dtype
+    the tensor's)."""
+    norm_ = norm(tensor, ord, axis, keepdims=True)
+    x = _dispatch.tensor(tensor)
+    return make(Op.DIV, (x, ew.broadcast_to(norm_, x.shape))), norm_
+
+
 def _as_input(out: Node, x: Node) -> Node:
     """TensorFlow's norms keep the input's (complex) dtype."""
     return ew.convert(out, x.dtype)
@@ -314,7 +322,7 @@ APIS = {
     "linalg.eigvalsh": lambda tensor, name=None: eigh(tensor)[0],
     "linalg.expm": lambda input, name=None: nl.expm(  # noqa: A006
         _matrix(input, "MatrixExponential")),
-    "linalg.norm": norm, "linalg.trace": trace, "linalg.diag": diag,
+    "linalg.norm": norm, "linalg.normalize": normalize, "linalg.trace": trace, "linalg.diag": diag,
     "linalg.diag_part": diag_part, "linalg.set_diag": set_diag,
     "linalg.band_part": band_part, "linalg.matrix_transpose": matrix_transpose,
     "linalg.adjoint": lambda matrix, name=None: matrix_transpose(matrix, conjugate=True),

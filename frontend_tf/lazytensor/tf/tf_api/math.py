@@ -24,7 +24,7 @@ import math
 import numpy as np
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
-from lazytensor.core.composite import layers, npextra, pointwise, reduction, sorting
+from lazytensor.core.composite import layers, npextra, numerics, pointwise, reduction, sorting
 from lazytensor.core.composite import nn as cnn
 from lazytensor.core.composite import shape as core_shape
 from lazytensor.core.composite.ufuncs import UFUNCS, conj
@@ -383,6 +383,34 @@ def _clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     return [None if t is None else next(out) for t in t_list], norm
 
 
+def _complex(real, imag, name=None):
+    """float32 -> complex64, float64 -> complex128; both parts one dtype
+    (TensorFlow's TypeError otherwise), broadcast."""
+    a, b = tensor(real), tensor(imag)
+    if a.dtype != b.dtype or a.dtype not in (dt.float32, dt.float64):
+        raise TypeError(f"The `real` and `imag` components have incorrect types: "
+                        f"{a.dtype.name} {b.dtype.name}. They must be consistent, and one of "
+                        f"[tf.float32, tf.float64]")
+    return make(Op.COMPLEX, tuple(ew.coerce([a, b], a.dtype)))
+
+
+def _polyval(coeffs, x, name=None):
+    """Horner's rule from coeffs[0] (the core's, TensorFlow's order); the
+    coefficients broadcast. Mixed dtypes go to TensorFlow's operators
+    (whose promotion depends on tnp's numpy behaviour): eagerly."""
+    if not isinstance(coeffs, list):
+        raise ValueError(f"Argument coeffs must be list type. Received type {type(coeffs)}.")
+    node = tensor(x)
+    nodes = [tensor(c) for c in coeffs]
+    if any(c.dtype != node.dtype for c in nodes):
+        raise NotImplementedError("polyval of mixed dtypes")  # -> eager TensorFlow
+    if len(nodes) < 2:
+        return nodes[0] if nodes else ew.zeros_like(node)
+    shape = ew.broadcast_shapes(*(c.shape for c in nodes))
+    stacked = core_shape.stack([ew.broadcast_to(c, shape) for c in nodes], 0)
+    return numerics.polyval(stacked, node, from_first=True)
+
+
 APIS = {
     **{f"math.{name}": _unary(fn, kinds) for name, (fn, kinds) in UNARY.items()},
     **{f"bitwise.{name}": _unary(fn, kinds) for name, (fn, kinds) in BITWISE_UNARY.items()},
@@ -406,6 +434,7 @@ APIS = {
         ("sum", "add"), ("prod", "mul"), ("max", "max"), ("min", "min"), ("mean", "mean"))
        for prefix, factory in (("unsorted_", _unsorted_segment), ("", _segment))},
     "clip_by_norm": _clip_by_norm, "clip_by_global_norm": _clip_by_global_norm,
+    "complex": _complex, "math.polyval": _polyval,
     **array_ops.APIS,
 }
 

@@ -10,8 +10,8 @@ TensorFlow's error types.
 Values a lazy graph cannot check (a class label or an embedding id out of
 range: eager TensorFlow on CPU raises) give NaN (a NaN loss, as TensorFlow
 on GPU, and NaN rows of a floating table, where TensorFlow on GPU reads
-zeros): never a plausible number. ``tf.nn.dropout`` is not here: TensorFlow's random
-stream cannot be reproduced, so it converts its input eagerly.
+zeros): never a plausible number. ``tf.nn.dropout`` and ``tf.nn.pool`` are in
+``nn_extra``.
 """
 
 from __future__ import annotations

@@ -1,0 +1,136 @@
+"""``tf.nn.dropout`` and ``tf.nn.pool`` on lazy arrays (the table ``APIS``;
+see ``lazytensor.tf.tf_api``), beside ``nn``'s table.
+
+Dropout's mask is drawn by the core's RNG (``composite.nn.dropout_shared``)
+from a key that folds in one draw from TensorFlow's own generator
+(``lazytensor.tf._rng``): ``tf.random.set_seed`` and ``seed=`` make a
+program's masks reproducible, each call gets a fresh mask, and a new key
+is a parameter, so a training step never recompiles for it. The masks are
+not eager TensorFlow's (its kernels' stream cannot be reproduced lazily);
+the kept fraction, the 1 / (1 - rate) scaling and ``noise_shape``
+broadcasting are. ``tf.nn.pool`` checks TensorFlow's arguments, then is
+``nn``'s max/avg pooling, or a dilated window (VALID padding only, as
+TensorFlow's).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import elementwise as ew
+from lazytensor.core.composite import nn as cnn
+from lazytensor.core.ir import Node
+from lazytensor.core.ops import Op
+from lazytensor.core.registry import make
+from lazytensor.tf import _rng, _tf
+from lazytensor.tf.tf_api import nn
+from lazytensor.tf.tf_api._dispatch import host_int, is_tensor, tensor
+
+
+def _noise_shape(x: Node, noise_shape) -> tuple[int, ...]:
+    """x's shape, or ``noise_shape`` with its None dims taken from x (when
+    the ranks agree, as TensorFlow's ``_get_noise_shape``)."""
+    if noise_shape is None:
+        return x.shape
+    dims = noise_shape if isinstance(noise_shape, (list, tuple)) else host_int(noise_shape)
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    if len(dims) == x.ndim:
+        dims = tuple(n if d is None else d for d, n in zip(dims, x.shape, strict=True))
+    return tuple(host_int(d) for d in dims)
+
+
+def _dropout(x, rate, noise_shape=None, seed=None, name=None):
+    number = isinstance(rate, numbers.Real) and not is_tensor(rate)
+    if number and not 0 <= rate < 1:
+        raise ValueError(f"`rate` must be a scalar tensor or a float in the range [0, 1). "
+                         f"Received: rate={rate}")
+    node = tensor(x)
+    if not dt.is_float(node.dtype):
+        raise ValueError(f"`x.dtype` must be a floating point tensor as `x` will be scaled. "
+                         f"Received: x_dtype={_dtype_repr(node.dtype)}")
+    if number and rate == 0:
+        return node
+    if number:  # x * (1 / (1 - rate)), TensorFlow's order; both numbers are parameters
+        r = ew.full((), float(rate), node.dtype)
+        scaled = make(Op.MUL, (node, ew.full(node.shape, 1 / (1 - float(rate)), node.dtype)))
+    elif is_tensor(rate):
+        r = tensor(rate)
+        if r.ndim:
+            raise ValueError(f"Shape {r.shape} must have rank 0")
+        if r.dtype != node.dtype:
+            raise ValueError(f"`x.dtype` must be compatible with `rate.dtype`. Received: "
+                             f"x.dtype={_dtype_repr(node.dtype)} and "
+                             f"rate.dtype={_dtype_repr(r.dtype)}")
+        one = ew.full(node.shape, 1, node.dtype)
+        scaled = make(Op.DIV, (node, make(Op.SUB, (one, ew.broadcast_to(r, node.shape)))))
+    else:
+        raise ValueError(f"`rate` must be a scalar or scalar tensor. Received: rate={rate}")
+    key = _rng.next_key(None if seed is None else host_int(seed))
+    return cnn.dropout_shared(scaled, r, key, _noise_shape(node, noise_shape))
+
+
+def _dtype_repr(dtype) -> str:
+    return repr(_tf.as_tf_dtype(dtype))
+
+
+def _per_dim(value, n: int, what: str) -> tuple[int, ...]:
+    """tf.nn.pool's strides / dilations: None is 1s; else a list of n values >= 1."""
+    if value is None:
+        return (1,) * n
+    value = host_int(value)
+    if isinstance(value, int):  # TensorFlow takes len() of it
+        raise TypeError("object of type 'int' has no len()")
+    out = tuple(value)
+    if len(out) != n:
+        raise ValueError(f"`len({what})` should be {n}. Received: {what}={list(out)} of "
+                         f"length {len(out)}")
+    if any(v < 1 for v in out):
+        raise ValueError(f"all values of {what} must be positive")
+    return out
+
+
+def _pool(input, window_shape, pooling_type, strides=None, padding="VALID",  # noqa: A002
+          data_format=None, dilations=None, name=None):
+    window = host_int(window_shape)
+    window = (window,) if isinstance(window, int) else tuple(window)
+    n = len(window)
+    if not 1 <= n <= 3:
+        raise ValueError(f"`len(window_shape)` must be 1, 2, or 3. Received: "
+                         f"window_shape={list(window)} of length {n}")
+    x = tensor(input)
+    if x.ndim != n + 2:
+        raise ValueError(f"Shape {x.shape} must have rank {n + 2}")
+    stride, dilation = _per_dim(strides, n, "strides"), _per_dim(dilations, n, "dilation_rate")
+    if max(stride) > 1 and max(dilation) > 1:
+        raise ValueError(f"`strides > 1` not supported in conjunction with `dilation_rate > "
+                         f"1`. Received: strides={list(stride)} and "
+                         f"dilation_rate={list(dilation)}")
+    if padding == "SAME" and max(dilation) > 1:
+        raise ValueError(f"pooling with 'SAME' padding is not implemented for "
+                         f"`dilation_rate` > 1. Received: padding={padding} and "
+                         f"dilation_rate={list(dilation)}")
+    if any(s > w for s, w in zip(stride, window, strict=True)):
+        raise ValueError(f"`strides` > `window_shape` not supported due to inconsistency "
+                         f"between CPU and GPU implementations. Received: "
+                         f"strides={list(stride)} and window_shape={list(window)}")
+    if pooling_type not in ("MAX", "AVG"):
+        raise ValueError(f"{n}-D {pooling_type} pooling is not supported.")
+    if n == 1 and data_format not in (None, "NWC", "NCW"):
+        raise ValueError(f"data_format must be either 'NWC' or 'NCW'. Received: "
+                         f"data_format={data_format}")
+    kind = pooling_type.lower()
+    if max(dilation) == 1:
+        return nn._pool(kind, n)(x, window, stride, padding, data_format)
+    last = not nn._channels_first(data_format)
+    if kind == "max":
+        return cnn.max_pool(x, window, stride, None, dilation, channels_last=last)
+    return cnn.dilated_avg_pool(nn._floating(x, "AvgPool"), window, dilation, channels_last=last)
+
+
+APIS = {
+    "nn.dropout": _dropout,
+    "nn.pool": _pool,
+}
+
+__all__ = ["APIS"]
