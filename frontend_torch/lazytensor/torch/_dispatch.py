@@ -425,9 +425,11 @@ def _decomposition_table() -> dict:
     return table
 
 
-# torch decompositions that disagree with torch's own eager kernels
+# torch decompositions that disagree with torch's own eager kernels (never
+# used, even for an op that a table row now serves)
 # multilabel_margin_loss_forward: scores the slots after a target's -1 as
-# class 0 and keeps a 1-d input's batch axis (checked against the CPU kernel)
+# class 0 and keeps a 1-d input's batch axis (checked against the CPU kernel);
+# lowered in aten/nn_extra.py
 NO_DECOMPOSITION: tuple = (aten.multilabel_margin_loss_forward.default,)
 
 _DECOMPOSITIONS = _decomposition_table()

@@ -1,7 +1,7 @@
 """More neural-network ATen ops (forward and backward) onto the core's
 composites: embedding bags (``composite.bags``), adaptive max pooling,
-``_trilinear`` (``nn.Bilinear``) as one einsum, the shrinkage gradients and
-the margin losses. Only torch's argument conventions live here: mode and
+``_trilinear`` (``nn.Bilinear``) as one einsum, the shrinkage gradients,
+``rrelu`` and the margin losses. Only torch's argument conventions live here: mode and
 reduction enums, ``padding_idx=-1`` for none, the auxiliary outputs of
 ``_embedding_bag`` as torch's CPU kernel shapes them."""
 
