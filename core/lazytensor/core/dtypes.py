@@ -64,10 +64,19 @@ def complex_dtype(d: DType) -> DType:
 
 
 def canonical(d) -> DType:
-    """Any dtype-like (numpy dtype, type, string) as a canonical ``np.dtype``."""
+    """Any dtype-like (numpy dtype, type, string) as a canonical ``np.dtype``,
+    in native byte order; extended precision (longdouble) has no XLA type.
+
+    >>> canonical(">f8"), canonical("bfloat16")
+    (dtype('float64'), dtype(bfloat16))
+    """
     if isinstance(d, str) and d == "bfloat16":
         return bfloat16
-    return np.dtype(d)
+    d = np.dtype(d)
+    if d.kind in "fc" and d.itemsize > (8 if d.kind == "f" else 16):
+        raise TypeError(f"lazytensor does not support dtype {d} (extended precision "
+                        "has no XLA type)")
+    return d if d.isnative else d.newbyteorder("=")
 
 
 def finfo(d: DType):

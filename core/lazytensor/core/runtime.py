@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from typing import Callable
 
 import numpy as np
-from lazytensor.core import compiler
+from lazytensor.core import compiler, dtypes
 from lazytensor.core.ir import Node
 from lazytensor.core.metrics import Metrics
 from lazytensor.core.ops import LEAVES, Op
@@ -262,6 +262,8 @@ class Runtime:
     def from_host(self, value, dtype: np.dtype | None = None) -> Handle:
         """Device data copied from a host value (numpy array or scalar)."""
         array = np.asarray(value, dtype=dtype)
+        if array.dtype.kind in "biufc":  # native byte order; refuse longdouble
+            array = array.astype(dtypes.canonical(array.dtype), copy=False)
         self.metrics.count("transfers_to_device")
         return Handle(data_leaf(compiler.to_device(array)))
 

@@ -37,9 +37,13 @@ def core_index(index) -> tuple:
     objects (``__index__``, ``__array__``, lists), and lazy boolean masks
     read to the host (their count decides the result's shape)."""
     entries = index if type(index) is tuple else (index,)
-    if all(type(e) in _BASIC_TYPES for e in entries):
+    if all(type(e) in _BASIC_TYPES and not _lazy_slice(e) for e in entries):
         return entries
     return tuple(_entry(e) for e in entries)
+
+
+def _lazy_slice(e) -> bool:
+    return type(e) is slice and any(isinstance(p, ndarray) for p in (e.start, e.stop, e.step))
 
 
 def _is_basic(entries: tuple) -> bool:
@@ -47,6 +51,9 @@ def _is_basic(entries: tuple) -> bool:
 
 
 def _entry(entry):
+    if _lazy_slice(entry):  # read its bounds now, before the array's node is taken
+        return slice(*(None if p is None else p.__index__()
+                       for p in (entry.start, entry.stop, entry.step)))
     if type(entry) in _BASIC_TYPES:
         return entry
     if isinstance(entry, ndarray):

@@ -6,10 +6,13 @@ sort, fill, view...) are written here.
 
 from __future__ import annotations
 
+import builtins
 import warnings
 
 from lazytensor.core import dtypes as dt
+from lazytensor.core import layout as _layout
 from lazytensor.core.composite import elementwise as ew
+from lazytensor.core.composite import views as cv
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
 from lazytensor.numpy import (
@@ -92,15 +95,73 @@ def sort(self, axis=-1, kind=None, order=None, *, stable=None) -> None:
 
 
 def view(self, dtype=None, type=None):
-    """A view of the same data, reinterpreted as ``dtype`` of the same size."""
-    if dtype is None or dt.canonical(dtype) == self.dtype:
+    """A view of the same bytes read as ``dtype`` (a last axis scaled by the
+    ratio of item sizes when they differ, as numpy's)."""
+    if dtype is None or isinstance(dtype, builtins.type) and issubclass(dtype, ndarray):
         return _views.view(self, lambda n: n, lambda b, v: v, self._st)
-    target = dt.canonical(dtype)
-    if target.itemsize != self.itemsize:
-        raise NotImplementedError("lazytensor.numpy: views changing the item size")
-    source = self.dtype
-    return _views.view(self, lambda n: make(Op.BITCAST_CONVERT, (n,), target),
-                       lambda b, v: make(Op.BITCAST_CONVERT, (v,), source), self._st)
+    target, size = dt.canonical(dtype), self.itemsize
+    if target.itemsize != size:
+        if not self.ndim:
+            raise ValueError("Changing the dtype of a 0d array is only supported if the "
+                             "itemsize is unchanged")
+        if self.shape[-1] != 1 and self.strides[-1] != size:
+            raise ValueError("To change to a dtype of a different size, the last axis must "
+                             "be contiguous")
+        smaller = target.itemsize < size
+        if (size if smaller else self.shape[-1] * size) % target.itemsize:
+            raise ValueError(f"When changing to a {'smaller' if smaller else 'larger'} dtype, "
+                             "its size must be a divisor of the " + ("size of original dtype"
+                             if smaller else "total size in bytes of the last axis of the array."))
+    strides = self._st if self._st is None or target.itemsize == size else (
+        *self.strides[:-1], target.itemsize)
+    return _views.view(self, *cv.bitcast_pair(target, self.dtype), strides)
+
+
+class Flags:
+    """``ndarray.flags``: numpy's layout and writeability flags of a lazy array."""
+
+    __slots__ = ("_a",)
+    _KEYS = {"C": "c_contiguous", "F": "f_contiguous", "W": "writeable", "O": "owndata",
+             "A": "aligned", "X": "writebackifcopy", "CONTIGUOUS": "c_contiguous",
+             "FORTRAN": "f_contiguous"}
+    aligned, writebackifcopy = True, False
+
+    def __init__(self, a) -> None:
+        self._a = a
+
+    c_contiguous = contiguous = property(lambda self: self._a._st is None or (
+        _layout.is_f_contiguous(self._a.shape[::-1], self._a.strides[::-1], self._a.itemsize)))
+    f_contiguous = fortran = property(lambda self: _layout.is_f_contiguous(
+        self._a.shape, self._a.strides, self._a.itemsize))
+    owndata = property(lambda self: self._a.base is None)
+    writeable = property(lambda self: not _views.is_read_only(self._a),
+                         lambda self, value: _views.set_writeable(self._a, bool(value)))
+    fnc = property(lambda self: self.f_contiguous and not self.c_contiguous)
+    forc = property(lambda self: self.f_contiguous or self.c_contiguous)
+    behaved = property(lambda self: self.writeable)
+    carray = property(lambda self: self.writeable and self.c_contiguous)
+    farray = property(lambda self: self.writeable and self.fnc)
+
+    def __getitem__(self, key: str) -> bool:
+        return getattr(self, self._KEYS.get(key, key).lower())
+
+    def __setitem__(self, key: str, value) -> None:
+        if self._KEYS.get(key, key).lower() != "writeable":
+            raise KeyError(f"lazytensor.numpy: flag {key!r} cannot be set")
+        self.writeable = value
+
+    def __repr__(self) -> str:
+        names = ("c_contiguous", "f_contiguous", "owndata", "writeable", "aligned",
+                 "writebackifcopy")
+        return "\n".join(f"  {n.upper()} : {getattr(self, n)}" for n in names)
+
+
+def setflags(self, write=None, align=None, uic=None) -> None:
+    """numpy's ``setflags``: only ``write`` changes anything for a lazy array."""
+    if uic:
+        raise ValueError("cannot set WRITEBACKIFCOPY flag to True")
+    if write is not None:
+        _views.set_writeable(self, bool(write))
 
 
 def partition(self, kth, axis=-1, kind="introselect", order=None) -> None:
@@ -135,7 +196,7 @@ def setitem(self, index, value) -> None:
 OWN_METHODS = {
     "reshape": reshape, "transpose": transpose, "astype": astype, "fill": fill, "sort": sort,
     "view": view, "conj": conj, "conjugate": conj, "tobytes": tobytes,
-    "partition": partition, "put": put,
+    "partition": partition, "put": put, "setflags": setflags,
     "__getitem__": getitem, "__setitem__": setitem,
 }
 
@@ -152,6 +213,7 @@ def _set_imag(self, value) -> None:
 
 PROPERTIES = {
     "T": property(lambda self: _shape.transpose(self)),
+    "flags": property(Flags),
     "mT": property(lambda self: _shape.matrix_transpose(self)),
     "real": property(lambda self: _math.real(self), _set_real),
     "imag": property(lambda self: _math.imag(self), _set_imag),

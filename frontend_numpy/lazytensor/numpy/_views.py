@@ -33,6 +33,24 @@ def is_read_only(a: ndarray) -> bool:
     return getattr(a._h, "backward", True) is None
 
 
+class LockedHandle(ViewHandle):
+    """The handle of an array made read-only by ``setflags(write=False)``:
+    the same node, no writes; ``unlocked`` is the handle it replaced."""
+
+    __slots__ = ("unlocked",)
+
+
+def set_writeable(a: ndarray, write: bool) -> None:
+    """numpy's ``setflags(write=...)``: lock or unlock ``a`` (not views of it)."""
+    if not write and not is_read_only(a):
+        locked = LockedHandle(a._h, lambda n: n, None)
+        locked.unlocked, a._h = a._h, locked
+    elif write and isinstance(a._h, LockedHandle):
+        a._h = a._h.unlocked
+    elif write and is_read_only(a):
+        raise ValueError("cannot set WRITEABLE flag to True of this array")
+
+
 def reshape_view(a: ndarray, shape: tuple[int, ...], strides) -> ndarray:
     """``a`` seen with another shape (numpy found strides that allow it)."""
     return view(a, *cv.reshape_view(a._h.node, shape), strides)

@@ -179,6 +179,9 @@ def matmul(x1, x2, /):
 
 @linalg_implements("outer")
 def outer(x1, x2, /):
+    if np.ndim(x1) != 1 or np.ndim(x2) != 1:
+        raise ValueError(f"Input arrays must be one-dimensional, but they are "
+                         f"x1.ndim={np.ndim(x1)} and x2.ndim={np.ndim(x2)}.")
     return _math.outer(x1, x2)
 
 

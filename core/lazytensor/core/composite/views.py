@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
 from lazytensor.core.composite import matrix, shape
 from lazytensor.core.composite.elementwise import as_node
 from lazytensor.core.composite.indexing import apply_plan, plan_index, update_plan
@@ -127,6 +128,39 @@ def complex_pair() -> ViewPair:
 def real_pair() -> ViewPair:
     """(forward, backward) of the complex view of (real, imag) pairs."""
     return real_as_complex, lambda base, view: complex_as_real(view)
+
+
+def bitcast(x: Node, dtype: np.dtype) -> Node:
+    """``x``'s bytes read as ``dtype`` (numpy's ``view(dtype)``): the last
+    axis's length scales by the ratio of the item sizes.
+
+    >>> bitcast(as_node(1j, np.dtype("complex128"), (3,)), np.dtype("int32")).shape
+    (12,)
+    """
+    if x.dtype == dtype:
+        return x
+    *lead, n = x.shape
+    if x.dtype.kind == "c":
+        return bitcast(shape.reshape(complex_as_real(x), (*lead, 2 * n)), dtype)
+    if dtype.kind == "c":
+        parts = bitcast(x, np.dtype(f"f{dtype.itemsize // 2}"))
+        return real_as_complex(shape.reshape(parts, (*lead, parts.shape[-1] // 2, 2)))
+    byte = np.dtype(np.uint8)
+    if x.dtype == np.bool_:  # bools are bytes of 0 or 1
+        return bitcast(make(Op.CONVERT, (x,), byte), dtype)
+    if dtype == np.bool_:
+        bytes_ = bitcast(x, byte)
+        return make(Op.NE, (bytes_, as_node(0, byte, bytes_.shape)))
+    wide, narrow = x.dtype.itemsize, dtype.itemsize
+    if wide < narrow:
+        x = shape.reshape(x, (*lead, n * wide // narrow, narrow // wide))
+    out = make(Op.BITCAST_CONVERT, (x,), dtype)
+    return shape.reshape(out, (*lead, n * wide // narrow)) if wide > narrow else out
+
+
+def bitcast_pair(dtype: np.dtype, source: np.dtype) -> ViewPair:
+    """(forward, backward) of a ``dtype`` view of ``source`` data."""
+    return lambda base: bitcast(base, dtype), lambda base, view: bitcast(view, source)
 
 
 def embed_select(values: Node, sizes: Sequence[int], axis: int, index: int) -> Node:

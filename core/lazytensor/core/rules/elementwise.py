@@ -112,10 +112,16 @@ def _convert_rule(operands, attrs):
 
 
 def _bitcast_rule(operands, attrs):
+    """StableHLO's: a wider item splits into a new last axis of the size
+    ratio; a narrower one consumes a last axis of that ratio."""
     (x,), (dtype,) = operands, attrs
-    if x.dtype.itemsize != dtype.itemsize:
-        raise DTypeError(f"BITCAST_CONVERT: {x.dtype} and {dtype} differ in size")
-    return x.shape, dtype
+    wide, narrow = x.dtype.itemsize, dtype.itemsize
+    if wide > narrow:
+        return (*x.shape, wide // narrow), dtype
+    if wide < narrow and (not x.shape or x.shape[-1] * wide != narrow):
+        raise DTypeError(f"BITCAST_CONVERT: {x.dtype} to {dtype} needs a last axis of "
+                         f"{narrow // wide}, got shape {x.shape}")
+    return x.shape[:-1] if wide < narrow else x.shape, dtype
 
 
 register(Op.SELECT, 3, (), _select_rule)

@@ -1,0 +1,112 @@
+"""Regressions found by running numpy's own test suite on lazytensor.numpy
+(ci/numpy_conformance.py): each test compares with numpy itself (values,
+dtype, shape) or checks that the same error type is raised."""
+
+from __future__ import annotations
+
+import lazytensor.numpy as lnp
+import numpy as np
+import pytest
+
+
+def _same(lazy, expected) -> None:
+    host = np.asarray(lazy)
+    assert host.dtype == expected.dtype and host.shape == expected.shape
+    np.testing.assert_array_equal(host, expected)
+
+
+def _both_raise(error, fn) -> None:
+    with pytest.raises(error):
+        fn(np)
+    with pytest.raises(error):
+        fn(lnp)
+
+
+# ------------------------------------------------------------ flags, setflags
+
+def test_flags_layout() -> None:
+    h = np.arange(12.0).reshape(3, 4)
+    a = lnp.asarray(h)
+    for view in (lambda x: x, lambda x: x.T, lambda x: x[:, 1], lambda x: x[::2]):
+        for key in ("C_CONTIGUOUS", "F_CONTIGUOUS", "FNC", "FORC", "C", "F"):
+            assert view(a).flags[key] == view(h).flags[key], key
+        assert view(a).flags.writeable == view(h).flags.writeable
+
+
+def test_setflags_write() -> None:
+    a = lnp.arange(4.0)
+    a.setflags(write=False)
+    assert not a.flags.writeable and not a[1:].flags.writeable
+    with pytest.raises(ValueError, match="read-only"):
+        a[0] = 1
+    with pytest.raises(ValueError, match="read-only"):
+        a[1:][0] = 1
+    a.flags.writeable = True
+    a[0] = 7
+    _same(a, np.array([7.0, 1, 2, 3]))
+    with pytest.raises(ValueError):  # numpy allows it; a lazy broadcast cannot be written
+        lnp.broadcast_to(lnp.ones(3), (2, 3)).setflags(write=True)
+
+
+# ------------------------------------------------- view with another itemsize
+
+@pytest.mark.parametrize("src,dst", [
+    ("c16", "f8"), ("f8", "c16"), ("c8", "i4"), ("f8", "u1"), ("u1", "f4"), ("?", "u1"),
+    ("u1", "?"), ("f4", "u2"), ("c16", "c8"), ("c8", "c16"), ("i2", "i8")])
+def test_view_changes_itemsize(src: str, dst: str) -> None:
+    h = (np.arange(48).reshape(2, 24) % 2).astype(src)
+    if np.dtype(src).kind == "c":
+        h = h + 0.5j * np.arange(24)
+    a = lnp.asarray(h)
+    _same(a.view(dst), h.view(dst))
+    v = a.view(dst)  # a write through the view reaches the base
+    v[...] = v * 1
+    _same(a, h)
+
+
+def test_view_changes_itemsize_writes_and_empty() -> None:
+    z = lnp.zeros(3, complex)
+    z.view(np.float64)[1] = 5
+    _same(z, np.array([5j, 0, 0]))
+    _same(lnp.zeros((0, 2), "c16").view("f8"), np.zeros((0, 2), "c16").view("f8"))
+
+
+@pytest.mark.parametrize("make,dtype", [
+    (lambda xp: xp.zeros(()), "f4"), (lambda xp: xp.zeros((3, 4))[:, ::2], "f4"),
+    (lambda xp: xp.zeros(3, "u1"), "f8")])
+def test_view_changes_itemsize_errors(make, dtype) -> None:
+    _both_raise(ValueError, lambda xp: make(xp).view(dtype))
+
+
+# --------------------------------------------------------- dtypes numpy takes
+
+def test_non_native_byte_order_is_native() -> None:
+    h = np.arange(6.0).astype(">f8")
+    a = lnp.asarray(h)
+    assert a.dtype == np.float64
+    _same(a * 2, (h * 2).astype(np.float64))
+    _same(lnp.zeros(3, ">i4"), np.zeros(3, np.int32))
+
+
+def test_longdouble_is_a_clear_type_error() -> None:
+    with pytest.raises(TypeError, match="does not support dtype"):
+        lnp.zeros(3, np.longdouble)
+    with pytest.raises(TypeError, match="does not support dtype"):
+        lnp.asarray(np.ones(3, np.clongdouble))
+
+
+# ---------------------------------------------------------------- indexing
+
+def test_slice_bounds_that_are_lazy_arrays() -> None:
+    data = lnp.zeros((3, 4))
+    start, stop = lnp.asarray([1, 0]), lnp.asarray([2, 3])
+    data[slice(start[0], stop[0]), slice(start[1], stop[1])] = 1 + lnp.ones((1, 3))
+    expected = np.zeros((3, 4))
+    expected[1:2, 0:3] = 2
+    _same(data[slice(start[0], stop[0]), :], expected[1:2])
+    _same(data, expected)
+
+
+def test_linalg_outer_needs_vectors() -> None:
+    _both_raise(ValueError, lambda xp: xp.linalg.outer(xp.ones((3, 1)), xp.ones(3)))
+    _same(lnp.linalg.outer(lnp.arange(3), lnp.arange(3)), np.outer(np.arange(3), np.arange(3)))
