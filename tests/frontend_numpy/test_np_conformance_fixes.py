@@ -110,3 +110,25 @@ def test_slice_bounds_that_are_lazy_arrays() -> None:
 def test_linalg_outer_needs_vectors() -> None:
     _both_raise(ValueError, lambda xp: xp.linalg.outer(xp.ones((3, 1)), xp.ones(3)))
     _same(lnp.linalg.outer(lnp.arange(3), lnp.arange(3)), np.outer(np.arange(3), np.arange(3)))
+
+
+# ------------------------------------------------------------- quantiles
+
+def test_quantile_weights_are_used_and_checked() -> None:
+    h, w = np.array([1.0, 2, 3, 4]), np.array([0, 0, 1, 5])
+    with pytest.warns(lnp.LazyFallbackWarning):
+        got = lnp.quantile(lnp.asarray(h), 0.5, weights=w, method="inverted_cdf")
+    _same(got, np.asarray(np.quantile(h, 0.5, weights=w, method="inverted_cdf")))
+    _both_raise(ValueError, lambda xp: xp.quantile(xp.asarray(h), 0.5, weights=w))  # linear
+    _both_raise(ValueError, lambda xp: xp.quantile(xp.asarray(h), 0.5, weights=-w,
+                                                   method="inverted_cdf"))
+
+
+def test_quantile_nan_q_and_strong_scalar_q() -> None:
+    _both_raise(ValueError, lambda xp: xp.percentile(xp.asarray([1.0, 2, 3]), np.nan))
+    _both_raise(ValueError, lambda xp: xp.percentile(xp.asarray([1.0, 2, 3]), [np.nan]))
+    a = np.arange(1, 6, dtype=np.float32)
+    for q in (np.float64(0.5), np.float32(0.5), 0.5):
+        for method in ("linear", "midpoint"):
+            assert lnp.quantile(lnp.asarray(a), q, method=method).dtype == \
+                np.quantile(a, q, method=method).dtype

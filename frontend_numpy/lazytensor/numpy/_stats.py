@@ -29,13 +29,15 @@ def _finish(node: Node, out):
 _METHODS = ("linear", "midpoint", *cstats.PICKS)
 
 
-def _quantile(a, q, axis, out, method, keepdims, name: str):
-    if method not in _METHODS:  # numpy's other estimators: eager, counted
-        return eager(f"numpy.{name} (method={method!r})", getattr(np, name), (a, q),
-                     {"axis": axis, "out": out, "method": method, "keepdims": keepdims})
+def _quantile(a, q, axis, out, method, keepdims, name: str, weights):
+    if method not in _METHODS or weights is not None:  # numpy's other estimators and
+        # weighted quantiles (inverted_cdf only; numpy checks the weights): eager, counted
+        return eager(f"numpy.{name} (method={method!r}, weights)", getattr(np, name), (a, q),
+                     {"axis": axis, "out": out, "method": method, "keepdims": keepdims,
+                      "weights": weights})
     scale, what = (100, "Percentiles") if name == "percentile" else (1, "Quantiles")
     qs = np.true_divide(np.asarray(q.__array__() if isinstance(q, ndarray) else q), scale)
-    if ((qs < 0) | (qs > 1)).any():
+    if not np.all((qs >= 0) & (qs <= 1)):  # NaN too
         raise ValueError(f"{what} must be in the range [0, {scale}]")
     x = node_of(a)
     if dt.is_bool(x.dtype):
@@ -44,20 +46,22 @@ def _quantile(a, q, axis, out, method, keepdims, name: str):
     size = math.prod(x.shape[d] for d in cred.normalize_axes(axis, x.ndim))
     if size == 0:
         raise IndexError(f"index -1 is out of bounds for axis 0 with size {size}")
-    dtype = np.result_type(x.dtype, np.float64) if qs.ndim else None  # array q: float64
+    # an array q is float64; a numpy scalar q is strong (its own dtype), a Python one weak
+    strong = qs.ndim or isinstance(q, (np.generic, np.ndarray, ndarray))
+    dtype = np.result_type(x.dtype, qs.dtype if not qs.ndim else np.float64) if strong else None
     return _finish(cstats.quantile(x, qs, axis, bool(keepdims), dtype, method), out)
 
 
 @implements("quantile")
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
              keepdims=False, *, weights=None, interpolation=None):
-    return _quantile(a, q, axis, out, method, keepdims, "quantile")
+    return _quantile(a, q, axis, out, method, keepdims, "quantile", weights)
 
 
 @implements("percentile")
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
                keepdims=False, *, weights=None, interpolation=None):
-    return _quantile(a, q, axis, out, method, keepdims, "percentile")
+    return _quantile(a, q, axis, out, method, keepdims, "percentile", weights)
 
 
 @implements("median")
