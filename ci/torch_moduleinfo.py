@@ -27,11 +27,10 @@ from dataclasses import asdict
 
 import lazytensor.torch as lt
 import torch
-from lazytensor.core import get_runtime
 from torch.utils._pytree import tree_flatten, tree_map
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from torch_opinfo import OpResult, _outputs_to_cpu, _same  # noqa: E402
+from torch_opinfo import OpResult, _outputs_to_cpu, compare  # noqa: E402
 
 # modules whose outputs are random in training mode: compare dtype and shape only
 RANDOM_IN_TRAINING = ("Fractional", "RReLU", "Dropout", "Transformer", "MultiheadAttention")
@@ -75,26 +74,11 @@ def run_sample(info, sample, training: bool) -> tuple[bool, list[str], str]:
     fwd = sample.forward_input
     leaves = [t.is_leaf for t in tree_flatten((fwd.args, fwd.kwargs))[0]
               if isinstance(t, torch.Tensor)]
-    try:
-        expected, eager_error = _run(module, fwd.args, fwd.kwargs, leaves), None
-    except Exception as exc:  # noqa: BLE001
-        expected, eager_error = None, exc
-    metrics = get_runtime().metrics
-    before = dict(metrics.fallbacks)
-    try:
-        args, kwargs = tree_map(_lazy_input, (fwd.args, fwd.kwargs))
-        actual, lazy_error = _outputs_to_cpu(_run(lazy_module, args, kwargs, leaves)), None
-    except Exception as exc:  # noqa: BLE001
-        actual, lazy_error = None, exc
-    fell = [k for k, v in metrics.fallbacks.items() if v > before.get(k, 0)]
-    if eager_error is not None:
-        ok = lazy_error is not None
-        return ok, fell, "" if ok else f"eager raised {type(eager_error).__name__}, lazy did not"
-    if lazy_error is not None:
-        return False, fell, f"{type(lazy_error).__name__}: {str(lazy_error).splitlines()[0][:160]}"
     random = training and any(word in info.name for word in RANDOM_IN_TRAINING)
-    reason = _same(expected, actual, not random)
-    return reason is None, fell, reason or ""
+    return compare(lambda: _run(module, fwd.args, fwd.kwargs, leaves),
+                   lambda: _outputs_to_cpu(_run(lazy_module, *tree_map(
+                       _lazy_input, (fwd.args, fwd.kwargs)), leaves)),
+                   not random)
 
 
 def run_module(info, max_samples: int) -> OpResult:

@@ -155,15 +155,22 @@ def run_sample(op, sample, check_values: bool) -> tuple[bool, list[str], str]:
                   for k, v in sample.kwargs.items()}
         return op(inp, *args, **kwargs)
 
+    return compare(lambda: call(lambda x: x), lambda: _outputs_to_cpu(call(_to_lazy)),
+                   check_values)
+
+
+def compare(eager, lazy, check_values: bool) -> tuple[bool, list[str], str]:
+    """(correct, fallback op names, failure reason) of running ``eager()`` and
+    ``lazy()`` (its outputs on the CPU); both raising counts as correct.
+    ``check_values``: values count, not only dtypes and shapes."""
     try:
-        expected, eager_error = call(lambda x: x), None
+        expected, eager_error = eager(), None
     except Exception as exc:  # noqa: BLE001
         expected, eager_error = None, exc
     metrics = get_runtime().metrics
     before = dict(metrics.fallbacks)
     try:
-        actual = _outputs_to_cpu(call(_to_lazy))
-        lazy_error = None
+        actual, lazy_error = lazy(), None
     except Exception as exc:  # noqa: BLE001
         actual, lazy_error = None, exc
     fell = [k for k, v in metrics.fallbacks.items() if v > before.get(k, 0)]
