@@ -132,3 +132,43 @@ def test_quantile_nan_q_and_strong_scalar_q() -> None:
         for method in ("linear", "midpoint"):
             assert lnp.quantile(lnp.asarray(a), q, method=method).dtype == \
                 np.quantile(a, q, method=method).dtype
+
+
+# --------------------------------------------------------------------- fft
+
+def _close(lazy, expected) -> None:
+    host = np.asarray(lazy)
+    assert host.dtype == expected.dtype and host.shape == expected.shape
+    np.testing.assert_allclose(host, expected, atol=1e-9)
+
+
+@pytest.mark.parametrize("norm", [None, "backward", "ortho", "forward"])
+@pytest.mark.parametrize("n", [None, 7, 12])
+def test_hfft_ihfft(norm, n) -> None:
+    x = np.arange(10.0) + 1j * np.arange(10.0)[::-1]
+    _close(lnp.fft.hfft(lnp.asarray(x), n, norm=norm), np.fft.hfft(x, n, norm=norm))
+    _close(lnp.fft.ihfft(lnp.asarray(x.real), n, norm=norm), np.fft.ihfft(x.real, n, norm=norm))
+
+
+def test_fftn_s_minus_one_none_and_repeated_axes() -> None:
+    x = np.arange(100.0).reshape(10, 10)
+    _close(lnp.fft.fftn(lnp.asarray(x), s=(-1, 5), axes=(0, 1)), np.fft.fftn(x, (-1, 5), (0, 1)))
+    with pytest.warns(DeprecationWarning, match="containing `None`"):
+        got = lnp.fft.rfftn(lnp.asarray(x), s=(None, 6), axes=(0, 1))
+    _close(got, np.fft.rfftn(x, s=(10, 6), axes=(0, 1)))
+    y = np.ones((2, 3))
+    _close(lnp.fft.rfftn(lnp.asarray(y), axes=(0, 0, 1), s=(10, 20, 40)),
+           np.fft.rfftn(y, axes=(0, 0, 1), s=(10, 20, 40)))
+    _close(lnp.fft.fftn(lnp.asarray(y), axes=(1, 1), s=(4, 5)),
+           np.fft.fftn(y, axes=(1, 1), s=(4, 5)))
+
+
+def test_fft_errors() -> None:
+    _both_raise(ValueError, lambda xp: xp.fft.ifft(xp.asarray([], dtype=complex)))
+    x = np.arange(30.0)
+    _both_raise(TypeError, lambda xp: xp.fft.fft(xp.asarray(x), out=""))
+    _both_raise(ValueError, lambda xp: xp.fft.fft(xp.asarray(x), out=xp.zeros((5, 6), complex)))
+    _both_raise(TypeError, lambda xp: xp.fft.fft(xp.asarray(x), out=xp.zeros(30)))
+    out = lnp.zeros(30, complex)
+    assert lnp.fft.fft(lnp.asarray(x), out=out) is out
+    _close(out, np.fft.fft(x))

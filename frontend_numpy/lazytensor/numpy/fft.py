@@ -23,6 +23,7 @@ from lazytensor.core import dtypes as dt
 from lazytensor.core import metrics
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import fourier
+from lazytensor.core.composite import ufuncs as cuf
 from lazytensor.core.composite.reduction import normalize_axis
 from lazytensor.core.ir import Node
 from lazytensor.numpy._base import from_host, node_of, wrap
@@ -31,8 +32,8 @@ from lazytensor.numpy._ufuncs import finish
 
 import numpy as np
 
-__all__ = ["fft", "fft2", "fftfreq", "fftn", "fftshift", "ifft", "ifft2", "ifftn",
-           "ifftshift", "irfft", "irfft2", "irfftn", "rfft", "rfft2", "rfftfreq", "rfftn"]
+__all__ = ["fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "ifft", "ifft2", "ifftn",
+           "ifftshift", "ihfft", "irfft", "irfft2", "irfftn", "rfft", "rfft2", "rfftfreq", "rfftn"]
 
 # numpy's norm keyword -> the core's scaling of (forward, inverse) transforms
 _NORMS = {None: ("none", "n"), "backward": ("none", "n"), "ortho": ("ortho", "ortho"),
@@ -67,6 +68,11 @@ _S_WITHOUT_AXES = (
     "version of NumPy, this will raise an error and `s[i]` will correspond to the size along "
     "the transformed axis specified by `axes[i]`. To retain current behaviour, pass a "
     "sequence [0, ..., k-1] to `axes` for an array of dimension k.")
+_S_WITH_NONE = (
+    "Passing an array containing `None` values to `s` is deprecated in NumPy 2.0 and will "
+    "raise an error in a future version of NumPy. To use the default behaviour of the "
+    "corresponding 1-D transform, pass the value matching the default for its `n` parameter. "
+    "To use the default behaviour for every axis, the `s` argument can be omitted.")
 
 
 def _plan(x: Node, s, axes) -> tuple[tuple[int, ...], tuple[int | None, ...]]:
@@ -82,14 +88,37 @@ def _plan(x: Node, s, axes) -> tuple[tuple[int, ...], tuple[int | None, ...]]:
         return axes, (None,) * len(axes)
     if len(s) != len(axes):
         raise ValueError("Shape and axes have different lengths.")
-    return axes, tuple(s)
+    if any(n is None for n in s):
+        warnings.warn(_S_WITH_NONE, DeprecationWarning,
+                      stacklevel=metrics.user_stacklevel(NUMPY_DIRS))
+    return axes, tuple(None if n is None or n == -1 else n for n in s)  # -1: the input's
 
 
 def _fitted(x: Node, axes: Sequence[int], sizes: Sequence[int | None]) -> Node:
-    for size in sizes:
-        if size is not None and size < 1:
-            raise ValueError(f"Invalid number of FFT data points ({size}) specified.")
+    for axis, size in zip(axes, sizes, strict=True):
+        if (x.shape[axis] if size is None else size) < 1:
+            raise ValueError(f"Invalid number of FFT data points ({size or 0}) specified.")
     return fourier.fitted(x, axes, sizes)
+
+
+def _one(n) -> tuple[int] | None:
+    """A 1-d transform's ``n`` as ``s`` (where -1 would mean the input's length)."""
+    if n is not None and n < 1:
+        raise ValueError(f"Invalid number of FFT data points ({n}) specified.")
+    return None if n is None else (n,)
+
+
+def _finish(node: Node, out):
+    """numpy.fft's ``out``: an array of exactly the result's shape, same_kind cast."""
+    if out is not None:
+        if not hasattr(out, "__array_function__"):
+            raise TypeError("return array must be of ArrayType")
+        if out.shape != node.shape:
+            raise ValueError(f"output array has wrong shape {out.shape}, expected {node.shape}")
+        if not np.can_cast(node.dtype, out.dtype, "same_kind"):
+            raise TypeError(f"Cannot cast fft output from {node.dtype} to {out.dtype} with "
+                            "casting rule 'same_kind'")
+    return finish(node, out)
 
 
 # ---------------------------------------------------------------- complex
@@ -97,18 +126,26 @@ def _fitted(x: Node, axes: Sequence[int], sizes: Sequence[int | None]) -> Node:
 def _c2c(a, s, axes, norm, forward: bool, out=None):
     x = _complex(node_of(a))
     axes, sizes = _plan(x, s, axes)
+    return _finish(_c2c_node(x, axes, sizes, norm, forward), out)
+
+
+def _c2c_node(x: Node, axes, sizes, norm, forward: bool) -> Node:
+    if len(set(axes)) < len(axes):  # an axis twice: numpy's 1-d transforms, last axis first
+        for axis, size in reversed(tuple(zip(axes, sizes, strict=True))):
+            x = _c2c_node(x, (axis,), (size,), norm, forward)
+        return x
     x = _fitted(x, axes, sizes)
-    return finish(fourier.fft(x, axes, forward, _scaling(norm, forward)), out)
+    return fourier.fft(x, axes, forward, _scaling(norm, forward))
 
 
 @fft_implements("fft")
 def fft(a, n=None, axis=-1, norm=None, out=None):
-    return _c2c(a, None if n is None else (n,), (axis,), norm, True, out=out)
+    return _c2c(a, _one(n), (axis,), norm, True, out=out)
 
 
 @fft_implements("ifft")
 def ifft(a, n=None, axis=-1, norm=None, out=None):
-    return _c2c(a, None if n is None else (n,), (axis,), norm, False, out=out)
+    return _c2c(a, _one(n), (axis,), norm, False, out=out)
 
 
 @fft_implements("fftn")
@@ -136,7 +173,10 @@ def ifft2(a, s=None, axes=(-2, -1), norm=None, out=None):
 def _r2c(a, s, axes, norm, out=None):
     x = _real(node_of(a))
     axes, sizes = _plan(x, s, axes)
-    return finish(fourier.rfft(_fitted(x, axes, sizes), axes, _scaling(norm, True)), out)
+    if len(set(axes)) < len(axes):  # an axis twice: numpy's rfft, then 1-d ffts
+        x = fourier.rfft(_fitted(x, axes[-1:], sizes[-1:]), axes[-1:], _scaling(norm, True))
+        return _finish(_c2c_node(x, axes[:-1], sizes[:-1], norm, True), out)
+    return _finish(fourier.rfft(_fitted(x, axes, sizes), axes, _scaling(norm, True)), out)
 
 
 def _c2r(a, s, axes, norm, out=None):
@@ -150,17 +190,17 @@ def _c2r(a, s, axes, norm, out=None):
     result = fourier.irfft(x, axes, last, _scaling(norm, False))
     if len(axes) == 1 and given.dtype == dt.float16:  # numpy's 1-d irfft keeps half input half
         result = ew.convert(result, dt.float16)
-    return finish(result, out)
+    return _finish(result, out)
 
 
 @fft_implements("rfft")
 def rfft(a, n=None, axis=-1, norm=None, out=None):
-    return _r2c(a, None if n is None else (n,), (axis,), norm, out=out)
+    return _r2c(a, _one(n), (axis,), norm, out=out)
 
 
 @fft_implements("irfft")
 def irfft(a, n=None, axis=-1, norm=None, out=None):
-    return _c2r(a, None if n is None else (n,), (axis,), norm, out=out)
+    return _c2r(a, _one(n), (axis,), norm, out=out)
 
 
 @fft_implements("rfftn")
@@ -181,6 +221,22 @@ def rfft2(a, s=None, axes=(-2, -1), norm=None, out=None):
 @fft_implements("irfft2")
 def irfft2(a, s=None, axes=(-2, -1), norm=None, out=None):
     return _c2r(a, s, axes, norm, out=out)
+
+
+_SWAPPED = {None: "forward", "backward": "forward", "ortho": "ortho", "forward": "backward"}
+
+
+@fft_implements("hfft")
+def hfft(a, n=None, axis=-1, norm=None, out=None):
+    """The real spectrum of a Hermitian-symmetric signal: irfft of its conjugate."""
+    return irfft(wrap(cuf.conj(_complex(node_of(a)))), n, axis, _SWAPPED.get(norm, norm), out)
+
+
+@fft_implements("ihfft")
+def ihfft(a, n=None, axis=-1, norm=None, out=None):
+    """The inverse of hfft: the conjugate of rfft."""
+    spectrum = rfft(a, n, axis, _SWAPPED.get(norm, norm))
+    return _finish(cuf.conj(spectrum._h.node), out)
 
 
 # ------------------------------------------------------------ helpers
