@@ -172,3 +172,26 @@ def test_fft_errors() -> None:
     out = lnp.zeros(30, complex)
     assert lnp.fft.fft(lnp.asarray(x), out=out) is out
     _close(out, np.fft.fft(x))
+
+
+# ------------------------------------------------- nan_to_num, interp
+
+def test_nan_to_num_copy_false_is_in_place() -> None:
+    h = np.array([1.0, np.nan, np.inf, -np.inf])
+    a = lnp.asarray(h)
+    view = a[1:]
+    assert lnp.nan_to_num(view, copy=False) is view
+    _same(a, np.nan_to_num(h))
+    _same(lnp.nan_to_num(lnp.asarray(h), nan=5), np.nan_to_num(h, nan=5))
+
+
+@pytest.mark.parametrize("sc", [lambda v: v, lambda v: 1j * v, lambda v: v - 2j * v])
+def test_interp_non_finite(sc) -> None:
+    cases = [(0.5, [-np.inf, np.inf], [10, 10]), (0.5, [-np.inf, 1], [0, 10]),
+             (0.5, [0, 1], [np.inf, np.inf]), (0.5, [0, 1], [-np.inf, 10]),
+             ([1, 2, 2.5, 3, 4], [1, 2, 3, 4], [1, 2, np.inf, 4]),
+             ([0, 1, 2], [0, 1, 2], [0, -np.inf, np.inf])]
+    for x, xp, fp in cases:
+        fp = sc(np.asarray(fp, float))
+        got = lnp.interp(lnp.asarray(x), lnp.asarray(xp), lnp.asarray(fp))
+        np.testing.assert_array_equal(np.asarray(got), np.interp(x, xp, fp))

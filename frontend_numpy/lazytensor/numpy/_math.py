@@ -123,7 +123,12 @@ def isrealobj(x):
 
 @implements("nan_to_num")
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
-    return wrap(npx.nan_to_num(node_of(x), nan, posinf, neginf))
+    """numpy's: with copy=False a lazy array is replaced in place and returned."""
+    node = npx.nan_to_num(node_of(x), nan, posinf, neginf)
+    if copy or not isinstance(x, ndarray):
+        return wrap(node)
+    _ufuncs.assign(x, node)
+    return x
 
 
 def _close_operands(a, b):

@@ -64,11 +64,25 @@ def _ends(values: Node, shape: tuple[int, ...], value: Operand | None, at: int) 
     return ew.broadcast_to(ctake.take(values, at), shape)
 
 
+def _part(value: Operand | None, op: Op) -> Operand | None:
+    """The real (``Op.REAL``) or imaginary part of a complex bound."""
+    if value is None or isinstance(value, Node):
+        return value if value is None or not dt.is_complex(value.dtype) else make(op, (value,))
+    return complex(value).real if op is Op.REAL else complex(value).imag
+
+
 def interp(x: Node, xp: Node, fp: Node, left: Operand | None = None,
            right: Operand | None = None) -> Node:
     """Piecewise-linear interpolation at ``x`` of the points (xp, fp), xp
     increasing; ``x`` and ``xp`` of one float dtype, the result in fp's;
-    outside the range ``left``/``right`` (default: fp's end values)."""
+    outside the range ``left``/``right`` (default: fp's end values).
+    Non-finite points as numpy's: x at a point gives its value, a NaN from
+    one side is retried from the other, then equal neighbours give theirs;
+    complex fp interpolates its real and imaginary parts apart."""
+    if dt.is_complex(fp.dtype):
+        parts = [interp(x, xp, make(op, (fp,)), *(_part(v, op) for v in (left, right)))
+                 for op in (Op.REAL, Op.IMAG)]
+        return make(Op.COMPLEX, tuple(parts))
     n = xp.shape[0]
     j = csort.searchsorted(xp, x, "right")
     j = make(Op.CLAMP, (npx.const(1, j), j, npx.const(max(n - 1, 1), j)))
@@ -78,6 +92,10 @@ def interp(x: Node, xp: Node, fp: Node, left: Operand | None = None,
     width = ew.convert(make(Op.SUB, (x1, x0)), fp.dtype)
     slope = make(Op.DIV, (make(Op.SUB, (f1, f0)), width))
     out = make(Op.ADD, (make(Op.MUL, (slope, ew.convert(make(Op.SUB, (x, x0)), fp.dtype))), f0))
+    back = make(Op.ADD, (make(Op.MUL, (slope, ew.convert(make(Op.SUB, (x, x1)), fp.dtype))), f1))
+    out = make(Op.SELECT, (make(Op.NE, (out, out)), back, out))  # NaN: from the right end
+    flat = make(Op.AND, (make(Op.NE, (out, out)), make(Op.EQ, (f0, f1))))
+    out = make(Op.SELECT, (make(Op.OR, (flat, make(Op.EQ, (x, x0)))), f0, out))
     first, last = (ew.broadcast_to(ctake.take(xp, i), x.shape) for i in (0, n - 1))
     out = make(Op.SELECT, (make(Op.EQ, (x, last)), _ends(fp, x.shape, None, n - 1), out))
     out = make(Op.SELECT, (make(Op.LT, (x, first)), _ends(fp, x.shape, left, 0), out))
