@@ -195,3 +195,29 @@ def test_interp_non_finite(sc) -> None:
         fp = sc(np.asarray(fp, float))
         got = lnp.interp(lnp.asarray(x), lnp.asarray(xp), lnp.asarray(fp))
         np.testing.assert_array_equal(np.asarray(got), np.interp(x, xp, fp))
+
+
+# --------------------------------------------------------------------- pad
+
+def test_pad_dict_width_kwargs_and_layout() -> None:
+    h = np.arange(60.0).reshape(3, 4, 5)
+    for width in ({-2: (1, 3)}, {0: (5, 2), -1: (3, 4)}, {1: 5}):
+        _same(lnp.pad(lnp.asarray(h), width), np.pad(h, width))
+    _both_raise(ValueError, lambda xp: xp.pad(xp.asarray([1, 2, 3]), 1, "edge",
+                                             constant_values=0))
+    _both_raise(ValueError, lambda xp: xp.pad(xp.asarray([1, 2, 3]), 1, "constant",
+                                             stat_length=1))
+    _both_raise(ValueError, lambda xp: xp.pad(xp.ones((6, 5)), (((3,), (4,), (5,)),
+                                                                ((0,), (1,), (2,)))))
+    for mode in ("constant", "edge", "reflect", "wrap", "mean"):
+        got = lnp.pad(lnp.ones((5, 10), order="F"), 5, mode)
+        assert got.flags.f_contiguous and got.strides == np.pad(np.ones((5, 10), order="F"),
+                                                                 5, mode).strides
+
+
+def test_creation_order_f() -> None:
+    for make in (lambda xp: xp.zeros((2, 3, 4), "i4", order="F"),
+                 lambda xp: xp.ones((2, 3), order="F"), lambda xp: xp.empty((2, 3), order="F"),
+                 lambda xp: xp.full((2, 3), 1.5, order="F")):
+        assert make(lnp).strides == make(np).strides
+        assert make(lnp).flags.f_contiguous

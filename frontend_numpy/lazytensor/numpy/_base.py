@@ -102,6 +102,8 @@ class ndarray:  # noqa: N801  (numpy's name)
             raise ValueError("a lazy array lives on the device: converting it to numpy "
                              "always copies (copy=False is impossible)")
         host = self._h.numpy()
+        if self._st is not None and _layout.is_f_contiguous(self.shape, self._st, self.itemsize):
+            host = np.asfortranarray(host)  # numpy's copy of an F-ordered array stays so
         return host if dtype is None else host.astype(dtype, copy=False)
 
     def __repr__(self) -> str:
@@ -204,8 +206,11 @@ def wrap_handle(handle: Handle, strides=None) -> ndarray:
 
 
 def from_host(value, dtype=None) -> ndarray:
-    """Device data copied from a host value."""
-    return wrap_handle(get_runtime().from_host(np.asarray(value, dtype=dtype)))
+    """Device data copied from a host value (a Fortran-ordered one stays so)."""
+    host = np.asarray(value, dtype=dtype)
+    fortran = host.ndim > 1 and host.flags.f_contiguous and not host.flags.c_contiguous
+    strides = _layout.normalize(host.shape, host.strides, host.itemsize) if fortran else None
+    return wrap_handle(get_runtime().from_host(host), strides)
 
 
 def lift(value):

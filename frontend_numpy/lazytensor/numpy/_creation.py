@@ -44,6 +44,15 @@ def _like_strides(a, node: Node, order: str):
     return _layout.fresh(node.shape, [(a.shape, a._st, a.itemsize)], node.dtype.itemsize)
 
 
+def _order(node: Node, order: str):
+    """numpy's strides of a new array in ``order`` ("F": column-major)."""
+    if order != "F" or node.ndim < 2:
+        return None
+    size = node.dtype.itemsize
+    return _layout.normalize(node.shape, _layout.permuted_strides(
+        node.shape, range(node.ndim)[::-1], size), size)
+
+
 # ------------------------------------------------------------- from data
 
 @implements("array")
@@ -105,25 +114,27 @@ def array_copy(a: ndarray, order="C") -> ndarray:
 
 @implements("zeros")
 def zeros(shape, dtype=float, order="C", *, device=None, like=None):
-    return mark_explicit(wrap(cc.zeros(shape, dt.canonical(dtype))))
+    node = cc.zeros(shape, dt.canonical(dtype))
+    return mark_explicit(wrap(node, _order(node, order)))
 
 
 @implements("ones")
 def ones(shape, dtype=None, order="C", *, device=None, like=None):
-    return mark_explicit(wrap(cc.ones(shape, dt.canonical(dtype or float))))
+    node = cc.ones(shape, dt.canonical(dtype or float))
+    return mark_explicit(wrap(node, _order(node, order)))
 
 
 @implements("empty")
 def empty(shape, dtype=float, order="C", *, device=None, like=None):
     """Like numpy's ``empty``, uninitialized in spirit; zeros in fact."""
-    return zeros(shape, dtype)
+    return zeros(shape, dtype, order)
 
 
 @implements("full")
 def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
     dtype = as_dtype(dtype) or _fill_dtype(fill_value)
-    value = lift(fill_value)
-    return mark_explicit(wrap(cc.full(shape, value, dtype)))
+    node = cc.full(shape, lift(fill_value), dtype)
+    return mark_explicit(wrap(node, _order(node, order)))
 
 
 def _like(a, dtype, shape, value, order):

@@ -14,7 +14,7 @@ from lazytensor.core.composite.reduction import normalize_axes, normalize_axis
 from lazytensor.core.runtime import ViewHandle
 from lazytensor.numpy import _views
 from lazytensor.numpy._base import as_index, ndarray, node_of, wrap
-from lazytensor.numpy._creation import array_copy, as_dtype, asarray
+from lazytensor.numpy._creation import _like_strides, array_copy, as_dtype, asarray
 from lazytensor.numpy._dispatch import eager, implements
 from lazytensor.numpy._ufuncs import store
 
@@ -317,14 +317,23 @@ def repeat(a, repeats, axis=None):
     return wrap(cr.repeat(node_of(a), repeats, axis))
 
 
+_PAD_OPTIONS = {"constant": {"constant_values"}, "linear_ramp": {"end_values"},
+                "reflect": {"reflect_type"}, "symmetric": {"reflect_type"},
+                **dict.fromkeys(("maximum", "mean", "median", "minimum"), {"stat_length"})}
+
+
 @implements("pad")
 def pad(array, pad_width, mode="constant", **kwargs):
+    if isinstance(mode, str) and set(kwargs) - _PAD_OPTIONS.get(mode, set()):
+        raise ValueError(f"unsupported keyword arguments for mode '{mode}': "
+                         f"{set(kwargs) - _PAD_OPTIONS.get(mode, set())}")
     options = dict(kwargs)
     values = options.pop("constant_values", 0)
     lazy_modes = ("constant", "empty", "edge", "reflect", "symmetric", "wrap")
     if options.pop("reflect_type", "even") != "even" or options or mode not in lazy_modes:
         return eager("numpy.pad", np.pad, (array, pad_width, mode), kwargs)  # the core lacks it
-    return wrap(cr.pad(node_of(array), pad_width, mode, values))
+    node = cr.pad(node_of(array), pad_width, mode, values)
+    return wrap(node, _like_strides(array, node, "K"))
 
 
 # ----------------------------------------------------------------- matrices

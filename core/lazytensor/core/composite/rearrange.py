@@ -194,13 +194,21 @@ def repeat(x: Node, repeats: int | Sequence[int], axis: int | None = None) -> No
 
 def pad_widths(pad_width, ndim: int) -> tuple[tuple[int, int], ...]:
     """numpy's pad_width forms (n, (n,), (a, b), ((a, b),), per axis) as
-    one (before, after) pair per axis."""
+    one (before, after) pair per axis; a dict {axis: width} pads only those axes."""
+    if isinstance(pad_width, dict):
+        pairs = [(0, 0)] * ndim
+        for axis, width in pad_width.items():
+            pairs[normalize_axis(axis, ndim)] = np.broadcast_to(width, 2)
+        pad_width = pairs
     widths = np.asarray(pad_width)
     if widths.dtype.kind not in "iu":
         raise TypeError("`pad_width` must be of integral type.")
     try:
         pairs = np.broadcast_to(widths, (ndim, 2))
     except ValueError:
+        if widths.ndim > 2:
+            raise ShapeError("input operand has more dimensions than allowed by the axis "
+                             "remapping") from None
         raise ShapeError(f"operands could not be broadcast together with remapped shapes "
                          f"[original->remapped]: {widths.shape} and requested shape "
                          f"({ndim},2)") from None
