@@ -221,3 +221,15 @@ def test_creation_order_f() -> None:
                  lambda xp: xp.full((2, 3), 1.5, order="F")):
         assert make(lnp).strides == make(np).strides
         assert make(lnp).flags.f_contiguous
+
+
+@pytest.mark.parametrize("shape,val,wrap", [
+    ((5, 3), [1, 2], True), ((7, 3), 5, True), ((3, 5), [1, 2], True), ((3, 3, 3), 4, False),
+    ((4, 4, 4, 4), [1, 2, 3], False), ((4, 6), [1, 2], False)])
+def test_fill_diagonal_nd_and_wrap(shape, val, wrap) -> None:
+    a, h = lnp.zeros(shape), np.zeros(shape)
+    lnp.fill_diagonal(a, val, wrap)
+    np.fill_diagonal(h, val, wrap)
+    _same(a, h)
+    _both_raise(ValueError, lambda xp: xp.fill_diagonal(xp.zeros((2, 3, 3)), 1))
+    _both_raise(ValueError, lambda xp: xp.fill_diagonal(xp.zeros(3), 1))
