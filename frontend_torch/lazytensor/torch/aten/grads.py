@@ -1,7 +1,8 @@
 """Backward ATen ops that PyTorch gives no decomposition for, computed as
 the VJP of their forward op: upsampling (every mode), replication
-padding and weight normalization. The forward runs through the ATen table (itself lowered or
-decomposed by PyTorch) on a stand-in of the input, and the core's autodiff
+padding, 2-d grid sampling and weight normalization. The forward runs
+through the ATen table (itself lowered or decomposed by PyTorch) on a
+stand-in of the input, and the core's autodiff
 (``lazytensor.core.composite.nn.vjp``) pulls the gradient back through the
 recorded nodes, so each backward is exactly the gradient of the forward
 that ran.
@@ -59,6 +60,18 @@ def _weight_norm_backward(grad_w, saved_v, saved_g, saved_norms, dim):
     return wrap(gv), wrap(gg)
 
 
+def _grid_sampler_2d_backward(grad_output, x, grid, interpolation_mode, padding_mode,
+                              align_corners, output_mask):
+    """Gradients of ``grid_sampler_2d`` with respect to the input and the
+    grid (None where ``output_mask`` declines one, as torch returns)."""
+    def fn(image: Node, points: Node) -> Node:
+        return node(aten.grid_sampler_2d.default(wrap(image), wrap(points), interpolation_mode,
+                                                 padding_mode, align_corners))
+
+    grads = cnn.vjp(fn, (node(x), node(grid)), node(grad_output))
+    return tuple(wrap(g) if wanted else None for g, wanted in zip(grads, output_mask, strict=True))
+
+
 _UPSAMPLING = ("upsample_nearest1d", "upsample_nearest2d", "upsample_nearest3d",
                "_upsample_nearest_exact1d", "_upsample_nearest_exact2d",
                "_upsample_nearest_exact3d", "upsample_linear1d", "upsample_bilinear2d",
@@ -67,6 +80,7 @@ _PADDING = ("replication_pad1d", "replication_pad2d", "replication_pad3d")
 
 TABLE = {
     aten._weight_norm_interface_backward.default: _weight_norm_backward,
+    aten.grid_sampler_2d_backward.default: _grid_sampler_2d_backward,
     **{getattr(aten, f"{name}_backward").default:
        _upsample_backward(getattr(aten, name).default) for name in _UPSAMPLING},
     **{getattr(aten, f"{name}_backward").default:
