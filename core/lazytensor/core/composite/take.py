@@ -175,3 +175,31 @@ def choose(index: Node, choices: Sequence[Node], mode: str = "raise") -> Node:
     idx = make(Op.CLAMP, (npx.const(0, idx), idx, npx.const(n - 1, idx)))
     picked = take_along_axis(stacked, reshape(idx, (1,) + shape), 0)
     return reshape(picked, shape)
+
+
+def masked_scatter(x: Node, mask: Node, source: Node) -> Node:
+    """torch.masked_scatter: x with its positions where ``mask`` holds (x
+    and mask broadcast together) replaced, in row-major order, by the first
+    elements of ``source``'s ravel. A source shorter than the mask's count
+    clips (the last element repeats: a lazy count cannot raise).
+
+    Shape rule: broadcast(x.shape, mask.shape); dtype x's (source must have
+    it).
+
+    >>> from lazytensor.core.runtime import constant
+    >>> x = constant(np.zeros((2, 3)), dt.float32)
+    >>> m = constant(np.array([True, False, True]), dt.bool_)
+    >>> masked_scatter(x, m, constant(np.arange(4.0), dt.float32)).shape
+    (2, 3)
+    """
+    shape = ew.broadcast_shapes(x.shape, mask.shape)
+    flat_mask = ravel(ew.broadcast_to(mask, shape))
+    n_source = int(np.prod(source.shape))
+    if flat_mask.shape[0] == 0 or n_source == 0:
+        return ew.broadcast_to(x, shape)
+    count = make(Op.CUMSUM, (ew.convert(flat_mask, INDEX),), 0, False)  # position + 1
+    pos = make(Op.CLAMP, (const(0, INDEX, count.shape),
+                          make(Op.SUB, (count, const(1, INDEX, count.shape))),
+                          const(n_source - 1, INDEX, count.shape)))
+    values = reshape(getitem(ravel(source), (pos,)), shape)
+    return make(Op.SELECT, (ew.broadcast_to(mask, shape), values, ew.broadcast_to(x, shape)))

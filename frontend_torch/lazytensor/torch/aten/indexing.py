@@ -1,5 +1,6 @@
 """Indexing ATen ops: advanced indexing (``index``, ``index_put``), gather
-and scatter along a dim, index_select/add/copy/fill, masked_fill, take.
+and scatter along a dim, index_select/add/copy/fill, masked_fill,
+masked_scatter, take.
 
 The semantics are numpy's advanced indexing, which torch shares; the core
 does the work (``lazytensor.core.composite.indexing``). torch-specific
@@ -17,14 +18,16 @@ from lazytensor.core import Node, Op, get_runtime, make
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import along, take
 from lazytensor.core.composite import indexing as ix
+from lazytensor.core.composite import nn as cnn
 from lazytensor.core.composite.elementwise import (
     as_node,
     broadcast_shapes,
     broadcast_to,
     convert,
+    full,
 )
 from lazytensor.core.composite.shape import reshape
-from lazytensor.torch._tensor import LazyTensor, host_array, wrap
+from lazytensor.torch._tensor import LazyTensor, host_array, scalar_type_name, wrap
 from lazytensor.torch.aten._common import aten, dim, node
 
 import torch
@@ -177,6 +180,29 @@ def _masked_fill(x, mask, value):
     return wrap(make(Op.SELECT, (broadcast_to(m, shape), v, broadcast_to(n, shape))))
 
 
+def _masked_scatter(x, mask, source):
+    """masked_scatter: source's leading elements, in order, where mask holds
+    (the core's cumulative-count gather; the count cannot be checked against
+    source's length lazily, a short source repeats its last element)."""
+    n, m, src = node(x), node(mask), node(source)
+    if not dt.is_bool(m.dtype):
+        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with "
+                           f"dtype {scalar_type_name(m.dtype)}")
+    if src.dtype != n.dtype:
+        raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but "
+                           f"got{scalar_type_name(n.dtype)} and {scalar_type_name(src.dtype)}")
+    return wrap(take.masked_scatter(n, m, src))
+
+
+def _masked_scatter_backward(grad_output, mask, sizes):
+    """The gradient of masked_scatter's source: grad_output where mask holds,
+    in order, then zeros, in source's shape."""
+    g, m = node(grad_output), node(mask)
+    zeros = full(tuple(int(s) for s in sizes), 0, g.dtype)
+    return wrap(cnn.vjp(lambda src: take.masked_scatter(full(g.shape, 0, g.dtype), m, src),
+                        (zeros,), g)[0])
+
+
 def _take(x, index):
     return wrap(take.take(node(x), node(index)))
 
@@ -209,4 +235,6 @@ TABLE = {
     aten.scatter_add: _scatter_add, aten.scatter_reduce.two: _scatter_reduce,
     aten.index_add: _index_update("add"), aten.index_copy: _index_update("set"),
     aten.index_fill: _index_update("set"), aten.masked_fill: _masked_fill, aten.take: _take,
+    aten.masked_scatter: _masked_scatter,
+    aten.masked_scatter_backward.default: _masked_scatter_backward,
 }
