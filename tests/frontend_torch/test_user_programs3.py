@@ -68,3 +68,38 @@ def test_masked_scatter_rejects_what_torch_rejects(mask, source):
     for dev in (torch.device("cpu"), DEV):
         with pytest.raises(RuntimeError, match="masked_scatter"):
             torch.zeros(2, 3).to(dev).masked_scatter(mask.to(dev), source.to(dev))
+
+
+def test_gaussian_process_solve_det_and_lu_are_lowered_with_their_gradients():
+    """linalg.solve, det, slogdet, lu_factor, lu_solve, lu and lu_unpack (and
+    so their backwards, which call linalg_lu_solve and lu_unpack) ran through
+    the eager CPU fallback."""
+    def program(dev):
+        out = {}
+        for dtype in (torch.float64, torch.complex64):
+            x = torch.randn(6, 2, dtype=torch.float64)
+            kernel = torch.exp(-torch.cdist(x, x) ** 2) + 0.5 * torch.eye(6)
+            base = kernel.to(dtype).to(dev)
+            for layout, a in (("contiguous", base.clone()), ("transposed", base.clone().mT)):
+                a.requires_grad_()
+                y = torch.randn(6, 2, dtype=dtype).to(dev).requires_grad_()
+                alpha = torch.linalg.solve(a, y)
+                right = torch.linalg.solve(a, y.mT, left=False)
+                vec = torch.linalg.solve(a, y[:, 0])
+                sign, logdet = torch.linalg.slogdet(a)
+                lu, pivots = torch.linalg.lu_factor(a)
+                via_lu = torch.linalg.lu_solve(lu, pivots, y, adjoint=True)
+                p, low, up = torch.linalg.lu(a)
+                nll = ((y.conj() * alpha).sum().real + logdet + torch.linalg.det(a).abs()
+                       + right.abs().sum() + vec.abs().sum() + via_lu.abs().sum()
+                       + low.abs().sum() + up.abs().sum())
+                nll.backward()
+                out[f"{dtype}-{layout}"] = {
+                    "alpha": alpha, "right": right, "vec": vec, "sign": sign, "logdet": logdet,
+                    "lu": lu, "pivots": pivots, "via_lu": via_lu, "p": p, "a_grad": a.grad,
+                    "y_grad": y.grad}
+        return out
+
+    before = fallbacks()
+    same_on_both(program, rtol=1e-4, atol=1e-5)
+    assert fallbacks() == before

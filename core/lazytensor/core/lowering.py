@@ -327,6 +327,8 @@ LOWERINGS: dict[Op, Lowering] = {
     Op.QR: lambda node, x: tuple(lax.linalg.qr(x, full_matrices=node.attrs[0])),
     Op.SVD: lambda node, x: tuple(lax.linalg.svd(x, full_matrices=node.attrs[0])),
     Op.LU: lambda node, x: tuple(lax.linalg.lu(x)),
+    Op.LU_PIVOTS_TO_PERMUTATION: lambda node, p: lax.linalg.lu_pivots_to_permutation(
+        p, node.attrs[0]),
     Op.FFT: _fft,
     Op.TUPLE_GET: lambda node, x: x[node.attrs[0]],
     Op.VJP: _vjp,

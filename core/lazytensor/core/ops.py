@@ -152,6 +152,9 @@ class Op(enum.IntEnum):
     # automatic differentiation: vector-Jacobian product of a recorded sub-graph
     # (see lazytensor.core.autodiff); one output per differentiated value
     VJP = enum.auto()
+    # LAPACK-style row-swap pivots (..., k) -> the permutation they apply
+    # (..., m) (attr: permutation_size)
+    LU_PIVOTS_TO_PERMUTATION = enum.auto()
 
 
 LEAVES = frozenset({Op.DATA, Op.SCALAR, Op.CONST})

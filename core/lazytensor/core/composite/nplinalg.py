@@ -24,6 +24,7 @@ from collections.abc import Callable
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import creation as cc
 from lazytensor.core.composite import elementwise as ew
+from lazytensor.core.composite import linalg as cl
 from lazytensor.core.composite import matrix as cm
 from lazytensor.core.composite import shape as cs
 from lazytensor.core.composite.npextra import const
@@ -88,6 +89,63 @@ def svd(x: Node, full_matrices: bool = True) -> tuple[Node, Node, Node]:
 def _lu(x: Node) -> tuple[Node, Node, Node]:
     factors = make(Op.LU, (x,))
     return _get(factors, 0), _get(factors, 1), _get(factors, 2)
+
+
+def lu_factor(x: Node) -> tuple[Node, Node]:
+    """(LU, pivots) of each (..., m, n) matrix with partial pivoting, as
+    LAPACK's getrf packs them: L (unit diagonal, below) and U in one matrix,
+    and the 0-based row swapped with row i at step i (int32, (..., min(m, n))).
+    """
+    lu, pivots, _ = _lu(x)
+    return lu, pivots
+
+
+def lu_solve(lu: Node, pivots: Node, b: Node, adjoint: bool = False) -> Node:
+    """x with A @ x = b (A^H @ x = b with ``adjoint``), for A given by
+    :func:`lu_factor`'s (lu, 0-based pivots); batch dims broadcast.
+
+    Shape rule: (..., n, n), (..., n), (..., n, k) -> (..., n, k).
+
+    >>> import numpy as np
+    >>> from lazytensor.core.runtime import constant
+    >>> lu, piv = lu_factor(constant(np.eye(3) * 2.0, np.dtype("float64")))
+    >>> lu_solve(lu, piv, constant(np.ones((2, 3, 1)), lu.dtype), adjoint=True).shape
+    (2, 3, 1)
+    """
+    n = lu.shape[-1]
+    perm = make(Op.LU_PIVOTS_TO_PERMUTATION, (pivots,), n)
+    batch = cs.broadcast_shapes(lu.shape[:-2], perm.shape[:-1], b.shape[:-2])
+    lu = ew.broadcast_to(lu, batch + lu.shape[-2:])
+    b = ew.broadcast_to(b, batch + b.shape[-2:])
+    perm = ew.broadcast_to(ew.convert(perm, dt.int64), batch + (n,))
+    if adjoint:  # U^H L^H (P^T x) = b, with (P^T x)[i] = x[perm[i]]
+        y = cl.triangular_solve(lu, b, lower=False, transpose=True, conjugate=True)
+        z = cl.triangular_solve(lu, y, lower=True, transpose=True, conjugate=True, unit=True)
+        perm = make(Op.ARGSORT, (perm,), perm.ndim - 1, False, False, dt.int64)
+    else:  # L U x = P^T b
+        z = b
+    rows = ew.broadcast_to(cs.reshape(perm, perm.shape + (1,)), batch + (n, b.shape[-1]))
+    z = take_along_axis(z, rows, z.ndim - 2)
+    if adjoint:
+        return z
+    y = cl.triangular_solve(lu, z, lower=True, unit=True)
+    return cl.triangular_solve(lu, y, lower=False)
+
+
+def lu_unpack(lu: Node, pivots: Node) -> tuple[Node, Node, Node]:
+    """(P, L, U) with A = P @ L @ U from :func:`lu_factor`'s (lu, 0-based
+    pivots): P (..., m, m) in lu's dtype, L (..., m, k) unit lower, U
+    (..., k, n) upper, k = min(m, n)."""
+    m, n = lu.shape[-2:]
+    k = min(m, n)
+    low = cs.slice_axis(lu, lu.ndim - 1, 0, k)
+    eye = ew.broadcast_to(cc.eye(m, k, dtype=lu.dtype), low.shape)
+    lower = make(Op.ADD, (cm.tril(low, -1), eye))
+    upper = cm.triu(cs.slice_axis(lu, lu.ndim - 2, 0, k))
+    perm = make(Op.LU_PIVOTS_TO_PERMUTATION, (pivots,), m)  # A[perm] = L @ U
+    cols = ew.broadcast_to(cs.reshape(perm, perm.shape[:-1] + (1, m)), perm.shape + (m,))
+    rows = cc.iota(cols.shape, cols.ndim - 2, cols.dtype)
+    return ew.convert(make(Op.EQ, (cols, rows)), lu.dtype), lower, upper
 
 
 def solve(a: Node, b: Node) -> Node:

@@ -108,6 +108,14 @@ def _lu(operands, attrs):
     return (x.shape, (*batch, k), (*batch, m)), (x.dtype, dt.int32, dt.int32)
 
 
+def _lu_pivots_to_permutation(operands, attrs):
+    (pivots,), (size,) = operands, attrs
+    if pivots.ndim < 1 or not dt.is_int(pivots.dtype) or size < pivots.shape[-1]:
+        raise ShapeError(f"LU_PIVOTS_TO_PERMUTATION: pivots {pivots.shape} {pivots.dtype} "
+                         f"for a permutation of size {size}")
+    return (*pivots.shape[:-1], size), pivots.dtype
+
+
 def _tuple_get(operands, attrs):
     (x,), (index,) = operands, attrs
     if not (x.shape and isinstance(x.shape[0], tuple)):
@@ -129,4 +137,5 @@ register(Op.EIGH, 1, (), _eigh)
 register(Op.QR, 1, ("full_matrices",), _qr)
 register(Op.SVD, 1, ("full_matrices",), _svd)
 register(Op.LU, 1, (), _lu)
+register(Op.LU_PIVOTS_TO_PERMUTATION, 1, ("permutation_size",), _lu_pivots_to_permutation)
 register(Op.TUPLE_GET, 1, ("index",), _tuple_get)

@@ -1,8 +1,8 @@
 """Linear algebra with unique answers (Cholesky factors, triangular solves,
-inverses, matrix exponentials), batched matrix sums, and whole-tensor
-comparison. Factorizations whose results are defined only up to signs or
-order (QR, SVD, eigenvectors, LU pivots) fall back to eager torch, where
-LAPACK's conventions are kept.
+inverses, matrix exponentials, determinants, LU factors and solves), batched
+matrix sums, and whole-tensor comparison. Factorizations whose results are
+defined only up to signs or order (QR, SVD, eigenvectors) fall back to eager
+torch, where LAPACK's conventions are kept.
 
 Failures torch reports through errors (a matrix that is not positive
 definite) give NaNs lazily: the core cannot raise on values it has not
@@ -15,6 +15,7 @@ from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import distance, layers, lstsq, nplinalg
 from lazytensor.core.composite import linalg as cl
 from lazytensor.core.composite.elementwise import as_node, broadcast_to, convert
+from lazytensor.core.composite.shape import reshape
 from lazytensor.torch._tensor import wrap
 from lazytensor.torch.aten._common import aten, node
 
@@ -169,6 +170,107 @@ def _tolerance(value, x: Node) -> Node:
     return convert(node(value), real) if hasattr(value, "_h") else as_node(value, real, ())
 
 
+# LU-based ops return torch's (LU, 1-based pivots) beside their result, so
+# that torch's backward formulas (which call linalg_lu_solve on them) run
+# lazily too. Partial pivoting picks the same rows as LAPACK's getrf; torch
+# factors A^T for a contiguous real A in det and slogdet, and so do these.
+def _lu_of(n: Node, transposed: bool) -> tuple[Node, Node]:
+    lu, pivots = nplinalg.lu_factor(nplinalg.conj_t(n) if transposed else n)
+    return lu, make(Op.ADD, (pivots, as_node(1, pivots.dtype, pivots.shape)))
+
+
+def _det_factors(name: str, x) -> tuple[Node, Node, Node]:
+    n = node(x)
+    _square(name, n)
+    lu, pivots = _lu_of(n, x.is_contiguous() and not x.is_complex())
+    return n, lu, pivots
+
+
+def _linalg_det(x):
+    n, lu, pivots = _det_factors("linalg.det", x)
+    return wrap(nplinalg.det(n)), wrap(lu), wrap(pivots)
+
+
+def _linalg_slogdet(x):
+    n, lu, pivots = _det_factors("linalg.slogdet", x)
+    sign, logabs = nplinalg.slogdet(n)
+    return wrap(sign), wrap(logabs), wrap(lu), wrap(pivots)
+
+
+def _lu_solve_node(lu: Node, pivots: Node, b: Node, left: bool, adjoint: bool) -> Node:
+    """op(A) X = B (``left``) or X op(A) = B, A given by torch's LU and 1-based
+    pivots, op the adjoint with ``adjoint``."""
+    zero_based = make(Op.SUB, (pivots, as_node(1, pivots.dtype, pivots.shape)))
+    if left:
+        return nplinalg.lu_solve(lu, zero_based, b, adjoint)
+    out = nplinalg.lu_solve(lu, zero_based, nplinalg.conj_t(b), not adjoint)
+    return nplinalg.conj_t(out)  # X op(A) = B  <=>  op(A)^H X^H = B^H
+
+
+def _linalg_solve_ex(a, b, *, left=True, check_errors=False):
+    """linalg.solve: one LU of A (torch's LU and pivots are returned for the
+    backward); B a vector when 1-d or of A's batch shape; info 0."""
+    na, nb = node(a), node(b)
+    _square("linalg.solve", na)
+    if nb.dtype != na.dtype:
+        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found "
+                           f"A of type {_SCALAR_NAMES.get(a.dtype, a.dtype)} and B of type "
+                           f"{_SCALAR_NAMES.get(b.dtype, b.dtype)} instead")
+    vector = nb.ndim == 1 or (nb.ndim == na.ndim - 1 and nb.shape == na.shape[:-1])
+    if vector and not left:
+        raise RuntimeError("linalg.solve: Vector broadcasting of the left hand side is not "
+                           "supported for left=False. In this case linalg.solve is equivalent "
+                           "to B / A.squeeze(-1)")
+    lu, pivots = _lu_of(na, False)
+    rhs = reshape(nb, nb.shape + (1,)) if vector else nb
+    out = _lu_solve_node(lu, pivots, rhs, left, False)
+    out = reshape(out, out.shape[:-1]) if vector else out
+    return wrap(out), wrap(lu), wrap(pivots), wrap(as_node(0, dt.int32, na.shape[:-2]))
+
+
+def _lu_factor_ex(x, *, pivot=True, check_errors=False):
+    n = node(x)
+    if not pivot:  # torch's CPU kernel raises; keep its error
+        from lazytensor.torch._fallback import eager
+
+        return eager(aten.linalg_lu_factor_ex.default)(x, pivot=pivot,
+                                                       check_errors=check_errors)
+    if n.ndim < 2 or not dt.is_inexact(n.dtype):
+        raise RuntimeError("linalg.lu_factor: Expected a floating point or complex tensor "
+                           f"with 2 or more dimensions. Got {x.dtype} of {n.ndim} dimensions")
+    lu, pivots = _lu_of(n, False)
+    return wrap(lu), wrap(pivots), wrap(as_node(0, dt.int32, n.shape[:-2]))
+
+
+def _lu_solve(lu, pivots, b, *, left=True, adjoint=False):
+    nl, nb = node(lu), node(b)
+    _square("linalg.lu_solve", nl)
+    return wrap(_lu_solve_node(nl, node(pivots), convert(nb, nl.dtype), left, adjoint))
+
+
+def _lu_unpack(lu, pivots, unpack_data=True, unpack_pivots=True):
+    """torch.lu_unpack: (P, L, U); the parts not asked for are empty."""
+    nl, npiv = node(lu), node(pivots)
+    if nl.ndim < 2:
+        raise RuntimeError(f"torch.lu_unpack: Expected tensor with 2 or more dimensions. Got "
+                           f"size: {tuple(nl.shape)} instead")
+    p, low, up = nplinalg.lu_unpack(
+        nl, make(Op.SUB, (npiv, as_node(1, npiv.dtype, npiv.shape))))
+    empty = as_node(0, nl.dtype, (0,))
+    return (wrap(p if unpack_pivots else empty), wrap(low if unpack_data else empty),
+            wrap(up if unpack_data else empty))
+
+
+def _linalg_lu(x, *, pivot=True):
+    """torch.linalg.lu: (P, L, U) of the partially pivoted LU."""
+    if not pivot:
+        from lazytensor.torch._fallback import eager
+
+        return eager(aten.linalg_lu.default)(x, pivot=pivot)
+    lu, pivots, _ = _lu_factor_ex(x)
+    return _lu_unpack(lu, pivots)
+
+
 def _pinv_rcond(x, rcond, hermitian=False):
     return _pinv(x, rtol=rcond, hermitian=hermitian)
 
@@ -183,4 +285,8 @@ TABLE = {
     aten._cdist_forward: _cdist, aten._cdist_backward: _cdist_backward,
     aten._pdist_forward: _pdist, aten._pdist_backward: _pdist_backward,
     aten.linalg_inv_ex: _inv_ex, aten.linalg_matrix_exp: _matrix_exp,
+    aten._linalg_det.default: _linalg_det, aten._linalg_slogdet.default: _linalg_slogdet,
+    aten._linalg_solve_ex.default: _linalg_solve_ex,
+    aten.linalg_lu_factor_ex.default: _lu_factor_ex, aten.linalg_lu_solve.default: _lu_solve,
+    aten.lu_unpack.default: _lu_unpack, aten.linalg_lu.default: _linalg_lu,
 }
