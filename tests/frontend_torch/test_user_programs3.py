@@ -103,3 +103,43 @@ def test_gaussian_process_solve_det_and_lu_are_lowered_with_their_gradients():
     before = fallbacks()
     same_on_both(program, rtol=1e-4, atol=1e-5)
     assert fallbacks() == before
+
+
+@pytest.mark.parametrize("call", [
+    lambda x, i: x.gather(1, i),                                  # index taller than self
+    lambda x, i: x.scatter(1, i, torch.ones(3, 3, device=x.device)),
+    lambda x, i: x.scatter(1, i, 2.0),
+    lambda x, i: x.scatter_add(1, i[:2], torch.ones(1, 3, device=x.device)),  # src too short
+    lambda x, i: x.scatter_reduce(1, i, torch.ones(3, 3, device=x.device), "amax"),
+])
+def test_gather_and_scatter_check_index_sizes_as_torch(call):
+    """An index larger than self (apart from dim) or than src was gathered
+    or scattered silently (or failed with a core SLICE error)."""
+    from .conftest import DEV
+
+    messages = []
+    for dev in (torch.device("cpu"), DEV):
+        x, i = torch.ones(2, 3).to(dev), torch.zeros(3, 3, dtype=torch.long).to(dev)
+        with pytest.raises(RuntimeError) as info:
+            call(x, i)
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]
+
+
+@pytest.mark.parametrize("call", [
+    lambda d: torch.randn(2, dtype=torch.long, device=d),
+    lambda d: torch.zeros(2, dtype=torch.bool, device=d).uniform_(),
+    lambda d: torch.zeros(2, dtype=torch.uint8, device=d).exponential_(),
+    lambda d: torch.tensor([1, 2], device=d).softmax(0),
+])
+def test_sampling_and_softmax_of_integers_raise_torch_errors(call):
+    """normal_/uniform_/exponential_ filled integer tensors (with zeros or
+    ones); softmax raised RuntimeError naming the dtype as 'torch.int64'."""
+    from .conftest import DEV
+
+    errors = []
+    for dev in (torch.device("cpu"), DEV):
+        with pytest.raises(RuntimeError) as info:
+            call(dev)
+        errors.append((type(info.value), str(info.value)))
+    assert errors[0] == errors[1]

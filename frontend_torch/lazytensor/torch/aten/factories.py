@@ -18,7 +18,7 @@ from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import sampling
 from lazytensor.core.composite.elementwise import as_node, convert
 from lazytensor.torch._rng import next_key
-from lazytensor.torch._tensor import NUMPY_OF, wrap
+from lazytensor.torch._tensor import NUMPY_OF, scalar_type_name, wrap
 from lazytensor.torch.aten._common import aten, dense_strides, node
 
 import torch
@@ -36,11 +36,19 @@ def _sample_dtype(x: Node) -> np.dtype:
         x.dtype != dt.bfloat16 else dt.float32
 
 
-def _sampled(sample):
+def _sampled(sample, kernel: str):
     """uniform_/normal_/exponential_: self filled by the core's
-    ``sample(key, shape, dtype, *params)`` (its defaults are torch's)."""
+    ``sample(key, shape, dtype, *params)`` (its defaults are torch's).
+    Integer and bool tensors raise as torch's ``kernel`` does."""
     def impl(self, *params, generator=None):
         x = node(self)
+        if not dt.is_inexact(x.dtype):
+            name = scalar_type_name(x.dtype)
+            if kernel == "exponential":
+                raise RuntimeError("Exponential distribution is a continuous probability "
+                                   "distribution. dtype must be a floating point but you "
+                                   f"specified {name}")
+            raise NotImplementedError(f"\"{kernel}\" not implemented for '{name}'")
         return _assign(self, sample(next_key(generator), x.shape, _sample_dtype(x), *params))
 
     return impl
@@ -49,7 +57,8 @@ def _sampled(sample):
 def _normal_(self, mean=0.0, std=1.0, *, generator=None):
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
-    return _sampled(sampling.normal)(self, mean, std, generator=generator)
+    return _sampled(sampling.normal, "normal_kernel_cpu")(self, mean, std,
+                                                          generator=generator)
 
 
 def _random_(self, low=None, high=None, *, generator=None):
@@ -164,9 +173,11 @@ TABLE = {
     aten.new_full: _new_full, aten.new_zeros: _filled(_new_full, 0.0),
     aten.new_ones: _filled(_new_full, 1.0), aten.new_empty: _filled(_new_full, 0.0),
     aten.new_empty_strided: _new_empty_strided,
-    aten.uniform_: _sampled(sampling.uniform), aten.normal_: _normal_, aten.random_: _random_,
+    aten.uniform_: _sampled(sampling.uniform, "check_uniform_bounds"),
+    aten.normal_: _normal_, aten.random_: _random_,
     aten.bernoulli_.float: _bernoulli_, aten.bernoulli_.Tensor: _bernoulli_,
     aten.bernoulli.default: _bernoulli, aten.bernoulli.p: _bernoulli,
-    aten.exponential_: _sampled(sampling.exponential), aten.multinomial: _multinomial,
+    aten.exponential_: _sampled(sampling.exponential, "exponential"),
+    aten.multinomial: _multinomial,
     aten.randperm.out: _randperm_out, aten.randperm.generator_out: _randperm_out,
 }

@@ -100,6 +100,11 @@ def _gather(x, d, index, *, sparse_grad=False):
     if idx.ndim != n.ndim:
         raise RuntimeError("Index tensor must have the same number of dimensions as input "
                            "tensor")
+    for i, (a, b) in enumerate(zip(idx.shape, n.shape, strict=True)):
+        if i != d and a > b:
+            raise RuntimeError(f"Size does not match at dimension {i} expected index "
+                               f"{list(idx.shape)} to be no larger than self {list(n.shape)} "
+                               f"apart from dimension {d}")
     return wrap(reshape(along.gather_along(n, d, idx), out_shape))
 
 
@@ -122,14 +127,29 @@ def _scalar_safe(fn):
     return impl
 
 
-def _source(n: Node, idx: Node, src) -> Node:
-    if isinstance(src, (Node, torch.Tensor)):
-        return src if isinstance(src, Node) else node(src)
-    return as_node(src, n.dtype, idx.shape)
+def _source(n: Node, d: int, idx: Node, src) -> Node:
+    """scatter's source as a node, after torch's shape checks: the index no
+    larger than self (but along ``d``) nor than a tensor source."""
+    tensor = isinstance(src, (Node, torch.Tensor))
+    s = (src if isinstance(src, Node) else node(src)) if tensor else None
+    if 0 in idx.shape:
+        return s if tensor else as_node(src, n.dtype, idx.shape)
+    for other, name in ((n, "self"), (s, "src")):
+        if other is not None and other.ndim != idx.ndim:
+            raise RuntimeError(f"Index tensor must have the same number of dimensions as "
+                               f"{name} tensor")
+    too_big = any(a > b for i, (a, b) in enumerate(zip(idx.shape, n.shape, strict=True))
+                  if i != d)
+    if too_big or (s is not None and any(a > b for a, b in zip(idx.shape, s.shape,
+                                                                strict=True))):
+        tail = f" and to be no larger size than src {list(s.shape)}" if s is not None else ""
+        raise RuntimeError(f"Expected index {list(idx.shape)} to be no larger than self "
+                           f"{list(n.shape)} apart from dimension {d}{tail}")
+    return s if tensor else as_node(src, n.dtype, idx.shape)
 
 
 def _scatter_core(n: Node, d: int, idx: Node, src, reduce=None) -> Node:
-    return along.scatter_along(n, d, idx, _source(n, idx, src), _SCATTER_KINDS[reduce])
+    return along.scatter_along(n, d, idx, _source(n, d, idx, src), _SCATTER_KINDS[reduce])
 
 
 def _scatter(x, d, index, src=None, *, value=None, reduce=None):
@@ -143,7 +163,7 @@ def _scatter_add(x, d, index, src):
 
 def _scatter_reduce_core(n: Node, d: int, idx: Node, src, reduce, include_self=True) -> Node:
     kind = "mean" if reduce == "mean" else _SCATTER_KINDS[reduce]
-    return along.scatter_reduce_along(n, d, idx, _source(n, idx, src), kind, include_self)
+    return along.scatter_reduce_along(n, d, idx, _source(n, d, idx, src), kind, include_self)
 
 
 def _scatter_reduce(x, d, index, src, reduce, *, include_self=True):

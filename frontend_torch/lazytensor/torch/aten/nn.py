@@ -17,7 +17,7 @@ from lazytensor.core.composite.elementwise import as_node, broadcast_to, convert
 from lazytensor.core.composite.linalg import matmul
 from lazytensor.torch import _promotion as P
 from lazytensor.torch._rng import next_key
-from lazytensor.torch._tensor import NUMPY_OF, wrap
+from lazytensor.torch._tensor import NUMPY_OF, scalar_type_name, wrap
 from lazytensor.torch.aten._common import aten, dim, elementwise, node, opmath
 
 REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
@@ -266,8 +266,8 @@ def _softmax(log: bool):
     def impl(x, d, half_to_float=False):
         nx = node(x)
         if not dt.is_inexact(nx.dtype):
-            raise RuntimeError(f"\"softmax_lastdim_kernel_impl\" not implemented for "
-                               f"'{x.dtype}'")
+            raise NotImplementedError(f"\"softmax_lastdim_kernel_impl\" not implemented "
+                                      f"for '{scalar_type_name(nx.dtype)}'")
         return wrap(act.softmax(nx, dim(d, nx.ndim), log))
 
     return impl
