@@ -143,3 +143,28 @@ def test_sampling_and_softmax_of_integers_raise_torch_errors(call):
             call(dev)
         errors.append((type(info.value), str(info.value)))
     assert errors[0] == errors[1]
+
+
+def test_channels_last_memory_format_is_kept_as_in_torch():
+    """.to/.contiguous/.clone(memory_format=torch.channels_last) gave
+    contiguous strides on the lazy device (is_contiguous(memory_format=...)
+    was False, stride() differed); a wrong rank raised nothing."""
+    def program(dev):
+        conv = nn.Conv2d(3, 4, 3).to(dev).to(memory_format=torch.channels_last)
+        opt = torch.optim.SGD(conv.parameters(), lr=0.1, momentum=0.9)
+        x = torch.randn(2, 3, 6, 6).to(dev).contiguous(memory_format=torch.channels_last)
+        conv(x).square().mean().backward()
+        opt.step()
+        w = conv.weight
+        vol = torch.zeros(1, 2, 3, 4, 5).to(dev).clone(memory_format=torch.channels_last_3d)
+        return {"w": w, "w_cl": w.is_contiguous(memory_format=torch.channels_last),
+                "w_strides": w.stride(), "x_strides": x.stride(), "x_plain": x.is_contiguous(),
+                "like": torch.empty_like(x).stride(), "vol": vol.stride(),
+                "back": x.contiguous(memory_format=torch.contiguous_format).stride()}
+
+    same_on_both(program)
+    from .conftest import DEV
+
+    for dev in (torch.device("cpu"), DEV):
+        with pytest.raises(RuntimeError, match="required rank 4 tensor"):
+            torch.zeros(2, 3, 4).to(dev).contiguous(memory_format=torch.channels_last)

@@ -189,9 +189,22 @@ def layout_order(strides: list, shape) -> list[int]:
     return list(reversed(perm))
 
 
+_CHANNELS_LAST = {torch.channels_last: (4, "channels_last"),
+                  torch.channels_last_3d: (5, "channels_last_3d")}
+
+
 def dense_strides(x, memory_format=None) -> tuple[int, ...] | None:
-    """torch's ``preserve_format`` for a new tensor like ``x``: x's strides
-    when they are dense and not contiguous, else None (contiguous)."""
+    """The strides of a new tensor like ``x`` in ``memory_format``:
+    channels_last(_3d) strides (rank 4 or 5, torch's error otherwise);
+    for ``preserve_format``, x's strides when they are dense and not
+    contiguous; else None (contiguous)."""
+    if memory_format in _CHANNELS_LAST:
+        rank, name = _CHANNELS_LAST[memory_format]
+        if x.dim() != rank:
+            raise RuntimeError(f"required rank {rank} tensor to use {name} format")
+        from torch._prims_common import make_channels_last_strides_for
+
+        return tuple(make_channels_last_strides_for(x.shape))
     if memory_format not in (None, torch.preserve_format) or x.is_contiguous():
         return None
     from torch._prims_common import is_non_overlapping_and_dense_or_false
