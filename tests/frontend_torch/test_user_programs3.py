@@ -168,3 +168,35 @@ def test_channels_last_memory_format_is_kept_as_in_torch():
     for dev in (torch.device("cpu"), DEV):
         with pytest.raises(RuntimeError, match="required rank 4 tensor"):
             torch.zeros(2, 3, 4).to(dev).contiguous(memory_format=torch.channels_last)
+
+
+def test_activation_histograms_with_histc_are_lowered():
+    """torch.histc (a logging staple: activation / weight histograms) ran
+    through the eager CPU fallback."""
+    def program(dev):
+        torch.manual_seed(3)
+        x = torch.randn(10, 100).to(dev) * 3
+        out = {}
+        for dtype in (torch.float32, torch.float64, torch.float16):
+            y = x.to(dtype)
+            out[str(dtype)] = [torch.histc(y), torch.histc(y, bins=7, min=-2, max=2),
+                               torch.histc(y, 13, min=-1.5, max=1.5), torch.histc(y[:1, :1], 3),
+                               torch.histc(y[:0], 4, 1, 1)]
+        edges = torch.tensor([1.0, float("nan"), 3, 2, 2, 0, 3]).to(dev)
+        out["edges"] = [torch.histc(edges, 3, 0, 3), torch.histc(torch.tensor([2.0, 2]).to(dev), 3),
+                        torch.histc(torch.arange(100.0).to(dev) / 10, 33, 0, 9.9)]
+        return out
+
+    before = fallbacks()
+    same_on_both(program, rtol=0, atol=0)
+    assert fallbacks() == before
+    from .conftest import DEV
+
+    for args in ((torch.tensor([1, 2]),), (torch.tensor([1.0]), 4, 3, 1),
+                 (torch.tensor([1.0]), 4, 0, float("inf"))):
+        errors = []
+        for dev in (torch.device("cpu"), DEV):
+            with pytest.raises(RuntimeError) as info:
+                torch.histc(args[0].to(dev), *args[1:])
+            errors.append((type(info.value), str(info.value)))
+        assert errors[0] == errors[1]
