@@ -200,3 +200,27 @@ def test_activation_histograms_with_histc_are_lowered():
                 torch.histc(args[0].to(dev), *args[1:])
             errors.append((type(info.value), str(info.value)))
         assert errors[0] == errors[1]
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+def test_antialiased_resize_is_lowered_with_its_gradient(mode):
+    """F.interpolate(..., antialias=True) (torchvision's Resize default) and
+    its backward ran through the eager CPU fallback."""
+    def program(dev):
+        x = torch.randn(2, 3, 13, 17).to(dev).requires_grad_()
+        outs = [F.interpolate(x, size=size, mode=mode, align_corners=corners, antialias=True)
+                for size in ((5, 6), (20, 9), (1, 1)) for corners in (False, True)]
+        outs.append(F.interpolate(x, scale_factor=(0.5, 1.7), mode=mode, antialias=True))
+        outs.append(F.interpolate(x.detach().double(), size=(4, 4), mode=mode, antialias=True))
+        weights = [torch.linspace(-1, 1, o.numel()).reshape(o.shape).to(dev) for o in outs[:-1]]
+        sum((o * w).sum() for o, w in zip(outs[:-1], weights, strict=True)).backward()
+        return {"outs": outs, "grad": x.grad}
+
+    before = fallbacks()
+    same_on_both(program)
+    assert fallbacks() == before
+    from .conftest import DEV
+
+    with pytest.raises(NotImplementedError, match="compute_index_ranges_weights"):
+        F.interpolate(torch.ones(1, 1, 4, 4).half().to(DEV), size=(2, 2), mode=mode,
+                      antialias=True)

@@ -75,7 +75,8 @@ def _grid_sampler_2d_backward(grad_output, x, grid, interpolation_mode, padding_
 _UPSAMPLING = ("upsample_nearest1d", "upsample_nearest2d", "upsample_nearest3d",
                "_upsample_nearest_exact1d", "_upsample_nearest_exact2d",
                "_upsample_nearest_exact3d", "upsample_linear1d", "upsample_bilinear2d",
-               "upsample_bicubic2d", "upsample_trilinear3d")
+               "upsample_bicubic2d", "upsample_trilinear3d", "_upsample_bilinear2d_aa",
+               "_upsample_bicubic2d_aa")
 _PADDING = ("replication_pad1d", "replication_pad2d", "replication_pad3d")
 
 TABLE = {

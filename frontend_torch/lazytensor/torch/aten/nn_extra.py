@@ -1,13 +1,15 @@
 """More neural-network ATen ops (forward and backward) onto the core's
 composites: embedding bags (``composite.bags``), adaptive max pooling,
 ``_trilinear`` (``nn.Bilinear``) as one einsum, the shrinkage gradients,
-``rrelu`` and the margin losses. Only torch's argument conventions live here: mode and
-reduction enums, ``padding_idx=-1`` for none, the auxiliary outputs of
-``_embedding_bag`` as torch's CPU kernel shapes them."""
+``rrelu``, the margin losses and antialiased resizing. Only torch's
+argument conventions live here: mode and reduction enums, ``padding_idx=-1``
+for none, the auxiliary outputs of ``_embedding_bag`` as torch's CPU kernel
+shapes them."""
 
 from __future__ import annotations
 
-from lazytensor.core import Node, Op, make
+import numpy as np
+from lazytensor.core import Node, Op, constant, make
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import activations as act
 from lazytensor.core.composite import bags, losses
@@ -15,6 +17,7 @@ from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import nn as cnn
 from lazytensor.core.composite.creation import const
 from lazytensor.core.composite.einsum import einsum
+from lazytensor.core.composite.linalg import matmul
 from lazytensor.torch import _fallback
 from lazytensor.torch._rng import next_key
 from lazytensor.torch._tensor import scalar_type_name, wrap
@@ -188,7 +191,61 @@ def _multilabel_margin_backward(grad, x, target, reduction, is_target):
     return wrap(cnn.vjp(forward, (node(x),), node(grad))[0])
 
 
+# ------------------------------------------------- antialiased resampling
+def _aa_filter(kind: str, x: np.ndarray) -> np.ndarray:
+    """torch's (PIL's) antialias kernels: the triangle, or Keys' cubic a=-0.5."""
+    x = np.abs(x)
+    if kind == "bilinear":
+        return np.maximum(0.0, 1.0 - x)
+    a = -0.5
+    near = ((a + 2) * x - (a + 3)) * x * x + 1
+    far = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return np.where(x < 1, near, np.where(x < 2, far, 0.0))
+
+
+def _aa_weights(kind: str, size: int, out: int, align_corners: bool,
+                scale: float | None) -> np.ndarray:
+    """The (out, size) matrix of torch's antialiased interpolation along one
+    axis (UpSampleKernel's _compute_weights_aa): each output's filter,
+    stretched by the scale when downsampling, normalized to sum 1."""
+    if align_corners:
+        ratio = (size - 1) / (out - 1) if out > 1 else 0.0
+    else:
+        ratio = 1.0 / scale if scale is not None and scale > 0 else size / out
+    support = (2.0 if kind == "bilinear" else 4.0) * 0.5 * max(ratio, 1.0)
+    invscale = 1.0 / ratio if ratio >= 1.0 else 1.0
+    weights = np.zeros((out, size))
+    for i in range(out):
+        center = ratio * (i + 0.5)
+        lo = max(int(center - support + 0.5), 0)
+        hi = min(int(center + support + 0.5), size)
+        w = _aa_filter(kind, (np.arange(lo, hi) - center + 0.5) * invscale)
+        total = w.sum()
+        weights[i, lo:hi] = w / total if total != 0 else w
+    return weights
+
+
+def _upsample_aa(kind: str):
+    """_upsample_{bilinear,bicubic}2d_aa: two matmuls by the per-axis weight
+    matrices (host constants: they depend only on the sizes)."""
+    def impl(x, output_size, align_corners, scales_h=None, scales_w=None):
+        n = node(x)
+        if n.dtype not in (dt.float32, dt.float64):
+            raise NotImplementedError("\"compute_index_ranges_weights\" not implemented for "
+                                      f"'{scalar_type_name(n.dtype)}'")
+        if n.ndim != 4:
+            raise RuntimeError(f"upsample_{kind}2d_aa: expected a 4-d input, got {n.ndim}-d")
+        (h, w), (oh, ow) = n.shape[2:], [int(s) for s in output_size]
+        wh = constant(_aa_weights(kind, h, oh, align_corners, scales_h), n.dtype)
+        ww = constant(_aa_weights(kind, w, ow, align_corners, scales_w).T, n.dtype)
+        return wrap(matmul(matmul(wh, n), ww))
+
+    return impl
+
+
 TABLE = {
+    aten._upsample_bilinear2d_aa.default: _upsample_aa("bilinear"),
+    aten._upsample_bicubic2d_aa.default: _upsample_aa("bicubic"),
     aten._embedding_bag: _embedding_bag(False),
     aten._embedding_bag_forward_only: _embedding_bag(True),
     aten._embedding_bag_backward: _embedding_bag_backward,
