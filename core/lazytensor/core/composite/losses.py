@@ -171,8 +171,11 @@ def mse_loss_backward(grad: Node, x: Node, y: Node, reduction: str = "mean") -> 
 
 
 def softplus_neg_abs(x: Node) -> Node:
-    """log(1 + exp(-|x|)), the stable tail of the logistic losses."""
-    return make(Op.LOG1P, (make(Op.EXP, (make(Op.NEG, (make(Op.ABS, (x,)),)),)),))
+    """log(1 + exp(-|x|)), the stable tail of the logistic losses; |x| is
+    x sign(x), whose derivative is sign(x) (0 at x = 0, as TensorFlow's Abs
+    gradient; a bare ABS node gives 1 there under autodiff)."""
+    magnitude = make(Op.MUL, (x, make(Op.SIGN, (x,))))
+    return make(Op.LOG1P, (make(Op.EXP, (make(Op.NEG, (magnitude,)),)),))
 
 
 def sigmoid_cross_entropy(logits: Node, labels: Node, pos_weight: Node | None = None) -> Node:
@@ -182,6 +185,12 @@ def sigmoid_cross_entropy(logits: Node, labels: Node, pos_weight: Node | None = 
     examples weighted by q, torch's and TensorFlow's weighted form):
     (1 - z) x + (1 + (q - 1) z) (log(1 + exp(-|x|)) + max(-x, 0)).
 
+    The kinks are written as TensorFlow writes them, so that autodiff gives
+    its gradients at x = 0 (where training from zero weights starts): the
+    unweighted form selects on x >= 0 (max(x, 0) and -|x| both take the
+    x >= 0 branch: the derivative there is sigmoid(x) - z = 0.5 - z); the
+    weighted form has relu's and |x|'s derivatives 0 at 0 (1 - z there).
+
     >>> import numpy as np
     >>> from lazytensor.core.runtime import constant
     >>> x = constant(np.array([-2.0, 0.0, 3.0]), np.dtype("float32"))
@@ -190,16 +199,19 @@ def sigmoid_cross_entropy(logits: Node, labels: Node, pos_weight: Node | None = 
     """
     x, z = logits, labels
     zero = const(0.0, x.dtype, x.shape)
-    tail = softplus_neg_abs(x)
     if pos_weight is None:
-        return make(Op.ADD, (make(Op.SUB, (make(Op.MAX, (x, zero)), make(Op.MUL, (x, z)))),
-                             tail))
+        nonneg = make(Op.GE, (x, zero))
+        hinge = make(Op.SELECT, (nonneg, x, zero))
+        neg_abs = make(Op.SELECT, (nonneg, make(Op.NEG, (x,)), x))
+        tail = make(Op.LOG1P, (make(Op.EXP, (neg_abs,)),))
+        return make(Op.ADD, (make(Op.SUB, (hinge, make(Op.MUL, (x, z)))), tail))
     one = const(1.0, x.dtype, x.shape)
     q = ew.broadcast_to(pos_weight, x.shape)
     log_weight = make(Op.ADD, (one, make(Op.MUL, (make(Op.SUB, (q, one)), z))))
-    hinge = make(Op.MAX, (make(Op.NEG, (x,)), zero))
+    neg_x = make(Op.NEG, (x,))
+    hinge = make(Op.SELECT, (make(Op.LE, (neg_x, zero)), zero, neg_x))  # relu(-x), 0' at 0
     return make(Op.ADD, (make(Op.MUL, (make(Op.SUB, (one, z)), x)),
-                         make(Op.MUL, (log_weight, make(Op.ADD, (tail, hinge))))))
+                         make(Op.MUL, (log_weight, make(Op.ADD, (softplus_neg_abs(x), hinge))))))
 
 
 def poisson_nll(log_input: Node, target: Node, full: bool = False) -> Node:

@@ -1,0 +1,50 @@
+"""Bugs found by running a third round of tnp + TensorFlow user programs
+(see test_tf_programs.py for the format): each case runs eagerly (tnp, tf)
+and lazily (lnp, lazytensor.tf) and must give the same values, dtypes and
+shapes."""
+
+from __future__ import annotations
+
+import lazytensor.tf as ltf
+import numpy as np
+from tf_helpers import assert_same, lnp, tf, tnp
+
+RNG = np.random.default_rng(5)
+X = RNG.normal(size=(16, 3)).astype(np.float32)
+LABELS = (X[:, 0] + X[:, 1] > 0).astype(np.float32)
+
+
+def logistic_regression_from_zeros(np_, t):
+    """Zero weights put every logit at 0, the kink of the stable formula:
+    TensorFlow's gradient there is sigmoid(0) - z (lazily it was -z)."""
+    w = t.Variable(tf.zeros((3, 1)))
+    b = t.Variable(tf.zeros((1,)))
+    x, y = np_.asarray(X), np_.asarray(LABELS)[:, None]
+    losses = []
+    for _ in range(3):
+        with t.GradientTape() as tape:
+            logits = tf.matmul(x, w) + b
+            loss = tf.reduce_mean(tf.nn.sigmoid_cross_entropy_with_logits(labels=y, logits=logits))
+        gw, gb = tape.gradient(loss, [w, b])
+        w.assign_sub(0.5 * gw)
+        b.assign_sub(0.5 * gb)
+        losses.append(loss)
+    return [tf.stack(losses), w.read_value(), b.read_value()]
+
+
+def test_sigmoid_cross_entropy_gradient_at_zero_logits_matches_tf():
+    assert_same(logistic_regression_from_zeros(lnp, ltf), logistic_regression_from_zeros(tnp, tf))
+
+
+def sigmoid_losses_at_kinks(np_, t):
+    x = t.Variable(np.array([0.0, 0.0, 0.0, -1.5, 2.0], np.float32))
+    z = np_.asarray([0.0, 1.0, 0.5, 1.0, 0.0], dtype=np_.float32)
+    with t.GradientTape(persistent=True) as tape:
+        plain = tf.nn.sigmoid_cross_entropy_with_logits(labels=z, logits=x)
+        weighted = tf.nn.weighted_cross_entropy_with_logits(labels=z, logits=x, pos_weight=3.0)
+        totals = [tf.reduce_sum(plain), tf.reduce_sum(weighted)]
+    return [plain, weighted, *(tape.gradient(v, x) for v in totals)]
+
+
+def test_logistic_loss_gradients_at_zero_match_tf():
+    assert_same(sigmoid_losses_at_kinks(lnp, ltf), sigmoid_losses_at_kinks(tnp, tf))
