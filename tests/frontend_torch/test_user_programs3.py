@@ -224,3 +224,31 @@ def test_antialiased_resize_is_lowered_with_its_gradient(mode):
     with pytest.raises(NotImplementedError, match="compute_index_ranges_weights"):
         F.interpolate(torch.ones(1, 1, 4, 4).half().to(DEV), size=(2, 2), mode=mode,
                       antialias=True)
+
+
+def test_ocr_step_with_ctc_loss_is_lowered():
+    """F.ctc_loss (_ctc_loss and its backward) ran through the eager CPU
+    fallback on every step of a speech / OCR program."""
+    def program(dev):
+        head = nn.Linear(6, 5).to(dev)
+        opt = torch.optim.Adam(head.parameters(), lr=1e-2)
+        feats = torch.randn(8, 3, 6).to(dev)  # (T, N, features)
+        targets = torch.tensor([[1, 2, 2, 3], [4, 1, 0, 0], [2, 2, 2, 0]]).to(dev)
+        in_lens, tgt_lens = torch.tensor([8, 6, 5]).to(dev), torch.tensor([4, 2, 3]).to(dev)
+        opt.zero_grad()
+        log_probs = head(feats).log_softmax(2)
+        loss = F.ctc_loss(log_probs, targets, in_lens, tgt_lens, zero_infinity=True)
+        loss.backward()
+        opt.step()
+        leaf = log_probs.detach().requires_grad_()  # torch's gradient of log_probs itself
+        flat = torch.tensor([1, 2, 2, 3, 4, 1, 2, 2, 2]).to(dev)
+        per = F.ctc_loss(leaf, flat, (8, 6, 5), (4, 2, 3), reduction="none")
+        short = F.ctc_loss(leaf, targets, torch.tensor([3, 6, 5]).to(dev), tgt_lens,
+                           reduction="sum", zero_infinity=True)  # an impossible alignment
+        (per.sum() + short).backward()
+        return {"loss": loss, "w": head.weight, "per": per, "short": short,
+                "leaf_grad": leaf.grad}
+
+    before = fallbacks()
+    same_on_both(program, rtol=1e-4, atol=1e-5)
+    assert fallbacks() == before

@@ -1,28 +1,33 @@
 """More neural-network ATen ops (forward and backward) onto the core's
 composites: embedding bags (``composite.bags``), adaptive max pooling,
 ``_trilinear`` (``nn.Bilinear``) as one einsum, the shrinkage gradients,
-``rrelu``, the margin losses and antialiased resizing. Only torch's
+``rrelu``, the margin losses, CTC and antialiased resizing. Only torch's
 argument conventions live here: mode and reduction enums, ``padding_idx=-1``
 for none, the auxiliary outputs of ``_embedding_bag`` as torch's CPU kernel
 shapes them."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from lazytensor.core import Node, Op, constant, make
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import activations as act
-from lazytensor.core.composite import bags, losses
+from lazytensor.core.composite import bags, ctc, losses, take
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import nn as cnn
-from lazytensor.core.composite.creation import const
+from lazytensor.core.composite.creation import const, iota
 from lazytensor.core.composite.einsum import einsum
 from lazytensor.core.composite.linalg import matmul
+from lazytensor.core.composite.shape import reshape
 from lazytensor.torch import _fallback
 from lazytensor.torch._rng import next_key
-from lazytensor.torch._tensor import scalar_type_name, wrap
+from lazytensor.torch._tensor import LazyTensor, node_of_host, scalar_type_name, wrap
 from lazytensor.torch.aten._common import aten, node, opmath, size_list
 from lazytensor.torch.aten.nn import REDUCTIONS, _grad_of, _opt
+
+import torch
 
 BAG_MODES = {0: "sum", 1: "mean", 2: "max"}
 
@@ -243,7 +248,80 @@ def _upsample_aa(kind: str):
     return impl
 
 
+# ------------------------------------------------------------------- CTC
+def _lengths(lengths) -> Node:
+    """input/target lengths (a list, a CPU or a lazy tensor) as an int64 node."""
+    if isinstance(lengths, torch.Tensor):
+        if not (lengths.dtype.is_floating_point or lengths.dtype.is_complex):
+            return ew.convert(node(lengths) if isinstance(lengths, LazyTensor)
+                              else node_of_host(lengths), dt.int64)
+        raise RuntimeError("input_lengths and target_lengths must be integral")
+    return constant(np.asarray(list(lengths), dtype=np.int64), dt.int64)
+
+
+def _ctc_targets(targets: Node, target_lengths: Node, batch: int) -> Node:
+    """Padded (N, S) targets; 1-d concatenated ones are split by the lengths
+    (padded to their total length, an upper bound of the longest)."""
+    if targets.ndim == 2:
+        return targets
+    total = targets.shape[0]
+    if total == 0:
+        return ew.full((batch, 0), 0, dt.int64)
+    ends = make(Op.CUMSUM, (target_lengths,), 0, False)
+    starts = make(Op.SUB, (ends, target_lengths))
+    pos = make(Op.ADD, (ew.broadcast_to(reshape(starts, (batch, 1)), (batch, total)),
+                        iota((batch, total), 1, dt.int64)))
+    pos = make(Op.MIN, (pos, ew.full(pos.shape, total - 1, dt.int64)))
+    return reshape(take.take(targets, reshape(pos, (-1,))), (batch, total))
+
+
+def _ctc_parts(log_probs, targets, input_lengths, target_lengths):
+    lp = node(log_probs)
+    if lp.ndim != 3 or not dt.is_float(lp.dtype):
+        raise RuntimeError(f"ctc_loss: expected 3-d floating log_probs, got {lp.ndim}-d "
+                           f"{lp.dtype}")
+    lens, labels = _lengths(input_lengths), _lengths(target_lengths)
+    padded = _ctc_targets(ew.convert(node(targets), dt.int64), labels, lp.shape[1])
+    return lp, padded, lens, labels
+
+
+def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0,
+              zero_infinity=False):
+    """_ctc_loss: the core's alpha recursion; (nll (N,), log_alpha)."""
+    lp, padded, lens, labels = _ctc_parts(log_probs, targets, input_lengths, target_lengths)
+    nll, alpha = ctc.ctc_loss(lp, padded, lens, labels, blank)
+    return wrap(nll), wrap(alpha)
+
+
+def _ctc_loss_backward(grad, log_probs, targets, input_lengths, target_lengths,
+                       neg_log_likelihood, log_alpha, blank, zero_infinity=False):
+    """torch's CTC gradient: the VJP of the recursion plus exp(log_probs) *
+    grad on each sample's frames (torch's formula, exact for log_softmax
+    inputs, which it assumes); samples of infinite loss get zeros with
+    ``zero_infinity``."""
+    lp, padded, lens, labels = _ctc_parts(log_probs, targets, input_lengths, target_lengths)
+    g = node(grad)
+    frames, batch, classes = lp.shape
+    g = ew.broadcast_to(g, (batch,)) if g.ndim == 0 else g
+    nll = node(neg_log_likelihood)
+    finite = make(Op.NE, (nll, ew.full(nll.shape, math.inf, nll.dtype)))
+    g = make(Op.SELECT, (finite, g, ew.full(g.shape, 0, g.dtype))) if zero_infinity else g
+    true = cnn.vjp(lambda x: ctc.ctc_loss(x, padded, lens, labels, blank)[0], (lp,), g)[0]
+    running = make(Op.LT, (iota((frames, batch, classes), 0, dt.int64),
+                           ew.broadcast_to(reshape(lens, (1, batch, 1)), lp.shape)))
+    scaled = make(Op.MUL, (make(Op.EXP, (lp,)), ew.broadcast_to(reshape(g, (1, batch, 1)),
+                                                                 lp.shape)))
+    out = make(Op.ADD, (true, make(Op.SELECT, (running, scaled, ew.full(lp.shape, 0, lp.dtype)))))
+    if zero_infinity:
+        dead = ew.broadcast_to(reshape(make(Op.NOT, (finite,)), (1, batch, 1)), lp.shape)
+        out = make(Op.SELECT, (dead, ew.full(lp.shape, 0, lp.dtype), out))
+    return wrap(out)
+
+
 TABLE = {
+    aten._ctc_loss.default: _ctc_loss, aten._ctc_loss.Tensor: _ctc_loss,
+    aten._ctc_loss_backward.default: _ctc_loss_backward,
+    aten._ctc_loss_backward.Tensor: _ctc_loss_backward,
     aten._upsample_bilinear2d_aa.default: _upsample_aa("bilinear"),
     aten._upsample_bicubic2d_aa.default: _upsample_aa("bicubic"),
     aten._embedding_bag: _embedding_bag(False),

@@ -1,0 +1,129 @@
+"""Connectionist temporal classification (Graves et al., 2006): the negative
+log-likelihood of label sequences under per-frame log-probabilities, by the
+forward (alpha) recursion over the blank-extended labels, unrolled over the
+(static) number of frames. Lengths are data: frames past a sample's input
+length carry its alphas unchanged, and the answer is read at its own
+extended length. Gradients come from the core's autodiff of this recursion;
+its log-sum-exp keeps them finite where every term is -inf (unreachable
+states).
+
+>>> import numpy as np
+>>> from lazytensor.core.runtime import constant
+>>> lp = constant(np.log(np.full((4, 2, 3), 1 / 3)), np.dtype("float32"))
+>>> tg = constant(np.array([[1, 2], [1, 1]]), np.dtype("int64"))
+>>> n = constant(np.array([4, 3]), np.dtype("int64"))
+>>> nll, alpha = ctc_loss(lp, tg, n, constant(np.array([2, 1]), np.dtype("int64")), 0)
+>>> nll.shape, alpha.shape
+((2,), (2, 4, 5))
+"""
+
+from __future__ import annotations
+
+import math
+
+from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import elementwise as ew
+from lazytensor.core.composite.creation import iota
+from lazytensor.core.composite.shape import concatenate, reshape, slice_axis, stack
+from lazytensor.core.composite.take import take_along_axis
+from lazytensor.core.ir import Node
+from lazytensor.core.ops import Op
+from lazytensor.core.registry import ShapeError, make
+
+_INDEX = dt.int64
+
+
+def _full(value, like: Node) -> Node:
+    return ew.full(like.shape, value, like.dtype)
+
+
+def _logsumexp(terms: list[Node]) -> Node:
+    """log(sum(exp(terms))) elementwise, -inf (with zero gradients) where
+    every term is -inf."""
+    top = terms[0]
+    for t in terms[1:]:
+        top = make(Op.MAX, (top, t))
+    dead = make(Op.EQ, (top, _full(-math.inf, top)))
+    shift = make(Op.SELECT, (dead, _full(0, top), top))
+    total = make(Op.EXP, (make(Op.SUB, (terms[0], shift)),))
+    for t in terms[1:]:
+        total = make(Op.ADD, (total, make(Op.EXP, (make(Op.SUB, (t, shift)),))))
+    empty = make(Op.EQ, (total, _full(0, total)))
+    safe = make(Op.SELECT, (empty, _full(1, total), total))
+    out = make(Op.ADD, (shift, make(Op.LOG, (safe,))))
+    return make(Op.SELECT, (empty, _full(-math.inf, out), out))
+
+
+def _shifted(alpha: Node, k: int) -> Node:
+    """alpha moved k places right along its last axis, -inf filled."""
+    head = ew.full((alpha.shape[0], k), -math.inf, alpha.dtype)
+    return concatenate([head, slice_axis(alpha, 1, 0, alpha.shape[1] - k)], 1)
+
+
+def _extended(targets: Node, blank: int) -> tuple[Node, Node]:
+    """(labels with a blank around each target (N, 2S+1), where a state may
+    be reached from two states back: a non-blank differing from it)."""
+    n, s = targets.shape
+    blanks = ew.full((n, s), blank, _INDEX)
+    pairs = stack([blanks, targets], 2)
+    ext = concatenate([reshape(pairs, (n, 2 * s)), ew.full((n, 1), blank, _INDEX)], 1)
+    two_back = _shifted_index(ext, blank)
+    skip = make(Op.AND, (make(Op.NE, (ext, _full(blank, ext))), make(Op.NE, (ext, two_back))))
+    return ext, skip
+
+
+def _shifted_index(ext: Node, fill: int) -> Node:
+    body = slice_axis(ext, 1, 0, ext.shape[1] - 2)
+    return concatenate([ew.full((ext.shape[0], 2), fill, _INDEX), body], 1)
+
+
+def ctc_loss(log_probs: Node, targets: Node, input_lengths: Node, target_lengths: Node,
+             blank: int) -> tuple[Node, Node]:
+    """(negative log-likelihood (N,), log alphas (N, T, 2S+1)) of the padded
+    ``targets`` (N, S) under ``log_probs`` (T, N, C), for each sample's
+    first ``input_lengths`` frames and ``target_lengths`` labels. The log
+    alphas past a sample's input length repeat its last frame's."""
+    if log_probs.ndim != 3 or targets.ndim != 2:
+        raise ShapeError(f"ctc_loss: expected (T, N, C) log-probabilities and (N, S) "
+                         f"targets, got {log_probs.shape} and {targets.shape}")
+    frames, n, _ = log_probs.shape
+    ext, skip = _extended(ew.convert(targets, _INDEX), blank)
+    length = ext.shape[1]
+    index = make(Op.CLAMP, (_full(0, ext), ext, _full(log_probs.shape[2] - 1, ext)))
+    emit = take_along_axis(log_probs, reshape(index, (1, n, length)), 2)  # (T, N, L)
+    lens = ew.convert(input_lengths, _INDEX)
+    labels = ew.convert(target_lengths, _INDEX)
+    state = iota((n, length), 1, _INDEX)
+    first = make(Op.LT, (state, _full(2, state)))
+    neg_inf = ew.full((n, length), -math.inf, log_probs.dtype)
+    alpha = make(Op.SELECT, (first, _frame(emit, 0), neg_inf))
+    alphas = [alpha]
+    for t in range(1, frames):
+        stay, step = alpha, _shifted(alpha, 1)
+        jump = make(Op.SELECT, (skip, _shifted(alpha, 2), neg_inf))
+        new = make(Op.ADD, (_logsumexp([stay, step, jump]), _frame(emit, t)))
+        running = ew.broadcast_to(reshape(make(Op.LT, (_full(t, lens), lens)), (n, 1)),
+                                  (n, length))
+        alpha = make(Op.SELECT, (running, new, alpha))
+        alphas.append(alpha)
+    last = make(Op.MUL, (labels, _full(2, labels)))  # index of the final blank
+    ends = stack([last, make(Op.SUB, (last, _full(1, last)))], 1)
+    picked = take_along_axis(alpha, make(Op.MAX, (ends, _full(0, ends))), 1)
+    has_label = ew.broadcast_to(reshape(make(Op.GT, (labels, _full(0, labels))), (n, 1)),
+                                (n, 2))
+    keep = make(Op.OR, (has_label, make(Op.EQ, (iota((n, 2), 1, _INDEX),
+                                                  ew.full((n, 2), 0, _INDEX)))))
+    picked = make(Op.SELECT, (keep, picked, ew.full((n, 2), -math.inf, picked.dtype)))
+    nll = make(Op.NEG, (_logsumexp([_column(picked, 0), _column(picked, 1)]),))
+    return nll, stack(alphas, 1)
+
+
+def _frame(emit: Node, t: int) -> Node:
+    return reshape(slice_axis(emit, 0, t, t + 1), emit.shape[1:])
+
+
+def _column(x: Node, j: int) -> Node:
+    return reshape(slice_axis(x, 1, j, j + 1), x.shape[:1])
+
+
+__all__ = ["ctc_loss"]
