@@ -17,6 +17,8 @@ import weakref
 import numpy as np
 from lazytensor.core import dtypes as dt
 from lazytensor.core.ir import Node
+from lazytensor.core.ops import Op
+from lazytensor.core.registry import make
 from lazytensor.core.runtime import Handle, get_runtime, scalar
 from lazytensor.tf import _tf
 
@@ -75,10 +77,16 @@ class ndarray:  # noqa: N801  (tnp's name)
     __array_priority__ = 100.0
 
     def _node(self) -> Node:
-        """The node that operations build on (see the module docstring)."""
-        if self._session is not None and self._session is RECORDING.active:
+        """The node that operations build on (see the module docstring).
+        Outside its recording session (after the tape, in ``stop_recording``,
+        under a later tape) a recorded array is a constant to the tapes, as
+        in TensorFlow: its node is detached from the recorded graph."""
+        session = self._session
+        if session is None:
+            return self._h.node
+        if session is RECORDING.active:
             return self._sym
-        return self._h.node
+        return detach(self._h.node)
 
     # ------------------------------------------------------------ properties
     @property
@@ -206,6 +214,19 @@ class Reference:
 
 
 _new = object.__new__
+
+
+def detach(node: Node) -> Node:
+    """``node``'s value with no gradient: a float node passes a bit-cast
+    round trip (whose derivative is zero), so no differentiable path leads
+    through it; leaves and non-float nodes have none to cut."""
+    if not node.operands or not dt.is_inexact(node.dtype):
+        return node
+    if dt.is_complex(node.dtype):
+        parts = [detach(make(op, (node,))) for op in (Op.REAL, Op.IMAG)]
+        return make(Op.COMPLEX, tuple(parts))
+    bits = {2: dt.int16, 4: dt.int32, 8: dt.int64}[node.dtype.itemsize]
+    return make(Op.BITCAST_CONVERT, (make(Op.BITCAST_CONVERT, (node,), bits),), node.dtype)
 
 
 def wrap(node: Node, cls: type = ndarray) -> ndarray:

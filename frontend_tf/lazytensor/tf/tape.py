@@ -290,7 +290,7 @@ class GradientTape:
         one-hot cotangent), recorded lazily like ``gradient``'s."""
         flat = _flatten(sources)
         node, rows = self._one_hot_rows(target, flat, 1)
-        lead = node.shape if node is not None else ()
+        lead = node.shape
         out = [_stack_rows([row[k] for row in rows], lead, s._h.node,
                            _zeros_wanted(unconnected_gradients)) for k, s in enumerate(flat)]
         return _unflatten(sources, iter(out))
@@ -301,7 +301,7 @@ class GradientTape:
         + source.shape[1:]``. Rows are independent (TensorFlow's assumption),
         so one gradient per element of a row, its one-hot repeated over rows."""
         src = source._h.node
-        for x in (self._symbolic(target), src):
+        for x in (target._h.node, src):
             if x.ndim < 2 or x.shape[0] != src.shape[0]:
                 raise ValueError(f"Need first dimension of target shape {x.shape} and source "
                                  f"shape {src.shape} to match, both of rank at least 2")
@@ -314,13 +314,16 @@ class GradientTape:
         return wrap(core_shape.reshape(moved, (*node.shape, *src.shape[1:])))
 
     def _one_hot_rows(self, target, flat: list, batch: int) -> tuple:
-        """target's node and, per element of its rows (``batch`` rows), the
-        gradients of ``flat`` with that element's one-hot cotangent."""
+        """target's node (its value's, when this tape did not record it) and,
+        per element of its rows (``batch`` rows), the gradients of ``flat``
+        with that element's one-hot cotangent (none: unconnected)."""
         self._use()
         wrt = [self._source_nodes(s) for s in flat]
         node = self._symbolic(target)
         rows = []
-        if node is not None and dt.is_inexact(node.dtype):
+        if node is None:
+            node = target._h.node if isinstance(target, ndarray) else lift(target, None)
+        elif dt.is_inexact(node.dtype):
             size = math.prod(node.shape) // batch
             for i in range(size):
                 onehot = np.zeros((batch, size), node.dtype)
@@ -330,10 +333,13 @@ class GradientTape:
         return node, rows
 
     def _symbolic(self, t) -> Node | None:
+        """``t``'s recorded node; None for a value this tape did not record
+        (made before or after it, or in ``stop_recording``): TensorFlow's
+        gradient of it is None (unconnected)."""
         if isinstance(t, Variable):
             return t._h.node
         if isinstance(t, ndarray):
-            return t._sym if t._session in self._sessions else t._h.node
+            return t._sym if t._session in self._sessions else None
         return None
 
     def _objective(self, target, output_gradients) -> Node | None:

@@ -25,7 +25,7 @@ from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import DTypeError, ShapeError, make
 from lazytensor.core.runtime import get_runtime
-from lazytensor.tf._array import RECORDING, wrap
+from lazytensor.tf._array import RECORDING, detach, wrap
 from lazytensor.tf._tf import host_value
 from lazytensor.tf.numpy._arrays import _tf_float_range
 from lazytensor.tf.numpy._lower import prim
@@ -248,16 +248,10 @@ def _shape_of(value: int | tuple, out_type) -> Node:
 
 def _stop_gradient(input, name=None):  # noqa: A002
     """The same values with no gradient: while a tape records, a float
-    tensor passes a bit-cast round trip (whose derivative is zero), so the
-    tape's graph has no differentiable path through it."""
+    tensor is ``detach``ed, so the tape's graph has no differentiable path
+    through it."""
     x = tensor(input)
-    if RECORDING.active is None or not dt.is_inexact(x.dtype):
-        return x
-    if dt.is_complex(x.dtype):
-        parts = [_stop_gradient(make(op, (x,))) for op in (Op.REAL, Op.IMAG)]
-        return make(Op.COMPLEX, tuple(parts))
-    bits = {2: dt.int16, 4: dt.int32, 8: dt.int64}[x.dtype.itemsize]
-    return make(Op.BITCAST_CONVERT, (make(Op.BITCAST_CONVERT, (x,), bits),), x.dtype)
+    return x if RECORDING.active is None else detach(x)
 
 
 def _direction(direction: str) -> bool:
