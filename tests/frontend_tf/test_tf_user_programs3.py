@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import lazytensor.tf as ltf
 import numpy as np
+import pytest
 from tf_helpers import assert_same, lnp, tf, tnp
 
 RNG = np.random.default_rng(5)
@@ -69,3 +70,31 @@ def values_the_tape_did_not_record(np_, t):
 def test_unrecorded_values_are_constants_to_the_tape():
     # lazily the gradients flowed through them (8, 12 and 36 where TF has None, None, 12)
     assert_same(values_the_tape_did_not_record(lnp, ltf), values_the_tape_did_not_record(tnp, tf))
+
+
+def sizes_from_tf_shape(np_, t):
+    """``tf.shape(x)[0]`` is a lazy scalar for a lazy x; TensorFlow APIs that
+    take it as a size or inside a shape list must accept it as they accept
+    an eager one (tf.eye raised TypeError, tf.random.normal([n, 2]) a
+    ValueError from TensorFlow's list converter)."""
+    x = np_.ones((3, 4), dtype=np_.float32)
+    n, m = tf.shape(x)[0], tf.shape(x)[1]
+    tf.random.set_seed(3)
+    noise = [tf.random.normal([n, 2], seed=1), tf.random.uniform((n,), seed=2),
+             tf.random.uniform([m], maxval=9, dtype=tf.int32, seed=3)]
+    return [tf.eye(n), tf.eye(n, m, dtype=tf.int32), tf.eye(2, n, batch_shape=[2]),
+            tf.linalg.eye(m, dtype=tf.float64) @ tf.ones((4, 1), tf.float64),
+            tf.convert_to_tensor([n, 2]), tf.convert_to_tensor(((n, 1), (m, 2))), *noise]
+
+
+def test_lazy_sizes_are_accepted_where_tensorflow_takes_sizes():
+    assert_same(sizes_from_tf_shape(lnp, ltf), sizes_from_tf_shape(tnp, tf))
+
+
+def test_tf_eye_of_a_bad_lazy_size_raises_as_tensorflow():
+    for np_ in (tnp, lnp):
+        n = tf.shape(np_.ones((3, 4)))
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            tf.eye(n[0] - 4)
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            tf.eye(n)

@@ -64,6 +64,25 @@ def install(apis: dict[str, Callable]) -> None:
         params = [p for p in inspect.signature(api).parameters if p != "name"]
         signatures = [{p: lazy} for p in params]
         tf.experimental.dispatch_for_api(api, *signatures)(target(path, impl))
+    # lists holding lazy arrays (``[tf.shape(x)[0], 2]`` as a shape): before
+    # TensorFlow's own packing of lists of tensors (priority 99)
+    tf.register_tensor_conversion_function((list, tuple), _convert_list, priority=98)
+
+
+def _holds_lazy(value) -> bool:
+    return any(isinstance(v, ndarray) or (isinstance(v, (list, tuple)) and _holds_lazy(v))
+               for v in value)
+
+
+def _convert_list(value, dtype=None, name=None, as_ref=False):
+    """A list or tuple with lazy arrays in it, for any TensorFlow API that
+    converts its arguments: the lazy arrays as eager tensors (materialized),
+    then TensorFlow's packing. Without this, TensorFlow's C converter takes a
+    lazy array for a sequence and fails on a 0-d one (``tf.random.normal([n,
+    2])``: "len is not well defined")."""
+    if as_ref or not _holds_lazy(value):
+        return NotImplemented
+    return _tf.tf().convert_to_tensor(to_eager(value), dtype=dtype, name=name)
 
 
 def target(path: str, impl: Callable) -> Callable:

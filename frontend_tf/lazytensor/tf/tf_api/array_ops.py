@@ -224,6 +224,19 @@ def _range(start, limit=None, delta=1, dtype=None, name="range"):
     return ew.convert(out, dtype_arg(dtype) or inferred)
 
 
+def _eye(num_rows, num_columns=None, batch_shape=None, dtype=None, name=None):
+    """tf.eye with sizes that are tensors (``tf.eye(tf.shape(x)[0])``; read
+    back), float32 unless ``dtype`` says otherwise; ``batch_shape`` leads."""
+    rows = host_int(num_rows)
+    columns = rows if num_columns is None else host_int(num_columns)
+    if not isinstance(rows, int) or not isinstance(columns, int) or rows < 0 or columns < 0:
+        raise ShapeError(f"Arguments `num_rows` and `num_columns` must be non-negative "
+                         f"scalars. Received: num_rows={rows}, num_columns={columns}")
+    out = creation.eye(rows, columns, 0, dtype_arg(dtype) or dt.float32)
+    batch = () if batch_shape is None else _shape_arg(batch_shape)
+    return ew.broadcast_to(out, (*batch, rows, columns)) if batch else out
+
+
 def _fill(dims, value, name=None, layout=None):
     return ew.broadcast_to(tensor(value), _shape_arg(dims))
 
@@ -333,7 +346,7 @@ APIS = {
         tensor(input), host_int(axis)),
     "squeeze": _squeeze, "tile": _tile, "pad": _pad, "gather": _gather,
     "gather_nd": _gather_nd, "where": _where, "one_hot": _one_hot, "range": _range,
-    "zeros_like": _like(0), "ones_like": _like(1), "fill": _fill,
+    "zeros_like": _like(0), "ones_like": _like(1), "fill": _fill, "eye": _eye,
     "broadcast_to": lambda input, shape, name=None: core_shape.broadcast_to(  # noqa: A006
         tensor(input), _shape_arg(shape)),
     "reverse": _reverse,
