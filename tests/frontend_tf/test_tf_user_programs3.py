@@ -98,3 +98,26 @@ def test_tf_eye_of_a_bad_lazy_size_raises_as_tensorflow():
             tf.eye(n[0] - 4)
         with pytest.raises(tf.errors.InvalidArgumentError):
             tf.eye(n)
+
+
+def print_every_step_without_sync(np_, t):
+    """``float(loss)`` each step, no ``sync``: the barrier runs the variable's
+    pending update; its old buffer was donated although the tape's graph
+    still named it, and the third step raised "Array has been deleted"."""
+    w = t.Variable(5.0)
+    v = t.Variable(np.ones(3, np.float32))
+    x = np_.asarray([1.0, 2.0, 3.0], dtype=np_.float32)
+    losses = []
+    for _ in range(5):
+        with t.GradientTape() as tape:
+            loss = (w - 1.0) ** 2 + np_.sum((v * x - 1.0) ** 2)
+            losses.append(float(loss))  # a barrier inside the tape too
+        gw, gv = tape.gradient(loss, [w, v])
+        losses.append(float(loss))
+        w.assign_sub(0.1 * gw)
+        v.assign_sub(0.01 * gv)
+    return [np_.asarray(losses, dtype=np_.float32), w.read_value(), v.read_value()]
+
+
+def test_barriers_between_steps_keep_the_tapes_buffers():
+    assert_same(print_every_step_without_sync(lnp, ltf), print_every_step_without_sync(tnp, tf))

@@ -25,19 +25,48 @@ from lazytensor.tf import _tf
 WEAK = (bool, int, float, complex)
 
 
+class _DonationHold:
+    """While a recording session keeps symbolic nodes, the runtime must not
+    donate buffers: a barrier inside a tape (or between the tape and its
+    ``gradient``) runs a graph whose leaves the symbolic nodes still name (a
+    variable's previous value, under its pending update), and the gradient
+    replays them later. The first live session pauses donation, the last
+    one released restores the runtime's own setting."""
+
+    sessions = 0
+    runtime = None
+    saved = True
+
+    @classmethod
+    def take(cls) -> None:
+        if cls.sessions == 0:
+            cls.runtime = get_runtime()
+            cls.saved, cls.runtime.donate = cls.runtime.donate, False
+        cls.sessions += 1
+
+    @classmethod
+    def give(cls) -> None:
+        cls.sessions -= 1
+        if cls.sessions == 0 and cls.runtime is not None:
+            cls.runtime.donate, cls.runtime = cls.saved, None
+
+
 class Session:
     """One stretch of time during which at least one tape records. Arrays
     made in it keep their symbolic node (``_sym``) for its tapes; once it has
     closed and none of its tapes can compute a gradient any more, ``release``
     drops them, so that kept results (``losses.append(loss)``) do not keep
-    their step's graph and buffers alive."""
+    their step's graph and buffers alive. Buffer donation pauses while a
+    session lives (``_DonationHold``)."""
 
-    __slots__ = ("arrays", "tapes", "closed", "__weakref__")
+    __slots__ = ("arrays", "tapes", "closed", "_hold", "__weakref__")
 
     def __init__(self) -> None:
         self.arrays: list[weakref.ref] = []
         self.tapes: list[weakref.ref] = []
         self.closed = False
+        _DonationHold.take()
+        self._hold = weakref.finalize(self, _DonationHold.give)  # runs once: release or GC
 
     def keep(self, array: ndarray) -> None:
         self.arrays.append(weakref.ref(array))
@@ -51,6 +80,7 @@ class Session:
             if array is not None and array._session is self:
                 array._sym = array._session = None
         self.arrays.clear()
+        self._hold()
 
 
 class Recording:
