@@ -121,3 +121,27 @@ def print_every_step_without_sync(np_, t):
 
 def test_barriers_between_steps_keep_the_tapes_buffers():
     assert_same(print_every_step_without_sync(lnp, ltf), print_every_step_without_sync(tnp, tf))
+
+
+def variable_read_before_an_inner_tape(np_, t):
+    """An outer tape reads w, then an inner tape starts and reads it again:
+    what was computed before the inner tape is a constant to it (TF: 4), the
+    outer tape differentiates through both reads (8); the inner tape's
+    gradient was None lazily (it never watched w)."""
+    w = t.Variable(2.0)
+    x = t.Variable(3.0)
+    with t.GradientTape(persistent=True) as outer:
+        h = w * 2.0
+        with t.GradientTape(persistent=True) as inner:
+            y = h * w
+        with t.GradientTape(watch_accessed_variables=False) as late:
+            u = w * x
+            late.watch(w)
+            v = u * w
+    return [inner.gradient(y, w), outer.gradient(y, w), late.gradient(v, w),
+            outer.gradient(v, [w, x])]
+
+
+def test_inner_tapes_watch_variables_read_before_they_started():
+    assert_same(variable_read_before_an_inner_tape(lnp, ltf),
+                variable_read_before_an_inner_tape(tnp, tf))

@@ -168,18 +168,30 @@ def _check_assignable(value, dtype: np.dtype) -> None:
         raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
 
 
-def _read(var: Variable, session: object) -> Node:
+def _read(var: Variable, session: object, watcher: GradientTape | None = None) -> Node:
     """The variable's alias in this recording session (one per value); the
-    tapes that watch accessed variables watch it."""
+    tapes that watch accessed variables (or ``watcher``, an explicit
+    ``watch``) watch it. A tape that starts after the variable was read
+    (nested in a tape that read it) gets a fresh alias on top of the known
+    one: values computed before it started stay constants to it, as in
+    TensorFlow, while the earlier tapes differentiate through both."""
     source = var._h.node
+    if watcher is not None:
+        tapes = [watcher]
+    else:
+        tapes = [t for t in RECORDING.tapes if t.watch_accessed_variables and var.trainable]
     known = RECORDING.aliases.get(id(var))
     if known is not None and known[0] is source:
-        return known[1]
-    alias = _alias(source)
+        missing = [t for t in tapes if id(var) not in t._watched]
+        if not missing:
+            return known[1]
+        base, tapes = known[1], missing
+    else:
+        base = source
+    alias = _alias(base)
     RECORDING.aliases[id(var)] = (source, alias)
-    for tape in RECORDING.tapes:
-        if tape.watch_accessed_variables and var.trainable:
-            tape._watch(var, alias)
+    for tape in tapes:
+        tape._watch(var, alias)
     return alias
 
 
@@ -233,7 +245,7 @@ class GradientTape:
                 raise ValueError(f"GradientTape.watch needs a lazy array inside the tape, got "
                                  f"{type(t).__name__}")
             if isinstance(t, Variable):
-                self._watch(t, _read(t, RECORDING.active))
+                _read(t, RECORDING.active, self)
                 continue
             alias = _alias(t._node())
             t._sym, t._session = alias, RECORDING.active
