@@ -145,3 +145,23 @@ def variable_read_before_an_inner_tape(np_, t):
 def test_inner_tapes_watch_variables_read_before_they_started():
     assert_same(variable_read_before_an_inner_tape(lnp, ltf),
                 variable_read_before_an_inner_tape(tnp, tf))
+
+
+def values_after_an_inner_tape_exits(np_, t):
+    """Ops that only the outer tape records (after the inner one exited) are
+    not the inner tape's: its gradients of them are None (lazily the inner
+    tape differentiated them: 12 and 5)."""
+    w = t.Variable(2.0)
+    with t.GradientTape(persistent=True) as outer:
+        with t.GradientTape(persistent=True) as inner:
+            y = w * w
+        z = y * 3.0
+        q = w * 5.0
+    recorded = [inner.gradient(v, w) for v in (z, q)]
+    return [np_.asarray([g is None for g in recorded]), inner.gradient(y, w),
+            outer.gradient(z, w), outer.gradient(q, w)]
+
+
+def test_inner_tape_does_not_see_ops_after_it_exits():
+    assert_same(values_after_an_inner_tape_exits(lnp, ltf),
+                values_after_an_inner_tape_exits(tnp, tf))

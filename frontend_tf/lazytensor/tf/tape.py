@@ -207,6 +207,7 @@ class GradientTape:
         self._watched: dict[int, tuple[object, list[Node]]] = {}
         self._used = False
         self._recording = False
+        self._stops: dict[int, int] = {}  # session id -> its array count when this tape left it
 
     def __enter__(self) -> GradientTape:
         if RECORDING.active is None:
@@ -218,11 +219,14 @@ class GradientTape:
             session.tapes.append(weakref.ref(self, lambda _: session.release_if_done()))
         RECORDING.tapes.append(self)
         self._recording = True
+        self._stops.pop(id(session), None)
         return self
 
     def __exit__(self, *exc) -> None:
         RECORDING.tapes.remove(self)
         self._recording = False
+        if RECORDING.tapes:  # an outer tape goes on recording in this session
+            self._stops[id(RECORDING.active)] = len(RECORDING.active.arrays)
         if not RECORDING.tapes:
             session, RECORDING.active, RECORDING.aliases = RECORDING.active, None, {}
             session.closed = True
@@ -268,6 +272,7 @@ class GradientTape:
     def reset(self) -> None:
         self._watched.clear()
         self._sessions.clear()
+        self._stops.clear()
 
     def _use(self) -> None:
         if self._used and not self.persistent:
@@ -351,8 +356,16 @@ class GradientTape:
         if isinstance(t, Variable):
             return t._h.node
         if isinstance(t, ndarray):
-            return t._sym if t._session in self._sessions else None
+            if t._session not in self._sessions or not self._recorded(t):
+                return None
+            return t._sym
         return None
+
+    def _recorded(self, t: ndarray) -> bool:
+        """Whether ``t`` was made before this tape left its session (values
+        that an outer tape records after this one exited are not this one's)."""
+        stop = self._stops.get(id(t._session))
+        return stop is None or any(ref() is t for ref in t._session.arrays[:stop])
 
     def _objective(self, target, output_gradients) -> Node | None:
         """One scalar whose gradient is the tape's: sum_i <target_i, ct_i>."""
