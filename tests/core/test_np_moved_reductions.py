@@ -36,7 +36,7 @@ def test_round_decimals(decimals):
     f = np.array([1.25, -2.5, 3.14159, 150.0, 0.5])
     check(npx.round_decimals(dev(f), decimals), np.round(f, decimals))
     check(npx.round_decimals(dev(f + 2j * f), decimals), np.round(f + 2j * f, decimals))
-    i = np.array([14, 16, 27, -36], np.int32)  # no ties (integer ties round upward here)
+    i = np.array([14, 16, 25, 27, -35, -36], np.int32)  # ties round to even
     check(npx.round_decimals(dev(i), decimals), np.round(i, decimals))
 
 

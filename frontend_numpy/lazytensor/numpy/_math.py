@@ -72,8 +72,17 @@ def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue,
 
 @implements("round", "around")
 def round_(a, decimals=0, out=None):
-    """Round half to even at ``decimals`` (numpy scales by 10**decimals)."""
-    return _finish(npx.round_decimals(node_of(a), decimals), out)
+    """Round half to even at ``decimals`` (numpy scales by 10**decimals).
+    Booleans go through numpy's float16 rint loop; at other ``decimals`` its
+    scaling cannot cast back to bool (TypeError)."""
+    x = node_of(a)
+    if dt.is_bool(x.dtype):
+        if decimals != 0:
+            op = "multiply" if decimals > 0 else "divide"
+            raise TypeError(f"Cannot cast ufunc '{op}' output from dtype('float64') to "
+                            "dtype('bool') with casting rule 'same_kind'")
+        x = ew.convert(x, dt.float16)
+    return _finish(npx.round_decimals(x, decimals), out)
 
 
 # ---------------------------------------------------------------- complex parts

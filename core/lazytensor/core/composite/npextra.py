@@ -480,23 +480,42 @@ def identity_of(dtype: np.dtype, kind: str):
     return -math.inf if kind == "max" else math.inf
 
 
+def _round_int(x: Node, scale: int) -> Node:
+    """x rounded to a multiple of ``scale``, ties to even, in integers (exact
+    where numpy divides in float64). A scale past the dtype's range gives 0,
+    or +-scale wrapped where |x| passes half of it."""
+    info = dt.iinfo(x.dtype)
+    if scale > info.max:
+        half = scale // 2
+        if half >= info.max:
+            return const(0, x)
+        wrap = 1 << info.bits
+        up, down = (const((v + wrap // 2) % wrap - wrap // 2 if info.min else v % wrap, x)
+                    for v in (scale, -scale))
+        big = _sel(make(Op.GT, (x, const(half, x))), up, const(0, x))
+        return big if not info.min else _sel(make(Op.LT, (x, const(-half, x))), down, big)
+    s = const(scale, x)
+    q = floor_divide(x, s)
+    r = make(Op.SUB, (x, make(Op.MUL, (q, s))))  # in [0, scale)
+    rest = make(Op.SUB, (s, r))
+    odd = make(Op.NE, (remainder(q, const(2, q)), const(0, q)))
+    up = _or(make(Op.GT, (r, rest)), _and(make(Op.EQ, (r, rest)), odd))
+    return make(Op.MUL, (_sel(up, make(Op.ADD, (q, const(1, q))), q), s))
+
+
 def round_decimals(x: Node, decimals: int = 0) -> Node:
     """Round half to even at ``decimals`` digits (numpy's ``round``, torch's
-    ``round(decimals=)``): floats scale by 10**|decimals|; integers are kept
-    (negative ``decimals`` round to tens, hundreds..., ties upward, where
-    numpy rounds them to even: a known difference); complex rounds both
-    parts. Shape and dtype of x.
+    ``round(decimals=)``): floats scale by 10**|decimals|; integers are kept,
+    or with negative ``decimals`` round to tens, hundreds... (ties to even,
+    results wrapping in x's dtype as numpy's cast back does); complex rounds
+    both parts. Shape and dtype of x.
 
     >>> from lazytensor.core.runtime import constant
     >>> round_decimals(constant(np.array([1.25, 2.5]), np.dtype("float64")), 1).shape
     (2,)
     """
     if not dt.is_inexact(x.dtype):
-        if decimals >= 0:
-            return x
-        scale = 10 ** (-decimals)
-        q = floor_divide(make(Op.ADD, (x, const(scale // 2, x))), const(scale, x))
-        return make(Op.MUL, (q, const(scale, x)))
+        return x if decimals >= 0 else _round_int(x, 10 ** (-decimals))
     if dt.is_complex(x.dtype):
         re = round_decimals(make(Op.REAL, (x,)), decimals)
         im = round_decimals(make(Op.IMAG, (x,)), decimals)
