@@ -7,6 +7,7 @@ from __future__ import annotations
 import lazytensor.numpy as lnp
 import numpy as np
 import pytest
+from lazytensor.core.runtime import use_runtime
 
 
 def _same(got, want) -> None:
@@ -40,3 +41,60 @@ def test_round_bools():
             np.round(host, decimals)
         with pytest.raises(TypeError):
             lnp.round(lnp.asarray(host), decimals)
+
+
+@pytest.fixture
+def runtime():
+    """A fresh runtime whose metrics must show no eager fallback."""
+    with use_runtime() as rt:
+        yield rt
+    assert rt.metrics.counters["eager_fallbacks"] == 0, dict(rt.metrics.fallbacks)
+
+
+def _moving_averages(mod, prices):
+    windows = mod.lib.stride_tricks.sliding_window_view(prices, 5)
+    tiles = mod.lib.stride_tricks.sliding_window_view(prices.reshape(6, 10), (2, 3))
+    rows = mod.lib.stride_tricks.sliding_window_view(prices.reshape(6, 10), 4, axis=(1,))
+    return windows.mean(axis=1), windows.max(-1), tiles.sum(axis=(-1, -2)), rows, windows.strides
+
+
+def test_sliding_window_view_is_a_lazy_read_only_view(runtime):
+    """sliding_window_view (moving averages, 2-d tiles) ran eagerly; it is a
+    read-only view now: numpy's shapes, strides and errors, and a write to
+    the base shows through."""
+    host = 100 * np.cumprod(1 + np.sin(np.arange(60.0)) / 50)
+    got, want = _moving_averages(lnp, lnp.asarray(host)), _moving_averages(np, host)
+    for g, w in zip(got[:-1], want[:-1], strict=True):
+        _same(g, w)
+    assert got[-1] == want[-1]
+    base = lnp.asarray(host)
+    windows = lnp.lib.stride_tricks.sliding_window_view(base, 3)
+    base[1] = -1.0
+    assert float(windows[0, 1]) == -1.0 and windows.base is base
+    with pytest.raises(ValueError, match="read-only"):
+        windows[0, 0] = 2.0
+    with pytest.raises(ValueError, match="larger than input"):
+        lnp.lib.stride_tricks.sliding_window_view(base, 61)
+    with pytest.raises(NotImplementedError):
+        lnp.lib.stride_tricks.sliding_window_view(base, 3, writeable=True)
+
+
+def test_lexsort_and_vander_record_lazily(runtime):
+    """lexsort (sorting records by several keys) and vander (polynomial
+    design matrices) ran eagerly; now lazy, with numpy's ties, NaN order,
+    dtypes (vander promotes with int64) and errors."""
+    rng = np.random.default_rng(0)
+    k1, k2 = rng.integers(0, 3, (4, 7)), rng.random((4, 7))
+    k2[0, 2] = np.nan
+    for keys, axis in (((k1[0], k2[0]), -1), ((k2, k1), -1), ((k2, k1), 0),
+                       (np.stack([k1[1], k1[2]]), -1)):
+        lazy = lnp.asarray(keys) if isinstance(keys, np.ndarray) else tuple(map(lnp.asarray, keys))
+        _same(lnp.lexsort(lazy, axis=axis), np.lexsort(keys, axis=axis))
+    for x in (np.array([1.5, 2, 3]), np.array([2, 3, -1], np.int8), np.array([True, False]),
+              np.array([1, 2], np.float16)):
+        for n, increasing in ((None, False), (4, True), (0, False)):
+            _same(lnp.vander(lnp.asarray(x), n, increasing), np.vander(x, n, increasing))
+    with pytest.raises(ValueError, match="same shape"):
+        lnp.lexsort((lnp.arange(2), lnp.arange(3)))
+    with pytest.raises(ValueError, match="one-dimensional"):
+        lnp.vander(lnp.ones((2, 2)))

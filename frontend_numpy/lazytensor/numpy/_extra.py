@@ -6,10 +6,13 @@ and statistics (trapezoid, cov, corrcoef), 1-d convolution and correlation
 
 from __future__ import annotations
 
+import operator
+
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import npextra as npx
 from lazytensor.core.composite import numerics as cnum
+from lazytensor.core.composite import rearrange as cr
 from lazytensor.core.composite import reduction as cred
 from lazytensor.core.composite import shape as cs
 from lazytensor.core.composite import signal as csignal
@@ -211,6 +214,21 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     xs, grid = ew.convert(xs, dt.float64), ew.convert(grid, dt.float64)
     ends = [None if e is None else lift(e) for e in (left, right)]
     return wrap(csignal.interp(xs, grid, values, *ends))
+
+
+@implements("vander")
+def vander(x, N=None, increasing=False):  # noqa: N803 (numpy's name)
+    """Columns x**(N-1) ... x**0 (reversed when ``increasing``) by repeated
+    multiplication in x's dtype promoted with int64, as numpy's."""
+    v = node_of(x)
+    if v.ndim != 1:
+        raise ValueError("x must be a one-dimensional array or sequence.")
+    columns = v.shape[0] if N is None else operator.index(N)
+    if columns < 0:
+        raise ValueError("negative dimensions are not allowed")
+    v = ew.convert(v, np.promote_types(v.dtype, dt.int64))
+    out = cnum.vander(v, columns)
+    return wrap(cr.flip(out, 1) if increasing else out)
 
 
 @implements("bincount")

@@ -6,6 +6,8 @@ unique...), which materialize what decides their shape.
 
 from __future__ import annotations
 
+import operator
+
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import npextra as npx
@@ -15,6 +17,7 @@ from lazytensor.core.composite import sorting as csort
 from lazytensor.core.composite import take as ctake
 from lazytensor.core.composite import tnp_shared as shared
 from lazytensor.core.composite.promotion import NUMPY
+from lazytensor.core.composite.reduction import normalize_axis
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
@@ -251,6 +254,25 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None):
 def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     """Indices that sort ``a`` (a stable sort: numpy's answer for ties)."""
     return wrap(csort.argsort(node_of(a), axis))
+
+
+@implements("lexsort")
+def lexsort(keys, axis=-1):
+    """Indices sorting by the last key, ties broken by the ones before: one
+    stable argsort per key, from the first (least significant) key on."""
+    if isinstance(keys, (ndarray, np.ndarray)) and keys.ndim == 0 or not len(keys):
+        raise TypeError("need sequence of keys with len > 0 in lexsort")
+    nodes = [node_of(k) for k in keys]
+    if any(n.shape != nodes[0].shape for n in nodes):
+        raise ValueError("all keys need to be the same shape")
+    if not nodes[0].ndim:
+        return wrap(ew.full((), 0, dt.int64))
+    axis = normalize_axis(operator.index(axis), nodes[0].ndim)
+    order = csort.argsort(nodes[0], axis)
+    for key in nodes[1:]:
+        step = csort.argsort(ctake.take_along_axis(key, order, axis), axis)
+        order = ctake.take_along_axis(order, step, axis)
+    return wrap(order)
 
 
 def sort_in_place(a: ndarray, axis=-1, kind=None, order=None, *, stable=None) -> None:

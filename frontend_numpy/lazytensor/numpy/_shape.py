@@ -10,6 +10,7 @@ from lazytensor.core import layout as _layout
 from lazytensor.core.composite import matrix as cm
 from lazytensor.core.composite import rearrange as cr
 from lazytensor.core.composite import shape as cs
+from lazytensor.core.composite.fourier import frame
 from lazytensor.core.composite.reduction import normalize_axes, normalize_axis
 from lazytensor.core.runtime import ViewHandle
 from lazytensor.numpy import _views
@@ -298,6 +299,31 @@ def rot90(m, k=1, axes=(0, 1)):
     for step, arg in steps:
         out = flip(out, arg) if step == "flip" else transpose(out, arg)
     return out if steps else a[...]
+
+
+@implements("sliding_window_view", namespace=np.lib.stride_tricks)
+def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=False):
+    """Read-only windows of ``window_shape`` sliding along ``axis`` (every
+    axis when None): each such axis shrinks to ``n - w + 1`` and the window
+    axes follow the array's, as numpy's strided view. numpy checks the
+    arguments on a zero-strided stand-in; the windows are one gather per axis."""
+    a = _lazy(x)
+    if writeable:
+        raise NotImplementedError("sliding_window_view(writeable=True): writes through "
+                                  "overlapping windows are not recorded lazily")
+    stand_in = np.broadcast_to(np.zeros((), a.dtype), a.shape)
+    np.lib.stride_tricks.sliding_window_view(stand_in, window_shape, axis)  # numpy's errors
+    windows = tuple(window_shape) if np.iterable(window_shape) else (window_shape,)
+    axes = (tuple(range(a.ndim)) if axis is None else
+            np.lib.array_utils.normalize_axis_tuple(axis, a.ndim, allow_duplicate=True))
+
+    def forward(node):
+        for ax, w in zip(axes, windows, strict=True):
+            node = cs.moveaxis(frame(node, int(w), 1, ax), ax + 1, -1)
+        return node
+
+    strides = a.strides + tuple(a.strides[ax] for ax in axes)
+    return _views.read_only(a, forward, strides)
 
 
 @implements("roll")
