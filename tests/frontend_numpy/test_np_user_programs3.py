@@ -98,3 +98,23 @@ def test_lexsort_and_vander_record_lazily(runtime):
         lnp.lexsort((lnp.arange(2), lnp.arange(3)))
     with pytest.raises(ValueError, match="one-dimensional"):
         lnp.vander(lnp.ones((2, 2)))
+
+
+def _segment_sums(mod, x, ints):
+    return (mod.add.reduceat(ints, [0, 3, 7]), mod.add.reduceat(x, [0, 2, 1, 5], axis=1),
+            mod.maximum.reduceat(x, [3, 0]), mod.multiply.reduceat(ints + 1, [1, 4]),
+            mod.add.reduceat(ints, [2, 5], dtype=np.float32),
+            mod.logical_or.reduceat(ints > 5, [0, 6]),
+            mod.add.reduceat(ints, []))
+
+
+def test_reduceat_segment_reductions_record_lazily(runtime):
+    """``np.add.reduceat`` (per-segment sums) ran eagerly; now one lazy
+    reduction per run, with numpy's dtypes (small ints widen), empty runs
+    giving the element itself, and numpy's IndexError for a bad index."""
+    x, ints = np.arange(24.0).reshape(4, 6), np.arange(10, dtype=np.int8)
+    got = _segment_sums(lnp, lnp.asarray(x), lnp.asarray(ints))
+    for g, w in zip(got, _segment_sums(np, x, ints), strict=True):
+        _same(g, w)
+    with pytest.raises(IndexError, match="out-of-bounds"):
+        lnp.add.reduceat(lnp.asarray(ints), [0, 10])

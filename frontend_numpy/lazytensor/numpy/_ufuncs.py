@@ -16,7 +16,8 @@ from lazytensor.core.composite import indexing as ci
 from lazytensor.core.composite import npextra as npx
 from lazytensor.core.composite import sorting as csort
 from lazytensor.core.composite.elementwise import as_node, broadcast_shapes, convert
-from lazytensor.core.composite.reduction import reduce_where
+from lazytensor.core.composite.reduction import normalize_axis, reduce_where
+from lazytensor.core.composite.shape import concatenate, slice_axis
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import RECORDED, CoreError, make
@@ -349,6 +350,36 @@ def reduce(ufunc, a, axis=0, dtype=None, out=None, keepdims=False, initial=_NO_V
     return _finish(ufunc, node, out)
 
 
+def reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
+    """``ufunc.reduceat``: the reduction of each run ``indices[i]:indices[i+1]``
+    along ``axis`` (to the end for the last index; the element itself where
+    the run is empty). The indices decide the slices, so they are read on
+    the host; each run is one reduction, joined by a concatenate."""
+    from lazytensor.numpy._dispatch import to_host
+
+    x = _strong(array)
+    axis = normalize_axis(axis, x.ndim)
+    starts = np.asarray(to_host(indices))
+    if starts.ndim != 1 or (starts.size and starts.dtype.kind not in "iu"):
+        raise TypeError("reduceat indices must be a 1-d array of integers")
+    n = x.shape[axis]
+    bad = (starts < 0) | (starts >= n)
+    if bad.any():
+        raise IndexError(f"index {starts[bad][0]} out-of-bounds in "
+                         f"{ufunc.__name__}.reduceat [0, {n})")
+    kind = UFUNCS[ufunc].reduce
+    loop = np.dtype(dtype) if dtype is not None else ufunc.resolve_dtypes(
+        (None, x.dtype, None), reduction=True)[0]
+    x = npx.truthy(x) if kind in ("all", "any") else convert(x, loop)
+    bounds = [*starts.tolist(), n]
+    runs = [slice_axis(x, axis, start, max(stop, start + 1))
+            for start, stop in zip(bounds[:-1], bounds[1:], strict=True)]
+    pieces = [reduce_where(kind, run, axis, True) for run in runs]
+    shape = tuple(0 if d == axis else s for d, s in enumerate(x.shape))
+    node = concatenate(pieces, axis) if pieces else as_node(0, x.dtype, shape)
+    return _finish(ufunc, convert(node, loop) if kind not in ("all", "any") else node, out)
+
+
 def _strong(a) -> Node:
     from lazytensor.numpy._base import node_of
 
@@ -418,7 +449,8 @@ def _eager_at(ufunc, a, indices, b):
     assign(a, get_runtime().from_host(host).node)
 
 
-METHODS = {"reduce": reduce, "accumulate": accumulate, "outer": outer, "at": at}
+METHODS = {"reduce": reduce, "reduceat": reduceat, "accumulate": accumulate, "outer": outer,
+           "at": at}
 
 
 def has_method(ufunc, method: str) -> bool:
@@ -427,7 +459,7 @@ def has_method(ufunc, method: str) -> bool:
         return False
     if method == "__call__":
         return True
-    if method == "reduce":
+    if method in ("reduce", "reduceat"):
         return impl.reduce is not None
     if method == "accumulate":
         return impl.accumulate is not None
