@@ -118,3 +118,24 @@ def test_reduceat_segment_reductions_record_lazily(runtime):
         _same(g, w)
     with pytest.raises(IndexError, match="out-of-bounds"):
         lnp.add.reduceat(lnp.asarray(ints), [0, 10])
+
+
+def _flat_writes(mod):
+    a, b, c = mod.zeros((2, 3)), mod.zeros((2, 3)).T, mod.zeros((2, 2), dtype=np.int32)
+    a.flat = 5
+    a.flat[1:5] = [7, 8, 9]
+    b.flat = [1, 2, 3, 4]
+    c.flat[:] = mod.asarray([1.7, 2.2, 3.9])
+    d = mod.arange(6.0)
+    d.flat[::2] = [[1.0], [2.0], [3.0]]
+    d.flat[[0, 5]] = [-1]
+    return a, b, c, d
+
+
+def test_flat_assignment_repeats_short_values():
+    """``x.flat = values`` raised AttributeError (no setter) and
+    ``x.flat[...] = short`` a broadcast ValueError, where numpy repeats the
+    values in C order over the written positions (and uses the first ones
+    of a longer value)."""
+    for got, want in zip(_flat_writes(lnp), _flat_writes(np), strict=True):
+        _same(got, want)

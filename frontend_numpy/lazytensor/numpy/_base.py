@@ -133,6 +133,11 @@ class ndarray:  # noqa: N801  (numpy's name)
 
         return FlatIter(self)
 
+    @flat.setter
+    def flat(self, value) -> None:
+        """``x.flat = value``: every element, value repeated in C order (numpy's)."""
+        self.flat[...] = value
+
     def __str__(self) -> str:
         return str(self.__array__())
 

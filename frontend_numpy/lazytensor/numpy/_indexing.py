@@ -13,9 +13,12 @@ its read-only and overflow rules.
 
 from __future__ import annotations
 
+import math
+
 from lazytensor.core import layout as _layout
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import indexing as ci
+from lazytensor.core.composite import take as ctake
 from lazytensor.core.composite import views as cv
 from lazytensor.core.composite.index_parse import NOT_INT, VALID
 from lazytensor.core.ir import Node
@@ -133,6 +136,22 @@ def setitem(a: ndarray, index, value) -> None:
         raise _errors.translate(exc) from None
 
 
+def _cycled(value, shape: tuple[int, ...]) -> ndarray | None:
+    """A non-scalar value written through ``x.flat``: numpy repeats its
+    elements in C order over the written positions (or uses the first
+    ones); None for an empty value."""
+    from lazytensor.numpy._creation import asarray
+    from lazytensor.numpy._shape import ravel
+
+    flat = ravel(asarray(value))
+    count, have = math.prod(shape), flat.size
+    if not have:
+        return None
+    if have != count:
+        flat = wrap(ctake.take(flat._h.node, np.arange(count) % have))
+    return flat.reshape(shape)
+
+
 class FlatIter:
     """``x.flat``: reads index the C-order ravel (copies, as numpy's); writes
     reach ``x`` through a flat view or unravelled indices."""
@@ -155,6 +174,10 @@ class FlatIter:
 
     def __setitem__(self, index, value) -> None:
         base = self.base
+        if np.ndim(value) > 0:
+            value = _cycled(value, np.arange(base.size)[index].shape)
+            if value is None:
+                return  # numpy: an empty value writes nothing
         if base._st is None:
             from lazytensor.numpy._views import reshape
 
