@@ -139,3 +139,32 @@ def test_flat_assignment_repeats_short_values():
     of a longer value)."""
     for got, want in zip(_flat_writes(lnp), _flat_writes(np), strict=True):
         _same(got, want)
+
+
+def _nditer_writes(mod):
+    a, b, c = mod.arange(6.0).reshape(2, 3), mod.arange(4.0), mod.zeros(4)
+    with mod.nditer(a, op_flags=["readwrite"]) as it:
+        for x in it:
+            x[...] = 2 * x
+    with mod.nditer([b, c], op_flags=[["readonly"], ["writeonly"]]) as it:
+        for x, y in it:
+            y[...] = x * x
+    d = mod.arange(6).reshape(2, 3)
+    it = mod.nditer(d, flags=["multi_index"], op_flags=["readwrite"])
+    for x in it:  # no with-block: the loop running out writes back
+        x[...] = it.multi_index[0] * 10 + it.multi_index[1]
+    e = mod.arange(4.0)
+    with mod.nditer(e[::2], op_flags=["readwrite"]) as it:  # a view: writes reach e
+        for x in it:
+            x[...] = -1
+    return a, c, d, e
+
+
+def test_nditer_readwrite_writes_reach_the_lazy_array():
+    """``np.nditer(a, op_flags=['readwrite'])`` iterated a host copy of a lazy
+    array and silently dropped every write; the written operands now get
+    the host copy back when the iteration ends."""
+    for got, want in zip(_nditer_writes(lnp), _nditer_writes(np), strict=True):
+        _same(got, want)
+    with pytest.raises(ValueError, match="read-only"):
+        lnp.nditer(lnp.broadcast_to(lnp.zeros(3), (2, 3)), op_flags=["readwrite"])
