@@ -252,3 +252,39 @@ def test_ocr_step_with_ctc_loss_is_lowered():
     before = fallbacks()
     same_on_both(program, rtol=1e-4, atol=1e-5)
     assert fallbacks() == before
+
+
+@pytest.mark.parametrize("call", [
+    lambda d: torch.lerp(torch.ones(2, device=d), torch.ones(2, dtype=torch.float64, device=d),
+                         0.5),                                   # mixed dtypes: no promotion
+    lambda d: torch.lerp(torch.ones(2, device=d), torch.ones(2, device=d),
+                         torch.ones(2, dtype=torch.float64, device=d)),
+    lambda d: torch.ones(2, dtype=torch.long, device=d).lerp(
+        torch.ones(2, dtype=torch.long, device=d), 0.5),          # integers
+    lambda d: torch.maximum(torch.ones(2, dtype=torch.complex64, device=d),
+                            torch.ones(2, device=d)),              # no complex kernel
+    lambda d: torch.hypot(torch.ones(2, dtype=torch.complex64, device=d),
+                          torch.ones(2, dtype=torch.complex64, device=d)),
+    lambda d: torch.ones(2, dtype=torch.complex64, device=d) < 1,
+])
+def test_lerp_dtypes_and_complex_only_ops_raise_as_torch(call):
+    """lerp promoted mixed or integer dtypes (torch raises: an EMA in float64
+    against float32 weights went silently float64); maximum, hypot,
+    copysign and comparisons of complex tensors returned values."""
+    from .conftest import DEV
+
+    errors = []
+    for dev in (torch.device("cpu"), DEV):
+        with pytest.raises(RuntimeError) as info:
+            call(dev)
+        errors.append((type(info.value), str(info.value)))
+    assert errors[0] == errors[1]
+
+
+def test_complex32_results_raise_a_clear_error():
+    """float16 with a complex scalar tensor (torch: complex32) raised KeyError
+    (which ``+`` turned into "unsupported operand type(s)")."""
+    from .conftest import DEV
+
+    with pytest.raises(RuntimeError, match="does not support dtype torch.complex32"):
+        torch.ones(2, dtype=torch.float16).to(DEV) + torch.tensor(2j).to(DEV)

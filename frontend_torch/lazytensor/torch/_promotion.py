@@ -71,6 +71,10 @@ def _decide(kind, keys) -> tuple[np.dtype, np.dtype]:
             dtype, dims = key
             standins.append(torch.empty((1,) if dims else (), dtype=TORCH_OF[dtype]))
     computation, result = elementwise_dtypes(*standins, type_promotion_kind=kind)
+    for dtype in (computation, result):
+        if dtype not in NUMPY_OF:  # complex32: float16 with a complex scalar
+            raise RuntimeError(f"lazytensor.torch does not support dtype {dtype} (the result "
+                               f"type of {', '.join(str(s.dtype) for s in standins)})")
     return NUMPY_OF[computation], NUMPY_OF[result]
 
 

@@ -32,6 +32,8 @@ from lazytensor.torch.aten._common import (
     unary_op,
 )
 
+import torch
+
 _F32 = dt.float32
 
 # ----------------------------------------------------------------- unary
@@ -215,10 +217,24 @@ BINARY = {  # (function of nodes, promotion kind)
 }
 
 
-def _binary(fn, kind):
+def _complex_probe(op, a, b) -> None:
+    """Run torch's own ``op`` on empty CPU stand-ins of complex operands:
+    it raises torch's error where the op has no complex kernel (maximum,
+    hypot, comparisons...)."""
+    def standin(x):
+        return torch.empty(0, dtype=x.dtype) if isinstance(x, torch.Tensor) else x
+
+    if any(isinstance(x, complex) or (isinstance(x, torch.Tensor) and x.is_complex())
+           for x in (a, b)):
+        op(standin(a), standin(b))
+
+
+def _binary(fn, kind, op=None):
     float_only = kind is P.INT_TO_FLOAT
 
     def impl(a, b):
+        if op is not None:
+            _complex_probe(op, a, b)
         if kind is not P.NO_OPMATH:
             fast = fast_operands(a, b, float_only=float_only)
             if fast is not None:
@@ -259,6 +275,11 @@ def _clamp(x, min=None, max=None):  # noqa: A002  (ATen's argument names)
 
 
 def _lerp(start, end, weight):
+    """lerp: torch requires one floating (or complex) dtype for start, end
+    and a tensor weight (it never promotes); its own kernel, run on empty
+    CPU tensors of these dtypes, raises its exact errors."""
+    probe = torch.empty(0, dtype=weight.dtype) if isinstance(weight, torch.Tensor) else weight
+    torch.lerp(torch.empty(0, dtype=start.dtype), torch.empty(0, dtype=end.dtype), probe)
     if isinstance(weight, (int, float)):
         return elementwise(lambda s, e: pw.lerp(s, e, weight), P.DEFAULT, start, end)
 
@@ -298,7 +319,7 @@ def _table() -> dict:
     for op, (fn, kind) in UNARY_SAME.items():
         table[op] = _unary(fn, kind)
     for op, (fn, kind) in BINARY.items():
-        table[op] = _binary(fn, kind)
+        table[op] = _binary(fn, kind, op)
     table[aten.polygamma] = _polygamma
     table.update({
         aten.round: _round_impl, aten.nan_to_num: _nan_to_num, aten.logit: _logit,
