@@ -288,3 +288,18 @@ def test_complex32_results_raise_a_clear_error():
 
     with pytest.raises(RuntimeError, match="does not support dtype torch.complex32"):
         torch.ones(2, dtype=torch.float16).to(DEV) + torch.tensor(2j).to(DEV)
+
+
+def test_angle_of_integers_and_digamma_at_zero_follow_torch():
+    """angle of integer and bool tensors kept their dtype (torch: float32);
+    digamma(+-0) gave NaN (torch: -inf at +0, +inf at -0), also through
+    polygamma(0, x) and the Gamma distribution's entropy."""
+    def program(dev):
+        ints = torch.tensor([0, -1, 2]).to(dev)
+        x = torch.tensor([0.0, -0.0, -2.5, 1.0, 3.0]).to(dev)
+        return {"angle_int": ints.angle(), "angle_bool": torch.tensor([True]).to(dev).angle(),
+                "angle_float": x.angle(), "angle_complex": (x + 1j).angle(),
+                "digamma": x.digamma(), "digamma_int": ints.digamma(),
+                "polygamma0": torch.polygamma(0, x), "half": x.half().digamma()}
+
+    same_on_both(program)

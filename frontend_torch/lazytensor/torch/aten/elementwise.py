@@ -37,6 +37,20 @@ import torch
 _F32 = dt.float32
 
 # ----------------------------------------------------------------- unary
+def _digamma(x: Node) -> Node:
+    """digamma with torch's poles at zero: -inf at +0, +inf at -0 (XLA gives
+    NaN there)."""
+    inf = as_node(float("inf"), x.dtype, x.shape)
+    pole = make(Op.SELECT, (npextra.signbit(x), inf, make(Op.NEG, (inf,))))
+    zero = make(Op.EQ, (x, as_node(0, x.dtype, x.shape)))
+    return make(Op.SELECT, (zero, pole, make(Op.DIGAMMA, (x,))))
+
+
+def _angle(x):
+    """angle: real for complex input, the default float for integers."""
+    return _unary(pw.angle, P.COMPLEX_TO_FLOAT if x.is_complex() else P.INT_TO_FLOAT)(x)
+
+
 UNARY_FLOAT = {  # a core op or a function; integer inputs become the default float dtype
     aten.exp: Op.EXP, aten.exp2: Op.EXP2, aten.expm1: Op.EXPM1, aten.log: Op.LOG,
     aten.log1p: Op.LOG1P, aten.sqrt: Op.SQRT, aten.rsqrt: Op.RSQRT, aten.sin: Op.SIN,
@@ -44,7 +58,7 @@ UNARY_FLOAT = {  # a core op or a function; integer inputs become the default fl
     aten.atan: Op.ATAN, aten.sinh: Op.SINH, aten.cosh: Op.COSH, aten.tanh: Op.TANH,
     aten.asinh: Op.ASINH, aten.acosh: Op.ACOSH, aten.atanh: Op.ATANH,
     aten.sigmoid: Op.LOGISTIC, aten.erf: Op.ERF, aten.erfc: Op.ERFC, aten.erfinv: Op.ERF_INV,
-    aten.lgamma: Op.LGAMMA, aten.digamma: Op.DIGAMMA, aten.special_i0e: Op.BESSEL_I0E,
+    aten.lgamma: Op.LGAMMA, aten.digamma: _digamma, aten.special_i0e: Op.BESSEL_I0E,
     aten.special_i1e: Op.BESSEL_I1E, aten.log2: npextra.log2,
     aten.log10: npextra.log10, aten.reciprocal: npextra.reciprocal, aten.i0: pw.bessel_i0,
     aten.special_i1: pw.bessel_i1, aten.special_modified_bessel_i0: pw.bessel_i0,
@@ -84,7 +98,6 @@ def _sign(x: Node) -> Node:
 UNARY_SAME = {  # (function, promotion kind)
     aten.neg: (_neg, P.DEFAULT), aten.abs: (npextra.absolute, P.COMPLEX_TO_FLOAT),
     aten.sign: (_sign, P.DEFAULT), aten.sgn: (_sign, P.DEFAULT),
-    aten.angle: (pw.angle, P.COMPLEX_TO_FLOAT),
     aten.floor: (npextra.floor, P.DEFAULT), aten.ceil: (npextra.ceil, P.DEFAULT),
     aten.trunc: (npextra.trunc, P.DEFAULT),
     aten.frac: (pw.frac, P.DEFAULT), aten.relu: (act.relu, P.DEFAULT),
@@ -306,7 +319,7 @@ def _polygamma(n, x):
     """polygamma(0, x) is digamma; higher orders fall back to eager (XLA's
     polygamma is wrong for negative x)."""
     if n == 0:
-        return _unary(unary_op(Op.DIGAMMA), P.INT_TO_FLOAT)(x)
+        return _unary(_digamma, P.INT_TO_FLOAT)(x)
     from lazytensor.torch._fallback import eager
 
     return eager(aten.polygamma.default)(n, x)
@@ -330,6 +343,7 @@ def _table() -> dict:
         aten.clamp_min: lambda x, min: _clamp(x, min=min),  # noqa: A006
         aten.clamp_max: lambda x, max: _clamp(x, max=max),  # noqa: A006
         aten.lerp: _lerp, aten.addcmul: _addcmul, aten.addcdiv: _addcdiv,
+        aten.angle: _angle,
     })
     return table
 
