@@ -266,6 +266,8 @@ def test_ocr_step_with_ctc_loss_is_lowered():
     lambda d: torch.hypot(torch.ones(2, dtype=torch.complex64, device=d),
                           torch.ones(2, dtype=torch.complex64, device=d)),
     lambda d: torch.ones(2, dtype=torch.complex64, device=d) < 1,
+    lambda d: torch.ones(2, dtype=torch.bool, device=d).abs(),    # no bool kernel
+    lambda d: torch.ones(2, dtype=torch.int64, device=d).frac(),  # no integer kernel
 ])
 def test_lerp_dtypes_and_complex_only_ops_raise_as_torch(call):
     """lerp promoted mixed or integer dtypes (torch raises: an EMA in float64

@@ -325,12 +325,24 @@ def _polygamma(n, x):
     return eager(aten.polygamma.default)(n, x)
 
 
+def _probed_unary(op, impl):
+    """``impl``, after torch's own ``op`` ran on an empty CPU stand-in of a
+    bool or integer input: it raises torch's error where the op has no such
+    kernel (abs/floor/round of bool, frac of integers...)."""
+    def probed(x):
+        if not (x.is_floating_point() or x.is_complex()):
+            op(torch.empty(0, dtype=x.dtype))
+        return impl(x)
+
+    return probed
+
+
 def _table() -> dict:
     table: dict = {}
     for op, fn in UNARY_FLOAT.items():
         table[op] = _unary(unary_op(fn) if isinstance(fn, Op) else fn, P.INT_TO_FLOAT)
     for op, (fn, kind) in UNARY_SAME.items():
-        table[op] = _unary(fn, kind)
+        table[op] = _probed_unary(op, _unary(fn, kind))
     for op, (fn, kind) in BINARY.items():
         table[op] = _binary(fn, kind, op)
     table[aten.polygamma] = _polygamma
