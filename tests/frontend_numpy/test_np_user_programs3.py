@@ -168,3 +168,23 @@ def test_nditer_readwrite_writes_reach_the_lazy_array():
         _same(got, want)
     with pytest.raises(ValueError, match="read-only"):
         lnp.nditer(lnp.broadcast_to(lnp.zeros(3), (2, 3)), op_flags=["readwrite"])
+
+
+def _resized(mod):
+    out = []
+    for shape in ((2, 4), (3,), ((7,),), ((),)):
+        a = mod.arange(6.0).reshape(2, 3).copy()
+        a.resize(*shape)
+        out.append(a)
+    b = mod.arange(4, dtype=np.int8)
+    b.resize(6, refcheck=False)
+    return [*out, b]
+
+
+def test_ndarray_resize_in_place():
+    """``a.resize(shape)`` was missing (AttributeError); it keeps the first
+    elements in C order and pads with zeros, and a view cannot be resized."""
+    for got, want in zip(_resized(lnp), _resized(np), strict=True):
+        _same(got, want)
+    with pytest.raises(ValueError, match="own its data"):
+        lnp.arange(6.0)[1:].resize(3)

@@ -7,11 +7,14 @@ sort, fill, view...) are written here.
 from __future__ import annotations
 
 import builtins
+import math
+import operator
 import warnings
 
 from lazytensor.core import dtypes as dt
 from lazytensor.core import layout as _layout
 from lazytensor.core.composite import elementwise as ew
+from lazytensor.core.composite import shape as cs
 from lazytensor.core.composite import views as cv
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
@@ -177,6 +180,30 @@ def put(self, indices, values, mode="raise") -> None:
     flat[indices] = values
 
 
+def resize(self, *new_shape, refcheck=True) -> None:
+    """In place, as numpy's method: the first elements in C order, zeros
+    after them. Only an array that owns its data (numpy's ValueError for a
+    view); references are not counted (``refcheck`` is ignored), so views
+    taken before keep the old values."""
+    if self.base is not None:
+        raise ValueError("cannot resize this array: it does not own its data")
+    if self._st is not None:
+        raise NotImplementedError("lazytensor.numpy: resize of a non-C-ordered array")
+    shape = new_shape[0] if len(new_shape) == 1 and not isinstance(new_shape[0], int) \
+        else new_shape
+    if shape is None:
+        return
+    shape = tuple(operator.index(d) for d in (shape if np.iterable(shape) else (shape,)))
+    if any(d < 0 for d in shape):
+        raise ValueError("negative dimensions not allowed")
+    flat, count = cs.ravel(self._h.node), math.prod(shape)
+    if count <= flat.shape[0]:
+        flat = cs.slice_axis(flat, 0, 0, count)
+    else:
+        flat = cs.concatenate([flat, ew.full((count - flat.shape[0],), 0, flat.dtype)])
+    self._h = wrap(cs.reshape(flat, shape))._h
+
+
 def conj(self):
     return _ufuncs.unary(np.conjugate, self)
 
@@ -196,7 +223,7 @@ def setitem(self, index, value) -> None:
 OWN_METHODS = {
     "reshape": reshape, "transpose": transpose, "astype": astype, "fill": fill, "sort": sort,
     "view": view, "conj": conj, "conjugate": conj, "tobytes": tobytes,
-    "partition": partition, "put": put, "setflags": setflags,
+    "partition": partition, "put": put, "resize": resize, "setflags": setflags,
     "__getitem__": getitem, "__setitem__": setitem,
 }
 
