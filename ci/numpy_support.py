@@ -1,5 +1,5 @@
 """Generate docs/numpy_support.md from lazytensor.numpy's own tables: the
-ufunc table (with reduce/accumulate/outer support), the function table
+ufunc table (with reduce/reduceat/accumulate/outer support), the function table
 behind ``__array_function__``, linalg, random, the ndarray methods, and the
 numpy functions that fall back to eager numpy.
 
@@ -35,7 +35,8 @@ def _hashable(obj) -> bool:
 
 
 def _ufunc_rows() -> list[str]:
-    rows = ["| ufunc (and aliases) | call | reduce | accumulate | outer |", "|---|---|---|---|---|"]
+    rows = ["| ufunc (and aliases) | call | reduce, reduceat | accumulate | outer |",
+            "|---|---|---|---|---|"]
     for ufunc in sorted(UFUNCS, key=lambda u: u.__name__):
         impl = UFUNCS[ufunc]
         aliases = [n for n in _names(np, {ufunc}) if n != ufunc.__name__]
@@ -78,6 +79,7 @@ def render() -> str:
     functions = _names(np, FUNCTIONS)
     linalg = _names(np.linalg, FUNCTIONS)
     fft = _names(np.fft, FUNCTIONS)
+    stride_tricks = _names(np.lib.stride_tricks, FUNCTIONS)
     lines = [
         "# lazytensor.numpy: supported numpy API",
         "",
@@ -110,6 +112,10 @@ def render() -> str:
         f"## numpy.fft ({len(fft)})",
         "",
         _wrap(fft) + "; `fftfreq`, `rfftfreq` (host arithmetic, uploaded once).",
+        "",
+        f"## numpy.lib.stride_tricks ({len(stride_tricks)})",
+        "",
+        _wrap(stride_tricks) + " (a read-only lazy view).",
         "",
         "## random",
         "",
