@@ -135,14 +135,7 @@ def test_gather_and_scatter_check_index_sizes_as_torch(call):
 def test_sampling_and_softmax_of_integers_raise_torch_errors(call):
     """normal_/uniform_/exponential_ filled integer tensors (with zeros or
     ones); softmax raised RuntimeError naming the dtype as 'torch.int64'."""
-    from .conftest import DEV
-
-    errors = []
-    for dev in (torch.device("cpu"), DEV):
-        with pytest.raises(RuntimeError) as info:
-            call(dev)
-        errors.append((type(info.value), str(info.value)))
-    assert errors[0] == errors[1]
+    _assert_same_runtime_error(call)
 
 
 def test_channels_last_memory_format_is_kept_as_in_torch():
@@ -273,14 +266,7 @@ def test_lerp_dtypes_and_complex_only_ops_raise_as_torch(call):
     """lerp promoted mixed or integer dtypes (torch raises: an EMA in float64
     against float32 weights went silently float64); maximum, hypot,
     copysign and comparisons of complex tensors returned values."""
-    from .conftest import DEV
-
-    errors = []
-    for dev in (torch.device("cpu"), DEV):
-        with pytest.raises(RuntimeError) as info:
-            call(dev)
-        errors.append((type(info.value), str(info.value)))
-    assert errors[0] == errors[1]
+    _assert_same_runtime_error(call)
 
 
 def test_complex32_results_raise_a_clear_error():
@@ -305,3 +291,16 @@ def test_angle_of_integers_and_digamma_at_zero_follow_torch():
                 "polygamma0": torch.polygamma(0, x), "half": x.half().digamma()}
 
     same_on_both(program)
+
+
+def _assert_same_runtime_error(call):
+    """``call(device)`` raises the same RuntimeError (type and message) on the
+    CPU and on the lazy device."""
+    from .conftest import DEV
+
+    errors = []
+    for dev in (torch.device("cpu"), DEV):
+        with pytest.raises(RuntimeError) as info:
+            call(dev)
+        errors.append((type(info.value), str(info.value)))
+    assert errors[0] == errors[1]
