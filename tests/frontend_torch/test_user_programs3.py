@@ -304,3 +304,34 @@ def _assert_same_runtime_error(call):
             call(dev)
         errors.append((type(info.value), str(info.value)))
     assert errors[0] == errors[1]
+
+
+def test_lazy_modules_moved_to_the_lazy_device_initialize_at_the_first_forward():
+    """nn.LazyLinear / LazyConv2d / LazyBatchNorm2d moved with .to(lazy) failed
+    at the first forward ("in_features from self.weight: 0"): torch rewrapped
+    the moved UninitializedParameter as an empty Parameter. They now stay
+    uninitialized, initialize from torch's CPU generator as eager ones do,
+    and move to the lazy device before the forward."""
+    from .conftest import DEV
+
+    def make():
+        return torch.nn.Sequential(
+            torch.nn.LazyConv2d(4, 3), torch.nn.LazyBatchNorm2d(), torch.nn.ReLU(),
+            torch.nn.Flatten(), torch.nn.LazyLinear(2)).double()
+
+    x = torch.randn(2, 3, 6, 6, dtype=torch.float64)
+    eager, lazy = make(), make().to(DEV)
+    assert [type(p) for p in lazy.parameters()] == [torch.nn.UninitializedParameter] * 6
+    outs = []
+    for model, inp in ((eager, x), (lazy, x.to(DEV))):
+        torch.manual_seed(0)  # the parameters are drawn at the first forward
+        out = model(inp)
+        out.square().sum().backward()
+        outs.append((out, [p.grad for p in model.parameters()], list(model.buffers())))
+    (out_e, grads_e, bufs_e), (out_l, grads_l, bufs_l) = outs
+    assert out_l.device == DEV and out_l.dtype == out_e.dtype == torch.float64
+    torch.testing.assert_close(out_l.cpu(), out_e)
+    assert all(g.device == DEV for g in grads_l) and all(b.device == DEV for b in bufs_l)
+    for lazy_t, eager_t in zip(grads_l + bufs_l, grads_e + bufs_e, strict=True):
+        torch.testing.assert_close(lazy_t.cpu(), eager_t)
+    assert [n for n, _ in lazy.named_parameters()] == [n for n, _ in eager.named_parameters()]

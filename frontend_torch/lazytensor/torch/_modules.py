@@ -9,15 +9,26 @@ wraps ``nn.Module._apply`` (what ``.to``, ``.cpu``, ``.double`` call): the
 outermost call notes which slots hold the same parameter, and afterwards
 points them all at the first slot's new parameter again, as ``.cuda()``
 keeps them. Only moves to or from the lazy device are touched.
+
+It also keeps lazy modules (``nn.LazyLinear``, ``nn.LazyConv2d``, ...) lazy.
+Torch's rewrapping would turn an ``UninitializedParameter`` moved to the lazy
+device into an ordinary empty ``Parameter``, which the first forward then
+rejects. Instead the slot stays uninitialized (in the new dtype). A forward
+pre-hook, registered after torch's own initializing hook, moves the module's
+freshly initialized parameters and buffers to the lazy device before the
+forward runs. Initialization draws from torch's CPU generator, as an eager
+CPU module's would.
 """
 
 from __future__ import annotations
 
 import threading
 
-from lazytensor.torch._tensor import LazyTensor
+from lazytensor.torch._tensor import DEVICE, LazyTensor
 
+import torch
 from torch import nn
+from torch.nn.parameter import is_lazy
 
 _ORIGINAL_APPLY = nn.Module._apply
 _STATE = threading.local()
@@ -33,9 +44,55 @@ def _shared_slots(root: nn.Module) -> list[list[tuple[nn.Module, str]]]:
     return [group for group in slots.values() if len(group) > 1]
 
 
+def _uninitialized_slots(root: nn.Module) -> list[tuple[nn.Module, dict, str, object]]:
+    """(module, its _parameters or _buffers, name, tensor) of every
+    uninitialized parameter or buffer of a lazy module."""
+    return [(module, table, name, tensor) for module in root.modules()
+            for table in (module._parameters, module._buffers)
+            for name, tensor in table.items() if tensor is not None and is_lazy(tensor)]
+
+
+def _hold_uninitialized(root: nn.Module, fn) -> list[tuple[nn.Module, dict, str, object]]:
+    """Before a move: the uninitialized slots that ``fn`` sends to the lazy
+    device (found by applying it to an empty stand-in) are set aside (None,
+    keeping their order), so torch's ``_apply`` does not convert them."""
+    held = []
+    for module, table, name, old in _uninitialized_slots(root):
+        handle = module.__dict__.pop("_lazytensor_move_hook", None)
+        if handle is not None:
+            handle.remove()
+        with torch.no_grad():
+            probe = fn(torch.empty(0, dtype=old.dtype, device=old.device))
+        if isinstance(probe, LazyTensor):
+            table[name] = None
+            held.append((module, table, name, type(old)(requires_grad=old.requires_grad,
+                                                        device=old.device, dtype=probe.dtype)))
+    return held
+
+
+def _restore_uninitialized(held) -> None:
+    """After the move: each held slot gets its uninitialized tensor back (in
+    the new dtype), and its module a hook that moves what torch initializes
+    onto the lazy device."""
+    for module, table, name, tensor in held:
+        table[name] = tensor
+        if "_lazytensor_move_hook" not in module.__dict__:
+            module._lazytensor_move_hook = module.register_forward_pre_hook(
+                _move_after_initializing(DEVICE))
+
+
+def _move_after_initializing(device):
+    def hook(module: nn.Module, args) -> None:
+        module.__dict__.pop("_lazytensor_move_hook").remove()
+        module._apply(lambda t: t.to(device), recurse=False)
+
+    return hook
+
+
 def _apply(self: nn.Module, fn, recurse: bool = True):
     if getattr(_STATE, "inside", False) or not recurse:
         return _ORIGINAL_APPLY(self, fn, recurse)
+    held = _hold_uninitialized(self, fn)
     shared = _shared_slots(self)
     lazy_before = [isinstance(m._parameters[n], LazyTensor) for (m, n), *_ in shared]
     _STATE.inside = True
@@ -43,6 +100,7 @@ def _apply(self: nn.Module, fn, recurse: bool = True):
         out = _ORIGINAL_APPLY(self, fn, recurse)
     finally:
         _STATE.inside = False
+    _restore_uninitialized(held)
     for group, was_lazy in zip(shared, lazy_before, strict=True):
         (first_module, first_name), *rest = group
         first = first_module._parameters[first_name]
