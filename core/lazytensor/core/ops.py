@@ -155,6 +155,9 @@ class Op(enum.IntEnum):
     # LAPACK-style row-swap pivots (..., k) -> the permutation they apply
     # (..., m) (attr: permutation_size)
     LU_PIVOTS_TO_PERMUTATION = enum.auto()
+    # CTC forward recursion in log space, one loop over frames (not unrolled):
+    # (emit (T, N, L), skip (N, L) bool, lengths (N,) int) -> log alphas (T, N, L)
+    CTC_ALPHA = enum.auto()
 
 
 LEAVES = frozenset({Op.DATA, Op.SCALAR, Op.CONST})

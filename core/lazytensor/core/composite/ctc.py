@@ -1,10 +1,10 @@
 """Connectionist temporal classification (Graves et al., 2006): the negative
 log-likelihood of label sequences under per-frame log-probabilities, by the
-forward (alpha) recursion over the blank-extended labels, unrolled over the
-(static) number of frames. Lengths are data: frames past a sample's input
+forward (alpha) recursion over the blank-extended labels (the core op
+CTC_ALPHA, one loop over frames). Lengths are data: frames past a sample's input
 length carry its alphas unchanged, and the answer is read at its own
 extended length. Gradients come from the core's autodiff of this recursion;
-its log-sum-exp keeps them finite where every term is -inf (unreachable
+the log-sum-exps keep them finite where every term is -inf (unreachable
 states).
 
 >>> import numpy as np
@@ -24,7 +24,7 @@ import math
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite.creation import iota
-from lazytensor.core.composite.shape import concatenate, reshape, slice_axis, stack
+from lazytensor.core.composite.shape import concatenate, reshape, slice_axis, stack, transpose
 from lazytensor.core.composite.take import take_along_axis
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
@@ -52,12 +52,6 @@ def _logsumexp(terms: list[Node]) -> Node:
     safe = make(Op.SELECT, (empty, _full(1, total), total))
     out = make(Op.ADD, (shift, make(Op.LOG, (safe,))))
     return make(Op.SELECT, (empty, _full(-math.inf, out), out))
-
-
-def _shifted(alpha: Node, k: int) -> Node:
-    """alpha moved k places right along its last axis, -inf filled."""
-    head = ew.full((alpha.shape[0], k), -math.inf, alpha.dtype)
-    return concatenate([head, slice_axis(alpha, 1, 0, alpha.shape[1] - k)], 1)
 
 
 def _extended(targets: Node, blank: int) -> tuple[Node, Node]:
@@ -91,21 +85,9 @@ def ctc_loss(log_probs: Node, targets: Node, input_lengths: Node, target_lengths
     length = ext.shape[1]
     index = make(Op.CLAMP, (_full(0, ext), ext, _full(log_probs.shape[2] - 1, ext)))
     emit = take_along_axis(log_probs, reshape(index, (1, n, length)), 2)  # (T, N, L)
-    lens = ew.convert(input_lengths, _INDEX)
+    alphas = make(Op.CTC_ALPHA, (emit, skip, ew.convert(input_lengths, _INDEX)))
+    alpha = _frame(alphas, frames - 1)
     labels = ew.convert(target_lengths, _INDEX)
-    state = iota((n, length), 1, _INDEX)
-    first = make(Op.LT, (state, _full(2, state)))
-    neg_inf = ew.full((n, length), -math.inf, log_probs.dtype)
-    alpha = make(Op.SELECT, (first, _frame(emit, 0), neg_inf))
-    alphas = [alpha]
-    for t in range(1, frames):
-        stay, step = alpha, _shifted(alpha, 1)
-        jump = make(Op.SELECT, (skip, _shifted(alpha, 2), neg_inf))
-        new = make(Op.ADD, (_logsumexp([stay, step, jump]), _frame(emit, t)))
-        running = ew.broadcast_to(reshape(make(Op.LT, (_full(t, lens), lens)), (n, 1)),
-                                  (n, length))
-        alpha = make(Op.SELECT, (running, new, alpha))
-        alphas.append(alpha)
     last = make(Op.MUL, (labels, _full(2, labels)))  # index of the final blank
     ends = stack([last, make(Op.SUB, (last, _full(1, last)))], 1)
     picked = take_along_axis(alpha, make(Op.MAX, (ends, _full(0, ends))), 1)
@@ -115,7 +97,7 @@ def ctc_loss(log_probs: Node, targets: Node, input_lengths: Node, target_lengths
                                                   ew.full((n, 2), 0, _INDEX)))))
     picked = make(Op.SELECT, (keep, picked, ew.full((n, 2), -math.inf, picked.dtype)))
     nll = make(Op.NEG, (_logsumexp([_column(picked, 0), _column(picked, 1)]),))
-    return nll, stack(alphas, 1)
+    return nll, transpose(alphas, (1, 0, 2))
 
 
 def _frame(emit: Node, t: int) -> Node:

@@ -116,6 +116,17 @@ def _lu_pivots_to_permutation(operands, attrs):
     return (*pivots.shape[:-1], size), pivots.dtype
 
 
+def _ctc_alpha(operands, attrs):
+    emit, skip, lengths = operands
+    if (emit.ndim != 3 or not dt.is_float(emit.dtype) or skip.shape != emit.shape[1:]
+            or skip.dtype != dt.bool_ or lengths.shape != emit.shape[1:2]
+            or not dt.is_int(lengths.dtype)):
+        raise ShapeError(f"CTC_ALPHA: expected float (T, N, L) emissions, bool (N, L) skips "
+                         f"and int (N,) lengths, got {emit.dtype}{list(emit.shape)}, "
+                         f"{skip.dtype}{list(skip.shape)}, {lengths.dtype}{list(lengths.shape)}")
+    return emit.shape, emit.dtype
+
+
 def _tuple_get(operands, attrs):
     (x,), (index,) = operands, attrs
     if not (x.shape and isinstance(x.shape[0], tuple)):
@@ -138,4 +149,5 @@ register(Op.QR, 1, ("full_matrices",), _qr)
 register(Op.SVD, 1, ("full_matrices",), _svd)
 register(Op.LU, 1, (), _lu)
 register(Op.LU_PIVOTS_TO_PERMUTATION, 1, ("permutation_size",), _lu_pivots_to_permutation)
+register(Op.CTC_ALPHA, 3, (), _ctc_alpha)
 register(Op.TUPLE_GET, 1, ("index",), _tuple_get)
