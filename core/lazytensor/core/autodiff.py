@@ -56,6 +56,20 @@ from lazytensor.core.registry import DTypeError, ShapeError, make
 Unconnected = Literal["zeros", "none"]
 
 
+def stop_gradient(node: Node) -> Node:
+    """``node``'s value with no gradient (a frontend's ``stop_gradient`` /
+    ``detach``): a float node passes a bit-cast round trip, whose derivative
+    is zero, so no differentiable path leads through it; leaves and
+    non-float nodes have none to cut. Shape and dtype of ``node``."""
+    if not node.operands or not dt.is_inexact(node.dtype):
+        return node
+    if dt.is_complex(node.dtype):
+        parts = [stop_gradient(make(op, (node,))) for op in (Op.REAL, Op.IMAG)]
+        return make(Op.COMPLEX, tuple(parts))
+    bits = {2: dt.int16, 4: dt.int32, 8: dt.int64}[node.dtype.itemsize]
+    return make(Op.BITCAST_CONVERT, (make(Op.BITCAST_CONVERT, (node,), bits),), node.dtype)
+
+
 def grad(output: Node, wrt: Sequence[Node], cotangent: Node | None = None,
          unconnected: Unconnected = "zeros") -> list[Node | None]:
     """Gradients of ``output`` with respect to each node in ``wrt``, recorded

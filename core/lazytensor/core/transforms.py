@@ -32,6 +32,7 @@ from lazytensor.core.autodiff import grad as core_grad
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
+from lazytensor.core.trees import tree_map
 
 
 def grad(fun: Callable, argnums: int | Sequence[int] = 0, has_aux: bool = False, *,
@@ -83,10 +84,11 @@ def _watch(value, aliases: list, node_of: Callable[[object], Node],
            wrap: Callable[[Node], object]):
     """``value`` (an array, or lists/tuples/dicts of them) with every array
     replaced by a fresh alias, recorded in ``aliases``."""
-    if isinstance(value, (list, tuple)):
-        return type(value)(_watch(v, aliases, node_of, wrap) for v in value)
-    if isinstance(value, dict):
-        return {k: _watch(v, aliases, node_of, wrap) for k, v in value.items()}
+    return tree_map(lambda array: _alias(array, aliases, node_of, wrap), value)
+
+
+def _alias(value, aliases: list, node_of: Callable[[object], Node],
+           wrap: Callable[[Node], object]):
     node = node_of(value)
     if not dt.is_inexact(node.dtype):
         raise TypeError(f"grad requires real- or complex-valued inputs (input dtype that is a "
@@ -98,11 +100,7 @@ def _watch(value, aliases: list, node_of: Callable[[object], Node],
 
 
 def _rebuild(watched, grads):
-    if isinstance(watched, (list, tuple)):
-        return type(watched)(_rebuild(v, grads) for v in watched)
-    if isinstance(watched, dict):
-        return {k: _rebuild(v, grads) for k, v in watched.items()}
-    return next(grads)
+    return tree_map(lambda _: next(grads), watched)
 
 
 def _check_output(node: Node) -> None:

@@ -15,6 +15,7 @@ from typing import Callable
 
 from lazytensor.core import metrics
 from lazytensor.core.runtime import get_runtime
+from lazytensor.core.trees import leaves, tree_map
 from lazytensor.numpy._base import from_host, ndarray
 from lazytensor.numpy._errors import LazyFallbackWarning, guard
 
@@ -63,36 +64,22 @@ def _qualified(func) -> str:
 
 def to_host(obj):
     """Lazy arrays inside ``obj`` (nested lists/tuples/dicts) as host arrays."""
-    if isinstance(obj, ndarray):
-        return obj.__array__()
-    if type(obj) in (list, tuple):
-        return type(obj)(to_host(o) for o in obj)
-    if type(obj) is dict:
-        return {k: to_host(v) for k, v in obj.items()}
-    return obj
+    return tree_map(lambda o: o.__array__() if isinstance(o, ndarray) else o, obj)
 
 
 def has_lazy(obj) -> bool:
     """Whether a lazy array occurs in ``obj`` (nested lists/tuples/dicts)."""
-    if isinstance(obj, ndarray):
-        return True
-    if type(obj) in (list, tuple):
-        return any(has_lazy(o) for o in obj)
-    if type(obj) is dict:
-        return any(has_lazy(v) for v in obj.values())
-    return False
+    return any(isinstance(o, ndarray) for o in leaves(obj))
 
 
 def to_lazy(obj):
     """Host results of an eager call as lazy arrays again."""
-    if isinstance(obj, np.ndarray) and obj.dtype.kind in "biufc":
-        return from_host(obj)
-    if isinstance(obj, np.generic) and obj.dtype.kind in "biufc":
+    return tree_map(_lazy_leaf, obj)
+
+
+def _lazy_leaf(obj):
+    if isinstance(obj, (np.ndarray, np.generic)) and obj.dtype.kind in "biufc":
         return from_host(np.asarray(obj))
-    if type(obj) in (list, tuple):
-        return type(obj)(to_lazy(o) for o in obj)
-    if isinstance(obj, tuple) and hasattr(obj, "_fields"):  # named tuples (np.linalg results)
-        return type(obj)(*(to_lazy(o) for o in obj))
     return obj
 
 

@@ -12,7 +12,6 @@ from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import npextra as npx
 from lazytensor.core.composite import numerics as cnum
-from lazytensor.core.composite import rearrange as cr
 from lazytensor.core.composite import reduction as cred
 from lazytensor.core.composite import shape as cs
 from lazytensor.core.composite import signal as csignal
@@ -122,10 +121,7 @@ def unstack(x, /, *, axis=0):
 
 @implements("append")
 def append(arr, values, axis=None):
-    a, v = node_of(arr), node_of(values)
-    if axis is None:
-        a, v, axis = cs.ravel(a), cs.ravel(v), 0
-    return wrap(cs.concatenate([a, v], axis))
+    return wrap(cs.concatenate([node_of(arr), node_of(values)], axis))  # None: the ravels
 
 
 @implements("rollaxis")
@@ -221,14 +217,11 @@ def vander(x, N=None, increasing=False):  # noqa: N803 (numpy's name)
     """Columns x**(N-1) ... x**0 (reversed when ``increasing``) by repeated
     multiplication in x's dtype promoted with int64, as numpy's."""
     v = node_of(x)
-    if v.ndim != 1:
-        raise ValueError("x must be a one-dimensional array or sequence.")
-    columns = v.shape[0] if N is None else operator.index(N)
-    if columns < 0:
+    columns = None if N is None else operator.index(N)
+    if v.ndim == 1 and columns is not None and columns < 0:
         raise ValueError("negative dimensions are not allowed")
     v = ew.convert(v, np.promote_types(v.dtype, dt.int64))
-    out = cnum.vander(v, columns)
-    return wrap(cr.flip(out, 1) if increasing else out)
+    return wrap(cnum.vander(v, columns, bool(increasing)))
 
 
 @implements("bincount")

@@ -18,14 +18,15 @@ import math
 from lazytensor.core import layout as _layout
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import indexing as ci
-from lazytensor.core.composite import take as ctake
 from lazytensor.core.composite import views as cv
 from lazytensor.core.composite.index_parse import NOT_INT, VALID
+from lazytensor.core.composite.rearrange import cycle
+from lazytensor.core.composite.shape import reshape
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import CoreError, make
 from lazytensor.numpy import _errors
-from lazytensor.numpy._base import lift, ndarray, wrap
+from lazytensor.numpy._base import lift, ndarray, node_of, wrap
 from lazytensor.numpy._ufuncs import INT_BOUNDS, assign
 from lazytensor.numpy._views import is_read_only, view
 
@@ -140,16 +141,10 @@ def _cycled(value, shape: tuple[int, ...]) -> ndarray | None:
     """A non-scalar value written through ``x.flat``: numpy repeats its
     elements in C order over the written positions (or uses the first
     ones); None for an empty value."""
-    from lazytensor.numpy._creation import asarray
-    from lazytensor.numpy._shape import ravel
-
-    flat = ravel(asarray(value))
-    count, have = math.prod(shape), flat.size
-    if not have:
+    node = node_of(value)
+    if not math.prod(node.shape):
         return None
-    if have != count:
-        flat = wrap(ctake.take(flat._h.node, np.arange(count) % have))
-    return flat.reshape(shape)
+    return wrap(reshape(cycle(node, math.prod(shape)), shape))
 
 
 class FlatIter:

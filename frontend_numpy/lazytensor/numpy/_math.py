@@ -17,7 +17,6 @@ from lazytensor.core.composite import sorting as csort
 from lazytensor.core.composite import take as ctake
 from lazytensor.core.composite import tnp_shared as shared
 from lazytensor.core.composite.promotion import NUMPY
-from lazytensor.core.composite.reduction import normalize_axis
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
@@ -117,8 +116,7 @@ def imag(val):
 def angle(z, deg=False):
     x = node_of(z)
     x = x if dt.is_inexact(x.dtype) else ew.convert(x, dt.float64)
-    out = npx.angle(x)
-    return wrap(npx.rad2deg(out) if deg else out)
+    return wrap(npx.angle(x, bool(deg)))
 
 
 @implements("iscomplexobj")
@@ -262,17 +260,7 @@ def lexsort(keys, axis=-1):
     stable argsort per key, from the first (least significant) key on."""
     if isinstance(keys, (ndarray, np.ndarray)) and keys.ndim == 0 or not len(keys):
         raise TypeError("need sequence of keys with len > 0 in lexsort")
-    nodes = [node_of(k) for k in keys]
-    if any(n.shape != nodes[0].shape for n in nodes):
-        raise ValueError("all keys need to be the same shape")
-    if not nodes[0].ndim:
-        return wrap(ew.full((), 0, dt.int64))
-    axis = normalize_axis(operator.index(axis), nodes[0].ndim)
-    order = csort.argsort(nodes[0], axis)
-    for key in nodes[1:]:
-        step = csort.argsort(ctake.take_along_axis(key, order, axis), axis)
-        order = ctake.take_along_axis(order, step, axis)
-    return wrap(order)
+    return wrap(csort.lexsort([node_of(k) for k in keys], operator.index(axis)))
 
 
 def sort_in_place(a: ndarray, axis=-1, kind=None, order=None, *, stable=None) -> None:

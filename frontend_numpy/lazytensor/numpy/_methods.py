@@ -14,6 +14,7 @@ import warnings
 from lazytensor.core import dtypes as dt
 from lazytensor.core import layout as _layout
 from lazytensor.core.composite import elementwise as ew
+from lazytensor.core.composite import rearrange as cr
 from lazytensor.core.composite import shape as cs
 from lazytensor.core.composite import views as cv
 from lazytensor.core.ops import Op
@@ -196,12 +197,7 @@ def resize(self, *new_shape, refcheck=True) -> None:
     shape = tuple(operator.index(d) for d in (shape if np.iterable(shape) else (shape,)))
     if any(d < 0 for d in shape):
         raise ValueError("negative dimensions not allowed")
-    flat, count = cs.ravel(self._h.node), math.prod(shape)
-    if count <= flat.shape[0]:
-        flat = cs.slice_axis(flat, 0, 0, count)
-    else:
-        flat = cs.concatenate([flat, ew.full((count - flat.shape[0],), 0, flat.dtype)])
-    self._h = wrap(cs.reshape(flat, shape))._h
+    self._h = wrap(cs.reshape(cr.zero_filled(self._h.node, math.prod(shape)), shape))._h
 
 
 def conj(self):

@@ -21,7 +21,6 @@ from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
 from lazytensor.numpy._base import lift, ndarray, node_of, wrap
-from lazytensor.numpy._base import wrap as _wrap  # (fill_diagonal has a wrap= argument)
 from lazytensor.numpy._dispatch import implements
 from lazytensor.numpy._indexing import setitem
 from lazytensor.numpy._ufuncs import assign, store
@@ -104,25 +103,7 @@ def copyto(dst, src, casting="same_kind", where=True):
 def fill_diagonal(a, val, wrap=False):
     """In place: the main diagonal of a 2-d (or all-equal-sides) array; a
     tall matrix with ``wrap`` restarts it every ``ncols + 1`` rows."""
-    target, shape = a._h.node, a.shape
-    if target.ndim < 2:
-        raise ValueError("array must be at least 2-d")
-    if target.ndim > 2 and len(set(shape)) > 1:
-        raise ValueError("All dimensions of input must be of equal length")
-    plain = target.ndim == 2 and not wrap
-    # numpy's flat positions: every step-th element (up to ncols rows unless wrapping)
-    step = shape[1] + 1 if target.ndim == 2 else 1 + sum(math.prod(shape[:i])
-                                                          for i in range(1, target.ndim))
-    length = min(shape) if plain else len(range(0, a.size, step))
-    value = lift(val)
-    if isinstance(value, Node) and value.ndim:  # repeated along the diagonal
-        values = cr.cycle(ew.convert(value, target.dtype), length)
-    else:
-        values = ew.as_node(value, target.dtype, ())
-    if plain:
-        assign(a, cm.set_diagonal(target, values))
-    else:
-        a.flat[::step] = _wrap(values)
+    assign(a, cm.fill_diagonal(a._h.node, lift(val), bool(wrap)))
 
 
 # ----------------------------------------------------------- search, partition

@@ -6,18 +6,17 @@ is real; NaN-ignoring variants; cumulative sums and products.
 
 from __future__ import annotations
 
-import math
-
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import npextra as npx
+from lazytensor.core.composite import numerics as cnum
 from lazytensor.core.composite import reduction as cred
 from lazytensor.core.composite import tnp_shared as shared
 from lazytensor.core.composite.shape import ravel
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
-from lazytensor.numpy._base import ndarray, node_of, wrap
+from lazytensor.numpy._base import lift, ndarray, node_of, wrap
 from lazytensor.numpy._creation import as_dtype
 from lazytensor.numpy._dispatch import implements
 from lazytensor.numpy._ufuncs import finish, reduce, scan
@@ -223,14 +222,9 @@ def nanprod(a, axis=None, dtype=None, out=None, keepdims=_NV, initial=_NV, where
 
 
 def _nan_extremum(kind: str, a, axis, out, keepdims, initial, where):
-    x = node_of(a)
-    pick = max_ if kind == "max" else min_
-    if not dt.is_inexact(x.dtype):
-        return pick(wrap(x), axis, out, keepdims, initial, where)
-    fill = -math.inf if kind == "max" else math.inf
-    found = pick(wrap(_nan_replaced(x, fill)), axis, None, keepdims, initial, where)._h.node
-    all_nan = cred.reduce("all", npx.isnan(x), axis, _kd(keepdims))
-    return finish(make(Op.SELECT, (all_nan, npx.const(math.nan, found), found)), out)
+    mask = None if _where(where) is True else lift(where)
+    return finish(cnum.nan_extremum(kind, node_of(a), axis, _kd(keepdims), mask,
+                                    None if initial is _NV else initial), out)
 
 
 @implements("nanmax")

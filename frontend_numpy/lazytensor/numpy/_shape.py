@@ -10,7 +10,7 @@ from lazytensor.core import layout as _layout
 from lazytensor.core.composite import matrix as cm
 from lazytensor.core.composite import rearrange as cr
 from lazytensor.core.composite import shape as cs
-from lazytensor.core.composite.fourier import frame
+from lazytensor.core.composite.fourier import sliding_windows
 from lazytensor.core.composite.reduction import normalize_axes, normalize_axis
 from lazytensor.core.runtime import ViewHandle
 from lazytensor.numpy import _views
@@ -316,14 +316,8 @@ def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=Fa
     windows = tuple(window_shape) if np.iterable(window_shape) else (window_shape,)
     axes = (tuple(range(a.ndim)) if axis is None else
             np.lib.array_utils.normalize_axis_tuple(axis, a.ndim, allow_duplicate=True))
-
-    def forward(node):
-        for ax, w in zip(axes, windows, strict=True):
-            node = cs.moveaxis(frame(node, int(w), 1, ax), ax + 1, -1)
-        return node
-
     strides = a.strides + tuple(a.strides[ax] for ax in axes)
-    return _views.read_only(a, forward, strides)
+    return _views.read_only(a, lambda node: sliding_windows(node, windows, axes), strides)
 
 
 @implements("roll")

@@ -16,8 +16,8 @@ from lazytensor.core.composite import indexing as ci
 from lazytensor.core.composite import npextra as npx
 from lazytensor.core.composite import sorting as csort
 from lazytensor.core.composite.elementwise import as_node, broadcast_shapes, convert
+from lazytensor.core.composite.numerics import reduce_runs
 from lazytensor.core.composite.reduction import normalize_axis, reduce_where
-from lazytensor.core.composite.shape import concatenate, slice_axis
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import RECORDED, CoreError, make
@@ -339,11 +339,7 @@ def inplace(ufunc: np.ufunc, target: ndarray, other):
 def reduce(ufunc, a, axis=0, dtype=None, out=None, keepdims=False, initial=_NO_VALUE,
            where=True):
     """``ufunc.reduce``: numpy's reduction dtype (add/multiply widen small ints)."""
-    kind = UFUNCS[ufunc].reduce
-    x = _strong(a)
-    loop = np.dtype(dtype) if dtype is not None else ufunc.resolve_dtypes(
-        (None, x.dtype, None), reduction=True)[0]
-    x = npx.truthy(x) if kind in ("all", "any") else convert(x, loop)
+    kind, loop, x = _reduction_operand(ufunc, _strong(a), dtype)
     mask = None if where is True else lift(where)
     node = reduce_where(kind, x, axis, keepdims, mask, None if initial is _NO_VALUE else initial)
     node = convert(node, loop) if kind not in ("all", "any") else node
@@ -367,17 +363,23 @@ def reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
     if bad.any():
         raise IndexError(f"index {starts[bad][0]} out-of-bounds in "
                          f"{ufunc.__name__}.reduceat [0, {n})")
-    kind = UFUNCS[ufunc].reduce
-    loop = np.dtype(dtype) if dtype is not None else ufunc.resolve_dtypes(
-        (None, x.dtype, None), reduction=True)[0]
-    x = npx.truthy(x) if kind in ("all", "any") else convert(x, loop)
-    bounds = [*starts.tolist(), n]
-    runs = [slice_axis(x, axis, start, max(stop, start + 1))
-            for start, stop in zip(bounds[:-1], bounds[1:], strict=True)]
-    pieces = [reduce_where(kind, run, axis, True) for run in runs]
-    shape = tuple(0 if d == axis else s for d, s in enumerate(x.shape))
-    node = concatenate(pieces, axis) if pieces else as_node(0, x.dtype, shape)
+    kind, loop, x = _reduction_operand(ufunc, x, dtype)
+    node = reduce_runs(kind, x, starts.tolist(), axis)
     return _finish(ufunc, convert(node, loop) if kind not in ("all", "any") else node, out)
+
+
+def _reduction_operand(ufunc, x: Node, dtype) -> tuple[str, np.dtype, Node]:
+    """The core reduction of ``ufunc``, numpy's reduction loop dtype (add and
+    multiply widen small ints) and x converted to it (all/any: its truth)."""
+    kind = UFUNCS[ufunc].reduce
+    loop = _reduction_loop(ufunc, x, dtype)
+    return kind, loop, npx.truthy(x) if kind in ("all", "any") else convert(x, loop)
+
+
+def _reduction_loop(ufunc, x: Node, dtype) -> np.dtype:
+    if dtype is not None:
+        return np.dtype(dtype)
+    return ufunc.resolve_dtypes((None, x.dtype, None), reduction=True)[0]
 
 
 def _strong(a) -> Node:
@@ -403,8 +405,7 @@ def accumulate(ufunc, a, axis=0, dtype=None, out=None):
 def scan(ufunc, a, axis, dtype, out, include_initial=False):
     """``accumulate``; ``include_initial`` (cumulative_sum/prod) prepends the identity."""
     x = _strong(a)
-    loop = np.dtype(dtype) if dtype is not None else ufunc.resolve_dtypes(
-        (None, x.dtype, None), reduction=True)[0]
+    loop = _reduction_loop(ufunc, x, dtype)
     node = csort.scan(UFUNCS[ufunc].accumulate, convert(x, loop), axis, include_initial,
                       ufunc.identity)
     return _finish(ufunc, node, out)

@@ -94,11 +94,10 @@ def _plan(x: Node, s, axes) -> tuple[tuple[int, ...], tuple[int | None, ...]]:
     return axes, tuple(None if n is None or n == -1 else n for n in s)  # -1: the input's
 
 
-def _fitted(x: Node, axes: Sequence[int], sizes: Sequence[int | None]) -> Node:
+def _check_sizes(x: Node, axes: Sequence[int], sizes: Sequence[int | None]) -> None:
     for axis, size in zip(axes, sizes, strict=True):
         if (x.shape[axis] if size is None else size) < 1:
             raise ValueError(f"Invalid number of FFT data points ({size or 0}) specified.")
-    return fourier.fitted(x, axes, sizes)
 
 
 def _one(n) -> tuple[int] | None:
@@ -126,16 +125,8 @@ def _finish(node: Node, out):
 def _c2c(a, s, axes, norm, forward: bool, out=None):
     x = _complex(node_of(a))
     axes, sizes = _plan(x, s, axes)
-    return _finish(_c2c_node(x, axes, sizes, norm, forward), out)
-
-
-def _c2c_node(x: Node, axes, sizes, norm, forward: bool) -> Node:
-    if len(set(axes)) < len(axes):  # an axis twice: numpy's 1-d transforms, last axis first
-        for axis, size in reversed(tuple(zip(axes, sizes, strict=True))):
-            x = _c2c_node(x, (axis,), (size,), norm, forward)
-        return x
-    x = _fitted(x, axes, sizes)
-    return fourier.fft(x, axes, forward, _scaling(norm, forward))
+    _check_sizes(x, axes, sizes)
+    return _finish(fourier.fftn(x, axes, sizes, forward, _scaling(norm, forward)), out)
 
 
 @fft_implements("fft")
@@ -173,21 +164,19 @@ def ifft2(a, s=None, axes=(-2, -1), norm=None, out=None):
 def _r2c(a, s, axes, norm, out=None):
     x = _real(node_of(a))
     axes, sizes = _plan(x, s, axes)
-    if len(set(axes)) < len(axes):  # an axis twice: numpy's rfft, then 1-d ffts
-        x = fourier.rfft(_fitted(x, axes[-1:], sizes[-1:]), axes[-1:], _scaling(norm, True))
-        return _finish(_c2c_node(x, axes[:-1], sizes[:-1], norm, True), out)
-    return _finish(fourier.rfft(_fitted(x, axes, sizes), axes, _scaling(norm, True)), out)
+    _check_sizes(x, axes, sizes)
+    return _finish(fourier.rfftn(x, axes, sizes, _scaling(norm, True)), out)
 
 
 def _c2r(a, s, axes, norm, out=None):
     given = node_of(a)
     x = _complex(given)
     axes, sizes = _plan(x, s, axes)
-    last = sizes[-1] if sizes[-1] is not None else 2 * (x.shape[axes[-1]] - 1)
+    last = fourier.irfftn_size(x, axes, sizes)
     if last < 1:
         raise ValueError(f"Invalid number of FFT data points ({last}) specified.")
-    x = _fitted(x, axes[:-1], sizes[:-1])
-    result = fourier.irfft(x, axes, last, _scaling(norm, False))
+    _check_sizes(x, axes[:-1], sizes[:-1])
+    result = fourier.irfftn(x, axes, sizes, _scaling(norm, False))
     if len(axes) == 1 and given.dtype == dt.float16:  # numpy's 1-d irfft keeps half input half
         result = ew.convert(result, dt.float16)
     return _finish(result, out)

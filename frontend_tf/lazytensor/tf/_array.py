@@ -16,9 +16,8 @@ import weakref
 
 import numpy as np
 from lazytensor.core import dtypes as dt
+from lazytensor.core.autodiff import stop_gradient as detach  # (a recorded array's node, cut)
 from lazytensor.core.ir import Node
-from lazytensor.core.ops import Op
-from lazytensor.core.registry import make
 from lazytensor.core.runtime import Handle, get_runtime, scalar
 from lazytensor.tf import _tf
 
@@ -244,19 +243,6 @@ class Reference:
 
 
 _new = object.__new__
-
-
-def detach(node: Node) -> Node:
-    """``node``'s value with no gradient: a float node passes a bit-cast
-    round trip (whose derivative is zero), so no differentiable path leads
-    through it; leaves and non-float nodes have none to cut."""
-    if not node.operands or not dt.is_inexact(node.dtype):
-        return node
-    if dt.is_complex(node.dtype):
-        parts = [detach(make(op, (node,))) for op in (Op.REAL, Op.IMAG)]
-        return make(Op.COMPLEX, tuple(parts))
-    bits = {2: dt.int16, 4: dt.int32, 8: dt.int64}[node.dtype.itemsize]
-    return make(Op.BITCAST_CONVERT, (make(Op.BITCAST_CONVERT, (node,), bits),), node.dtype)
 
 
 def wrap(node: Node, cls: type = ndarray) -> ndarray:

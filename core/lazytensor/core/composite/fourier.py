@@ -19,6 +19,7 @@ import numpy as np
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite.elementwise import as_node, convert
 from lazytensor.core.composite.rearrange import roll
+from lazytensor.core.composite.shape import moveaxis
 from lazytensor.core.composite.take import take
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
@@ -147,6 +148,65 @@ def fitted(x: Node, axes: Sequence[int], sizes: Sequence[int | None]) -> Node:
     return x
 
 
+def fftn(x: Node, axes: Sequence[int], sizes: Sequence[int | None], forward: bool,
+         norm: str = "none") -> Node:
+    """``fft`` of x fitted (``fitted``) to ``sizes`` along ``axes``
+    (non-negative); an axis listed twice is transformed once per listing,
+    last first, as numpy's n-d transforms (1-d ones in sequence) do.
+
+    >>> from lazytensor.core.composite.elementwise import as_node
+    >>> fftn(as_node(1, dt.complex64, (2, 4)), (1, 0), (6, None), True).shape
+    (2, 6)
+    """
+    if len(set(axes)) < len(axes):
+        for axis, size in reversed(tuple(zip(axes, _sizes(x, axes, sizes), strict=True))):
+            x = fftn(x, (axis,), (size,), forward, norm)
+        return x
+    return fft(fitted(x, axes, sizes), axes, forward, norm)
+
+
+def _sizes(x: Node, axes: Sequence[int], sizes: Sequence[int | None]) -> list[int]:
+    """``sizes`` with None as x's size along that axis (before any transform)."""
+    return [x.shape[a] if n is None else n for a, n in zip(axes, sizes, strict=True)]
+
+
+def rfftn(x: Node, axes: Sequence[int], sizes: Sequence[int | None],
+          norm: str = "none") -> Node:
+    """``rfft`` of real x fitted to ``sizes`` along ``axes``; with an axis
+    listed twice, the real transform over the last axis, then ``fftn`` over
+    the others (numpy's order; a size None is x's size along that axis, so
+    the half spectrum is padded back to it).
+
+    >>> from lazytensor.core.composite.elementwise import as_node
+    >>> rfftn(as_node(1.0, dt.float32, (3, 8)), (0, 1), (None, 6)).shape
+    (3, 4)
+    """
+    if len(set(axes)) < len(axes):
+        sizes = _sizes(x, axes, sizes)
+        x = rfft(fitted(x, axes[-1:], sizes[-1:]), axes[-1:], norm)
+        return fftn(x, axes[:-1], sizes[:-1], True, norm)
+    return rfft(fitted(x, axes, sizes), axes, norm)
+
+
+def irfftn_size(x: Node, axes: Sequence[int], sizes: Sequence[int | None]) -> int:
+    """The real output length along the last of ``axes``: its size, or
+    2 * (m - 1) for a half spectrum of m entries (numpy's and torch's default)."""
+    return sizes[-1] if sizes[-1] is not None else 2 * (x.shape[axes[-1]] - 1)
+
+
+def irfftn(x: Node, axes: Sequence[int], sizes: Sequence[int | None],
+           norm: str = "none") -> Node:
+    """``irfft`` of complex x fitted to ``sizes`` along all but the last of
+    ``axes``, the output ``irfftn_size`` long along the last one.
+
+    >>> from lazytensor.core.composite.elementwise import as_node
+    >>> irfftn(as_node(1, dt.complex64, (4, 5)), (0, 1), (None, None)).shape
+    (4, 8)
+    """
+    last = irfftn_size(x, axes, sizes)
+    return irfft(fitted(x, axes[:-1], sizes[:-1]), axes, last, norm)
+
+
 def fftshift(x: Node, axes: Sequence[int] | None = None, inverse: bool = False) -> Node:
     """The zero frequency moved to the middle of each of ``axes`` (all when
     None), or back with ``inverse`` (ifftshift): a roll by n // 2.
@@ -192,6 +252,20 @@ def frame(x: Node, length: int, step: int, axis: int, pad_end: bool = False,
     starts = np.arange(count, dtype=np.int64)[:, None] * step
     index = starts + np.arange(length, dtype=np.int64)[None, :]
     return take(x, index.reshape(count, length), axis)
+
+
+def sliding_windows(x: Node, windows: Sequence[int], axes: Sequence[int]) -> Node:
+    """numpy's ``sliding_window_view``: every window of ``windows[i]``
+    consecutive elements (stride 1) along (non-negative) ``axes[i]``; each
+    such axis shrinks to ``n - w + 1`` and a window axis is appended, in
+    order (an axis may repeat). One ``frame`` per axis.
+
+    >>> sliding_windows(as_node(1.0, dt.float32, (5, 6)), (2, 3), (0, 1)).shape
+    (4, 4, 2, 3)
+    """
+    for axis, w in zip(axes, windows, strict=True):
+        x = moveaxis(frame(x, int(w), 1, axis), axis + 1, -1)
+    return x
 
 
 def overlap_and_add(frames: Node, step: int) -> Node:

@@ -1,5 +1,6 @@
 """Matrix-structure composites with numpy's conventions: tril/triu,
-diagonal (and its inverse, writing a diagonal back), diag, diagflat, trace.
+diagonal (and its inverse, writing a diagonal back), fill_diagonal, diag,
+diagflat, trace.
 
 The diagonal is read with slices and a reshape, never a gather: the (L, L)
 corner that holds it is flattened and sliced with stride L + 1.
@@ -14,11 +15,14 @@ corner that holds it is flattened and sliced with stride L + 1.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite.creation import tri_mask
+from lazytensor.core.composite.rearrange import cycle
 from lazytensor.core.composite.reduction import normalize_axis, reduce
-from lazytensor.core.composite.shape import moveaxis, ravel, reshape
+from lazytensor.core.composite.shape import concatenate, moveaxis, ravel, reshape, slice_axis
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import ShapeError, make
@@ -97,6 +101,42 @@ def set_diagonal(x: Node, values: Node, offset: int = 0, axis1: int = 0,
     mask = ew.broadcast_to(_diagonal_mask(n, m, offset), y.shape)
     out = make(Op.SELECT, (mask, spread, y))
     return moveaxis(out, (-2, -1), (a, b))
+
+
+def fill_diagonal(x: Node, value: ew.Operand, wrap: bool = False) -> Node:
+    """numpy.fill_diagonal (torch's ``fill_diagonal_``) as a new node: x with
+    its main diagonal set to ``value`` (a scalar, or a Node whose ravel
+    repeats along the diagonal). A 2-d x: the diagonal of its first
+    min(shape) rows, or with ``wrap`` of a tall matrix every ``ncols + 1``-th
+    flat element (restarting below the square); more dims: all sides equal.
+
+    >>> from lazytensor.core.runtime import constant
+    >>> fill_diagonal(constant(np.zeros((5, 2)), np.dtype("float32")), 1.0, True).shape
+    (5, 2)
+    """
+    shape = x.shape
+    if x.ndim < 2:
+        raise ShapeError("array must be at least 2-d")
+    if x.ndim > 2 and len(set(shape)) > 1:
+        raise ShapeError("All dimensions of input must be of equal length")
+    plain = x.ndim == 2 and not wrap
+    # numpy's flat positions: every step-th element (up to ncols rows unless wrapping)
+    step = shape[1] + 1 if x.ndim == 2 else 1 + sum(math.prod(shape[:i])
+                                                     for i in range(1, x.ndim))
+    size = math.prod(shape)
+    length = min(shape) if plain else len(range(0, size, step))
+    if isinstance(value, Node) and value.ndim:
+        values = cycle(ew.convert(value, x.dtype), length)
+    else:
+        values = ew.as_node(value, x.dtype, ())
+    if plain:
+        return set_diagonal(x, values)
+    # the flat positions 0, step, 2 step...: column 0 of the ravel padded to (length, step)
+    flat = make(Op.PAD, (ravel(x), ew.full((), 0, x.dtype)), ((0, length * step - size, 0),))
+    rows = reshape(flat, (length, step))
+    column = ew.broadcast_to(reshape(values, (-1, 1)) if values.ndim else values, (length, 1))
+    rows = concatenate([column, slice_axis(rows, 1, 1, step)], 1)
+    return reshape(slice_axis(ravel(rows), 0, 0, size), shape)
 
 
 def _diagonal_mask(n: int, m: int, offset: int) -> Node:

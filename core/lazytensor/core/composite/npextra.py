@@ -528,10 +528,23 @@ def round_decimals(x: Node, decimals: int = 0) -> Node:
     return make(Op.DIV if decimals > 0 else Op.MUL, (rounded, factor))
 
 
-def angle(x: Node) -> Node:
+def angle(x: Node, deg: bool = False, by_sign: bool = False, keep_nan: bool = True) -> Node:
     """The argument of complex x, atan2(imag, real); of real (inexact) x,
     atan2(0, x): pi for negatives (and -0.0), 0 otherwise, NaN for NaN
-    (numpy's ``angle``; torch's differs only at -0.0). Real dtype of x."""
+    (numpy's ``angle``). With ``by_sign`` real x gives pi where x < 0, else
+    0 (-0.0 gives 0: torch's and tf.experimental.numpy's), and NaN stays
+    NaN unless ``keep_nan`` is False (tnp's 0). In degrees with ``deg``.
+    Real dtype of x.
+
+    >>> from lazytensor.core.runtime import constant
+    >>> angle(constant(np.array([-1.0, 0.0]), np.dtype("float32")), deg=True).dtype
+    dtype('float32')
+    """
     if dt.is_complex(x.dtype):
-        return make(Op.ATAN2, (make(Op.IMAG, (x,)), make(Op.REAL, (x,))))
-    return make(Op.ATAN2, (const(0.0, x), x))
+        out = make(Op.ATAN2, (make(Op.IMAG, (x,)), make(Op.REAL, (x,))))
+    elif by_sign:
+        out = _sel(make(Op.LT, (x, const(0, x))), const(math.pi, x), const(0, x))
+        out = _sel(isnan(x), x, out) if keep_nan else out
+    else:
+        out = make(Op.ATAN2, (const(0.0, x), x))
+    return rad2deg(out) if deg else out

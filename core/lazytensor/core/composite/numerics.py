@@ -368,7 +368,7 @@ def histogram(x: Node, edges: Node, weights: Node | None = None, uniform: bool =
     return ew.convert(cstats.bincount(idx, n, w), weights.dtype)
 
 
-# ------------------------------------------------------- NaN-ignoring args
+# --------------------------------------------- NaN-ignoring reductions
 
 def nan_argreduce(kind: str, x: Node, axis: int | None, keepdims: bool = False) -> Node:
     """argmax/argmin ignoring NaN (``kind``: 'argmax' or 'argmin'); -1 for
@@ -387,6 +387,47 @@ def nan_argreduce(kind: str, x: Node, axis: int | None, keepdims: bool = False) 
     found = cred.argreduce(kind, make(Op.SELECT, (nan, fill, x)), axis, keepdims)
     all_nan = cred.reduce("all", nan, axis, keepdims)
     return make(Op.SELECT, (all_nan, const(-1, found.dtype, found.shape), found))
+
+
+def nan_extremum(kind: str, x: Node, axis=None, keepdims: bool = False,
+                 where: Node | None = None, initial=None) -> Node:
+    """numpy.nanmax/nanmin (``kind``: 'max' or 'min'): the extremum ignoring
+    NaN; ``where``/``initial`` as in ``reduction.reduce_where``. An all-NaN
+    slice gives NaN, or ``initial`` when given (numpy's fmax.reduce).
+    Shape rule: x reduced over ``axis``, x's dtype.
+
+    >>> from lazytensor.core.runtime import constant
+    >>> nan_extremum("max", constant(np.ones((2, 3)), np.dtype("float64")), 1).shape
+    (2,)
+    """
+    if not dt.is_inexact(x.dtype):
+        return cred.reduce_where(kind, x, axis, keepdims, where, initial)
+    nan = npx.isnan(x)
+    fill = npx.const(-math.inf if kind == "max" else math.inf, x)
+    found = cred.reduce_where(kind, make(Op.SELECT, (nan, fill, x)), axis, keepdims, where,
+                              initial)
+    if initial is not None:
+        return found
+    all_nan = cred.reduce("all", nan, axis, keepdims)
+    return make(Op.SELECT, (all_nan, npx.const(math.nan, found), found))
+
+
+def reduce_runs(kind: str, x: Node, starts: Sequence[int], axis: int) -> Node:
+    """numpy's ``ufunc.reduceat``: the ``kind`` reduction of each run
+    ``starts[i]:starts[i+1]`` along (non-negative) ``axis`` (to the end for
+    the last start), or the element at ``starts[i]`` itself where that run
+    is empty. Starts lie in [0, n). Shape: x's with len(starts) along axis.
+
+    >>> from lazytensor.core.runtime import constant
+    >>> reduce_runs("sum", constant(np.arange(8.0), np.dtype("float64")), [0, 4, 2], 0).shape
+    (3,)
+    """
+    bounds = [*starts, x.shape[axis]]
+    runs = [cs.slice_axis(x, axis, start, max(stop, start + 1))
+            for start, stop in zip(bounds[:-1], bounds[1:], strict=True)]
+    if not runs:
+        return ew.full(tuple(0 if d == axis else s for d, s in enumerate(x.shape)), 0, x.dtype)
+    return cs.concatenate([cred.reduce_where(kind, run, axis, True) for run in runs], axis)
 
 
 # ---------------------------------------------------------- index conversion
@@ -499,19 +540,31 @@ def polyval(p: Node, x: Node, from_first: bool = False) -> Node:
     return ew.broadcast_to(y, ew.broadcast_shapes(y.shape, x.shape))
 
 
-def vander(x: Node, columns: int) -> Node:
+def vander(x: Node, columns: int | None = None, increasing: bool = False,
+           by_powers: bool = False) -> Node:
     """[x**(columns-1), ..., x, 1] as columns of a (len(x), columns) matrix
-    (powers by repeated multiplication, as numpy.vander).
+    (``increasing``: [1, x, ..., x**(columns-1)]); ``columns`` defaults to
+    len(x). Powers by repeated multiplication, as numpy.vander; with
+    ``by_powers`` each column is ``x ** p`` (tf.experimental.numpy's, which
+    differs in the last bits for floats). x is 1-d; the result has its dtype.
 
     >>> from lazytensor.core.runtime import constant
     >>> vander(constant(np.arange(3.0), np.dtype("float64")), 4).shape
     (3, 4)
     """
-    col = cs.reshape(x, (-1, 1))
-    powers = [ew.full(col.shape, 1, x.dtype)]
-    for _ in range(columns - 1):
-        powers.append(_mul(powers[-1], col))
+    if x.ndim != 1:
+        raise ShapeError("x must be a one-dimensional array or sequence.")
+    columns = x.shape[0] if columns is None else columns
+    if columns < 0:
+        raise ShapeError("N must be nonnegative")
     if columns == 0:
         return ew.full((x.shape[0], 0), 0, x.dtype)
-    return cs.concatenate(powers[::-1], 1)
+    col = cs.reshape(x, (-1, 1))
+    if by_powers:
+        powers = [make(Op.POW, (col, ew.full(col.shape, p, x.dtype))) for p in range(columns)]
+    else:
+        powers = [ew.full(col.shape, 1, x.dtype)]
+        for _ in range(columns - 1):
+            powers.append(_mul(powers[-1], col))
+    return cs.concatenate(powers if increasing else powers[::-1], 1)
 

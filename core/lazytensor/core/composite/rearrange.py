@@ -152,6 +152,23 @@ def cycle(x: Node, count: int) -> Node:
     return slice_axis(tile(flat, -(-count // n)), 0, 0, count)
 
 
+def zero_filled(x: Node, count: int) -> Node:
+    """x's ravel cut to its first ``count`` elements, or followed by zeros up
+    to ``count`` (numpy's ``ndarray.resize``; ``cycle`` repeats instead, as
+    ``numpy.resize`` does). Shape ``(count,)``, dtype x's.
+
+    >>> import numpy as np
+    >>> from lazytensor.core.runtime import constant
+    >>> zero_filled(constant(np.arange(3), np.dtype("int64")), 5).shape
+    (5,)
+    """
+    flat = ravel(x)
+    n = flat.shape[0]
+    if count <= n:
+        return slice_axis(flat, 0, 0, count)
+    return make(Op.PAD, (flat, ew.full((), 0, x.dtype)), ((0, count - n, 0),))
+
+
 def tile(x: Node, reps: int | Sequence[int]) -> Node:
     """numpy.tile: x repeated ``reps`` times per axis (ranks aligned right)."""
     reps = as_axes(reps)

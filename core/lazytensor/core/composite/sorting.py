@@ -1,6 +1,6 @@
 """Sorting, searching and scans with numpy's conventions: sort/argsort
 (stable; NaN last, as numpy and XLA's float ordering agree), partition,
-searchsorted (a branch-free binary search), top_k, cumulative sum/prod/
+lexsort, searchsorted (a branch-free binary search), top_k, cumulative sum/prod/
 max/min, diff and clip. (nan_to_num lives in ``npextra``.)
 
 Result dtypes that frameworks choose differently (cumsum of small ints,
@@ -57,6 +57,28 @@ def argsort(x: Node, axis: int | None = -1, descending: bool = False,
     """Indices that sort x stably along ``axis`` (the ravel when None)."""
     x, axis = _flat_or_axis(x, axis)
     return make(Op.ARGSORT, (x,), axis, descending, True, index_dtype)
+
+
+def lexsort(keys: Sequence[Node], axis: int = -1) -> Node:
+    """numpy.lexsort: indices sorting by the last key, ties broken by the
+    ones before; one stable argsort per key, from the first (least
+    significant) key on. Keys share one shape (ShapeError otherwise); a
+    0-d key gives 0. int64 indices.
+
+    >>> from lazytensor.core.runtime import constant
+    >>> lexsort([constant(np.array([2, 1, 1]), np.dtype("int64"))]).shape
+    (3,)
+    """
+    if any(k.shape != keys[0].shape for k in keys):
+        raise ShapeError("all keys need to be the same shape")
+    if not keys[0].ndim:
+        return ew.full((), 0, dt.int64)
+    axis = normalize_axis(axis, keys[0].ndim)
+    order = argsort(keys[0], axis)
+    for key in keys[1:]:
+        step = argsort(take_along_axis(key, order, axis), axis)
+        order = take_along_axis(order, step, axis)
+    return order
 
 
 def _check_kth(x: Node, kth: int | Sequence[int], axis: int) -> None:

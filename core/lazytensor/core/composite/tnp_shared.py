@@ -1,7 +1,7 @@
 """numpy-style functions whose semantics numpy and tf.experimental.numpy
 share and that no other composite module holds: gcd, lcm, cross, the
 contraction family (tensordot with numpy's ``axes``, dot, inner, outer,
-vdot, kron), vander, sinc, the NaN-ignoring and weighted
+vdot, kron), sinc, the NaN-ignoring and weighted
 statistics (nan_to, ptp, count_nonzero, average), select and ix.
 
 Operands already share one dtype (the frontend's promotion has run).
@@ -185,18 +185,6 @@ def kron(x: Node, y: Node) -> Node:
     spread = multiply(reshape(x, tuple(v for s in x.shape for v in (s, 1))),
                       reshape(y, tuple(v for s in y.shape for v in (1, s))))
     return reshape(spread, tuple(p * q for p, q in zip(x.shape, y.shape, strict=True)))
-
-
-def vander(x: Node, n: int | None = None, increasing: bool = False) -> Node:
-    """numpy.vander of a 1-d x: columns x**(n-1) ... x**0 (or increasing)."""
-    if x.ndim != 1:
-        raise ShapeError("x must be a one-dimensional array or sequence.")
-    n = x.shape[0] if n is None else n
-    if n < 0:
-        raise ShapeError("N must be nonnegative")
-    powers = range(n) if increasing else range(n - 1, -1, -1)
-    cols = [make(Op.POW, (x, ew.full(x.shape, p, x.dtype))) for p in powers]
-    return stack(cols, 1) if cols else ew.full((x.shape[0], 0), 0, x.dtype)
 
 
 def sinc(x: Node) -> Node:

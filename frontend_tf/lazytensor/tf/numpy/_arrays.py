@@ -11,6 +11,7 @@ from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import creation, einsum, matrix, rearrange, sorting, take, tnp_shared
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import shape as core_shape
+from lazytensor.core.composite.numerics import vander
 from lazytensor.core.composite.promotion import TNP, result_type
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
@@ -187,7 +188,7 @@ def _meshgrid(*xi, **kwargs):
 
 
 def _vander(x, N=None, increasing=False):  # noqa: N803
-    return tnp_shared.vander(node_of(x), None if N is None else int(N), increasing)
+    return vander(node_of(x), None if N is None else int(N), increasing, by_powers=True)
 
 
 def _diag_indices(n, ndim=2):

@@ -23,28 +23,17 @@ from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import CoreError, make
 from lazytensor.core.runtime import get_runtime
+from lazytensor.core.trees import tree_map
 from lazytensor.tf import _tf
 from lazytensor.tf._array import lift, ndarray, node_of, operand, weak_stand_in, wrap
 
 Impl = Callable[..., object]
 
 
-def rebuild(container, items):
-    """A list or tuple (named tuples too: ``top_k``'s, ``moments``') of the
-    same type as ``container`` holding ``items``."""
-    if isinstance(container, tuple) and hasattr(container, "_fields"):
-        return type(container)(*items)
-    return type(container)(items)
-
-
 def box(out):
     """Core results as lazy arrays (lists/tuples element-wise; other Python
     values, e.g. ``ndim``'s int, unchanged)."""
-    if isinstance(out, Node):
-        return wrap(out)
-    if isinstance(out, (list, tuple)):
-        return rebuild(out, [box(o) for o in out])
-    return out
+    return tree_map(lambda o: wrap(o) if isinstance(o, Node) else o, out)
 
 
 def lowered(name: str, impl: Impl, errors: dict | None = None) -> Callable:
@@ -67,23 +56,15 @@ def lowered(name: str, impl: Impl, errors: dict | None = None) -> Callable:
 
 def to_eager(value):
     """Lazy arrays (also inside lists/tuples/dicts) as tf.Tensors, for eager tnp."""
-    if isinstance(value, ndarray):
-        return _tf.tf().constant(value.numpy())
-    if isinstance(value, (list, tuple)):
-        return rebuild(value, [to_eager(v) for v in value])
-    if isinstance(value, dict):
-        return {k: to_eager(v) for k, v in value.items()}
-    return value
+    tf = _tf.tf()
+    return tree_map(lambda v: tf.constant(v.numpy()) if isinstance(v, ndarray) else v, value)
 
 
 def from_eager(value):
     """tf.Tensors (also inside lists/tuples) from eager tnp as lazy arrays."""
-    tf = _tf.tf()
-    if isinstance(value, tf.Tensor):
-        return wrap(get_runtime().from_host(value.numpy()).node)
-    if isinstance(value, (list, tuple)):
-        return rebuild(value, [from_eager(v) for v in value])
-    return value
+    tensor = _tf.tf().Tensor
+    return tree_map(lambda v: wrap(get_runtime().from_host(v.numpy()).node)
+                    if isinstance(v, tensor) else v, value)
 
 
 _FRONTEND_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # lazytensor/tf

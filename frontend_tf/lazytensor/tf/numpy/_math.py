@@ -18,7 +18,7 @@ from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import linalg, npextra, numerics, reduction, tnp_shared, ufuncs
 from lazytensor.core.composite import shape as core_shape
 from lazytensor.core.composite.promotion import TNP
-from lazytensor.core.composite.sorting import scan
+from lazytensor.core.composite.sorting import cumulative
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import DTypeError, ShapeError, make
@@ -43,13 +43,10 @@ def _neg(x: Node) -> Node:
     return make(Op.NEG, (x,))
 
 
-def _angle(x: Node) -> Node:
-    """The core's angle for complex x; for real x tnp's ``where(x < 0, pi, 0)``
-    (0 for NaN and -0.0, where numpy's atan2(0, x) gives NaN and pi)."""
-    if dt.is_complex(x.dtype):
-        return npextra.angle(x)
-    return make(Op.SELECT, (make(Op.LT, (x, npextra.const(0, x))), npextra.const(math.pi, x),
-                            npextra.const(0, x)))
+def _angle(x: Node, deg: bool = False) -> Node:
+    """The core's angle; for real x tnp's ``where(x < 0, pi, 0)`` (0 for NaN
+    and -0.0, where numpy's atan2(0, x) gives NaN and pi)."""
+    return npextra.angle(x, deg, by_sign=True, keep_nan=False)
 
 
 def _reciprocal(x: Node) -> Node:
@@ -134,8 +131,7 @@ def _float_only(test):
 
 
 def _angle_impl(z, deg=False):
-    out = _angle(float_of(node_of(z)))
-    return npextra.rad2deg(out) if deg else out
+    return _angle(float_of(node_of(z)), deg)
 
 
 def _round(a, decimals=0):
@@ -355,16 +351,13 @@ def _argminmax(kind: str):
     return impl
 
 
-def _cumulative(o: Op):
+def _cumulative(kind: str):
     def impl(a, axis=None, dtype=None):
         x = lift(a, as_np_dtype(dtype))
         if dt.is_bool(x.dtype):
-            raise DTypeError(f"{o.name}: bool input is not supported")
-        if dtype is None and dt.is_int(x.dtype):
-            x = ew.convert(x, np.promote_types(x.dtype, dt.int64))
-        if axis is None:
-            x, axis = core_shape.ravel(x), 0
-        return scan(o, x, axis)
+            raise DTypeError(f"{kind.upper()}: bool input is not supported")
+        wide = dtype is None and dt.is_int(x.dtype)  # tnp accumulates ints in at least int64
+        return cumulative(kind, x, axis, np.promote_types(x.dtype, dt.int64) if wide else None)
 
     return impl
 
@@ -453,7 +446,7 @@ MATH = {
     "ptp": lambda a, axis=None, keepdims=None: tnp_shared.ptp(node_of(a), axis, bool(keepdims)),
     "count_nonzero": lambda a, axis=None: tnp_shared.count_nonzero(node_of(a), axis),
     "argmax": _argminmax("argmax"), "argmin": _argminmax("argmin"),
-    "cumsum": _cumulative(Op.CUMSUM), "cumprod": _cumulative(Op.CUMPROD),
+    "cumsum": _cumulative("cumsum"), "cumprod": _cumulative("cumprod"),
     "average": _average,
     "matmul": _matmul, "cross": _cross,
     **{name: _contraction(getattr(tnp_shared, name))
