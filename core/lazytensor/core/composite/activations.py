@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 
+from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import reduction as red
 from lazytensor.core.composite.creation import const
@@ -185,6 +186,17 @@ def softsign(x: Node) -> Node:
 
 def leaky_relu(x: Node, negative_slope: float = 0.01) -> Node:
     return _sel(make(Op.GT, (x, _c(0, x))), x, _mul(x, _p(negative_slope, x)))
+
+
+def rrelu(x: Node, lower: float, upper: float, key: Node) -> tuple[Node, Node]:
+    """Randomized leaky relu in training (Xu et al., 2015): each element <= 0
+    scaled by its own slope drawn from U(lower, upper) (float32 draws from
+    ``key``, cast to x's dtype). Returns (output, noise), noise the slope
+    applied to each element (1 where x > 0), as torch's kernel stores it."""
+    u = ew.convert(make(Op.RNG_UNIFORM, (key,), x.shape, dt.float32), x.dtype)
+    slope = _add(_p(lower, x), _mul(u, _p(upper - lower, x)))
+    negative = make(Op.LE, (x, _c(0, x)))
+    return _sel(negative, _mul(x, slope), x), _sel(negative, slope, _c(1, x))
 
 
 def hardtanh(x: Node, lo: float = -1.0, hi: float = 1.0) -> Node:

@@ -1,6 +1,7 @@
 """Reads and writes along one axis with an index array of the operand's
 rank: numpy's ``take_along_axis``/``put_along_axis``, torch's ``gather``/
-``scatter``/``scatter_reduce``/``index_add``, tf's ``gather(batch_dims)``.
+``scatter``/``scatter_reduce``/``index_add``, tf's ``gather(batch_dims)``,
+``gather_nd`` and ``tensor_scatter_nd_*`` (index tuples in a last axis).
 Indices may be negative (counted from the end); out-of-range reads clip
 and out-of-range writes are dropped, as on every XLA backend.
 
@@ -101,6 +102,64 @@ def _scatter_mean(x: Node, axis: int, index: Node, src: Node, include_self: bool
     else:
         mean = npextra.floor_divide(total, safe)
     return make(Op.SELECT, (empty, x, mean))
+
+
+def gather_batched(x: Node, index: Node, axis: int, batch_dims: int = 0) -> Node:
+    """``x``'s slices along ``axis`` picked by integer ``index`` (one lax
+    gather), the first ``batch_dims`` dims of ``x`` and ``index`` paired
+    (StableHLO batching dims, ``axis >= batch_dims``); out-of-range indices
+    clamp.
+
+    Shape rule: x.shape[:axis] + index.shape[batch_dims:] + x.shape[axis + 1:].
+
+    >>> import numpy as np
+    >>> from lazytensor.core.runtime import constant
+    >>> x = constant(np.zeros((2, 5, 3)), np.dtype("float32"))
+    >>> gather_batched(x, constant(np.zeros((2, 4), np.int64), dt.int64), 1, 1).shape
+    (2, 4, 3)
+    """
+    b = batch_dims
+    coords = reshape(index, index.shape + (1,))
+    rank = x.ndim - 1 - b + index.ndim
+    offsets = tuple(range(b, axis)) + tuple(range(axis + index.ndim - b, rank))
+    sizes = tuple(1 if d == axis or d < b else s for d, s in enumerate(x.shape))
+    batch = tuple(range(b))
+    return make(Op.GATHER, (x, coords), offsets, (axis,), (axis,), batch, batch, sizes, "clip")
+
+
+def gather_nd(x: Node, index: Node, batch_dims: int = 0) -> Node:
+    """The slices of ``x`` addressed by the index tuples in ``index``'s last
+    axis (k coordinates into the dims after ``batch_dims``, which pair with
+    index's leading dims); out-of-range coordinates clamp.
+
+    Shape rule: index.shape[:-1] + x.shape[batch_dims + k:].
+
+    >>> import numpy as np
+    >>> from lazytensor.core.runtime import constant
+    >>> x = constant(np.zeros((4, 5, 3)), np.dtype("float32"))
+    >>> gather_nd(x, constant(np.zeros((6, 2), np.int64), dt.int64)).shape
+    (6, 3)
+    """
+    b, k = batch_dims, index.shape[-1]
+    dims = tuple(range(b, b + k))
+    sizes = tuple(1 if d < b + k else s for d, s in enumerate(x.shape))
+    rank = index.ndim - 1 + x.ndim - b - k
+    batch = tuple(range(b))
+    return make(Op.GATHER, (x, index), tuple(range(index.ndim - 1, rank)), dims, dims, batch,
+                batch, sizes, "clip")
+
+
+def scatter_nd(x: Node, index: Node, updates: Node, kind: str = "set") -> Node:
+    """``x`` with each slice of ``updates`` combined by ``kind`` (set/add/
+    mul/max/min) into the slice of ``x`` that the index tuple in
+    ``index``'s last axis addresses (``gather_nd``'s inverse); out-of-range
+    tuples are dropped. ``updates`` has shape index.shape[:-1] +
+    x.shape[k:] and x's dtype."""
+    assert kind in _KINDS, kind
+    k = index.shape[-1]
+    window = tuple(range(index.ndim - 1, updates.ndim))
+    return make(Op.SCATTER, (x, index, updates), window, tuple(range(k)), tuple(range(k)), (),
+                (), kind, "fill")
 
 
 def _move_first(x: Node, axis: int) -> Node:

@@ -24,8 +24,9 @@ import math
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite.creation import iota
+from lazytensor.core.composite.nn import vjp
 from lazytensor.core.composite.shape import concatenate, reshape, slice_axis, stack, transpose
-from lazytensor.core.composite.take import take_along_axis
+from lazytensor.core.composite.take import take, take_along_axis
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import ShapeError, make
@@ -100,6 +101,57 @@ def ctc_loss(log_probs: Node, targets: Node, input_lengths: Node, target_lengths
     return nll, transpose(alphas, (1, 0, 2))
 
 
+def padded_targets(targets: Node, target_lengths: Node, batch: int) -> Node:
+    """Padded (N, S) targets; 1-d concatenated ones (each sample's labels
+    one after another) are split by ``target_lengths`` and padded to their
+    total length, an upper bound of the longest.
+
+    >>> import numpy as np
+    >>> from lazytensor.core.runtime import constant
+    >>> flat = constant(np.array([1, 2, 3]), np.dtype("int64"))
+    >>> padded_targets(flat, constant(np.array([2, 1]), np.dtype("int64")), 2).shape
+    (2, 3)
+    """
+    if targets.ndim == 2:
+        return targets
+    total = targets.shape[0]
+    if total == 0:
+        return ew.full((batch, 0), 0, _INDEX)
+    ends = make(Op.CUMSUM, (target_lengths,), 0, False)
+    starts = make(Op.SUB, (ends, target_lengths))
+    pos = make(Op.ADD, (ew.broadcast_to(reshape(starts, (batch, 1)), (batch, total)),
+                        iota((batch, total), 1, _INDEX)))
+    pos = make(Op.MIN, (pos, ew.full(pos.shape, total - 1, _INDEX)))
+    return reshape(take(targets, reshape(pos, (-1,))), (batch, total))
+
+
+def ctc_loss_backward(grad: Node, log_probs: Node, targets: Node, input_lengths: Node,
+                      target_lengths: Node, blank: int, nll: Node,
+                      zero_infinity: bool = False) -> Node:
+    """The gradient (T, N, C) of ``ctc_loss``'s nll (weighted by ``grad``,
+    (N,) or a scalar) taken through a log-softmax that made ``log_probs``:
+    the VJP of the recursion plus exp(log_probs) * grad on each sample's
+    first ``input_lengths`` frames (exact for log-softmax inputs, which it
+    assumes, as torch's kernel does). With ``zero_infinity``, samples of
+    infinite ``nll`` get zeros."""
+    frames, batch, classes = log_probs.shape
+    g = ew.broadcast_to(grad, (batch,)) if grad.ndim == 0 else grad
+    finite = make(Op.NE, (nll, _full(math.inf, nll)))
+    g = make(Op.SELECT, (finite, g, _full(0, g))) if zero_infinity else g
+    true = vjp(lambda x: ctc_loss(x, targets, input_lengths, target_lengths, blank)[0],
+               (log_probs,), g)[0]
+    lens = ew.convert(input_lengths, _INDEX)
+    running = make(Op.LT, (iota(log_probs.shape, 0, _INDEX),
+                           ew.broadcast_to(reshape(lens, (1, batch, 1)), log_probs.shape)))
+    scaled = make(Op.MUL, (make(Op.EXP, (log_probs,)),
+                           ew.broadcast_to(reshape(g, (1, batch, 1)), log_probs.shape)))
+    out = make(Op.ADD, (true, make(Op.SELECT, (running, scaled, _full(0, log_probs)))))
+    if zero_infinity:
+        dead = ew.broadcast_to(reshape(make(Op.NOT, (finite,)), (1, batch, 1)), log_probs.shape)
+        out = make(Op.SELECT, (dead, _full(0, log_probs), out))
+    return out
+
+
 def _frame(emit: Node, t: int) -> Node:
     return reshape(slice_axis(emit, 0, t, t + 1), emit.shape[1:])
 
@@ -108,4 +160,4 @@ def _column(x: Node, j: int) -> Node:
     return reshape(slice_axis(x, 1, j, j + 1), x.shape[:1])
 
 
-__all__ = ["ctc_loss"]
+__all__ = ["ctc_loss", "ctc_loss_backward", "padded_targets"]

@@ -4,7 +4,7 @@ Keras' ``int or tuple``), one entry point for plain and transposed
 convolution, running batch-norm statistics (momentum update with the
 unbiased variance, inference-mode inverse std), dropout's gradient, and
 matrix products with alpha/beta scaling (BLAS's gemm: ``beta * c + alpha *
-a @ b``).
+a @ b``), one-hot encoding.
 
 >>> expand_per_dim([3], 2), expand_per_dim((1, 2), 2), symmetric_pads([1], 2)
 ((3, 3), (1, 2), ((1, 1), (1, 1)))
@@ -19,9 +19,10 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from lazytensor.core.composite import nn as cnn
 from lazytensor.core.composite import reduction as red
-from lazytensor.core.composite.creation import const
+from lazytensor.core.composite.creation import const, iota
+from lazytensor.core.composite.einsum import einsum
 from lazytensor.core.composite.elementwise import as_node, broadcast_shapes, broadcast_to, convert
-from lazytensor.core.composite.shape import reshape
+from lazytensor.core.composite.shape import moveaxis, reshape
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import ShapeError, make
@@ -52,6 +53,28 @@ def convolution(x: Node, w: Node, stride, padding, dilation, transposed: bool = 
                                   expand_per_dim(dilation, n), groups)
     return cnn.conv(x, w, expand_per_dim(stride, n), symmetric_pads(padding, n),
                     expand_per_dim(dilation, n), groups)
+
+
+def conv_hwio(x: Node, w: Node, stride: Sequence[int], padding, dilation: Sequence[int],
+              channels_first: bool = False) -> Node:
+    """Convolution by filters in (*K, C / groups, out) layout (TensorFlow's
+    and JAX's HWIO) of ``x`` with any number of leading batch dims, channels
+    last or (``channels_first``) before the spatial dims; the group count is
+    x's channels over the filters' input depth. ``padding``: 'SAME',
+    'VALID' or (low, high) pairs, as ``nn.conv``.
+
+    Shape rule: x's layout, with the spatial dims convolved and w.shape[-1]
+    channels."""
+    n = w.ndim - 2
+    if channels_first:
+        x = moveaxis(x, x.ndim - n - 1, -1)
+    groups = x.shape[-1] // w.shape[-2]
+
+    def conv(a: Node) -> Node:
+        return cnn.conv(a, w, stride, padding, dilation, groups, channels_last=True)
+
+    y = batched(conv, x, n + 2)
+    return moveaxis(y, -1, y.ndim - n - 1) if channels_first else y
 
 
 def pool_args(n: int, kernel, stride, padding, dilation=1):
@@ -108,13 +131,37 @@ def batch_sum_product(b1: Node, b2: Node) -> Node:
     return make(Op.DOT_GENERAL, (b1, b2), (((0, 2), (0, 1)), ((), ())), None)
 
 
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def trilinear(i1: Node, i2: Node, i3: Node, expand1: Sequence[int], expand2: Sequence[int],
+              expand3: Sequence[int], sumdim: Sequence[int]) -> Node:
+    """The sum over ``sumdim`` of i1 * i2 * i3, each unsqueezed at its
+    ``expand`` dims (all three then of one rank): one einsum. A bilinear
+    layer's x1^T W x2 per output (torch's ``_trilinear``).
+
+    >>> from lazytensor.core.composite.creation import const
+    >>> f = np.dtype("float32")
+    >>> x1, w, x2 = const(1.0, f, (4, 2)), const(1.0, f, (5, 2, 3)), const(1.0, f, (4, 3))
+    >>> trilinear(x1, w, x2, (1, 3), (0,), (1, 2), (2, 3)).shape
+    (4, 5)
+    """
+    letters = _LETTERS[:i1.ndim + len(expand1)]
+
+    def term(skip) -> str:
+        return "".join(c for d, c in enumerate(letters) if d not in set(skip))
+
+    spec = f"{term(expand1)},{term(expand2)},{term(expand3)}->{term(sumdim)}"
+    return einsum(spec, i1, i2, i3)
+
+
 def batched(fn: Callable[[Node], Node], x: Node, ndim: int) -> Node:
     """``fn`` (which takes exactly one leading batch dim: ``ndim`` dims in
     all) applied to ``x`` with any number of leading batch dims: none
     (torch's unbatched input) or several (TensorFlow's extra batch dims)
     are folded into one and restored on the result.
 
-    >>> from lazytensor.core.composite.creation import const
+    >>> from lazytensor.core.composite.creation import const, iota
     >>> x = const(0.0, np.dtype("float32"), (2, 5, 7, 3))
     >>> batched(lambda a: a, x, 3).shape, batched(lambda a: a, x, 5).shape
     ((2, 5, 7, 3), (2, 5, 7, 3))
@@ -142,7 +189,7 @@ def normalize(x: Node, mean: Node, variance: Node, offset: Node | None, scale: N
 
     Shape rule: the broadcast shape of the operands; x's dtype.
 
-    >>> from lazytensor.core.composite.creation import const
+    >>> from lazytensor.core.composite.creation import const, iota
     >>> x = const(2.0, np.dtype("float32"), (4, 3))
     >>> m = const(1.0, np.dtype("float32"), (3,))
     >>> normalize(x, m, m, None, m, 1e-3).shape
@@ -166,7 +213,7 @@ def _bin(op: Op, a: Node, b: Node) -> Node:
 def l2_normalize(x: Node, axes: Sequence[int], eps) -> Node:
     """x / sqrt(max(sum(x^2 over axes), eps)) (TensorFlow's l2_normalize).
 
-    >>> from lazytensor.core.composite.creation import const
+    >>> from lazytensor.core.composite.creation import const, iota
     >>> l2_normalize(const(3.0, np.dtype("float32"), (2, 3)), (1,), 1e-12).shape
     (2, 3)
     """
@@ -179,7 +226,7 @@ def clip_by_norm(x: Node, clip, axes: Sequence[int]) -> Node:
     """x * clip / max(||x||, clip), the L2 norm taken over ``axes``
     (TensorFlow's clip_by_norm; all-zero slices stay zero).
 
-    >>> from lazytensor.core.composite.creation import const
+    >>> from lazytensor.core.composite.creation import const, iota
     >>> clip_by_norm(const(3.0, np.dtype("float32"), (2, 3)), 1.0, (1,)).shape
     (2, 3)
     """
@@ -196,7 +243,7 @@ def clip_by_global_norm(xs: Sequence[Node], clip: Node, norm: Node | None = None
     first's dtype) has clip's shape (TensorFlow's clip_by_global_norm).
     Returns (the clipped xs, norm).
 
-    >>> from lazytensor.core.composite.creation import const
+    >>> from lazytensor.core.composite.creation import const, iota
     >>> f32 = np.dtype("float32")
     >>> out, norm = clip_by_global_norm([const(3.0, f32, (2,)), const(4.0, f32, (1,))],
     ...                                 const(1.0, f32))
@@ -240,7 +287,7 @@ def space_to_depth(x: Node, block: int) -> Node:
     becomes channels, ordered (block row, block column, channel), as
     TensorFlow's channels-last ``space_to_depth``.
 
-    >>> from lazytensor.core.composite.creation import const
+    >>> from lazytensor.core.composite.creation import const, iota
     >>> space_to_depth(const(0.0, np.dtype("float32"), (2, 4, 6, 3)), 2).shape
     (2, 2, 3, 12)
     """
@@ -255,7 +302,7 @@ def space_to_depth(x: Node, block: int) -> Node:
 def depth_to_space(x: Node, block: int) -> Node:
     """The inverse of ``space_to_depth``: (N, H, W, b*b*C) -> (N, H*b, W*b, C).
 
-    >>> from lazytensor.core.composite.creation import const
+    >>> from lazytensor.core.composite.creation import const, iota
     >>> depth_to_space(const(0.0, np.dtype("float32"), (1, 2, 3, 8)), 2).shape
     (1, 4, 6, 2)
     """
@@ -272,7 +319,7 @@ def local_response_norm(x: Node, radius: int, bias, alpha, beta) -> Node:
     2 * radius + 1 neighbouring entries of the last axis (TensorFlow's LRN;
     torch's divides alpha by the window size).
 
-    >>> from lazytensor.core.composite.creation import const
+    >>> from lazytensor.core.composite.creation import const, iota
     >>> local_response_norm(const(1.0, np.dtype("float32"), (1, 2, 2, 7)), 2, 1, 1, 0.5).shape
     (1, 2, 2, 7)
     """
@@ -284,3 +331,21 @@ def local_response_norm(x: Node, radius: int, bias, alpha, beta) -> Node:
                  (1,) * n, (1,) * n)
     base = make(Op.ADD, (as_node(bias, x.dtype, x.shape), _scaled(total, alpha)))
     return make(Op.DIV, (x, make(Op.POW, (base, as_node(beta, x.dtype, x.shape)))))
+
+
+def one_hot(index: Node, depth: int, axis: int, on: Node, off: Node) -> Node:
+    """``on`` where a new ``axis`` (of size ``depth``) equals the integer
+    ``index``, else ``off`` (0-d or broadcastable values of the result's
+    dtype); indices outside [0, depth) give a row of ``off``.
+
+    Shape rule: index.shape with depth inserted at axis.
+
+    >>> one_hot(const(1, np.dtype("int32"), (3,)), 4, 1, const(1.0, np.dtype("float32")),
+    ...         const(0.0, np.dtype("float32"))).shape
+    (3, 4)
+    """
+    shape = index.shape[:axis] + (depth,) + index.shape[axis:]
+    dims = tuple(d for d in range(len(shape)) if d != axis)
+    spread = make(Op.BROADCAST_IN_DIM, (convert(index, np.dtype("int64")),), shape, dims)
+    hot = make(Op.EQ, (spread, iota(shape, axis, np.dtype("int64"))))
+    return make(Op.SELECT, (hot, broadcast_to(on, shape), broadcast_to(off, shape)))

@@ -232,6 +232,25 @@ def max_pool_with_indices(x: Node, kernel: Sequence[int], strides: Sequence[int]
     return best, index
 
 
+def max_pool_flat_argmax(x: Node, kernel: Sequence[int], strides: Sequence[int],
+                         padding: Pads, include_batch: bool = False) -> tuple[Node, Node]:
+    """Channels-last max pooling (N, *spatial, C) with each maximum's flat
+    int64 index into the input: (spatial position * C + c), plus b * (the
+    size of one sample) with ``include_batch`` (TensorFlow's
+    max_pool_with_argmax: a leading NaN stays, a later one never wins)."""
+    n = len(kernel)
+    values, plane = max_pool_with_indices(moveaxis(x, -1, 1), kernel, strides, padding,
+                                          (1,) * n, nan_wins=False)
+    values, plane = moveaxis(values, 1, -1), moveaxis(plane, 1, -1)
+    index = make(Op.ADD, (make(Op.MUL, (plane, const(x.shape[-1], dt.int64, plane.shape))),
+                          iota(plane.shape, plane.ndim - 1)))
+    if include_batch:
+        sample = math.prod(x.shape[1:])
+        index = make(Op.ADD, (index, make(Op.MUL, (iota(plane.shape, 0),
+                                                   const(sample, dt.int64, plane.shape)))))
+    return values, index
+
+
 def _flat_positions(lead, outs, offset, strides, pads, dilation, sizes, dtype) -> Node:
     """The flat input position read by each output at one kernel offset."""
     pos = np.zeros(tuple(outs), dtype=np.int64)
@@ -500,18 +519,26 @@ def embedding_backward(grad: Node, indices: Node, num_rows: int,
     return segment_reduce(rows, flat_idx, num_rows)
 
 
-def segment_reduce(x: Node, ids: Node, n: int, kind: str = "add") -> Node:
-    """The ``kind`` ('add', 'mul', 'max', 'min') of x's rows grouped by
-    ``ids`` (x.shape = ids.shape + a row's shape) into ``n`` segments; ids
-    out of range are dropped; an empty segment holds the identity (max /
-    min: the lowest / highest finite value). TensorFlow's
-    unsorted_segment_*, jax.ops.segment_*, embedding gradients.
+def segment_reduce(x: Node, ids: Node, n: int, kind: str = "add", empty=None) -> Node:
+    """The ``kind`` ('add', 'mul', 'max', 'min', 'mean') of x's rows grouped
+    by ``ids`` (x.shape = ids.shape + a row's shape) into ``n`` segments;
+    ids out of range are dropped; an empty segment holds ``empty`` when
+    given, else the identity (max / min: the lowest / highest finite value;
+    mean: 0). TensorFlow's (unsorted_)segment_*, jax.ops.segment_*,
+    embedding gradients.
 
     Shape rule: (n,) + x.shape[ids.ndim:].
 
     >>> segment_reduce(const(1.0, dt.float32, (4, 3)), const(0, dt.int32, (4,)), 2).shape
     (2, 3)
     """
+    if kind == "mean" or empty is not None:
+        count = segment_reduce(ew.full(x.shape, 1, x.dtype), ids, n)
+        if kind == "mean":
+            total = segment_reduce(x, ids, n)
+            return make(Op.DIV, (total, make(Op.MAX, (count, _p(1, count)))))
+        out = segment_reduce(x, ids, n, kind)
+        return make(Op.SELECT, (make(Op.GT, (count, _p(0, count))), out, _p(empty, out)))
     if kind in ("add", "mul"):
         fill = 0 if kind == "add" else 1
     else:

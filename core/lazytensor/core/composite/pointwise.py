@@ -1,9 +1,10 @@
 """Elementwise composites written once for every frontend: rounding to
 decimals, fractional part, infinity tests, complex argument, logit, xlogy,
 linear interpolation, fused multiply/divide-add, Bessel functions from their
-scaled forms and the normal quantile. Operands already share a dtype and
-shape (the frontend promoted them); user numbers (weights, scales,
-epsilons) become scalar parameters, so changing them never recompiles.
+scaled forms, the normal quantile, truncating division and saturating
+casts. Operands already share a dtype and shape (the frontend promoted
+them); user numbers (weights, scales, epsilons) become scalar parameters,
+so changing them never recompiles.
 
 >>> import numpy as np
 >>> from lazytensor.core.runtime import constant
@@ -17,9 +18,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+import numpy as np
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import npextra
-from lazytensor.core.composite.elementwise import as_node
+from lazytensor.core.composite.elementwise import as_node, convert
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
@@ -138,3 +140,34 @@ def clamp(x: Node, lo: Node | None, hi: Node | None) -> Node:
     if hi is not None:
         x = npextra.minimum(x, hi)
     return x
+
+
+def trunc_divide(x: Node, y: Node) -> Node:
+    """C division, rounding toward zero: integers divide exactly so (the
+    DIV op's rule), floats take trunc(x / y) (torch's rounding_mode="trunc",
+    TensorFlow's truncatediv)."""
+    return npextra.trunc(make(Op.DIV, (x, y)))
+
+
+def saturate_cast(x: Node, dtype: np.dtype) -> Node:
+    """``x`` cast to the integer ``dtype`` after clamping into its range
+    (where x's range is wider); floating, bool and complex casts are plain.
+    A float bound that rounds past the range (int64's max in float32) steps
+    back to the nearest float inside it.
+
+    >>> from lazytensor.core.runtime import constant
+    >>> saturate_cast(constant(np.array([300.0, -5.0]), dt.float32), dt.uint8).dtype
+    dtype('uint8')
+    """
+    if dt.is_inexact(dtype) or dt.is_bool(dtype) or dt.is_complex(x.dtype):
+        return convert(x, dtype)
+    info = dt.iinfo(dtype)
+    source = dt.finfo(x.dtype) if dt.is_float(x.dtype) else dt.iinfo(x.dtype)
+    if source.min < info.min:
+        x = make(Op.MAX, (x, npextra.const(info.min, x)))
+    if source.max > info.max:
+        hi = np.asarray(info.max).astype(x.dtype)
+        if dt.is_float(x.dtype) and hi > info.max:  # int64 max rounds up in floats
+            hi = np.nextafter(hi, x.dtype.type(0))
+        x = make(Op.MIN, (x, npextra.const(hi.item(), x)))
+    return convert(x, dtype)

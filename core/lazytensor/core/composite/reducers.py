@@ -3,7 +3,9 @@ float32 (numpy and torch both sum float16 in a wider accumulator), vector
 p-norms, running extrema with their positions, and order statistics by
 sorting (lower median with a NaN policy, k-th smallest) returning values
 and the original positions, as torch's ``median``/``kthvalue`` and numpy's
-``median``/``partition`` need.
+``median``/``partition`` need; cumulative ops with TensorFlow's
+``exclusive``/``reverse`` options, and equal-width histograms over a range
+(torch's ``histc``).
 
 >>> import numpy as np
 >>> from lazytensor.core.runtime import constant
@@ -20,8 +22,10 @@ from collections.abc import Callable
 import numpy as np
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import reduction as R
+from lazytensor.core.composite import shape as S
 from lazytensor.core.composite.along import coordinates, gather_at
-from lazytensor.core.composite.elementwise import as_node, convert
+from lazytensor.core.composite.counting import bincount_in_range
+from lazytensor.core.composite.elementwise import as_node, broadcast_to, convert, full
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
@@ -144,3 +148,53 @@ def kth_smallest(x: Node, k: int, axis: int, keepdim: bool) -> tuple[Node, Node]
     """The ``k``-th smallest (0-based) value along ``axis`` and its position."""
     values, indices = sorted_with_indices(x, axis)
     return pick(values, indices, axis, k, keepdim)
+
+
+def cumulative(x: Node, op: Op, axis: int, reverse: bool = False, exclusive: bool = False,
+               identity=0) -> Node:
+    """The running ``op`` (CUMSUM, CUMPROD, CUMLOGSUMEXP...) along ``axis``;
+    ``reverse`` runs from the end; ``exclusive`` shifts ``identity`` in, so
+    each element leaves itself out. Shape and dtype of x.
+
+    >>> import numpy as np
+    >>> from lazytensor.core.runtime import constant
+    >>> x = constant(np.array([1, 2, 3]), np.dtype("int32"))
+    >>> cumulative(x, Op.CUMSUM, 0, exclusive=True).shape
+    (3,)
+    """
+    out = make(op, (x,), axis, reverse)
+    n = x.shape[axis]
+    if not exclusive or not n:
+        return out
+    edge = full(x.shape[:axis] + (1,) + x.shape[axis + 1:], identity, x.dtype)
+    kept = S.slice_axis(out, axis, *((1, n) if reverse else (0, n - 1)))
+    return S.concatenate([kept, edge] if reverse else [edge, kept], axis)
+
+
+def histc(x: Node, bins: int, lo: float, hi: float) -> Node:
+    """Counts (in x's floating dtype) of x's elements in ``bins`` equal bins
+    over [lo, hi]: the data's range when lo == hi, widened by 1 each way when
+    still empty; elements outside are dropped; bin = trunc((x - lo) * bins /
+    (hi - lo)) in x's dtype, the top edge in the last bin (torch's CPU kernel).
+
+    >>> import numpy as np
+    >>> from lazytensor.core.runtime import constant
+    >>> histc(constant(np.array([0.0, 1.0, 3.0]), np.dtype("float32")), 3, 0, 3).shape
+    (3,)
+    """
+    flat = S.ravel(x)
+    low, high = as_node(lo, x.dtype, ()), as_node(hi, x.dtype, ())
+    if lo == hi and flat.shape[0]:
+        low, high = R.reduce("min", flat, 0), R.reduce("max", flat, 0)
+    same = make(Op.EQ, (low, high))
+    one = as_node(1, x.dtype, ())
+    low = make(Op.SELECT, (same, make(Op.SUB, (low, one)), low))
+    high = make(Op.SELECT, (same, make(Op.ADD, (high, one)), high))
+    shape = flat.shape
+    lo_b, hi_b = broadcast_to(low, shape), broadcast_to(high, shape)
+    inside = make(Op.AND, (make(Op.GE, (flat, lo_b)), make(Op.LE, (flat, hi_b))))
+    scaled = make(Op.MUL, (make(Op.SUB, (flat, lo_b)), as_node(bins, x.dtype, shape)))
+    pos = convert(make(Op.DIV, (scaled, make(Op.SUB, (hi_b, lo_b)))), INDEX)
+    pos = make(Op.MIN, (pos, as_node(bins - 1, INDEX, shape)))
+    pos = make(Op.SELECT, (inside, pos, as_node(-1, INDEX, shape)))
+    return convert(bincount_in_range(pos, bins), x.dtype)

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 import numpy as np
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
+from lazytensor.core.composite.linalg import matmul
 from lazytensor.core.composite.take import take
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
@@ -76,4 +77,57 @@ def resize(x: Node, axes: Sequence[int], sizes: Sequence[int], method: str) -> N
     return x
 
 
-__all__ = ["METHODS", "linear_axis", "nearest_axis", "resize"]
+# ------------------------------------------------- antialiased resampling
+def _aa_filter(kind: str, x: np.ndarray) -> np.ndarray:
+    """PIL's antialias kernels: the triangle, or Keys' cubic a=-0.5."""
+    x = np.abs(x)
+    if kind == "bilinear":
+        return np.maximum(0.0, 1.0 - x)
+    a = -0.5
+    near = ((a + 2) * x - (a + 3)) * x * x + 1
+    far = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return np.where(x < 1, near, np.where(x < 2, far, 0.0))
+
+
+def antialias_weights(kind: str, size: int, out: int, align_corners: bool,
+                      scale: float | None) -> np.ndarray:
+    """The (out, size) matrix of antialiased interpolation along one axis
+    (PIL's, and torch's UpSampleKernel's _compute_weights_aa): each output's
+    filter (``kind`` "bilinear" or "bicubic"), stretched by the scale when
+    downsampling, normalized to sum 1.
+
+    >>> antialias_weights("bilinear", 4, 2, False, None).sum(axis=1)
+    array([1., 1.])
+    """
+    if align_corners:
+        ratio = (size - 1) / (out - 1) if out > 1 else 0.0
+    else:
+        ratio = 1.0 / scale if scale is not None and scale > 0 else size / out
+    support = (2.0 if kind == "bilinear" else 4.0) * 0.5 * max(ratio, 1.0)
+    invscale = 1.0 / ratio if ratio >= 1.0 else 1.0
+    weights = np.zeros((out, size))
+    for i in range(out):
+        center = ratio * (i + 0.5)
+        lo = max(int(center - support + 0.5), 0)
+        hi = min(int(center + support + 0.5), size)
+        w = _aa_filter(kind, (np.arange(lo, hi) - center + 0.5) * invscale)
+        total = w.sum()
+        weights[i, lo:hi] = w / total if total != 0 else w
+    return weights
+
+
+def resize_antialiased(x: Node, sizes: Sequence[int], kind: str, align_corners: bool = False,
+                       scales: Sequence[float | None] = (None, None)) -> Node:
+    """``x``'s last two axes resampled to ``sizes`` with antialiasing: two
+    matmuls by the per-axis weight matrices (host constants: they depend
+    only on the sizes). ``x`` is floating.
+
+    Shape rule: x.shape[:-2] + sizes."""
+    (h, w), (oh, ow) = x.shape[-2:], sizes
+    wh = constant(antialias_weights(kind, h, oh, align_corners, scales[0]), x.dtype)
+    ww = constant(antialias_weights(kind, w, ow, align_corners, scales[1]).T, x.dtype)
+    return matmul(matmul(wh, x), ww)
+
+
+__all__ = ["METHODS", "antialias_weights", "linear_axis", "nearest_axis", "resize",
+           "resize_antialiased"]

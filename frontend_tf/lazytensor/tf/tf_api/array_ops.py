@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import along, creation, rearrange, reduction, sorting
+from lazytensor.core.composite import along, creation, layers, rearrange, reduction, sorting
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import shape as core_shape
 from lazytensor.core.composite.take import take
@@ -137,32 +137,21 @@ def _pad(tensor_, paddings, mode="CONSTANT", constant_values=0, name=None):
 
 
 def _gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
-    """lax.gather along ``axis`` with the first ``batch_dims`` dims of params
-    and indices paired (StableHLO batching dims); out-of-range indices clamp
-    (TensorFlow raises on CPU)."""
+    """The core's gather along ``axis`` with the first ``batch_dims`` dims of
+    params and indices paired; out-of-range indices clamp (TensorFlow raises
+    on CPU)."""
     x, idx = tensor(params), check(tensor(indices), INT, "GatherV2")
     b = host_int(batch_dims)
     b = b + idx.ndim if b < 0 else b
     a = reduction.normalize_axis(b if axis is None else host_int(axis), x.ndim)
     if x.shape[:b] != idx.shape[:b] or a < b:
         raise ShapeError(f"gather: batch dims {b} of params {x.shape} and indices {idx.shape}")
-    coords = core_shape.reshape(idx, idx.shape + (1,))
-    rank = x.ndim - 1 - b + idx.ndim
-    offsets = tuple(range(b, a)) + tuple(range(a + idx.ndim - b, rank))
-    sizes = tuple(1 if d == a or d < b else s for d, s in enumerate(x.shape))
-    batch = tuple(range(b))
-    return make(Op.GATHER, (x, coords), offsets, (a,), (a,), batch, batch, sizes, "clip")
+    return along.gather_batched(x, idx, a, b)
 
 
 def _gather_nd(params, indices, batch_dims=0, name=None, bad_indices_policy=""):
     x, idx = tensor(params), check(tensor(indices), INT, "GatherNd")
-    b, k = host_int(batch_dims), idx.shape[-1]
-    dims = tuple(range(b, b + k))
-    sizes = tuple(1 if d < b + k else s for d, s in enumerate(x.shape))
-    rank = idx.ndim - 1 + x.ndim - b - k
-    batch = tuple(range(b))
-    return make(Op.GATHER, (x, idx), tuple(range(idx.ndim - 1, rank)), dims, dims, batch, batch,
-                sizes, "clip")
+    return along.gather_nd(x, idx, host_int(batch_dims))
 
 
 def scatter_nd(kind: str):
@@ -171,10 +160,7 @@ def scatter_nd(kind: str):
         upd = tensor(updates, x.dtype)
         if upd.dtype != x.dtype:
             raise DTypeError(f"tensor_scatter: updates of {upd.dtype.name} into {x.dtype.name}")
-        k = idx.shape[-1]
-        window = tuple(range(idx.ndim - 1, upd.ndim))
-        return make(Op.SCATTER, (x, idx, upd), window, tuple(range(k)), tuple(range(k)), (), (),
-                    kind, "fill")
+        return along.scatter_nd(x, idx, upd, kind)
 
     return impl
 
@@ -199,10 +185,7 @@ def _one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=Non
     off = tensor(0 if off_value is None else off_value, out)
     n = host_int(depth)
     ax = idx.ndim if axis is None or axis == -1 else host_int(axis)
-    shape = idx.shape[:ax] + (n,) + idx.shape[ax:]
-    hot = make(Op.EQ, (ew.broadcast_to(core_shape.expand_dims(ew.convert(idx, dt.int64), ax),
-                                       shape), creation.iota(shape, ax, dt.int64)))
-    return _select(hot, ew.broadcast_to(on, shape), ew.broadcast_to(off, shape))
+    return layers.one_hot(idx, n, ax, on, off)
 
 
 def _range(start, limit=None, delta=1, dtype=None, name="range"):

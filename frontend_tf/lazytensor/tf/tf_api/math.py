@@ -21,10 +21,17 @@ import collections
 import functools
 import math
 
-import numpy as np
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
-from lazytensor.core.composite import layers, npextra, numerics, pointwise, reduction, sorting
+from lazytensor.core.composite import (
+    layers,
+    npextra,
+    numerics,
+    pointwise,
+    reducers,
+    reduction,
+    sorting,
+)
 from lazytensor.core.composite import nn as cnn
 from lazytensor.core.composite import shape as core_shape
 from lazytensor.core.composite.ufuncs import UFUNCS, conj
@@ -66,11 +73,6 @@ def _unary(fn, kinds: str):
     return impl
 
 
-def _scaled_back(scaled: Op, x: Node) -> Node:
-    """I(x) = Ie(x) * exp(|x|) from the exponentially scaled Bessel op."""
-    return make(Op.MUL, (make(scaled, (x,)), make(Op.EXP, (make(Op.ABS, (x,)),))))
-
-
 def _unless_zero(test_of, fn):
     """0 where ``test_of(x, y)`` is zero, else fn(x, y) (xdivy, div_no_nan...)."""
     def impl(a: Node, b: Node) -> Node:
@@ -99,8 +101,7 @@ UNARY = {  # tf.math name: (node function, kernel dtypes)
     "reciprocal": (_recip, INEXACT),
     "round": (tnp_math._rounding(Op.ROUND_EVEN), REAL),
     "ndtri": (pointwise.ndtri, FLOAT),
-    "bessel_i0": (lambda x: _scaled_back(Op.BESSEL_I0E, x), FLOAT),
-    "bessel_i1": (lambda x: _scaled_back(Op.BESSEL_I1E, x), FLOAT),
+    "bessel_i0": (pointwise.bessel_i0, FLOAT), "bessel_i1": (pointwise.bessel_i1, FLOAT),
     "reciprocal_no_nan": (lambda x: _unless_zero(lambda a, b: a, lambda a, b: _recip(a))(x, x),
                           INEXACT),
     "is_finite": (npextra.isfinite, FLOAT), "is_nan": (npextra.isnan, FLOAT),
@@ -119,12 +120,6 @@ def _binary(fn, kinds: str, strict: bool = True, first: bool = False):
         return fn(check(a, kinds, impl.__name__), b)
 
     return impl
-
-
-def _truncatediv(a: Node, b: Node) -> Node:
-    """C division: integers truncate; floats trunc(a / b)."""
-    out = make(Op.DIV, (a, b))
-    return npextra.trunc(out) if dt.is_float(a.dtype) else out
 
 
 def _squared_difference(a: Node, b: Node) -> Node:
@@ -148,7 +143,8 @@ BINARY = {  # API path: (node function, kernel dtypes); TF's TypeError on a misf
     "math.multiply": (_mul, NUMBER), "math.pow": (UFUNCS["power"].fn, NUMBER),
     "math.maximum": (tnp_math._maximum, REAL), "math.minimum": (tnp_math._minimum, REAL),
     "math.floordiv": (npextra.floor_divide, REAL), "math.floormod": (npextra.remainder, REAL),
-    "truncatediv": (_truncatediv, REAL), "math.squared_difference": (_squared_difference, NUMBER),
+    "truncatediv": (pointwise.trunc_divide, REAL),
+    "math.squared_difference": (_squared_difference, NUMBER),
     "math.xlogy": (pointwise.xlogy, INEXACT),
     "math.xlog1py": (_unless_zero(lambda a, b: a, lambda a, b: _mul(a, make(Op.LOG1P, (b,)))),
                      INEXACT),
@@ -217,20 +213,9 @@ def _cast(x, dtype, name=None):
 
 
 def _saturate_cast(value, dtype, name=None):
-    """Clamp into ``dtype``'s range (where the input's is wider), then cast."""
-    x, target = tensor(value), dtype_arg(dtype)
-    if dt.is_inexact(target) or dt.is_bool(target) or dt.is_complex(x.dtype):
-        return ew.convert(x, target)
-    info = dt.iinfo(target)
-    source = dt.finfo(x.dtype) if dt.is_float(x.dtype) else dt.iinfo(x.dtype)
-    if source.min < info.min:
-        x = make(Op.MAX, (x, _const(info.min, x)))
-    if source.max > info.max:
-        hi = np.asarray(info.max).astype(x.dtype)
-        if dt.is_float(x.dtype) and hi > info.max:  # int64 max rounds up in floats
-            hi = np.nextafter(hi, x.dtype.type(0))
-        x = make(Op.MIN, (x, _const(hi.item(), x)))
-    return ew.convert(x, target)
+    """Clamp into ``dtype``'s range (where the input's is wider), then cast
+    (the core's)."""
+    return pointwise.saturate_cast(tensor(value), dtype_arg(dtype))
 
 
 def _clip_by_value(t, clip_value_min, clip_value_max, name=None):
@@ -300,13 +285,7 @@ def _scan(op: Op, identity):
     def impl(x, axis=0, exclusive=False, reverse=False, name=None):
         node = check(tensor(x), FLOAT if op is Op.CUMLOGSUMEXP else NUMBER, op.name)
         ax = reduction.normalize_axis(host_int(axis), node.ndim)
-        out = make(op, (node,), ax, bool(reverse))
-        n = node.shape[ax]
-        if exclusive and n:
-            edge = ew.full(node.shape[:ax] + (1,) + node.shape[ax + 1:], identity, node.dtype)
-            kept = core_shape.slice_axis(out, ax, *((1, n) if reverse else (0, n - 1)))
-            out = core_shape.concatenate([kept, edge] if reverse else [edge, kept], ax)
-        return out
+        return reducers.cumulative(node, op, ax, bool(reverse), bool(exclusive), identity)
 
     return impl
 
@@ -327,36 +306,24 @@ def _top_k(input, k=1, sorted=True, index_type=None, name=None):  # noqa: A002
     return TopKV2(values, indices)
 
 
-def _segments(x: Node, ids: Node, n: int, kind: str, empty=None) -> Node:
-    """Segment ``kind`` (or mean); ``empty`` fills the segments that no id
-    names (sorted segment max/min give 0 there, unsorted ones their fill)."""
-    count = cnn.segment_reduce(ew.full(x.shape, 1, x.dtype), ids, n)
-    if kind == "mean":
-        total = cnn.segment_reduce(x, ids, n)
-        return make(Op.DIV, (total, make(Op.MAX, (count, _const(1, count)))))
-    out = cnn.segment_reduce(x, ids, n, kind)
-    if empty is None:
-        return out
-    return _select(make(Op.GT, (count, _const(0, count))), out, _const(empty, out))
-
-
 def _unsorted_segment(kind: str):
     def impl(data, segment_ids, num_segments, name=None):
         ids = check(tensor(segment_ids), INT, "UnsortedSegment")
-        return _segments(check(tensor(data), REAL, "UnsortedSegment"), ids,
-                         host_int(num_segments), kind)
+        return cnn.segment_reduce(check(tensor(data), REAL, "UnsortedSegment"), ids,
+                                  host_int(num_segments), kind)
 
     return impl
 
 
 def _segment(kind: str):
-    """Sorted segments: their count is the largest id + 1, read back (a barrier)."""
+    """Sorted segments: their count is the largest id + 1, read back (a
+    barrier); segments that no id names give 0 for max and min."""
     def impl(data, segment_ids, name=None):
         ids = check(tensor(segment_ids), INT, "Segment")
         top = reduction.reduce("max", ids) if ids.shape[0] else None
         n = 0 if top is None else int(wrap(top).numpy()) + 1
-        return _segments(check(tensor(data), REAL, "Segment"), ids, n, kind,
-                         0 if kind in ("max", "min") else None)
+        return cnn.segment_reduce(check(tensor(data), REAL, "Segment"), ids, n, kind,
+                                  0 if kind in ("max", "min") else None)
 
     return impl
 

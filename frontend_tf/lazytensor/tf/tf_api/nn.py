@@ -24,7 +24,7 @@ from lazytensor.core.composite import layers, losses
 from lazytensor.core.composite import nn as cnn
 from lazytensor.core.composite import normalization as norm
 from lazytensor.core.composite import reduction as red
-from lazytensor.core.composite.creation import const, iota
+from lazytensor.core.composite.creation import const
 from lazytensor.core.composite.elementwise import broadcast_shapes, broadcast_to, convert
 from lazytensor.core.composite.shape import concatenate, moveaxis, reshape
 from lazytensor.core.ir import Node
@@ -283,21 +283,14 @@ def _conv_nodes(input, filters, strides, padding, data_format, dilations, op: st
     if n < 1 or x.ndim < n + 2:
         raise ValueError(f"`input` must have at least {n + 2} dimensions for a {n}-d "
                          f"convolution. Received: input.shape={x.shape}")
-    if first:
-        x = moveaxis(x, x.ndim - n - 1, -1)
-    channels, (depth, out) = x.shape[-1], w.shape[-2:]
+    channels = x.shape[x.ndim - n - 1 if first else -1]
+    depth, out = w.shape[-2:]
     if depth == 0 or channels % depth or out % (channels // depth):
         raise _invalid(f"input depth must be evenly divisible by filter depth: {channels} vs "
                        f"{depth}")
     stride = _per_dim(strides, n, first, "strides")
     dilation = _per_dim(dilations, n, first, "dilations")
-    pads = _padding(padding, n, first)
-
-    def conv(a: Node) -> Node:
-        return cnn.conv(a, w, stride, pads, dilation, channels // depth, channels_last=True)
-
-    y = layers.batched(conv, x, n + 2)
-    return moveaxis(y, -1, y.ndim - n - 1) if first else y
+    return layers.conv_hwio(x, w, stride, _padding(padding, n, first), dilation, first)
 
 
 def _conv(n: int | None, op: str):
@@ -445,7 +438,8 @@ def _in_top_k(targets, predictions, k, name=None):
 def _max_pool_with_argmax(input, ksize, strides, padding, data_format="NHWC",
                           output_dtype=None, include_batch_in_index=False, name=None):
     """Max pooling (NHWC) with each maximum's flat index into the input:
-    ((b * H + y) * W + x) * C + c, the batch term only when asked."""
+    ((b * H + y) * W + x) * C + c, the batch term only when asked (the
+    core's)."""
     x = tensor(input)
     if data_format != "NHWC":
         raise ValueError("`data_format` values other  than 'NHWC' are not supported. "
@@ -455,16 +449,8 @@ def _max_pool_with_argmax(input, ksize, strides, padding, data_format="NHWC",
     kernel, stride = _per_dim(ksize, 2, False, "ksize"), _per_dim(strides, 2, False, "strides")
     pads = cnn.explicit_padding(_padding(padding, 2, False), x.shape[1:3], kernel, stride,
                                 (1, 1))
-    values, plane = cnn.max_pool_with_indices(moveaxis(x, -1, 1), kernel, stride, pads, (1, 1),
-                                              nan_wins=False)
-    values, plane = moveaxis(values, 1, -1), moveaxis(plane, 1, -1)
-    batch, height, width, channels = x.shape
-    index = make(Op.ADD, (make(Op.MUL, (plane, const(channels, dt.int64, plane.shape))),
-                          iota(plane.shape, 3)))
-    if include_batch_in_index:
-        offset = make(Op.MUL, (iota(plane.shape, 0), const(height * width * channels, dt.int64,
-                                                             plane.shape)))
-        index = make(Op.ADD, (index, offset))
+    values, index = cnn.max_pool_flat_argmax(x, kernel, stride, pads,
+                                             bool(include_batch_in_index))
     return MaxPoolWithArgmax(values, convert(index, dtype_arg(output_dtype) or dt.int64))
 
 

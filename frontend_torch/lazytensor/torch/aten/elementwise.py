@@ -174,14 +174,8 @@ def _rsub(a, b, alpha=1):
 def _div(a, b, rounding_mode=None):
     if rounding_mode is None:
         return _true_divide(a, b)
-    fn = npextra.floor_divide if rounding_mode == "floor" else _trunc_divide
+    fn = npextra.floor_divide if rounding_mode == "floor" else pw.trunc_divide
     return elementwise(fn, P.DEFAULT, a, b)
-
-
-def _trunc_divide(x: Node, y: Node) -> Node:
-    if dt.is_inexact(x.dtype):
-        return npextra.trunc(make(Op.DIV, (x, y)))
-    return make(Op.DIV, (x, y))
 
 
 def _pow(a, b):

@@ -8,19 +8,14 @@ shapes them."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
-from lazytensor.core import Node, Op, constant, make
+from lazytensor.core import Node, constant
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import activations as act
-from lazytensor.core.composite import bags, ctc, losses, take
+from lazytensor.core.composite import bags, ctc, layers, losses, resize
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import nn as cnn
-from lazytensor.core.composite.creation import const, iota
-from lazytensor.core.composite.einsum import einsum
-from lazytensor.core.composite.linalg import matmul
-from lazytensor.core.composite.shape import reshape
+from lazytensor.core.composite.creation import const
 from lazytensor.torch import _fallback
 from lazytensor.torch._rng import next_key
 from lazytensor.torch._tensor import LazyTensor, node_of_host, scalar_type_name, wrap
@@ -126,39 +121,25 @@ def _adaptive_max_pool_backward(n: int):
 
 
 # ------------------------------------------------------ bilinear products
-_LETTERS = "abcdefghijklmnopqrstuvwxyz"
-
-
 def _trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
-    """sum over ``sumdim`` of i1 * i2 * i3, each unsqueezed at its
-    ``expand`` dims: one einsum (nn.Bilinear's x1^T W x2 per output)."""
-    n1 = node(i1)
-    letters = _LETTERS[:n1.ndim + len(expand1)]
-
-    def term(skip) -> str:
-        return "".join(c for d, c in enumerate(letters) if d not in set(skip))
-
-    spec = f"{term(expand1)},{term(expand2)},{term(expand3)}->{term(sumdim)}"
-    return wrap(einsum(spec, n1, node(i2), node(i3)))
+    """The core's trilinear product (nn.Bilinear's x1^T W x2 per output)."""
+    return wrap(layers.trilinear(node(i1), node(i2), node(i3), expand1, expand2, expand3,
+                                 sumdim))
 
 
 # ------------------------------------------------------------------- rrelu
 def _rrelu_with_noise(x, noise, lower=0.125, upper=1 / 3, training=False, generator=None):
-    """Eval: leaky_relu with the mean slope. Training: each element <= 0
-    scaled by a slope drawn from U(lower, upper), stored in ``noise`` (1
-    elsewhere), as torch's kernel does (drawn from the core's RNG)."""
+    """Eval: leaky_relu with the mean slope. Training: the core's rrelu
+    (drawn from the core's RNG), its slopes stored in ``noise``, as torch's
+    kernel does."""
     from lazytensor.torch._dispatch import assign
 
     nx = node(x)
     if not training:
         return wrap(act.leaky_relu(nx, (lower + upper) / 2))
-    u = ew.convert(make(Op.RNG_UNIFORM, (next_key(),), nx.shape, dt.float32), nx.dtype)
-    slope = make(Op.ADD, (ew.as_node(lower, nx.dtype, nx.shape),
-                          make(Op.MUL, (u, ew.as_node(upper - lower, nx.dtype, nx.shape)))))
-    negative = make(Op.LE, (nx, const(0, nx.dtype, nx.shape)))
-    assign(noise, ew.convert(make(Op.SELECT, (negative, slope, const(1, nx.dtype, nx.shape))),
-                             node(noise).dtype))
-    return wrap(make(Op.SELECT, (negative, make(Op.MUL, (nx, slope)), nx)))
+    out, slopes = act.rrelu(nx, lower, upper, next_key())
+    assign(noise, ew.convert(slopes, node(noise).dtype))
+    return wrap(out)
 
 
 # ------------------------------------------------------------------ losses
@@ -197,42 +178,9 @@ def _multilabel_margin_backward(grad, x, target, reduction, is_target):
 
 
 # ------------------------------------------------- antialiased resampling
-def _aa_filter(kind: str, x: np.ndarray) -> np.ndarray:
-    """torch's (PIL's) antialias kernels: the triangle, or Keys' cubic a=-0.5."""
-    x = np.abs(x)
-    if kind == "bilinear":
-        return np.maximum(0.0, 1.0 - x)
-    a = -0.5
-    near = ((a + 2) * x - (a + 3)) * x * x + 1
-    far = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
-    return np.where(x < 1, near, np.where(x < 2, far, 0.0))
-
-
-def _aa_weights(kind: str, size: int, out: int, align_corners: bool,
-                scale: float | None) -> np.ndarray:
-    """The (out, size) matrix of torch's antialiased interpolation along one
-    axis (UpSampleKernel's _compute_weights_aa): each output's filter,
-    stretched by the scale when downsampling, normalized to sum 1."""
-    if align_corners:
-        ratio = (size - 1) / (out - 1) if out > 1 else 0.0
-    else:
-        ratio = 1.0 / scale if scale is not None and scale > 0 else size / out
-    support = (2.0 if kind == "bilinear" else 4.0) * 0.5 * max(ratio, 1.0)
-    invscale = 1.0 / ratio if ratio >= 1.0 else 1.0
-    weights = np.zeros((out, size))
-    for i in range(out):
-        center = ratio * (i + 0.5)
-        lo = max(int(center - support + 0.5), 0)
-        hi = min(int(center + support + 0.5), size)
-        w = _aa_filter(kind, (np.arange(lo, hi) - center + 0.5) * invscale)
-        total = w.sum()
-        weights[i, lo:hi] = w / total if total != 0 else w
-    return weights
-
-
 def _upsample_aa(kind: str):
-    """_upsample_{bilinear,bicubic}2d_aa: two matmuls by the per-axis weight
-    matrices (host constants: they depend only on the sizes)."""
+    """_upsample_{bilinear,bicubic}2d_aa: the core's antialiased resampling
+    of the last two axes."""
     def impl(x, output_size, align_corners, scales_h=None, scales_w=None):
         n = node(x)
         if n.dtype not in (dt.float32, dt.float64):
@@ -240,10 +188,9 @@ def _upsample_aa(kind: str):
                                       f"'{scalar_type_name(n.dtype)}'")
         if n.ndim != 4:
             raise RuntimeError(f"upsample_{kind}2d_aa: expected a 4-d input, got {n.ndim}-d")
-        (h, w), (oh, ow) = n.shape[2:], [int(s) for s in output_size]
-        wh = constant(_aa_weights(kind, h, oh, align_corners, scales_h), n.dtype)
-        ww = constant(_aa_weights(kind, w, ow, align_corners, scales_w).T, n.dtype)
-        return wrap(matmul(matmul(wh, n), ww))
+        sizes = [int(s) for s in output_size]
+        return wrap(resize.resize_antialiased(n, sizes, kind, align_corners,
+                                              (scales_h, scales_w)))
 
     return impl
 
@@ -259,29 +206,13 @@ def _lengths(lengths) -> Node:
     return constant(np.asarray(list(lengths), dtype=np.int64), dt.int64)
 
 
-def _ctc_targets(targets: Node, target_lengths: Node, batch: int) -> Node:
-    """Padded (N, S) targets; 1-d concatenated ones are split by the lengths
-    (padded to their total length, an upper bound of the longest)."""
-    if targets.ndim == 2:
-        return targets
-    total = targets.shape[0]
-    if total == 0:
-        return ew.full((batch, 0), 0, dt.int64)
-    ends = make(Op.CUMSUM, (target_lengths,), 0, False)
-    starts = make(Op.SUB, (ends, target_lengths))
-    pos = make(Op.ADD, (ew.broadcast_to(reshape(starts, (batch, 1)), (batch, total)),
-                        iota((batch, total), 1, dt.int64)))
-    pos = make(Op.MIN, (pos, ew.full(pos.shape, total - 1, dt.int64)))
-    return reshape(take.take(targets, reshape(pos, (-1,))), (batch, total))
-
-
 def _ctc_parts(log_probs, targets, input_lengths, target_lengths):
     lp = node(log_probs)
     if lp.ndim != 3 or not dt.is_float(lp.dtype):
         raise RuntimeError(f"ctc_loss: expected 3-d floating log_probs, got {lp.ndim}-d "
                            f"{lp.dtype}")
     lens, labels = _lengths(input_lengths), _lengths(target_lengths)
-    padded = _ctc_targets(ew.convert(node(targets), dt.int64), labels, lp.shape[1])
+    padded = ctc.padded_targets(ew.convert(node(targets), dt.int64), labels, lp.shape[1])
     return lp, padded, lens, labels
 
 
@@ -295,27 +226,12 @@ def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0,
 
 def _ctc_loss_backward(grad, log_probs, targets, input_lengths, target_lengths,
                        neg_log_likelihood, log_alpha, blank, zero_infinity=False):
-    """torch's CTC gradient: the VJP of the recursion plus exp(log_probs) *
-    grad on each sample's frames (torch's formula, exact for log_softmax
-    inputs, which it assumes); samples of infinite loss get zeros with
+    """torch's CTC gradient, the core's (through the log_softmax that torch
+    assumes made ``log_probs``); samples of infinite loss get zeros with
     ``zero_infinity``."""
     lp, padded, lens, labels = _ctc_parts(log_probs, targets, input_lengths, target_lengths)
-    g = node(grad)
-    frames, batch, classes = lp.shape
-    g = ew.broadcast_to(g, (batch,)) if g.ndim == 0 else g
-    nll = node(neg_log_likelihood)
-    finite = make(Op.NE, (nll, ew.full(nll.shape, math.inf, nll.dtype)))
-    g = make(Op.SELECT, (finite, g, ew.full(g.shape, 0, g.dtype))) if zero_infinity else g
-    true = cnn.vjp(lambda x: ctc.ctc_loss(x, padded, lens, labels, blank)[0], (lp,), g)[0]
-    running = make(Op.LT, (iota((frames, batch, classes), 0, dt.int64),
-                           ew.broadcast_to(reshape(lens, (1, batch, 1)), lp.shape)))
-    scaled = make(Op.MUL, (make(Op.EXP, (lp,)), ew.broadcast_to(reshape(g, (1, batch, 1)),
-                                                                 lp.shape)))
-    out = make(Op.ADD, (true, make(Op.SELECT, (running, scaled, ew.full(lp.shape, 0, lp.dtype)))))
-    if zero_infinity:
-        dead = ew.broadcast_to(reshape(make(Op.NOT, (finite,)), (1, batch, 1)), lp.shape)
-        out = make(Op.SELECT, (dead, ew.full(lp.shape, 0, lp.dtype), out))
-    return wrap(out)
+    return wrap(ctc.ctc_loss_backward(node(grad), lp, padded, lens, labels, blank,
+                                      node(neg_log_likelihood), zero_infinity))
 
 
 TABLE = {

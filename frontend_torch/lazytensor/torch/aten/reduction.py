@@ -10,17 +10,18 @@ import math
 import numpy as np
 from lazytensor.core import Node, Op, make
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import counting, sorting, tnp_shared
 from lazytensor.core.composite import reduction as R
-from lazytensor.core.composite.elementwise import as_node, broadcast_to, convert
+from lazytensor.core.composite import sorting, tnp_shared
+from lazytensor.core.composite.elementwise import as_node, convert
 from lazytensor.core.composite.reducers import (
     accumulated,
+    cumulative,
+    histc,
     kth_smallest,
     median_along,
     running_extreme,
     vector_norm,
 )
-from lazytensor.core.composite.shape import ravel
 from lazytensor.torch._tensor import scalar_type_name, wrap
 from lazytensor.torch.aten._common import aten, dims, node, np_dtype, opmath
 from lazytensor.torch.aten._common import dim as _dim
@@ -144,7 +145,7 @@ def _scan(op: Op):
         if n.ndim == 0:
             return wrap(convert(n, target))
         d = _dim(dim, n.ndim)
-        return wrap(accumulated(lambda v: make(op, (v,), d, False), n, target))
+        return wrap(accumulated(lambda v: cumulative(v, op, d), n, target))
 
     return impl
 
@@ -242,10 +243,8 @@ def _kthvalue(x, k, d=-1, keepdim=False):
 
 
 def _histc(x, bins=100, min=0, max=0):  # noqa: A002
-    """torch.histc: ``bins`` equal bins over [min, max] (the data's range
-    when min == max, widened by 1 each way when still empty), elements
-    outside dropped; bin = trunc((x - lo) * bins / (hi - lo)) in x's dtype,
-    the top edge in the last bin (torch's CPU kernel). Result in x's dtype."""
+    """torch.histc: the core's ``histc`` (``bins`` equal bins over [min,
+    max], the data's range when min == max), after torch's checks."""
     n = node(x)
     if not dt.is_float(n.dtype):
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for "
@@ -257,22 +256,7 @@ def _histc(x, bins=100, min=0, max=0):  # noqa: A002
         raise RuntimeError("torch.histc: max must be larger than min")
     if not (math.isfinite(lo_v) and math.isfinite(hi_v)):
         raise RuntimeError(f"torch.histc: range of [{min}, {max}] is not finite")
-    flat = ravel(n)
-    lo, hi = as_node(lo_v, n.dtype, ()), as_node(hi_v, n.dtype, ())
-    if lo_v == hi_v and flat.shape[0]:
-        lo, hi = R.reduce("min", flat, 0), R.reduce("max", flat, 0)
-    same = make(Op.EQ, (lo, hi))
-    one = as_node(1, n.dtype, ())
-    lo = make(Op.SELECT, (same, make(Op.SUB, (lo, one)), lo))
-    hi = make(Op.SELECT, (same, make(Op.ADD, (hi, one)), hi))
-    shape = flat.shape
-    lo_b, hi_b = broadcast_to(lo, shape), broadcast_to(hi, shape)
-    inside = make(Op.AND, (make(Op.GE, (flat, lo_b)), make(Op.LE, (flat, hi_b))))
-    scaled = make(Op.MUL, (make(Op.SUB, (flat, lo_b)), as_node(bins, n.dtype, shape)))
-    pos = convert(make(Op.DIV, (scaled, make(Op.SUB, (hi_b, lo_b)))), dt.int64)
-    pos = make(Op.MIN, (pos, as_node(bins - 1, dt.int64, shape)))
-    pos = make(Op.SELECT, (inside, pos, as_node(-1, dt.int64, shape)))
-    return wrap(convert(counting.bincount_in_range(pos, bins), n.dtype))
+    return wrap(histc(n, bins, lo_v, hi_v))
 
 
 def _table() -> dict:
