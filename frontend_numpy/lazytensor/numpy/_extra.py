@@ -26,11 +26,6 @@ from lazytensor.numpy._dispatch import eager, implements
 
 import numpy as np
 
-
-def _float(x: Node) -> Node:
-    return x if dt.is_inexact(x.dtype) else ew.convert(x, dt.float64)
-
-
 # ------------------------------------------------------------ element tests
 
 @implements("isin")
@@ -98,7 +93,7 @@ def choose(a, choices, out=None, mode="raise"):
 @implements("sinc")
 def sinc(x):
     """sin(pi x) / (pi x), 1 at 0."""
-    return wrap(shared.sinc(_float(node_of(x))))
+    return wrap(shared.sinc(ew.float_or_float64(node_of(x))))
 
 
 @implements("fix")
@@ -205,7 +200,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     formula); ``period`` runs eagerly."""
     if period is not None:
         return eager("numpy.interp", np.interp, (x, xp, fp, left, right, period), {})
-    xs, grid, values = _float(node_of(x)), _float(node_of(xp)), node_of(fp)
+    xs, grid, values = node_of(x), node_of(xp), node_of(fp)
     values = ew.convert(values, dt.complex128 if dt.is_complex(values.dtype) else dt.float64)
     xs, grid = ew.convert(xs, dt.float64), ew.convert(grid, dt.float64)
     ends = [None if e is None else lift(e) for e in (left, right)]

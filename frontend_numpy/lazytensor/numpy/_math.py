@@ -21,18 +21,11 @@ from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
 from lazytensor.numpy import _ufuncs, _views
-from lazytensor.numpy._base import from_host, lift, ndarray, node_of, wrap
-from lazytensor.numpy._dispatch import implements
-from lazytensor.numpy._ufuncs import store
+from lazytensor.numpy._base import lift, ndarray, node_of, wrap
+from lazytensor.numpy._dispatch import implements, to_lazy
+from lazytensor.numpy._ufuncs import finish as _finish
 
 import numpy as np
-
-
-def _finish(node: Node, out):
-    if out is None:
-        return wrap(node)
-    store(np.add, out, node, casting="unsafe")
-    return out
 
 
 def _promote(*values) -> np.dtype:
@@ -114,9 +107,7 @@ def imag(val):
 
 @implements("angle")
 def angle(z, deg=False):
-    x = node_of(z)
-    x = x if dt.is_inexact(x.dtype) else ew.convert(x, dt.float64)
-    return wrap(npx.angle(x, bool(deg)))
+    return wrap(npx.angle(ew.float_or_float64(node_of(z)), bool(deg)))
 
 
 @implements("iscomplexobj")
@@ -291,25 +282,24 @@ def _host(a) -> np.ndarray:
 def nonzero(a):
     """Indices of the nonzero elements (materializes ``a``: the count decides
     the shape)."""
-    return tuple(from_host(i) for i in np.nonzero(_host(a)))
+    return to_lazy(np.nonzero(_host(a)))
 
 
 @implements("argwhere")
 def argwhere(a):
-    return from_host(np.argwhere(_host(a)))
+    return to_lazy(np.argwhere(_host(a)))
 
 
 @implements("flatnonzero")
 def flatnonzero(a):
-    return from_host(np.flatnonzero(_host(a)))
+    return to_lazy(np.flatnonzero(_host(a)))
 
 
 @implements("unique")
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None,
            *, equal_nan=True, sorted=True):
-    out = np.unique(_host(ar), return_index, return_inverse, return_counts, axis,
-                    equal_nan=equal_nan)
-    return tuple(from_host(o) for o in out) if isinstance(out, tuple) else from_host(out)
+    return to_lazy(np.unique(_host(ar), return_index, return_inverse, return_counts, axis,
+                             equal_nan=equal_nan))
 
 
 @implements("compress")

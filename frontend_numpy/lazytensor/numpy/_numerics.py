@@ -288,7 +288,7 @@ def _float_matrix(a) -> Node:
     if x.ndim < 2:
         raise LinAlgError(f"{x.ndim}-dimensional array given. Array must be at least "
                           "two-dimensional")
-    return x if dt.is_inexact(x.dtype) else ew.convert(x, dt.float64)
+    return ew.float_or_float64(x)
 
 
 @linalg_implements("pinv")

@@ -11,20 +11,11 @@ import math
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import reduction as cred
 from lazytensor.core.composite import statistics as cstats
-from lazytensor.core.ir import Node
-from lazytensor.numpy._base import ndarray, node_of, wrap
+from lazytensor.numpy._base import ndarray, node_of
 from lazytensor.numpy._dispatch import eager, implements
-from lazytensor.numpy._ufuncs import store
+from lazytensor.numpy._ufuncs import finish as _finish
 
 import numpy as np
-
-
-def _finish(node: Node, out):
-    if out is None:
-        return wrap(node)
-    store(np.add, out, node, casting="unsafe")
-    return out
-
 
 _METHODS = ("linear", "midpoint", *cstats.PICKS)
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 from lazytensor.numpy import *  # noqa: F403
 from lazytensor.numpy import __all__ as _LNP_ALL
 from lazytensor.numpy import _math, linalg  # noqa: F401
-from lazytensor.numpy._base import from_host, ndarray, node_of, wrap
+from lazytensor.numpy._base import ndarray, node_of, wrap
+from lazytensor.numpy._dispatch import to_lazy
 from lazytensor.numpy._errors import guard
 
 import numpy as _np
@@ -47,23 +48,20 @@ def _host(x) -> _np.ndarray:
 
 
 def unique_values(x, /):
-    """Data-dependent shape: materializes ``x``."""
-    return from_host(_np.unique_values(_host(x)))
+    """Data-dependent shape: materializes ``x`` (as the other unique_* do)."""
+    return to_lazy(_np.unique_values(_host(x)))
 
 
 def unique_counts(x, /):
-    values, counts = _np.unique_counts(_host(x))
-    return type(_np.unique_counts(_np.zeros(1)))(from_host(values), from_host(counts))
+    return to_lazy(_np.unique_counts(_host(x)))
 
 
 def unique_inverse(x, /):
-    values, inverse = _np.unique_inverse(_host(x))
-    return type(_np.unique_inverse(_np.zeros(1)))(from_host(values), from_host(inverse))
+    return to_lazy(_np.unique_inverse(_host(x)))
 
 
 def unique_all(x, /):
-    result = _np.unique_all(_host(x))
-    return type(result)(*(from_host(r) for r in result))
+    return to_lazy(_np.unique_all(_host(x)))
 
 
 __all__ = sorted(set(_LNP_ALL) | {

@@ -19,10 +19,10 @@ from lazytensor.core.composite.reduction import normalize_axes
 from lazytensor.core.ir import Node
 from lazytensor.numpy import _math
 from lazytensor.numpy._base import node_of, wrap
-from lazytensor.numpy._dispatch import implements
 from lazytensor.numpy._numerics import (  # noqa: F401  (cond...pinv: re-exported)
     _float_matrix,
     cond,
+    linalg_implements,
     lstsq,
     matrix_rank,
     pinv,
@@ -59,10 +59,6 @@ class SVDResult(NamedTuple):
 class SlogdetResult(NamedTuple):
     sign: object
     logabsdet: object
-
-
-def linalg_implements(*names):
-    return implements(*names, namespace=np.linalg)
 
 
 def _square(a) -> Node:

@@ -66,6 +66,12 @@ def convert(x: Node, dtype: np.dtype) -> Node:
     return x if x.dtype == dtype else make(Op.CONVERT, (x,), dtype)
 
 
+def float_or_float64(x: Node) -> Node:
+    """``x`` itself when inexact, else converted to float64 (numpy's and
+    tnp's float results of integer and bool input)."""
+    return x if dt.is_inexact(x.dtype) else convert(x, dt.float64)
+
+
 def as_node(value: Operand, dtype: np.dtype, shape: tuple[int, ...] = ()) -> Node:
     """A Node of ``dtype`` broadcast to ``shape`` from a Node or a Python scalar."""
     if isinstance(value, Node):

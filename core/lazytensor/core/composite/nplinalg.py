@@ -309,7 +309,7 @@ def expm(x: Node) -> Node:
 
 def abs_float(x: Node) -> Node:
     """|x| as floats (integers in float64, complex magnitudes real)."""
-    return make(Op.ABS, (x if dt.is_inexact(x.dtype) else ew.convert(x, dt.float64),))
+    return make(Op.ABS, (ew.float_or_float64(x),))
 
 
 _VECTOR_ORDS: dict[float, Callable[[Node, tuple, bool], Node]] = {
@@ -355,7 +355,7 @@ def matrix_norm(x: Node, ord, r: int, c: int, keepdims: bool) -> Node:
         return frobenius(x, (r, c), keepdims)
     if ord not in _SINGULAR:
         raise ShapeError("Invalid norm order for matrices.")
-    moved = cs.moveaxis(x if dt.is_inexact(x.dtype) else ew.convert(x, dt.float64), (r, c),
+    moved = cs.moveaxis(ew.float_or_float64(x), (r, c),
                         (-2, -1))
     out = reduce(_SINGULAR[ord], svd(moved, False)[1], -1)
     if keepdims:

@@ -173,7 +173,7 @@ def spacing(value: float | Node | np.ndarray, n: int) -> Spacing:
         raise ShapeError("when 1d, distances must match the length of the corresponding "
                          "dimension")
     if host is None:
-        return value if dt.is_inexact(value.dtype) else ew.convert(value, dt.float64)
+        return ew.float_or_float64(value)
     host = host.astype(np.float64) if host.dtype.kind in "iub" else host
     steps = np.diff(host)
     if steps.size and (steps == steps[0]).all():

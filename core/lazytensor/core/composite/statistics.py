@@ -40,11 +40,6 @@ Axis = int | Sequence[int] | None
 
 # ------------------------------------------------------ quantile and median
 
-def float_or_float64(x: Node) -> Node:
-    """``x`` itself when inexact, else converted to float64."""
-    return x if dt.is_inexact(x.dtype) else ew.convert(x, dt.float64)
-
-
 def reduced_last(x: Node, axis: Axis) -> tuple[Node, tuple[int, ...]]:
     """``x`` with the ``axis`` axes (all when None) merged into one last axis,
     the kept axes first; and the normalized reduced axes."""
@@ -123,7 +118,7 @@ def quantile(x: Node, q: np.ndarray, axis: Axis = None, keepdims: bool = False,
     """
     q = np.asarray(q, dtype=np.float64)
     ndim = x.ndim
-    flat, axes = reduced_last(x if method in PICKS else float_or_float64(x), axis)
+    flat, axes = reduced_last(x if method in PICKS else ew.float_or_float64(x), axis)
     dtype = flat.dtype if dtype is None or method in PICKS else np.dtype(dtype)
     sorted_x = csort.sort(flat, -1)
     picks = [_one_quantile(sorted_x, float(v), dtype, method) for v in q.reshape(-1)]
@@ -142,7 +137,7 @@ def median(x: Node, axis: Axis = None, keepdims: bool = False) -> Node:
     dtype('float64')
     """
     ndim = x.ndim
-    flat, axes = reduced_last(float_or_float64(x), axis)
+    flat, axes = reduced_last(ew.float_or_float64(x), axis)
     n = flat.shape[-1]
     if n == 0:
         node = ew.full(flat.shape[:-1], math.nan, flat.dtype)

@@ -98,9 +98,7 @@ def prim(op: Op) -> Callable[..., Node]:
     return lambda *xs: make(op, xs)
 
 
-def float_of(x: Node) -> Node:
-    """tnp's promote_to_float: integers and bools become float64."""
-    return x if dt.is_inexact(x.dtype) else ew.convert(x, dt.float64)
+float_of = ew.float_or_float64  # tnp's promote_to_float: integers and bools become float64
 
 
 def unary(fn: Callable[[Node], Node], to_float: bool = False) -> Impl:
