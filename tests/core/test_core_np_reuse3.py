@@ -2,7 +2,8 @@
 since the third reuse pass: one vander (numpy's repeated multiplication or
 tnp's powers), lexsort, fill_diagonal, ndarray.resize's zero fill, numpy's
 sliding windows, nanmax/nanmin, n-d FFTs with fitting, reduceat's runs, the
-angle rules, stop_gradient and the tree walk, against numpy with no frontend."""
+angle and heaviside rules, stop_gradient and the tree walk, against numpy
+with no frontend."""
 
 from collections import namedtuple
 
@@ -104,13 +105,16 @@ def test_reduce_runs():
     assert run(nm.reduce_runs("sum", dev(x), [], 0)).shape == (0, 6)
 
 
-def test_angle_rules():
+def test_angle_and_heaviside_rules():
     x = np.array([-1.0, -0.0, 0.0, 2.0, np.nan])
     check(npx.angle(dev(x), deg=True), np.angle(x, deg=True))
     check(npx.angle(dev(x), by_sign=True), [np.pi, 0.0, 0.0, 0.0, np.nan])
     check(npx.angle(dev(x), by_sign=True, keep_nan=False), [np.pi, 0.0, 0.0, 0.0, 0.0])
     z = np.array([1j, -1.0 + 0j])
     check(npx.angle(dev(z), by_sign=True), np.angle(z))
+    h0 = dev(np.full(5, 0.5))
+    check(npx.heaviside(dev(x), h0), np.heaviside(x, 0.5))
+    check(npx.heaviside(dev(x), h0, keep_nan=False), [0.0, 0.5, 0.5, 1.0, 0.5])
 
 
 def test_stop_gradient_cuts_the_path():

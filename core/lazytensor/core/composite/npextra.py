@@ -332,11 +332,12 @@ def hypot(a: Node, b: Node) -> Node:
     return _sel(_or(isinf(a), isinf(b)), const(math.inf, hi), out)
 
 
-def heaviside(x: Node, h0: Node) -> Node:
-    """0 for x < 0, h0 for x == 0, 1 for x > 0, NaN for NaN."""
+def heaviside(x: Node, h0: Node, keep_nan: bool = True) -> Node:
+    """0 for x < 0, h0 for x == 0, 1 for x > 0, NaN for NaN (numpy's; h0
+    without ``keep_nan``, as tf.experimental.numpy's ``where`` chain gives)."""
     out = _sel(make(Op.LT, (x, const(0, x))), const(0.0, x),
                _sel(make(Op.GT, (x, const(0, x))), const(1.0, x), h0))
-    return _sel(isnan(x), x, out)
+    return _sel(isnan(x), x, out) if keep_nan else out
 
 
 def _log_base(base: float):

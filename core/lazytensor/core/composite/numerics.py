@@ -2,8 +2,9 @@
 gradients (numpy.gradient / torch.gradient), bucketing (numpy.digitize /
 torch.bucketize), histogram counting over equal-width or given bin edges
 (numpy.histogram / torch.histc / torch.histogram), NaN-ignoring
-arg-reductions, flat <-> multi-dimensional index conversion and Horner
-polynomial evaluation.
+arg-reductions and extrema, reductions over runs (ufunc.reduceat), flat <->
+multi-dimensional index conversion, Horner polynomial evaluation and
+Vandermonde matrices (numpy's and tf.experimental.numpy's vander).
 
 Operands are Nodes; the caller applies its framework's dtype rules first
 (each function states which dtypes its operands must share). Errors that

@@ -165,10 +165,7 @@ def _bool_or(fn):
 
 
 def _heaviside(x: Node, h0: Node) -> Node:
-    out = make(Op.SELECT, (make(Op.LT, (x, npextra.const(0, x))), npextra.const(0, x),
-                           make(Op.SELECT, (make(Op.GT, (x, npextra.const(0, x))),
-                                            npextra.const(1, x), h0))))
-    return float_of(out)
+    return float_of(npextra.heaviside(x, h0, keep_nan=False))  # NaN gives h0, as in tnp
 
 
 def _hypot(x1, x2):
