@@ -3,7 +3,8 @@
 cumulative ops with exclusive/reverse, truncating division, saturating
 casts, gather/scatter by index tuples, batched gathers, one-hot, segment
 means and fills, flat argmax pooling, HWIO convolution, trilinear
-products), checked against numpy without any frontend."""
+products, short-time Fourier transforms, alias-summed gradients and stacked
+Jacobian rows), checked against numpy without any frontend."""
 
 import math
 
@@ -12,7 +13,16 @@ import pytest
 from core_nodes import check, dev, run
 from lazytensor.core import Op, get_runtime, make, scalar
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import activations, along, ctc, layers, pointwise, reducers
+from lazytensor.core.composite import (
+    activations,
+    along,
+    ctc,
+    jacobian,
+    layers,
+    pointwise,
+    reducers,
+    stft,
+)
 from lazytensor.core.composite import nn as cnn
 from lazytensor.core.composite import resize as cresize
 
@@ -159,3 +169,33 @@ def test_trilinear_is_bilinear_form():
         rng.standard_normal((4, 3))
     check(layers.trilinear(dev(x1), dev(w), dev(x2), (1, 3), (0,), (1, 2), (2, 3)),
           np.einsum("nc,ocd,nd->no", x1, w, x2), rtol=1e-10)
+
+
+def test_stft_against_numpy_and_back():
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((2, 40))
+    window = np.hanning(8)
+    got = run(stft.stft(dev(x), 8, 4, 16, dev(window)))
+    frames = np.stack([x[:, i:i + 8] for i in range(0, 33, 4)], 1) * window
+    np.testing.assert_allclose(got, np.fft.rfft(frames, 16), atol=1e-12)
+    back = run(stft.inverse_stft(dev(got), 8, 4, 16))  # no window: sum of windowed frames
+    want = np.zeros((2, 40))
+    for i in range(9):
+        want[:, 4 * i:4 * i + 8] += frames[:, i]
+    np.testing.assert_allclose(back, want, atol=1e-12)
+
+
+def test_grouped_grads_sum_aliases_and_stack_rows():
+    held = get_runtime().from_host(np.array([1.0, 2.0, 3.0]))
+    x = held.node
+    a, b = (make(Op.CONVERT, (x,), x.dtype) for _ in range(2))  # two reads of one value
+    y = make(Op.ADD, (make(Op.MUL, (a, a)), b))
+    other = dev(np.ones(2))
+    grads = jacobian.grouped_grads(y, [[a, b], [other], []])
+    check(grads[0], 2 * np.array([1.0, 2.0, 3.0]) + 1)
+    assert grads[1] is None and grads[2] is None
+    assert jacobian.grouped_grads(None, [[a]]) == [None]
+    stacked = jacobian.stack_rows([grads[0], None], (2,), x, zeros=False)
+    check(stacked, np.array([[3.0, 5.0, 7.0], [0, 0, 0]]))
+    assert jacobian.stack_rows([None, None], (2,), x, zeros=False) is None
+    check(jacobian.stack_rows([None], (1,), x, zeros=True), np.zeros((1, 3)))

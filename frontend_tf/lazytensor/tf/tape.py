@@ -1,6 +1,7 @@
 """``GradientTape`` and ``Variable`` with tf.GradientTape's semantics; the
-gradients themselves come from the core (``lazytensor.core.autodiff``) and
-are recorded lazily like any other op.
+gradients themselves come from the core (``lazytensor.core.autodiff``, and
+``composite.jacobian`` for summing a variable's aliases and stacking
+Jacobian rows) and are recorded lazily like any other op.
 
 What a tape differentiates: the operations recorded while it is active.
 Every read of a trainable variable (and every ``tape.watch(x)``) inside the
@@ -19,9 +20,8 @@ from contextlib import contextmanager
 
 import numpy as np
 from lazytensor.core import dtypes as dt
-from lazytensor.core.autodiff import grad
 from lazytensor.core.composite import elementwise as ew
-from lazytensor.core.composite import indexing, reduction
+from lazytensor.core.composite import indexing, jacobian, reduction
 from lazytensor.core.composite import shape as core_shape
 from lazytensor.core.composite.promotion import TNP
 from lazytensor.core.ir import Node
@@ -399,27 +399,17 @@ def _zeros_wanted(unconnected) -> bool:
 
 
 def _grads(output: Node | None, wrt: list[list[Node]]) -> list:
-    """One gradient per source: the sum over its nodes (None when it has
-    none, when it is not floating, or when ``output`` is None)."""
-    flat = [n for nodes in wrt for n in nodes if dt.is_inexact(n.dtype)]
-    results = grad(output, flat, unconnected="none") if output is not None and flat else []
-    by_id = {id(n): g for n, g in zip(flat, results, strict=False)}
-    out = []
-    for nodes in wrt:
-        parts = [by_id[id(n)] for n in nodes if by_id.get(id(n)) is not None]
-        out.append(wrap(functools.reduce(lambda a, b: make(Op.ADD, (a, b)), parts)) if parts
-                   else None)
-    return out
+    """One gradient per source: the sum over its nodes (the core's; None when
+    it has none, when it is not floating, or when ``output`` is None)."""
+    return [None if g is None else wrap(g) for g in jacobian.grouped_grads(output, wrt)]
 
 
 def _stack_rows(rows: list, lead: tuple, source: Node, zeros: bool):
     """One source's Jacobian from its per-element gradients (None: unconnected):
-    shape ``lead + source.shape``."""
-    shape = (*lead, *source.shape)
-    if all(r is None for r in rows):
-        return wrap(ew.full(shape, 0, source.dtype)) if zeros else None
-    parts = [ew.full(source.shape, 0, source.dtype) if r is None else r._h.node for r in rows]
-    return wrap(core_shape.reshape(core_shape.stack(parts, 0), shape))
+    shape ``lead + source.shape`` (the core's)."""
+    out = jacobian.stack_rows([None if r is None else r._h.node for r in rows], lead, source,
+                              zeros)
+    return None if out is None else wrap(out)
 
 
 def _flatten(structure) -> list:

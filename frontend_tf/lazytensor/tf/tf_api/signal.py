@@ -19,9 +19,9 @@ from __future__ import annotations
 import numpy as np
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import fourier
+from lazytensor.core.composite import stft as core_stft
 from lazytensor.core.ir import Node
-from lazytensor.core.ops import Op
-from lazytensor.core.registry import DTypeError, ShapeError, make
+from lazytensor.core.registry import DTypeError, ShapeError
 from lazytensor.tf import _tf
 from lazytensor.tf.tf_api._dispatch import host_int, tensor
 
@@ -94,23 +94,14 @@ def _window(window_fn, frame_length: int, dtype: np.dtype) -> Node | None:
     return tensor(window_fn(frame_length, dtype=_tf.as_tf_dtype(dtype)))
 
 
-def _windowed(frames: Node, window: Node | None) -> Node:
-    if window is None:
-        return frames
-    shape = frames.shape
-    return make(Op.MUL, (frames, make(Op.BROADCAST_IN_DIM, (window,), shape, (len(shape) - 1,))))
-
-
 def stft(signals, frame_length, frame_step, fft_length=None, window_fn=_HANN, pad_end=False,
          name=None):
     x = tensor(signals)
     if x.dtype not in _REAL:
         raise DTypeError(f"stft: signals must be float32 or float64, got {x.dtype.name}")
     length, step = host_int(frame_length), host_int(frame_step)
-    frames = fourier.frame(x, length, step, x.ndim - 1, bool(pad_end))
-    frames = _windowed(frames, _window(window_fn, length, x.dtype))
-    last = frames.ndim - 1
-    return fourier.rfft(fourier.fit(frames, last, _fft_length(length, fft_length)), (last,))
+    return core_stft.stft(x, length, step, _fft_length(length, fft_length),
+                          _window(window_fn, length, x.dtype), bool(pad_end))
 
 
 def inverse_stft(stfts, frame_length, frame_step, fft_length=None, window_fn=_HANN,
@@ -120,11 +111,8 @@ def inverse_stft(stfts, frame_length, frame_step, fft_length=None, window_fn=_HA
         raise DTypeError(f"inverse_stft: stfts must be complex64 or complex128, got "
                          f"{x.dtype.name}")
     length, step = host_int(frame_length), host_int(frame_step)
-    n = _fft_length(length, fft_length)
-    frames = fourier.irfft(x, (x.ndim - 1,), n, "n")
-    frames = fourier.fit(frames, frames.ndim - 1, length)
-    frames = _windowed(frames, _window(window_fn, length, dt.real_dtype(x.dtype)))
-    return fourier.overlap_and_add(frames, step)
+    return core_stft.inverse_stft(x, length, step, _fft_length(length, fft_length),
+                                  _window(window_fn, length, dt.real_dtype(x.dtype)))
 
 
 def overlap_and_add(signal, frame_step, name=None):
