@@ -19,6 +19,7 @@ from lazytensor.core.composite import (
     ctc,
     jacobian,
     layers,
+    losses,
     pointwise,
     reducers,
     stft,
@@ -199,3 +200,12 @@ def test_grouped_grads_sum_aliases_and_stack_rows():
     check(stacked, np.array([[3.0, 5.0, 7.0], [0, 0, 0]]))
     assert jacobian.stack_rows([None, None], (2,), x, zeros=False) is None
     check(jacobian.stack_rows([None], (1,), x, zeros=True), np.zeros((1, 3)))
+
+
+def test_small_tf_composites():
+    x = np.array([[-1.0, 0.0], [2.0, 0.0]])
+    check(activations.crelu(dev(x), 1), np.maximum(np.concatenate([x, -x], 1), 0))
+    check(losses.l2_loss(dev(x)), np.array(np.sum(x * x) / 2))
+    check(reducers.zero_fraction(dev(x)), np.float32(0.5))
+    test, values = np.array([0.0, 0.0, 2.0]), np.array([np.nan, np.inf, np.inf])
+    check(pointwise.unless_zero(dev(test), dev(values)), np.array([0.0, 0.0, np.inf]))

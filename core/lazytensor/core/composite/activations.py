@@ -20,6 +20,7 @@ from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import reduction as red
 from lazytensor.core.composite.creation import const
+from lazytensor.core.composite.shape import concatenate
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
@@ -159,6 +160,12 @@ def softplus(x: Node, beta: float = 1.0, threshold: float = 20.0) -> Node:
 
 def mish(x: Node) -> Node:
     return _mul(x, make(Op.TANH, (softplus(x),)))
+
+
+def crelu(x: Node, axis: int) -> Node:
+    """Concatenated relu (Shang et al., 2016): relu of [x, -x] joined along
+    ``axis``, which doubles in size."""
+    return kinked_relu(concatenate([x, make(Op.NEG, (x,))], axis))
 
 
 def elu(x: Node, alpha: float = 1.0, scale: float = 1.0, input_scale: float = 1.0) -> Node:

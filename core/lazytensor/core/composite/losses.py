@@ -156,6 +156,12 @@ def _reduce(per: Node, reduction: str, count: float) -> Node:
     return make(Op.DIV, (total, const(count, total.dtype)))
 
 
+def l2_loss(x: Node) -> Node:
+    """sum(x ** 2) / 2 over every element (a 0-d result of x's dtype)."""
+    total = red.reduce("sum", make(Op.MUL, (x, x)))
+    return make(Op.MUL, (total, const(0.5, x.dtype)))
+
+
 def mse_loss(x: Node, y: Node, reduction: str = "mean") -> Node:
     """(x - y)^2, reduced."""
     d = make(Op.SUB, (x, y))

@@ -171,3 +171,11 @@ def saturate_cast(x: Node, dtype: np.dtype) -> Node:
             hi = np.nextafter(hi, x.dtype.type(0))
         x = make(Op.MIN, (x, npextra.const(hi.item(), x)))
     return convert(x, dtype)
+
+
+def unless_zero(test: Node, out: Node) -> Node:
+    """``out``, but 0 where ``test`` (of out's shape) is zero: a zero operand
+    wins over the inf or NaN that ``out`` may hold there (TensorFlow's
+    xdivy, xlog1py, div_no_nan, multiply_no_nan, reciprocal_no_nan)."""
+    zero = npextra.const(0, out)
+    return make(Op.SELECT, (make(Op.EQ, (convert(test, out.dtype), zero)), zero, out))

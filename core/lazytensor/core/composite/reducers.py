@@ -198,3 +198,9 @@ def histc(x: Node, bins: int, lo: float, hi: float) -> Node:
     pos = make(Op.MIN, (pos, as_node(bins - 1, INDEX, shape)))
     pos = make(Op.SELECT, (inside, pos, as_node(-1, INDEX, shape)))
     return convert(bincount_in_range(pos, bins), x.dtype)
+
+
+def zero_fraction(x: Node) -> Node:
+    """The fraction (0-d float32) of x's elements that are zero."""
+    zeros = convert(make(Op.EQ, (x, as_node(0, x.dtype, x.shape))), dt.float32)
+    return R.mean(zeros)

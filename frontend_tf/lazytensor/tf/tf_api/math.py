@@ -74,13 +74,9 @@ def _unary(fn, kinds: str):
 
 
 def _unless_zero(test_of, fn):
-    """0 where ``test_of(x, y)`` is zero, else fn(x, y) (xdivy, div_no_nan...)."""
-    def impl(a: Node, b: Node) -> Node:
-        out = fn(a, b)
-        zero = _const(0, out)
-        return _select(make(Op.EQ, (ew.convert(test_of(a, b), out.dtype), zero)), zero, out)
-
-    return impl
+    """0 where ``test_of(x, y)`` is zero, else fn(x, y) (xdivy, div_no_nan...:
+    the core's ``unless_zero``)."""
+    return lambda a, b: pointwise.unless_zero(test_of(a, b), fn(a, b))
 
 
 _recip = tnp_math._reciprocal

@@ -20,13 +20,12 @@ import collections
 
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import activations as act
-from lazytensor.core.composite import layers, losses
+from lazytensor.core.composite import layers, losses, reducers
 from lazytensor.core.composite import nn as cnn
 from lazytensor.core.composite import normalization as norm
 from lazytensor.core.composite import reduction as red
-from lazytensor.core.composite.creation import const
 from lazytensor.core.composite.elementwise import broadcast_shapes, broadcast_to, convert
-from lazytensor.core.composite.shape import concatenate, moveaxis, reshape
+from lazytensor.core.composite.shape import moveaxis, reshape
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import DTypeError, ShapeError, make
@@ -163,9 +162,7 @@ def _weighted_cross_entropy(labels, logits, pos_weight, name=None):
 
 
 def _l2_loss(t, name=None):
-    x = _floating(t, "L2Loss")
-    total = red.reduce("sum", make(Op.MUL, (x, x)))
-    return make(Op.MUL, (total, const(0.5, x.dtype)))
+    return losses.l2_loss(_floating(t, "L2Loss"))
 
 
 def _log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
@@ -365,9 +362,7 @@ def _separable_conv2d(input, depthwise_filter, pointwise_filter, strides, paddin
 
 
 def _crelu(features, axis=-1, name=None):
-    x = tensor(features)
-    both = concatenate([x, make(Op.NEG, (x,))], host_int(axis))
-    return act.kinked_relu(both)
+    return act.crelu(tensor(features), host_int(axis))
 
 
 def _pool(kind: str, n: int | None):
@@ -419,9 +414,7 @@ def _local_response_normalization(input, depth_radius=5, bias=1, alpha=1, beta=0
 
 
 def _zero_fraction(value, name=None):
-    x = tensor(value)
-    zeros = convert(make(Op.EQ, (x, const(0, x.dtype, x.shape))), dt.float32)
-    return red.mean(zeros)
+    return reducers.zero_fraction(tensor(value))
 
 
 def _in_top_k(targets, predictions, k, name=None):
