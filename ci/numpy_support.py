@@ -65,7 +65,8 @@ def _eager_functions() -> list[str]:
 
 
 def _methods() -> list[str]:
-    return sorted(n for n in vars(lnp.ndarray) if not n.startswith("_") or n in (
+    names = {n for cls in lnp.ndarray.__mro__[:-1] for n in vars(cls)}  # the core's base's too
+    return sorted(n for n in names if not n.startswith("_") or n in (
         "__getitem__", "__setitem__", "__array__", "__array_ufunc__", "__array_function__",
         "__array_namespace__", "__len__", "__iter__", "__bool__", "__float__", "__int__",
         "__index__", "__complex__", "__repr__", "__str__"))

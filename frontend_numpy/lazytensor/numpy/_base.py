@@ -10,10 +10,10 @@ other module needs: the class, ``wrap`` (node -> array) and ``lift``
 
 from __future__ import annotations
 
-import math
 import weakref
 
 from lazytensor.core import layout as _layout
+from lazytensor.core.arrays import HandleArray
 from lazytensor.core.ir import Node
 from lazytensor.core.runtime import Handle, get_runtime, scalar
 
@@ -39,7 +39,7 @@ def _is_explicit(a) -> bool:
     return ref is not None and ref() is a
 
 
-class ndarray:  # noqa: N801  (numpy's name)
+class ndarray(HandleArray):  # noqa: N801  (numpy's name)
     """A lazy numpy array. Operations record core nodes; observing a value
     (``np.asarray``, ``repr``, ``float``, ``item``, ``tolist``...) runs them.
 
@@ -70,14 +70,6 @@ class ndarray:  # noqa: N801  (numpy's name)
     @property
     def dtype(self) -> np.dtype:
         return self._h.node.dtype
-
-    @property
-    def ndim(self) -> int:
-        return len(self._h.node.shape)
-
-    @property
-    def size(self) -> int:
-        return math.prod(self._h.node.shape)
 
     @property
     def itemsize(self) -> int:
@@ -141,25 +133,10 @@ class ndarray:  # noqa: N801  (numpy's name)
     def __str__(self) -> str:
         return str(self.__array__())
 
-    def __format__(self, spec: str) -> str:
-        return format(self.__array__(), spec)
-
-    def item(self, *args):
-        return self.__array__().item(*args)
-
-    def tolist(self):
-        return self.__array__().tolist()
-
     def __bool__(self) -> bool:
         if self.size != 1:  # numpy's own message, without reading the data
             return bool(np.empty((0,) if self.size == 0 else (2,)))
         return bool(self.__array__())
-
-    def __float__(self) -> float:
-        return float(self.__array__())
-
-    def __int__(self) -> int:
-        return int(self.__array__())
 
     def __complex__(self) -> complex:
         return complex(self.__array__())

@@ -11,11 +11,11 @@ attached from tables in ``lazytensor.tf.numpy._methods``.
 
 from __future__ import annotations
 
-import math
 import weakref
 
 import numpy as np
 from lazytensor.core import dtypes as dt
+from lazytensor.core.arrays import HandleArray
 from lazytensor.core.autodiff import stop_gradient as detach  # (a recorded array's node, cut)
 from lazytensor.core.ir import Node
 from lazytensor.core.runtime import Handle, get_runtime, scalar
@@ -98,7 +98,7 @@ class Recording:
 RECORDING = Recording()
 
 
-class ndarray:  # noqa: N801  (tnp's name)
+class ndarray(HandleArray):  # noqa: N801  (tnp's name)
     """A lazy tf.experimental.numpy array with tf.Tensor's numpy-behaviour
     methods and operators; ``numpy()`` / ``tf.convert_to_tensor`` run it."""
 
@@ -132,14 +132,6 @@ class ndarray:  # noqa: N801  (tnp's name)
         return _tf.as_tf_dtype(self._h.node.dtype)
 
     @property
-    def ndim(self) -> int:
-        return len(self._h.node.shape)
-
-    @property
-    def size(self) -> int:
-        return math.prod(self._h.node.shape)
-
-    @property
     def data(self) -> ndarray:
         return self
 
@@ -168,24 +160,8 @@ class ndarray:  # noqa: N801  (tnp's name)
         return f"lazytensor.tf.Tensor({self.numpy()}, shape={self._h.node.shape}, " \
                f"dtype={self._h.node.dtype.name})"
 
-    def __format__(self, spec: str) -> str:
-        """As tf.Tensor's: the value's (``f"{loss:.4f}"``, ``f"{x}"``)."""
-        return self.numpy().__format__(spec)
-
-    def tolist(self):
-        return self.numpy().tolist()
-
-    def item(self):
-        return self.numpy().item()
-
     def __bool__(self) -> bool:
         return bool(self.numpy())
-
-    def __float__(self) -> float:
-        return float(self.numpy())
-
-    def __int__(self) -> int:
-        return int(self.numpy())
 
     def __index__(self) -> int:
         if not dt.is_int(self._h.node.dtype) or self._h.node.shape:
