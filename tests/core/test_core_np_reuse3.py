@@ -60,10 +60,10 @@ def test_fill_diagonal(shape, wrap, value):
         cm.fill_diagonal(dev(np.ones(3)), 1.0)
 
 
-def test_zero_filled_and_sliding_windows():
+def test_zero_filled_resize_and_sliding_windows():
     x = np.arange(6.0).reshape(2, 3)
-    check(cr.zero_filled(dev(x), 4), x.ravel()[:4])
-    check(cr.zero_filled(dev(x), 8), np.concatenate([x.ravel(), [0.0, 0.0]]))
+    check(cr.resized(dev(x), 4, repeat=False), x.ravel()[:4])
+    check(cr.resized(dev(x), 8, repeat=False), np.concatenate([x.ravel(), [0.0, 0.0]]))
     y = RNG.random((5, 6))
     want = np.lib.stride_tricks.sliding_window_view(y, (2, 3), (0, 1))
     check(fourier.sliding_windows(dev(y), (2, 3), (0, 1)), want)

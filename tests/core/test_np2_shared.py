@@ -87,5 +87,5 @@ def test_rot90_steps_raise_numpy_errors():
 @pytest.mark.parametrize("count", [0, 1, 5, 6, 13])
 def test_cycle_is_numpy_resize(count):
     values = np.arange(6).reshape(2, 3)
-    np.testing.assert_array_equal(run(cr.cycle(dev(values), count)), np.resize(values, count))
-    assert run(cr.cycle(dev(np.zeros(0, np.int32)), 3)).tolist() == [0, 0, 0]
+    np.testing.assert_array_equal(run(cr.resized(dev(values), count)), np.resize(values, count))
+    assert run(cr.resized(dev(np.zeros(0, np.int32)), 3)).tolist() == [0, 0, 0]

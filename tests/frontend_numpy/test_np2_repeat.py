@@ -1,6 +1,6 @@
 """numpy functions that repeat their values (putmask by position, place and
 put in order, fill_diagonal along the diagonal) and rot90's views, on the
-core's cycle and rot90 steps, against numpy itself."""
+core's resized and rot90 steps, against numpy itself."""
 
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import indexing as ci
 from lazytensor.core.composite import views as cv
 from lazytensor.core.composite.index_parse import NOT_INT, VALID
-from lazytensor.core.composite.rearrange import cycle
+from lazytensor.core.composite.rearrange import resized
 from lazytensor.core.composite.shape import reshape
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
@@ -144,7 +144,7 @@ def _cycled(value, shape: tuple[int, ...]) -> ndarray | None:
     node = node_of(value)
     if not math.prod(node.shape):
         return None
-    return wrap(reshape(cycle(node, math.prod(shape)), shape))
+    return wrap(reshape(resized(node, math.prod(shape)), shape))
 
 
 class FlatIter:

@@ -197,7 +197,7 @@ def resize(self, *new_shape, refcheck=True) -> None:
     shape = tuple(operator.index(d) for d in (shape if np.iterable(shape) else (shape,)))
     if any(d < 0 for d in shape):
         raise ValueError("negative dimensions not allowed")
-    self._h = wrap(cs.reshape(cr.zero_filled(self._h.node, math.prod(shape)), shape))._h
+    self._h = wrap(cs.reshape(cr.resized(self._h.node, math.prod(shape), repeat=False), shape))._h
 
 
 def conj(self):

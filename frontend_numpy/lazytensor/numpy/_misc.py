@@ -81,7 +81,7 @@ def putmask(a, mask, values):
     if isinstance(v, Node) and 0 in v.shape:
         return  # numpy: nothing to repeat, a unchanged
     if isinstance(v, Node) and v.shape not in ((), target.shape):
-        v = reshape(cr.cycle(ew.convert(v, target.dtype), a.size), target.shape)
+        v = reshape(cr.resized(ew.convert(v, target.dtype), a.size), target.shape)
     m = ew.as_node(node_of(mask), dt.bool_, target.shape)
     assign(a, make(Op.SELECT, (m, ew.as_node(v, target.dtype, target.shape), target)))
 
@@ -167,7 +167,7 @@ def put(a, ind, v, mode="raise"):
 
 def _cycled(v, count: int, dtype) -> ndarray:
     """``v`` flattened and repeated cyclically to ``count`` values (numpy's rule)."""
-    return wrap(cr.cycle(ew.convert(node_of(v), dtype), count))
+    return wrap(cr.resized(ew.convert(node_of(v), dtype), count))
 
 
 @implements("place")

@@ -20,7 +20,7 @@ import math
 import numpy as np
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite.creation import tri_mask
-from lazytensor.core.composite.rearrange import cycle
+from lazytensor.core.composite.rearrange import resized
 from lazytensor.core.composite.reduction import normalize_axis, reduce
 from lazytensor.core.composite.shape import concatenate, moveaxis, ravel, reshape, slice_axis
 from lazytensor.core.ir import Node
@@ -126,7 +126,7 @@ def fill_diagonal(x: Node, value: ew.Operand, wrap: bool = False) -> Node:
     size = math.prod(shape)
     length = min(shape) if plain else len(range(0, size, step))
     if isinstance(value, Node) and value.ndim:
-        values = cycle(ew.convert(value, x.dtype), length)
+        values = resized(ew.convert(value, x.dtype), length)
     else:
         values = ew.as_node(value, x.dtype, ())
     if plain:

@@ -1,5 +1,5 @@
 """Rearranging composites with numpy's conventions: flip, roll, rot90, tile,
-repeat, cycle and pad (constant, edge, reflect, symmetric, wrap, empty).
+repeat, resize and pad (constant, edge, reflect, symmetric, wrap, empty).
 
 Static index patterns (pad's reflections, rolls) are taken as runs of
 slices, reversed slices and broadcasts joined by one concatenate, never as
@@ -133,39 +133,23 @@ def rot90(x: Node, k: int = 1, axes: Sequence[int] = (0, 1)) -> Node:
     return x
 
 
-def cycle(x: Node, count: int) -> Node:
-    """x's ravel repeated cyclically to ``count`` elements (numpy.resize's
-    rule, by which numpy's put, place and putmask reuse their values; an
-    empty x gives zeros). Shape ``(count,)``, dtype x's.
+def resized(x: Node, count: int, repeat: bool = True) -> Node:
+    """x's ravel brought to ``count`` elements: cut, or extended by
+    repeating it cyclically (``repeat``: numpy.resize's rule, by which
+    numpy's put, place and putmask reuse their values; an empty x gives
+    zeros) or by zeros (``ndarray.resize``). Shape ``(count,)``, dtype x's.
 
     >>> import numpy as np
     >>> from lazytensor.core.runtime import constant
-    >>> cycle(constant(np.arange(3), np.dtype("int64")), 7).shape
+    >>> resized(constant(np.arange(3), np.dtype("int64")), 7).shape
     (7,)
     """
     flat = ravel(x)
     n = flat.shape[0]
-    if n == 0:
-        return ew.full((count,), 0, x.dtype)
-    if n == count:
-        return flat
-    return slice_axis(tile(flat, -(-count // n)), 0, 0, count)
-
-
-def zero_filled(x: Node, count: int) -> Node:
-    """x's ravel cut to its first ``count`` elements, or followed by zeros up
-    to ``count`` (numpy's ``ndarray.resize``; ``cycle`` repeats instead, as
-    ``numpy.resize`` does). Shape ``(count,)``, dtype x's.
-
-    >>> import numpy as np
-    >>> from lazytensor.core.runtime import constant
-    >>> zero_filled(constant(np.arange(3), np.dtype("int64")), 5).shape
-    (5,)
-    """
-    flat = ravel(x)
-    n = flat.shape[0]
     if count <= n:
-        return slice_axis(flat, 0, 0, count)
+        return flat if n == count else slice_axis(flat, 0, 0, count)
+    if repeat and n:
+        return slice_axis(tile(flat, -(-count // n)), 0, 0, count)
     return make(Op.PAD, (flat, ew.full((), 0, x.dtype)), ((0, count - n, 0),))
 
 
