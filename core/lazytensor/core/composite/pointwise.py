@@ -59,15 +59,6 @@ isposinf = _is_inf(1.0)
 isneginf = _is_inf(-1.0)
 
 
-def angle(x: Node) -> Node:
-    """Argument of x, torch's: as ``npextra.angle`` (numpy's) except that a
-    real -0.0 gives 0, not pi; real numbers give 0 or pi (NaN stays)."""
-    if dt.is_complex(x.dtype):
-        return npextra.angle(x)
-    pi = make(Op.SELECT, (make(Op.LT, (x, _p(0, x))), _p(math.pi, x), _p(0, x)))
-    return make(Op.SELECT, (npextra.isnan(x), x, pi))
-
-
 def logit(x: Node, eps: float | None = None) -> Node:
     """log(x / (1 - x)), x first clamped to [eps, 1 - eps] when eps is given."""
     if eps is not None:

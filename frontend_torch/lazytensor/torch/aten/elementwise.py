@@ -46,9 +46,14 @@ def _digamma(x: Node) -> Node:
     return make(Op.SELECT, (zero, pole, make(Op.DIGAMMA, (x,))))
 
 
+def _torch_angle(x: Node) -> Node:
+    """torch's angle: pi for real x < 0, else 0 (-0.0 too); NaN stays."""
+    return npextra.angle(x, by_sign=True)
+
+
 def _angle(x):
     """angle: real for complex input, the default float for integers."""
-    return _unary(pw.angle, P.COMPLEX_TO_FLOAT if x.is_complex() else P.INT_TO_FLOAT)(x)
+    return _unary(_torch_angle, P.COMPLEX_TO_FLOAT if x.is_complex() else P.INT_TO_FLOAT)(x)
 
 
 UNARY_FLOAT = {  # a core op or a function; integer inputs become the default float dtype
