@@ -18,19 +18,31 @@ pre-hook, registered after torch's own initializing hook, moves the module's
 freshly initialized parameters and buffers to the lazy device before the
 forward runs. Initialization draws from torch's CPU generator, as an eager
 CPU module's would.
+
+A lazy module built on the lazy device (``nn.LazyLinear(4, device=lazy)``)
+failed in torch's ``_make_subclass``, which cannot rewrap a tensor subclass.
+``UninitializedParameter``/``UninitializedBuffer`` asked for the lazy device
+are made on the CPU instead and marked as bound for the lazy device; a
+wrapped ``LazyModuleMixin._infer_parameters`` (torch's initializing hook)
+moves the module's tensors there once it has initialized them.
 """
 
 from __future__ import annotations
 
+import inspect
 import threading
 
 from lazytensor.torch._tensor import DEVICE, LazyTensor
 
 import torch
 from torch import nn
-from torch.nn.parameter import is_lazy
+from torch.nn.modules.lazy import LazyModuleMixin
+from torch.nn.parameter import UninitializedBuffer, UninitializedParameter, is_lazy
 
 _ORIGINAL_APPLY = nn.Module._apply
+_ORIGINAL_INFER = LazyModuleMixin._infer_parameters
+_ORIGINAL_NEW = {cls: cls.__new__ for cls in (UninitializedParameter, UninitializedBuffer)}
+_BOUND_FOR_LAZY = "_lazytensor_bound_for_lazy"
 _STATE = threading.local()
 
 
@@ -61,8 +73,10 @@ def _hold_uninitialized(root: nn.Module, fn) -> list[tuple[nn.Module, dict, str,
         handle = module.__dict__.pop("_lazytensor_move_hook", None)
         if handle is not None:
             handle.remove()
+        device = DEVICE if getattr(old, _BOUND_FOR_LAZY, False) else old.device
         with torch.no_grad():
-            probe = fn(torch.empty(0, dtype=old.dtype, device=old.device))
+            probe = fn(torch.empty(0, dtype=old.dtype, device=device))
+        old.__dict__.pop(_BOUND_FOR_LAZY, None)  # the move decides anew
         if isinstance(probe, LazyTensor):
             table[name] = None
             held.append((module, table, name, type(old)(requires_grad=old.requires_grad,
@@ -110,6 +124,35 @@ def _apply(self: nn.Module, fn, recurse: bool = True):
     return out
 
 
+def _uninitialized_new(cls, *args, **kwargs):
+    """``UninitializedParameter``/``UninitializedBuffer`` construction: one
+    asked for the lazy device is made on the CPU, marked bound for it."""
+    original = _ORIGINAL_NEW[next(c for c in cls.__mro__ if c in _ORIGINAL_NEW)]
+    bound = inspect.signature(original).bind(cls, *args, **kwargs)
+    device = bound.arguments.get("device")
+    lazy = device is not None and torch.device(device).type == DEVICE.type
+    if lazy:
+        bound.arguments["device"] = torch.device("cpu")
+    tensor = original(*bound.args, **bound.kwargs)
+    if lazy:
+        setattr(tensor, _BOUND_FOR_LAZY, True)
+    return tensor
+
+
+def _infer_parameters(self, module: nn.Module, args, kwargs=None) -> None:
+    """torch's initializing pre-hook; afterwards a module whose uninitialized
+    tensors were bound for the lazy device moves its own tensors there."""
+    bound = any(getattr(tensor, _BOUND_FOR_LAZY, False)
+                for table in (module._parameters, module._buffers)
+                for tensor in table.values() if tensor is not None and is_lazy(tensor))
+    _ORIGINAL_INFER(self, module, args, kwargs)
+    if bound:
+        module._apply(lambda t: t.to(DEVICE), recurse=False)
+
+
 def install() -> None:
     if nn.Module._apply is not _apply:
         nn.Module._apply = _apply
+        LazyModuleMixin._infer_parameters = _infer_parameters
+        for cls in _ORIGINAL_NEW:
+            cls.__new__ = _uninitialized_new

@@ -1,0 +1,34 @@
+"""Regression tests for bugs that ordinary PyTorch programs hit on the lazy
+device (fourth batch), each compared with eager torch on the CPU (values,
+dtype, shape; see ``programs.py``)."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from .programs import fallbacks, same_on_both
+
+
+def test_lazy_modules_built_on_the_lazy_device_initialize_there():
+    """nn.LazyLinear(4, device=lazy) (and every lazy module given the lazy
+    device) failed in torch's _make_subclass, which cannot rewrap the lazy
+    tensor that torch.empty(0, device=lazy) returns."""
+    def program(dev):
+        model = nn.Sequential(
+            nn.LazyConv2d(4, 3, device=dev), nn.LazyBatchNorm2d(device=dev), nn.ReLU(),
+            nn.Flatten(), nn.LazyLinear(2, device=dev, dtype=torch.float64))
+        model[:2].double()  # a dtype-only move keeps them bound for the device
+        x = torch.randn(2, 3, 6, 6, dtype=torch.float64).to(dev)
+        out = model(x)
+        out.square().sum().backward()
+        on_dev = all(t.device == x.device for t in model.state_dict().values())
+        cpu = nn.LazyLinear(3, device=dev).cpu()  # moved back before initializing
+        cpu_out = cpu(torch.ones(2, 5))
+        return {"out": out, "grads": [p.grad for p in model.parameters()],
+                "buffers": list(model.buffers()), "on_dev": on_dev,
+                "cpu_out": cpu_out.to(dev), "cpu_weight": cpu.weight.device.type}
+
+    before = fallbacks()
+    same_on_both(program)
+    assert fallbacks() == before
