@@ -153,9 +153,20 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=_NV):
 def _argreduce(kind: str, a, axis, out, keepdims) -> ndarray:
     x = node_of(a)
     if dt.is_complex(x.dtype):
-        raise NotImplementedError(f"lazytensor.numpy.{kind} of complex arrays")
+        x = _complex_hits(kind, x, axis)
+        kind = "argmax"
     node = cred.argreduce(kind, x, None if axis is None else int(axis), bool(keepdims))
     return finish(node, out)
+
+
+def _complex_hits(kind: str, x: Node, axis) -> Node:
+    """Where each slice of complex ``x`` holds its first extreme in numpy's
+    lexicographic order (``max``/``min`` compare so), or its NaNs, which
+    numpy's argmax and argmin both pick first."""
+    a = wrap(x)
+    nan = np.isnan(a)
+    extreme = (np.max if kind == "argmax" else np.min)(a, axis=axis, keepdims=True)
+    return node_of(np.where(np.any(nan, axis=axis, keepdims=True), nan, a == extreme))
 
 
 @implements("argmax")

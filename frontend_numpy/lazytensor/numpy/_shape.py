@@ -12,6 +12,7 @@ from lazytensor.core.composite import rearrange as cr
 from lazytensor.core.composite import shape as cs
 from lazytensor.core.composite.fourier import sliding_windows
 from lazytensor.core.composite.reduction import normalize_axes, normalize_axis
+from lazytensor.core.ir import Node
 from lazytensor.core.runtime import ViewHandle
 from lazytensor.numpy import _views
 from lazytensor.numpy._base import as_index, ndarray, node_of, wrap
@@ -216,6 +217,39 @@ def dstack(tup):
 @implements("column_stack")
 def column_stack(tup):
     return _join(cs.column_stack, tup, None, None, "same_kind")
+
+
+def _block_depth(arrays) -> int | None:
+    """How deep ``np.block``'s lists nest (0: an array or scalar); None where
+    numpy raises (a tuple, an empty list, lists nested to unequal depths)."""
+    if type(arrays) is tuple:
+        return None
+    if type(arrays) is not list:
+        return 0
+    depths = {_block_depth(item) for item in arrays}
+    return None if not arrays or None in depths or len(depths) != 1 else depths.pop() + 1
+
+
+@implements("block")
+def block(arrays):
+    """Nested lists of blocks joined innermost first along the last axes,
+    each block first given leading size-1 axes up to the result's rank."""
+    depth = _block_depth(arrays)
+    if depth is None:  # numpy's own error
+        return eager("numpy.block", np.block, (arrays,), {})
+
+    def leaves(item, level):
+        return [x for i in item for x in leaves(i, level + 1)] if level < depth else [item]
+
+    ndim = max(depth, *(np.ndim(leaf) for leaf in leaves(arrays, 0)))
+
+    def build(item, level) -> Node:
+        if level == depth:
+            x = node_of(_lazy(item))
+            return cs.reshape(x, (1,) * (ndim - x.ndim) + x.shape)
+        return cs.concatenate([build(i, level + 1) for i in item], ndim - depth + level)
+
+    return wrap(build(arrays, 0))  # a new array even for one block
 
 
 # ------------------------------------------------------------------ splits
