@@ -32,3 +32,34 @@ def test_lazy_modules_built_on_the_lazy_device_initialize_there():
     before = fallbacks()
     same_on_both(program)
     assert fallbacks() == before
+
+
+def test_forward_mode_jacobians_through_activations_broadcast_grad_and_saved():
+    """torch.func.jacfwd / hessian of a network with tanh, sigmoid, silu, gelu
+    or relu crashed ("MUL: operand shapes differ: (4, 4) vs (4,)"): vmap's
+    batching rules call tanh_backward & co with a batched grad and an
+    unbatched saved tensor, which torch's kernels broadcast."""
+    from torch.func import hessian, jacfwd, jacrev, vmap
+
+    def program(dev):
+        w = torch.randn(4, 3, dtype=torch.float64).to(dev)
+        acts = [torch.tanh, torch.sigmoid, nn.functional.silu, nn.functional.relu,
+                nn.functional.gelu, lambda v: nn.functional.gelu(v, approximate="tanh")]
+        out = {}
+        for i, act in enumerate(acts):
+            def f(x, act=act):
+                return act(act(x) @ w)
+            x = torch.randn(4, dtype=torch.float64).to(dev)
+            out[f"jacfwd{i}"] = jacfwd(f)(x)
+            out[f"hessian{i}"] = hessian(lambda v, f=f: f(v).sum())(x)
+            out[f"vmap_jacrev{i}"] = vmap(jacrev(f))(x.expand(2, 4) * torch.arange(
+                1.0, 3.0, dtype=torch.float64).to(dev)[:, None])
+        grad = torch.ones(2, 3, dtype=torch.float64).to(dev)
+        saved = torch.rand(3).to(dev)  # float32, broadcast along grad's rows
+        out["promoted"] = torch.ops.aten.tanh_backward(grad, saved)
+        out["threshold"] = torch.ops.aten.threshold_backward(saved, grad, 0.5)
+        return out
+
+    before = fallbacks()
+    same_on_both(program, rtol=1e-6, atol=1e-8)
+    assert fallbacks() == before

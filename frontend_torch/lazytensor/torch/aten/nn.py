@@ -13,7 +13,7 @@ from lazytensor.core.composite import bags, layers, losses
 from lazytensor.core.composite import nn as cnn
 from lazytensor.core.composite import normalization as norm
 from lazytensor.core.composite import reduction as R
-from lazytensor.core.composite.elementwise import as_node, broadcast_to, convert
+from lazytensor.core.composite.elementwise import as_node, broadcast_shapes, broadcast_to, convert
 from lazytensor.core.composite.linalg import matmul
 from lazytensor.torch import _promotion as P
 from lazytensor.torch._rng import next_key
@@ -327,11 +327,21 @@ def _unary(fn, policy=P.INT_TO_FLOAT):
     return lambda x, *args: elementwise(lambda n: fn(n, *args), policy, x)
 
 
+def _grad_operands(grad, saved) -> tuple[Node, Node]:
+    """grad and saved promoted and broadcast together, as torch's pointwise
+    backward kernels (TensorIterator ops) do: vmap's batching rules and
+    forward-mode AD (``jacfwd``) pass a batched grad with an unbatched saved
+    tensor, or the other way round."""
+    _, out = P.dtypes_of(P.DEFAULT, grad, saved)
+    g, s = node(grad), node(saved)
+    shape = broadcast_shapes(g.shape, s.shape)
+    return broadcast_to(convert(g, out), shape), broadcast_to(convert(s, out), shape)
+
+
 def _grad_of(fn):
-    """Backward ops (grad, saved, *args): grad and saved share a dtype."""
+    """Backward ops (grad, saved, *args), pointwise in grad and saved."""
     def impl(grad, saved, *args):
-        g, s = node(grad), node(saved)
-        return wrap(fn(convert(g, s.dtype), s, *args))
+        return wrap(fn(*_grad_operands(grad, saved), *args))
 
     return impl
 
@@ -341,7 +351,7 @@ def _gelu(x, *, approximate="none"):
 
 
 def _gelu_backward(grad, x, *, approximate="none"):
-    return wrap(act.gelu_backward(node(grad), node(x), approximate))
+    return wrap(act.gelu_backward(*_grad_operands(grad, x), approximate))
 
 
 def _log_sigmoid_forward(x):
