@@ -131,8 +131,10 @@ def _tf_float_range(start, stop, step, own: list[np.dtype]) -> Node:
 def _end_points_dtype(start, stop) -> np.dtype:
     """tnp (numpy 2): result_type([start * 1.0, stop * 1.0])."""
     kinds = [operand(start * 1.0), operand(stop * 1.0)]
-    return ew.promote(TNP, *kinds) if any(isinstance(k, Node) for k in kinds) \
-        else _tf.default_float()
+    if any(isinstance(k, Node) for k in kinds):
+        return ew.promote(TNP, *kinds)
+    default = _tf.default_float()  # Python numbers: complex ones make it complex
+    return np.result_type(default, np.complex64) if complex in map(type, kinds) else default
 
 
 def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=float, axis=0):
