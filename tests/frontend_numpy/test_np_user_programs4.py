@@ -133,3 +133,80 @@ def test_block_errors_are_numpys():
         lnp.block([[lazy], lazy])
     with pytest.raises(ValueError, match="empty"):
         lnp.block([[], [lazy]])
+
+
+def test_solve_checks_the_right_hand_side_rows():
+    """``np.linalg.solve(A, b)`` with b's rows not matching A (a batch of
+    vectors passed as a (k, m) array, which numpy 2 reads as one (m, n)
+    matrix) gave garbage from a clipped gather; numpy raises ValueError."""
+    a = lnp.asarray(np.eye(4) * 2.0)
+    for b in (np.ones(3), np.ones((3, 2)), np.ones((3, 4))):
+        with pytest.raises(ValueError, match="mismatch in its core dimension 0"):
+            lnp.linalg.solve(lnp.stack([a] * 3) if b.shape == (3, 4) else a, lnp.asarray(b))
+    batch = np.eye(4) * 2.0 + np.arange(16.0).reshape(4, 4) / 10
+    rhs = np.arange(8.0).reshape(4, 2)
+    _same(lnp.linalg.solve(lnp.asarray(np.stack([batch] * 3)), lnp.asarray(rhs)),
+          np.linalg.solve(np.stack([batch] * 3), rhs))
+
+
+def _periodic(mod, x, xp, fp):
+    return (mod.interp(x, xp, fp, period=360), mod.interp(x, xp, fp + 1j * fp, period=-360.0),
+            mod.interp(x, xp, fp, left=0, right=9, period=np.float32(360)),
+            mod.interp(x.astype(int), xp.astype(int), fp, period=7))
+
+
+def test_interp_with_period_records_lazily(runtime):
+    """``np.interp(angles, xp, fp, period=360)`` ran eagerly; now numpy's
+    wrapping (x and xp modulo the period, xp sorted and extended by one
+    point at each end) on lazy arrays."""
+    x, xp, fp = np.linspace(-400, 400, 37), np.array([350.0, 10, 190, 90, 270]), np.arange(1.0, 6)
+    got = _periodic(lnp, lnp.asarray(x), lnp.asarray(xp), lnp.asarray(fp))
+    for g, w in zip(got, _periodic(np, x, xp, fp), strict=True):
+        _same(g, w)
+
+
+def test_interp_errors_are_numpys():
+    """xp and fp of different lengths gave an IndexError (numpy: ValueError)."""
+    xp, fp = lnp.asarray([1.0, 2.0, 3.0]), lnp.asarray([1.0, 2.0])
+    for call, match in ((lambda: lnp.interp(1.5, xp, fp), "same length"),
+                        (lambda: lnp.interp(1.5, xp[:0], fp[:0]), "empty"),
+                        (lambda: lnp.interp(1.5, xp[None], xp[None]), "1-D"),
+                        (lambda: lnp.interp(1.5, xp, xp, period=0), "non-zero")):
+        with pytest.raises(ValueError, match=match):
+            call()
+
+
+def test_take_and_put_along_axis_shape_mismatch_is_an_index_error():
+    """Indices whose other axes do not broadcast against the array's raised
+    ValueError (numpy indexes with them: IndexError)."""
+    a = lnp.eye(4)
+    with pytest.raises(IndexError, match="shape mismatch"):
+        lnp.take_along_axis(a, np.ones((3, 1), int), 1)
+    with pytest.raises(IndexError, match="shape mismatch"):
+        lnp.take_along_axis(a, lnp.ones((3, 2), int), 0)
+    with pytest.raises(IndexError, match="shape mismatch"):
+        lnp.put_along_axis(a, np.ones((3, 1), int), 1.0, 1)
+    with pytest.raises(ValueError, match="same number of dimensions"):
+        lnp.take_along_axis(a, np.ones(4, int), 1)
+
+
+def test_ediff1d_refuses_end_values_of_another_kind():
+    """``np.ediff1d(uint8_counts, to_begin=[-1])`` wrapped -1 to 255; numpy
+    raises TypeError unless the end values cast same_kind to the data."""
+    counts = lnp.asarray(np.array([5, 1, 200], np.uint8))
+    for kwargs in ({"to_begin": [-1]}, {"to_end": [1.5]}, {"to_begin": 2}):
+        with pytest.raises(TypeError, match="same_kind"):
+            lnp.ediff1d(counts, **kwargs)
+    ints = np.array([1, 4, 9], np.int32)
+    _same(lnp.ediff1d(lnp.asarray(ints), to_begin=[-1], to_end=np.int8(3)),
+          np.ediff1d(ints, to_begin=[-1], to_end=np.int8(3)))
+
+
+def test_place_from_no_values_raises():
+    """``np.place(a, mask, [])`` filled the masked elements with zeros;
+    numpy raises ValueError when the mask selects any element."""
+    a = lnp.arange(3.0)
+    with pytest.raises(ValueError, match="empty array"):
+        lnp.place(a, a > 1, [])
+    lnp.place(a, a > 5, [])  # selects nothing: no error, no change
+    _same(a, np.arange(3.0))

@@ -197,10 +197,26 @@ def convolve(a, v, mode="full"):
 @implements("interp")
 def interp(x, xp, fp, left=None, right=None, period=None):
     """Piecewise-linear interpolation at x over increasing xp (numpy's slope
-    formula); ``period`` runs eagerly."""
-    if period is not None:
-        return eager("numpy.interp", np.interp, (x, xp, fp, left, right, period), {})
+    formula); with a ``period``, numpy's wrapping of x and xp into one
+    period, sorted, and extended by one point at each end."""
     xs, grid, values = node_of(x), node_of(xp), node_of(fp)
+    if grid.ndim != 1 or values.ndim != 1:
+        raise ValueError("Data points must be 1-D sequences")
+    if grid.shape != values.shape:
+        raise ValueError("fp and xp are not of the same length.")
+    if not grid.shape[0]:
+        raise ValueError("array of sample points is empty")
+    if period is not None:
+        if period == 0:
+            raise ValueError("period must be a non-zero value")
+        period = abs(period)
+        xs = node_of(wrap(ew.convert(xs, dt.float64)) % period)
+        wrapped = wrap(ew.convert(grid, dt.float64)) % period
+        order = np.argsort(wrapped)
+        grid, fp = wrapped[order], wrap(values)[order]
+        grid = node_of(np.concatenate((grid[-1:] - period, grid, grid[0:1] + period)))
+        values = node_of(np.concatenate((fp[-1:], fp, fp[0:1])))
+        left = right = None
     values = ew.convert(values, dt.complex128 if dt.is_complex(values.dtype) else dt.float64)
     xs, grid = ew.convert(xs, dt.float64), ew.convert(grid, dt.float64)
     ends = [None if e is None else lift(e) for e in (left, right)]

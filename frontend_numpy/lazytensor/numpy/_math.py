@@ -224,6 +224,10 @@ def diff(a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):
 def ediff1d(ary, to_end=None, to_begin=None):
     x = cs.ravel(node_of(ary))
     out = diff(wrap(x))._h.node
+    for name, v in (("to_begin", to_begin), ("to_end", to_end)):
+        if v is not None and not np.can_cast(node_of(v).dtype, x.dtype, casting="same_kind"):
+            raise TypeError(f"dtype of `{name}` must be compatible with input `ary` under the "
+                            "`same_kind` rule.")
     parts = [cs.ravel(ew.convert(node_of(v), x.dtype)) for v in (to_begin,) if v is not None]
     parts += [out] + [cs.ravel(ew.convert(node_of(v), x.dtype)) for v in (to_end,)
                       if v is not None]

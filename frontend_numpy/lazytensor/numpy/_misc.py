@@ -16,6 +16,7 @@ from lazytensor.core.composite import rearrange as cr
 from lazytensor.core.composite import sorting as csort
 from lazytensor.core.composite import take as ctake
 from lazytensor.core.composite.promotion import NUMPY
+from lazytensor.core.composite.reduction import normalize_axis
 from lazytensor.core.composite.shape import reshape
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
@@ -55,20 +56,35 @@ def _index_operand(indices):
     return indices._h.node if isinstance(indices, ndarray) else np.asarray(indices)
 
 
-@implements("take_along_axis")
-def take_along_axis(arr, indices, axis=-1):
+def _along_axis_index(arr, indices, axis) -> Node:
+    """The index operand; numpy's IndexError where the axes other than
+    ``axis`` of ``arr`` and ``indices`` do not broadcast (numpy indexes
+    with them)."""
     idx = _index_operand(indices)
     if isinstance(idx, np.ndarray):
         idx = lift(idx)
-    return wrap(ctake.take_along_axis(node_of(arr), idx, axis))
+    shape = np.shape(arr)
+    if axis is not None and idx.ndim == len(shape):
+        axis = normalize_axis(axis, len(shape))
+        others = [tuple(1 if d == axis else n for d, n in enumerate(s)) for s in (idx.shape, shape)]
+        try:
+            np.broadcast_shapes(*others)
+        except ValueError:
+            sizes = " ".join("(" + ",".join(map(str, s)) + ")" for s in others)
+            raise IndexError("shape mismatch: indexing arrays could not be broadcast together "
+                             f"with shapes {sizes} ") from None
+    return idx
+
+
+@implements("take_along_axis")
+def take_along_axis(arr, indices, axis=-1):
+    return wrap(ctake.take_along_axis(node_of(arr), _along_axis_index(arr, indices, axis), axis))
 
 
 @implements("put_along_axis")
 def put_along_axis(arr, indices, values, axis):
     """In place: ``arr`` receives ``values`` at ``indices`` along ``axis``."""
-    idx = _index_operand(indices)
-    if isinstance(idx, np.ndarray):
-        idx = lift(idx)
+    idx = _along_axis_index(arr, indices, axis)
     assign(arr, ctake.put_along_axis(arr._h.node, idx, lift(values), axis))
 
 
@@ -176,6 +192,8 @@ def place(arr, mask, vals):
     decides how many values are taken)."""
     host_mask = np.asarray(mask.__array__() if isinstance(mask, ndarray) else mask, bool)
     count = int(np.count_nonzero(host_mask))
+    if count and not np.size(vals):
+        raise ValueError("Cannot insert from an empty array!")
     if count:
         setitem(arr, host_mask, _cycled(vals, count, arr.dtype))
 

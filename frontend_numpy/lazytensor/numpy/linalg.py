@@ -109,6 +109,13 @@ def svdvals(x, /):
 @linalg_implements("solve")
 def solve(a, b):
     x, rhs = _square(a), node_of(b)
+    vector = rhs.ndim == 1  # numpy 2: only a 1-d b is a vector, else (..., m, n)
+    if rhs.ndim == 0 or rhs.shape[-1 if vector else -2] != x.shape[-1]:
+        got = rhs.shape[-1 if vector else -2] if rhs.ndim else 0
+        raise ValueError(
+            f"solve{'1' if vector else ''}: Input operand 1 has a mismatch in its core "
+            f"dimension 0, with gufunc signature (m,m),{'(m)->(m)' if vector else '(m,n)->(m,n)'}"
+            f" (size {got} is different from {x.shape[-1]})")
     dtype = np.result_type(x.dtype, rhs.dtype, rhs.dtype if dt.is_inexact(rhs.dtype) else
                            np.float64)
     return wrap(nl.solve_vector_or_matrix(ew.convert(x, dtype), ew.convert(rhs, dtype)))
