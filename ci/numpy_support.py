@@ -137,6 +137,23 @@ def render() -> str:
         "",
         "functions: " + _wrap(_eager_functions()),
         "",
+        "## known differences from numpy",
+        "",
+        "- **Out-of-bounds indices held in lazy arrays cannot raise** (their values are not "
+        "known when the op is recorded): reads clip and writes are dropped (fancy indexing, "
+        "`take`, `choose`), as in JAX, and `ravel_multi_index`/`unravel_index` do not check "
+        "them. Host indices "
+        "(lists, numpy arrays, Python ints) are checked at once and raise numpy's errors.",
+        "- **Floating-point error handling** (`np.errstate`, `np.seterr`) does not apply to "
+        "lazy results: no `RuntimeWarning` or `FloatingPointError` for division by zero, "
+        "overflow or invalid values; the values are IEEE's, as numpy's with errors ignored.",
+        "- **Other value-dependent errors** of numpy are not raised for lazy operands: integers "
+        "to negative integer powers (a lazy exponent) give XLA's result instead of "
+        "`ValueError`.",
+        "- **float16 accumulations** (`cumsum`, `add.accumulate`) are not rounded to float16 "
+        "at every step as numpy's loops are, so long float16 running sums are more accurate "
+        "than numpy's.",
+        "",
     ]
     return "\n".join(lines)
 
