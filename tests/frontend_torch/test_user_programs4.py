@@ -4,6 +4,8 @@ dtype, shape; see ``programs.py``)."""
 
 from __future__ import annotations
 
+import copy
+
 import torch
 from torch import nn
 
@@ -25,9 +27,14 @@ def test_lazy_modules_built_on_the_lazy_device_initialize_there():
         on_dev = all(t.device == x.device for t in model.state_dict().values())
         cpu = nn.LazyLinear(3, device=dev).cpu()  # moved back before initializing
         cpu_out = cpu(torch.ones(2, 5))
+        copied = copy.deepcopy(nn.Sequential(nn.LazyLinear(3, device=dev), nn.Tanh(),
+                                             nn.LazyLinear(2, device=dev)))
+        copied_out = copied(torch.ones(2, 5).to(dev))
+        copied_on_dev = all(t.device == x.device for t in copied.state_dict().values())
         return {"out": out, "grads": [p.grad for p in model.parameters()],
                 "buffers": list(model.buffers()), "on_dev": on_dev,
-                "cpu_out": cpu_out.to(dev), "cpu_weight": cpu.weight.device.type}
+                "cpu_out": cpu_out.to(dev), "cpu_weight": cpu.weight.device.type,
+                "copied_out": copied_out, "copied_on_dev": copied_on_dev}
 
     before = fallbacks()
     same_on_both(program)
@@ -63,3 +70,111 @@ def test_forward_mode_jacobians_through_activations_broadcast_grad_and_saved():
     before = fallbacks()
     same_on_both(program, rtol=1e-6, atol=1e-8)
     assert fallbacks() == before
+
+
+def _outcomes(program) -> list:
+    """``program(device)``'s calls, each as its CPU tensor or its error
+    (type and message), on the CPU and on the lazy device."""
+    from .conftest import DEV
+
+    runs = []
+    for dev in (torch.device("cpu"), DEV):
+        outcomes = []
+        for call in program(dev):
+            try:
+                outcomes.append(call().cpu())
+            except RuntimeError as error:
+                outcomes.append((type(error), str(error)))
+        runs.append(outcomes)
+    return runs
+
+
+def test_add_and_sub_alpha_follow_torchs_alpha_check_and_bool_results():
+    """A float alpha with integer tensors (add, sub, rsub, add_) was silently
+    truncated ([1, 1] + 0.5 * [1, 1] gave [1, 1]) where torch raises; a bool
+    tensor plus a bool scalar with an int alpha gave int64 [3, 3] (torch: a
+    bool result, a or (b and alpha)), and bool + bool with alpha 2 crashed."""
+    def program(dev):
+        i = torch.tensor([1, 2]).to(dev)
+        b = torch.tensor([True, False]).to(dev)
+        return [
+            lambda: i.add(i, alpha=0.5), lambda: i.sub(i, alpha=0.5),
+            lambda: torch.rsub(i, i, alpha=1.5), lambda: i.add(1, alpha=2.5),
+            lambda: i.clone().add_(i, alpha=1.0), lambda: i.add(b, alpha=2.0),
+            lambda: i.float().add(i, alpha=1j), lambda: i.float().add(i, alpha=True),
+            lambda: i.add(2.5, alpha=2), lambda: i.float().add_(i, alpha=0.5),
+            lambda: b.add(b.flip(0), alpha=2), lambda: b.add(True, alpha=2),
+            lambda: b.add(True, alpha=0), lambda: b.add(b, alpha=True),
+            lambda: b.clone().add_(b.flip(0), alpha=3), lambda: b.add(1, alpha=2),
+        ]
+
+    eager, lazy = _outcomes(program)
+    assert len(eager) == len(lazy)
+    for e, a in zip(eager, lazy, strict=True):
+        if isinstance(e, tuple):
+            assert a == e
+        else:
+            assert isinstance(a, torch.Tensor) and a.dtype == e.dtype and torch.equal(a, e)
+
+
+def test_arange_and_randint_reject_empty_or_reversed_ranges_as_torch():
+    """torch.arange(0, 10, -1) gave an empty tensor and arange(0, inf) was
+    accepted, and torch.randint(5, 2, ...) / random_(4, 1) drew 64-bit
+    garbage, where torch raises."""
+    def program(dev):
+        return [
+            lambda: torch.arange(0, 10, -1, device=dev), lambda: torch.arange(5, 0, device=dev),
+            lambda: torch.arange(0, float("inf"), device=dev),
+            lambda: torch.arange(0.5, -3, -1, device=dev), lambda: torch.arange(3, 3, device=dev),
+            lambda: torch.randint(5, 2, (3,), device=dev),
+            lambda: torch.randint(3, 3, (2,), device=dev),
+            lambda: torch.empty(2, device=dev).random_(4, 1),
+            lambda: torch.randint(0, 1, (2,), device=dev),
+        ]
+
+    eager, lazy = _outcomes(program)
+    for e, a in zip(eager, lazy, strict=True):
+        if isinstance(e, tuple):
+            assert a == e
+        else:
+            assert isinstance(a, torch.Tensor) and a.dtype == e.dtype and torch.equal(a, e)
+
+
+def test_integer_powers_with_negative_tensor_exponents_follow_torch():
+    """An integer tensor raised to negative integer exponents (a tensor, so
+    torch does not raise) gave XLA's wrapped-around POW (3 ** -1 was
+    -6148914691236517205); torch gives 1 for 1, +-1 for -1, else 0."""
+    def program(dev):
+        base = torch.tensor([-3, -2, -1, 0, 1, 2, 3]).to(dev)
+        exps = torch.tensor([-1, -2, -3, -1, -5, -1, 2]).to(dev)
+        out = {"int64": base ** exps, "by_scalar_base": torch.pow(3, exps),
+               "int32": base.int().pow(exps.int()), "int8": base.to(torch.int8) ** exps[:, None],
+               "uint8": base.abs().to(torch.uint8) ** exps.abs().to(torch.uint8),
+               "float": base.double() ** exps}
+        inplace = base.clone()
+        inplace.pow_(exps)
+        out["inplace"] = inplace
+        return out
+
+    before = fallbacks()
+    same_on_both(program)
+    assert fallbacks() == before
+
+
+def test_random_fills_check_their_parameters_as_torch():
+    """uniform_(1, 0), exponential_(-1) and bernoulli_(1.5) drew numbers
+    (negative ones from exponential_) where torch raises."""
+    def program(dev):
+        x = torch.empty(3, device=dev)
+        return [lambda: x.uniform_(1, 0), lambda: x.uniform_(2.5, -1.5),
+                lambda: x.exponential_(-1), lambda: x.exponential_(0),
+                lambda: x.bernoulli_(1.5), lambda: x.bernoulli_(-0.1),
+                lambda: x.normal_(0, -0.5),
+                lambda: x.uniform_(2, 2)]
+
+    eager, lazy = _outcomes(program)
+    for e, a in zip(eager, lazy, strict=True):
+        if isinstance(e, tuple):
+            assert a == e
+        else:
+            assert isinstance(a, torch.Tensor) and a.dtype == e.dtype and torch.equal(a, e)

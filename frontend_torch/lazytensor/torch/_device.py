@@ -21,6 +21,8 @@ and the few registrations that let torch create tensors on it.
 
 from __future__ import annotations
 
+import math
+
 from lazytensor.core import get_runtime
 from lazytensor.core import sync as core_sync
 from lazytensor.core.composite.creation import arange as core_arange
@@ -77,8 +79,13 @@ def _arange(start, end=None, step=1, *, dtype=None, layout=None, device=None,
     if end is None:
         start, end = 0, start
     values = [v.item() if isinstance(v, torch.Tensor) else v for v in (start, end, step)]
-    if values[2] == 0:
+    first, last, stride = values
+    if stride == 0:
         raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(first) and math.isfinite(last)):
+        raise RuntimeError(f"unsupported range: {first:g} -> {last:g}")
+    if (stride > 0 and last < first) or (stride < 0 and last > first):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     target = NUMPY_OF[_arange_dtype(values, dtype)]
     return wrap(core_arange(*values, dtype=target))
 

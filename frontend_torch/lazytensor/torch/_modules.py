@@ -42,6 +42,7 @@ from torch.nn.parameter import UninitializedBuffer, UninitializedParameter, is_l
 _ORIGINAL_APPLY = nn.Module._apply
 _ORIGINAL_INFER = LazyModuleMixin._infer_parameters
 _ORIGINAL_NEW = {cls: cls.__new__ for cls in (UninitializedParameter, UninitializedBuffer)}
+_ORIGINAL_DEEPCOPY = UninitializedParameter.__deepcopy__
 _BOUND_FOR_LAZY = "_lazytensor_bound_for_lazy"
 _STATE = threading.local()
 
@@ -139,6 +140,15 @@ def _uninitialized_new(cls, *args, **kwargs):
     return tensor
 
 
+def _uninitialized_deepcopy(self, memo):
+    """torch's copy makes a new uninitialized parameter on self's (CPU)
+    device; the copy stays bound for the lazy device as self is."""
+    copied = _ORIGINAL_DEEPCOPY(self, memo)
+    if getattr(self, _BOUND_FOR_LAZY, False):
+        setattr(copied, _BOUND_FOR_LAZY, True)
+    return copied
+
+
 def _infer_parameters(self, module: nn.Module, args, kwargs=None) -> None:
     """torch's initializing pre-hook; afterwards a module whose uninitialized
     tensors were bound for the lazy device moves its own tensors there."""
@@ -154,5 +164,6 @@ def install() -> None:
     if nn.Module._apply is not _apply:
         nn.Module._apply = _apply
         LazyModuleMixin._infer_parameters = _infer_parameters
+        UninitializedParameter.__deepcopy__ = _uninitialized_deepcopy
         for cls in _ORIGINAL_NEW:
             cls.__new__ = _uninitialized_new

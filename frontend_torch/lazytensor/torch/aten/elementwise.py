@@ -134,10 +134,32 @@ def _conj(x):
 
 
 # ----------------------------------------------------------------- binary
+def _check_alpha(a, b, alpha) -> None:
+    """torch's alpha_check of add/sub: alpha is no float for an integral
+    result, no complex for a real one, and bool only for a bool one (an int
+    alpha always passes)."""
+    if type(alpha) is int:
+        return
+    result = P.dtypes_of(P.DEFAULT, a, b)[1]
+    if isinstance(alpha, bool) and not dt.is_bool(result):
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if isinstance(alpha, (float, complex)) and not dt.is_inexact(result):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a "
+                           "floating point number.")
+    if isinstance(alpha, complex) and not dt.is_complex(result):
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a "
+                           "complex number.")
+
+
 def _add(alpha_op: Op):
     combine = npextra.add_or if alpha_op is Op.ADD else binary_op(alpha_op)  # bools: or
 
     def impl(a, b, alpha=1):
+        _check_alpha(a, b, alpha)
+        if alpha != 1 and dt.is_bool(P.dtypes_of(P.DEFAULT, a, b)[1]):
+            # torch casts alpha to the bool result's dtype: a or (b and alpha)
+            return elementwise(lambda x, y: combine(x, y if alpha else make(
+                Op.AND, (y, as_node(False, y.dtype, y.shape)))), P.DEFAULT, a, b)
         if alpha == 1:
             fast = fast_operands(a, b)
             if fast is not None:
@@ -190,7 +212,25 @@ def _pow(a, b):
             return elementwise(special, P.DEFAULT, a)
         if isinstance(b, int) and b < 0 and not dt.is_inexact(P.dtypes_of(P.DEFAULT, a, b)[1]):
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-    return elementwise(binary_op(Op.POW), P.BOOL_TO_LONG, a, b)
+    return elementwise(_power, P.BOOL_TO_LONG, a, b)
+
+
+def _power(a: Node, b: Node) -> Node:
+    """a ** b; for signed integers torch's rule for a negative b (1 where
+    a == 1, -1 or 1 by b's parity where a == -1, else 0), where XLA's
+    integer POW wraps around (3 ** -1 gave -6148914691236517205)."""
+    out = make(Op.POW, (a, b))
+    if not dt.is_int(a.dtype) or dt.is_unsigned(a.dtype):
+        return out
+
+    def c(value) -> Node:
+        return as_node(value, a.dtype, out.shape)
+
+    odd = make(Op.NE, (make(Op.REM, (b, as_node(2, b.dtype, b.shape))), c(0)))
+    minus_one = make(Op.SELECT, (odd, c(-1), c(1)))
+    small = make(Op.SELECT, (make(Op.EQ, (a, c(-1))), minus_one, c(0)))
+    small = make(Op.SELECT, (make(Op.EQ, (a, c(1))), c(1), small))
+    return make(Op.SELECT, (make(Op.LT, (b, c(0))), small, out))
 
 
 _POW_SPECIAL = {
@@ -370,6 +410,7 @@ TABLE = _table()
 # ordinary in-place path then runs). Same nodes as the functional op.
 def _add_inplace(alpha_op: Op):
     def nodes(a, b, alpha=1) -> Node | None:
+        _check_alpha(a, b, alpha)
         if isinstance(b, (bool, int, float, complex)):
             fast = fast_operands(a, b * alpha if alpha != 1 else b)
             return None if fast is None else make(alpha_op, fast)

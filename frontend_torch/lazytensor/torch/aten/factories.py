@@ -56,9 +56,23 @@ def _sampled(sample, kernel: str):
 
 def _normal_(self, mean=0.0, std=1.0, *, generator=None):
     if std < 0:
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
     return _sampled(sampling.normal, "normal_kernel_cpu")(self, mean, std,
                                                           generator=generator)
+
+
+def _uniform_(self, low=0.0, high=1.0, *, generator=None):
+    if low > high:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
+                           f"from={low:g} > to={high:g}")
+    return _sampled(sampling.uniform, "check_uniform_bounds")(self, low, high,
+                                                              generator=generator)
+
+
+def _exponential_(self, lambd=1.0, *, generator=None):
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
+    return _sampled(sampling.exponential, "exponential")(self, lambd, generator=generator)
 
 
 def _random_(self, low=None, high=None, *, generator=None):
@@ -69,10 +83,15 @@ def _random_(self, low=None, high=None, *, generator=None):
         high = 2 ** (dt.finfo(x.dtype).nmant + 1) + 1 if dt.is_float(x.dtype) else \
             (2 if dt.is_bool(x.dtype) else int(dt.iinfo(x.dtype).max) + 1)
     low = low or 0
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got "
+                           f"from={low} >= to={high}")
     return _assign(self, sampling.integers(next_key(generator), x.shape, low, high))
 
 
 def _bernoulli_(self, p=0.5, *, generator=None):
+    if not isinstance(p, torch.Tensor) and not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
     x = node(self)
     u = make(Op.RNG_UNIFORM, (next_key(generator),), x.shape, dt.float32)
     prob = as_node(node(p) if isinstance(p, torch.Tensor) else p, dt.float32, x.shape)
@@ -173,11 +192,11 @@ TABLE = {
     aten.new_full: _new_full, aten.new_zeros: _filled(_new_full, 0.0),
     aten.new_ones: _filled(_new_full, 1.0), aten.new_empty: _filled(_new_full, 0.0),
     aten.new_empty_strided: _new_empty_strided,
-    aten.uniform_: _sampled(sampling.uniform, "check_uniform_bounds"),
+    aten.uniform_: _uniform_,
     aten.normal_: _normal_, aten.random_: _random_,
     aten.bernoulli_.float: _bernoulli_, aten.bernoulli_.Tensor: _bernoulli_,
     aten.bernoulli.default: _bernoulli, aten.bernoulli.p: _bernoulli,
-    aten.exponential_: _sampled(sampling.exponential, "exponential"),
+    aten.exponential_: _exponential_,
     aten.multinomial: _multinomial,
     aten.randperm.out: _randperm_out, aten.randperm.generator_out: _randperm_out,
 }
