@@ -178,3 +178,19 @@ def test_random_fills_check_their_parameters_as_torch():
             assert a == e
         else:
             assert isinstance(a, torch.Tensor) and a.dtype == e.dtype and torch.equal(a, e)
+
+
+def test_logsumexp_over_an_empty_dim_is_minus_infinity():
+    """logsumexp over an empty dim (a batch with no candidates) raised
+    numpy's "zero-size array to reduction operation maximum" ValueError;
+    torch gives log(0) = -inf."""
+    def program(dev):
+        x = torch.empty(2, 0, 3).to(dev)
+        return {"all": torch.empty(0).to(dev).logsumexp(0), "dim": x.logsumexp(1),
+                "keepdim": x.logsumexp(1, keepdim=True), "dims": x.logsumexp((0, 1)),
+                "ints": torch.empty(2, 0, dtype=torch.long).to(dev).logsumexp(1),
+                "nonempty_dim": x.logsumexp(2)}
+
+    before = fallbacks()
+    same_on_both(program)
+    assert fallbacks() == before

@@ -194,8 +194,14 @@ def std(x: Node, axis=None, keepdims: bool = False, ddof: int | float = 0,
 
 
 def logsumexp(x: Node, axis=None, keepdims: bool = False) -> Node:
-    """log(sum(exp(x))) computed stably (max-shifted; -inf rows stay -inf)."""
+    """log(sum(exp(x))) computed stably (max-shifted; -inf rows stay -inf);
+    over an empty axis log(0) = -inf, as torch and tf give."""
     axes = normalize_axes(axis, x.ndim)
+    if any(x.shape[a] == 0 for a in axes):
+        kept = tuple(1 if i in axes else s for i, s in enumerate(x.shape))
+        out_shape = kept if keepdims else tuple(
+            s for i, s in enumerate(x.shape) if i not in axes)
+        return as_node(-np.inf, x.dtype, out_shape)
     peak = reduce("max", x, axes, keepdims=True)
     finite = make(Op.IS_FINITE, (peak,))
     peak = make(Op.SELECT, (finite, peak, as_node(0.0, x.dtype, peak.shape)))
