@@ -22,6 +22,14 @@ def _same(got, want, rtol=1e-6) -> None:
         np.testing.assert_array_equal(host, want)
 
 
+@pytest.fixture(autouse=True)
+def _own_runtime():
+    """Every test in its own runtime: arrays that an expected error keeps
+    alive never join a later test's graphs in the shared one."""
+    with use_runtime():
+        yield
+
+
 @pytest.fixture
 def runtime():
     """A fresh runtime whose metrics must show no eager fallback."""
@@ -210,3 +218,21 @@ def test_place_from_no_values_raises():
         lnp.place(a, a > 1, [])
     lnp.place(a, a > 5, [])  # selects nothing: no error, no change
     _same(a, np.arange(3.0))
+
+
+def _category_counts(mod, labels):
+    counts, inverse, everything = (mod.unique_counts(labels), mod.unique_inverse(labels),
+                                   mod.unique_all(labels))
+    return (mod.unique_values(labels), *counts, *inverse, *everything)
+
+
+def test_unique_family_runs_without_fallback(runtime):
+    """numpy 2's ``unique_values``/``unique_counts``/``unique_inverse``/
+    ``unique_all`` (counting categories) were eager fallbacks; like
+    ``unique`` they now run numpy on the materialized input (their shapes
+    depend on the data), with numpy's result tuples and NaN rule."""
+    for labels in (np.array([[3, 1, 3], [2, 1, 1]]), np.array([np.nan, 1.0, np.nan, 0.5])):
+        got = _category_counts(lnp, lnp.asarray(labels))
+        for g, w in zip(got, _category_counts(np, labels), strict=True):
+            _same(g, w)
+        assert type(lnp.unique_counts(lnp.asarray(labels))).__name__ == "UniqueCountsResult"

@@ -306,6 +306,21 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
                              equal_nan=equal_nan))
 
 
+def _host_unique(name: str):
+    """The Array API's ``numpy.unique_*`` functions: like ``unique``, their
+    shapes depend on the data, so numpy runs them on the materialized input
+    (its own NaN and result-tuple rules) and the results are lazy again."""
+    def unique_function(x, /):
+        return to_lazy(getattr(np, name)(_host(x)))
+
+    unique_function.__name__ = unique_function.__qualname__ = name
+    return unique_function
+
+
+for _name in ("unique_values", "unique_counts", "unique_inverse", "unique_all"):
+    implements(_name)(_host_unique(_name))
+
+
 @implements("compress")
 def compress(condition, a, axis=None, out=None):
     """Slices where the (materialized) condition holds."""
