@@ -10,7 +10,7 @@ and the few registrations that let torch create tensors on it.
   zero tangents), the host copy (``_copy_from``), ``.item()`` reached from
   C++ (``_local_scalar_dense``: ``torch.tensor([t0, t1])``) and the
   factories whose composite kernels would resize an empty output
-  (``arange``). Everything else (``zeros``, ``randn``, ``full``, ``eye``,
+  (``arange``, ``fft_fftfreq``). Everything else (``zeros``, ``randn``, ``full``, ``eye``,
   ``linspace``...) is torch's composite kernel calling ops on the new lazy
   tensor.
 - torch.optim picks its ``foreach`` implementation only for devices it
@@ -29,6 +29,7 @@ from lazytensor.core.composite.creation import arange as core_arange
 from lazytensor.torch._tensor import DEVICE, NUMPY_OF, LazyTensor, host_array, to_lazy, wrap
 from lazytensor.torch.aten.factories import empty, empty_strided
 from lazytensor.torch.aten.movement import local_scalar_dense
+from lazytensor.torch.aten.spectral import fftfreq
 
 import torch
 
@@ -114,6 +115,7 @@ for _name, _kernel in (
     ("arange.start_step", _arange),
     ("_efficientzerotensor", empty),  # (torch.func's zero tangents: plain zeros here)
     ("_local_scalar_dense", local_scalar_dense),
+    ("fft_fftfreq", fftfreq),  # (its composite kernel resizes an empty slice of its output)
 ):
     _LIBRARY.impl(_name, _kernel)
 for _name in HOST_FACTORIES:

@@ -1,0 +1,41 @@
+"""Regression tests for bugs that ordinary PyTorch programs hit on the lazy
+device (fifth batch), each compared with eager torch on the CPU (values,
+dtype, shape; see ``programs.py``)."""
+
+from __future__ import annotations
+
+import torch
+
+from .programs import fallbacks, same_on_both
+
+
+def test_fftfreq_gives_the_negative_frequencies_as_torch():
+    """torch.fft.fftfreq(8) on the lazy device gave [0, 1/8, ..., 7/8]
+    instead of [0, ..., 3/8, -1/2, ..., -1/8]: torch's kernel writes the
+    second half by resizing an empty slice of its output into the storage
+    behind it, which a lazy view does not share (also with out=)."""
+    def program(dev):
+        out = [torch.fft.fftfreq(n, d, device=dev) for n in (1, 2, 7, 8) for d in (1.0, 0.5, 3)]
+        out.append(torch.fft.fftfreq(5, 0.1, dtype=torch.float64, device=dev))
+        out.append(torch.fft.fftfreq(6, dtype=torch.float16, device=dev))
+        signal = torch.randn(16).to(dev)
+        freqs = torch.fft.fftshift(torch.fft.fftfreq(16, 0.01, device=dev))
+        out.append(freqs[torch.fft.fftshift(torch.fft.fft(signal)).abs().argmax()])
+        for size in (3, 7):  # resized, and written in place
+            o = torch.empty(size, dtype=torch.float64, device=dev)
+            torch.fft.fftfreq(7, 0.3, out=o)
+            out.append(o)
+        return out
+
+    before = fallbacks()
+    same_on_both(program, rtol=0, atol=0)
+    assert fallbacks() == before
+    for dtype in (torch.int64, torch.complex64):
+        errors = []
+        for dev in (torch.device("cpu"), torch.device("lazy", 0)):
+            try:
+                torch.fft.fftfreq(6, dtype=dtype, device=dev)
+            except (RuntimeError, NotImplementedError) as error:
+                errors.append((type(error), str(error)))
+        assert len(errors) == 2 and errors[0] == errors[1]
+
