@@ -39,3 +39,46 @@ def test_fftfreq_gives_the_negative_frequencies_as_torch():
                 errors.append((type(error), str(error)))
         assert len(errors) == 2 and errors[0] == errors[1]
 
+
+def _outcomes(calls) -> list:
+    """Each call as (dtype, CPU tensor) or its error (type, message)."""
+    results = []
+    for call in calls:
+        try:
+            value = call()
+            results.append((value.dtype, value.cpu()))
+        except (RuntimeError, NotImplementedError, TypeError) as error:
+            results.append((type(error), str(error)))
+    return results
+
+
+def _same_outcomes(program) -> None:
+    from .conftest import DEV
+
+    eager, lazy = (_outcomes(program(dev)) for dev in (torch.device("cpu"), DEV))
+    assert len(eager) == len(lazy)
+    for e, a in zip(eager, lazy, strict=True):
+        assert a[0] == e[0]
+        assert torch.equal(a[1], e[1]) if isinstance(e[1], torch.Tensor) else a[1] == e[1]
+
+
+def test_bitwise_ops_of_floats_raise_torchs_not_implemented_error():
+    """x & y, x | 1, ~x, x << 1, bitwise_not... of float tensors (or an
+    integer tensor with a float scalar) raised a RuntimeError from the
+    core's type check; torch raises NotImplementedError ("bitwise_and_cpu"
+    not implemented for 'Float'), which is what a user's except catches."""
+    def program(dev):
+        x = torch.randn(3, 4).to(dev)
+        i = torch.tensor([1, 2, 3]).to(dev)
+        b = torch.tensor([True, False, True]).to(dev)
+        return [
+            lambda: x & x, lambda: x | 1, lambda: x ^ x, lambda: x << 1,
+            lambda: x.clone().bitwise_and_(x), lambda: torch.bitwise_xor(x, 1),
+            lambda: x.double() >> 2, lambda: x.bitwise_not(), lambda: x.int() & x,
+            lambda: b & x.T, lambda: i & 1.5, lambda: i << 1.5, lambda: 2.0 >> i,
+            lambda: x.half() & 1, lambda: torch.bitwise_not(x.bfloat16()), lambda: ~x,
+            lambda: i & (1 + 2j), lambda: i.bitwise_and(x.sum()),
+            lambda: i | True, lambda: b ^ 1, lambda: b << 1, lambda: 3 << i, lambda: ~b,
+        ]
+
+    _same_outcomes(program)

@@ -268,25 +268,38 @@ BINARY = {  # (function of nodes, promotion kind)
     aten.special_zeta: (binary_op(Op.ZETA), P.INT_TO_FLOAT),
 }
 
+# ops with kernels for integers and bool only: a float operand raises torch's
+# NotImplementedError (the core's type error would be a RuntimeError)
+INTEGER_ONLY = frozenset({
+    aten.bitwise_not, aten.bitwise_and, aten.bitwise_or, aten.bitwise_xor,
+    aten.bitwise_left_shift, aten.__lshift__, aten.bitwise_right_shift, aten.__rshift__,
+})
 
-def _complex_probe(op, a, b) -> None:
-    """Run torch's own ``op`` on empty CPU stand-ins of complex operands:
-    it raises torch's error where the op has no complex kernel (maximum,
-    hypot, comparisons...)."""
+
+def _probe(op, a, b, integer_only: bool) -> None:
+    """Run torch's own ``op`` on empty CPU stand-ins of complex operands (or,
+    for the bitwise ops, floating ones): it raises torch's error where the
+    op has no such kernel (maximum, hypot, comparisons of complex numbers;
+    ``&`` or ``<<`` of floats)."""
     def standin(x):
         return torch.empty(0, dtype=x.dtype) if isinstance(x, torch.Tensor) else x
 
-    if any(isinstance(x, complex) or (isinstance(x, torch.Tensor) and x.is_complex())
-           for x in (a, b)):
+    def unsupported(x) -> bool:
+        if isinstance(x, torch.Tensor):
+            return x.is_complex() or integer_only and x.is_floating_point()
+        return isinstance(x, complex) or integer_only and isinstance(x, float)
+
+    if unsupported(a) or unsupported(b):
         op(standin(a), standin(b))
 
 
 def _binary(fn, kind, op=None):
     float_only = kind is P.INT_TO_FLOAT
+    integer_only = op in INTEGER_ONLY
 
     def impl(a, b):
         if op is not None:
-            _complex_probe(op, a, b)
+            _probe(op, a, b, integer_only)
         if kind is not P.NO_OPMATH:
             fast = fast_operands(a, b, float_only=float_only)
             if fast is not None:
@@ -366,10 +379,13 @@ def _polygamma(n, x):
 
 def _probed_unary(op, impl):
     """``impl``, after torch's own ``op`` ran on an empty CPU stand-in of a
-    bool or integer input: it raises torch's error where the op has no such
-    kernel (abs/floor/round of bool, frac of integers...)."""
+    bool or integer input (a floating one for ``bitwise_not``): it raises
+    torch's error where the op has no such kernel (abs/floor/round of bool,
+    frac of integers, ~ of floats...)."""
+    integer_only = op in INTEGER_ONLY
+
     def probed(x):
-        if not (x.is_floating_point() or x.is_complex()):
+        if integer_only or not (x.is_floating_point() or x.is_complex()):
             op(torch.empty(0, dtype=x.dtype))
         return impl(x)
 
