@@ -24,6 +24,7 @@ from lazytensor.numpy._base import (
     wrap_handle,
 )
 from lazytensor.numpy._dispatch import implements, note_fallback
+from lazytensor.numpy._ufuncs import stored
 
 import numpy as np
 
@@ -133,7 +134,7 @@ def empty(shape, dtype=float, order="C", *, device=None, like=None):
 @implements("full")
 def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
     dtype = as_dtype(dtype) or _fill_dtype(fill_value)
-    node = cc.full(shape, lift(fill_value), dtype)
+    node = cc.full(shape, stored(fill_value, dtype), dtype)
     return mark_explicit(wrap(node, _order(node, order)))
 
 
@@ -162,7 +163,7 @@ def empty_like(prototype, dtype=None, order="K", subok=True, shape=None, *, devi
 
 @implements("full_like")
 def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
-    return _like(a, dtype, shape, lift(fill_value), order)
+    return _like(a, dtype, shape, stored(fill_value, as_dtype(dtype) or node_of(a).dtype), order)
 
 
 # ------------------------------------------------------------- ranges

@@ -27,7 +27,7 @@ from lazytensor.core.ops import Op
 from lazytensor.core.registry import CoreError, make
 from lazytensor.numpy import _errors
 from lazytensor.numpy._base import lift, ndarray, node_of, wrap
-from lazytensor.numpy._ufuncs import INT_BOUNDS, assign
+from lazytensor.numpy._ufuncs import assign, stored
 from lazytensor.numpy._views import is_read_only, view
 
 import numpy as np
@@ -100,13 +100,7 @@ def getitem(a: ndarray, index):
 
 # ------------------------------------------------------------------- writes
 
-def _value(value, dtype: np.dtype):
-    lifted = lift(value)
-    if type(lifted) is int and dtype.kind in "iu":
-        lo, hi = INT_BOUNDS[dtype]
-        if not lo <= lifted <= hi:
-            raise OverflowError(f"Python integer {lifted} out of bounds for {dtype}")
-    return lifted
+_value = stored
 
 
 def _full_mask(index, shape) -> Node | None:

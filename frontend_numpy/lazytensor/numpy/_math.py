@@ -50,19 +50,33 @@ def where(condition, x=None, y=None, /):
 @implements("clip")
 def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue,
          max=np._NoValue, **kwargs):
-    """minimum(maximum(a, a_min), a_max) with numpy's promotion (None: no bound)."""
+    """minimum(maximum(a, a_min), a_max) with numpy's promotion (None: no
+    bound). As numpy's: a Python int bound beyond an integer dtype's range
+    on that side is no bound, and with no bound at all the result is a copy
+    (numpy 2.0 raised instead; the installed numpy decides)."""
     lo = a_min if a_min is not np._NoValue else (None if min is np._NoValue else min)
     hi = a_max if a_max is not np._NoValue else (None if max is np._NoValue else max)
     if lo is None and hi is None and a_min is np._NoValue and min is np._NoValue:
-        raise ValueError("One of max or min must be given")
+        np.clip(np.zeros(0))  # numpy's own ValueError where it needs a bound
+    lo, hi = _inside_range(node_of(a).dtype, lo, hi)
     result = a
     if lo is not None:
         result = _ufuncs.call(np.maximum, (result, lo), {})
     if hi is not None:
         result = _ufuncs.call(np.minimum, (result, hi), {})
-    if result is a:
-        result = wrap(node_of(a))
+    if lo is None and hi is None:  # numpy's copy: positive(a) (bool has no loop)
+        result = _ufuncs.call(np.positive, (a,), {})
     return _finish(result._h.node, out) if out is not None else result
+
+
+def _inside_range(dtype: np.dtype, lo, hi) -> tuple:
+    """numpy's clip drops a Python int bound that its integer dtype's range
+    already satisfies (NEP 50: the bound is not converted, so cannot overflow)."""
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        lo = None if type(lo) is int and lo <= info.min else lo
+        hi = None if type(hi) is int and hi >= info.max else hi
+    return lo, hi
 
 
 @implements("round", "around")

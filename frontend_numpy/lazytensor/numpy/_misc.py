@@ -22,7 +22,7 @@ from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
 from lazytensor.numpy._base import lift, ndarray, node_of, wrap
-from lazytensor.numpy._dispatch import implements
+from lazytensor.numpy._dispatch import implements, to_lazy
 from lazytensor.numpy._indexing import setitem
 from lazytensor.numpy._ufuncs import assign, store
 
@@ -120,6 +120,22 @@ def fill_diagonal(a, val, wrap=False):
     """In place: the main diagonal of a 2-d (or all-equal-sides) array; a
     tall matrix with ``wrap`` restarts it every ``ncols + 1`` rows."""
     assign(a, cm.fill_diagonal(a._h.node, lift(val), bool(wrap)))
+
+
+def _of_shape(name: str):
+    """``numpy.<name>(arr, ...)``, whose index arrays depend on ``arr``'s
+    shape alone: numpy computes them on a stand-in of that shape (checks
+    and errors are numpy's own); the lazy array is never read."""
+    def indices_from(arr, *args, **kwargs):
+        stand_in = np.broadcast_to(np.zeros((), bool), node_of(arr).shape)
+        return to_lazy(getattr(np, name)(stand_in, *args, **kwargs))
+
+    indices_from.__name__ = indices_from.__qualname__ = name
+    return indices_from
+
+
+for _name in ("diag_indices_from", "tril_indices_from", "triu_indices_from"):
+    implements(_name)(_of_shape(_name))
 
 
 # ----------------------------------------------------------- search, partition

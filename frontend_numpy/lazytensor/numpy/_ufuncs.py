@@ -50,6 +50,18 @@ def _key(operand):
     return operand.dtype if type(operand) is Node else type(operand)
 
 
+def stored(value, dtype: np.dtype):
+    """``value`` lifted to be stored into a ``dtype`` array (``a[i] = v``,
+    ``full``, ``fill``): a Python int beyond an integer dtype's range raises
+    numpy's OverflowError instead of wrapping."""
+    lifted = lift(value)
+    if type(lifted) is int and dtype.kind in "iu":
+        lo, hi = INT_BOUNDS[dtype]
+        if not lo <= lifted <= hi:
+            raise OverflowError(f"Python integer {lifted} out of bounds for {dtype}")
+    return lifted
+
+
 def _check_int_range(ufunc, operands, loop) -> Node | None:
     """NEP 50: a Python int that does not fit the loop's integer dtype raises
     OverflowError -- except in comparisons, whose answer is then known."""
@@ -418,13 +430,14 @@ def outer(ufunc, a, b, **kwargs):
     return call(ufunc, (wrap(x), wrap(y)), kwargs)
 
 
-_AT_KINDS = {np.add: "add", np.multiply: "mul", np.maximum: "max", np.minimum: "min"}
+_AT_KINDS = {np.add: "add", np.subtract: "add", np.multiply: "mul", np.maximum: "max",
+             np.minimum: "min"}
 
 
 def at(ufunc, a, indices, b=None):
     """``ufunc.at``: unbuffered in place, repeated indices accumulate. Lazy
-    for add/multiply/maximum/minimum; other ufuncs run eagerly on a host copy
-    that is written back."""
+    for add/subtract/multiply/maximum/minimum; other ufuncs run eagerly on a
+    host copy that is written back."""
     from lazytensor.numpy._indexing import core_index
 
     if ufunc not in _AT_KINDS or b is None or not isinstance(a, ndarray):
@@ -433,7 +446,11 @@ def at(ufunc, a, indices, b=None):
     node, value = a._h.node, lift(b)
     loop = loop_dtypes(ufunc, (node.dtype, _key(value)))
     if loop[2] != node.dtype and not np.can_cast(loop[2], node.dtype, "same_kind"):
-        raise _errors.output_casting_error(ufunc, "same_kind", loop[2], node.dtype, 0)
+        # numpy casts each step's result back unsafely (int 10 - 0.6 twice
+        # -> 9 -> 8): a scatter of one converted value cannot do that
+        return _eager_at(ufunc, a, indices, b)
+    if ufunc is np.subtract:  # a - b == a + (-b), wrapping around as numpy's for integers
+        value = make(Op.NEG, (as_node(value, node.dtype, getattr(value, "shape", ())),))
     assign(a, ci.setitem(node, entries, value, kind=_AT_KINDS[ufunc], upload=True))
 
 
