@@ -58,6 +58,7 @@ from lazytensor.tf.tf_api._dispatch import (
 # kernel type lists, by dtype category (dt.category): what TensorFlow accepts
 FLOAT, INEXACT, REAL = "f", "fc", "iuf"
 NUMBER, INT, BOOL, ANY = "iufc", "iu", "b", "biufc"
+SIGNED = "ifc"  # Neg, Abs, Sign, Pow, SquaredDifference: no unsigned kernels
 
 
 _const, prim = npextra.const, tnp_lower.prim
@@ -92,8 +93,8 @@ UNARY = {  # tf.math name: (node function, kernel dtypes)
         ("erfc", Op.ERFC), ("erfinv", Op.ERF_INV), ("lgamma", Op.LGAMMA),
         ("digamma", Op.DIGAMMA), ("bessel_i0e", Op.BESSEL_I0E),
         ("bessel_i1e", Op.BESSEL_I1E))},
-    "abs": (tnp_math._abs, NUMBER), "negative": (prim(Op.NEG), NUMBER),
-    "sign": (npextra.sign, NUMBER), "square": (npextra.square, NUMBER),
+    "abs": (tnp_math._abs, SIGNED), "negative": (prim(Op.NEG), SIGNED),
+    "sign": (npextra.sign, SIGNED), "square": (npextra.square, NUMBER),
     "reciprocal": (_recip, INEXACT),
     "round": (tnp_math._rounding(Op.ROUND_EVEN), REAL),
     "ndtri": (pointwise.ndtri, FLOAT),
@@ -136,11 +137,11 @@ BINARY = {  # API path: (node function, kernel dtypes); TF's TypeError on a misf
         ("math.logical_or", Op.OR, BOOL), ("math.logical_xor", Op.XOR, BOOL),
         ("bitwise.bitwise_and", Op.AND, INT), ("bitwise.bitwise_or", Op.OR, INT),
         ("bitwise.bitwise_xor", Op.XOR, INT), ("bitwise.left_shift", Op.SHIFT_LEFT, INT))},
-    "math.multiply": (_mul, NUMBER), "math.pow": (UFUNCS["power"].fn, NUMBER),
+    "math.multiply": (_mul, NUMBER), "math.pow": (UFUNCS["power"].fn, SIGNED),
     "math.maximum": (tnp_math._maximum, REAL), "math.minimum": (tnp_math._minimum, REAL),
     "math.floordiv": (npextra.floor_divide, REAL), "math.floormod": (npextra.remainder, REAL),
     "truncatediv": (pointwise.trunc_divide, REAL),
-    "math.squared_difference": (_squared_difference, NUMBER),
+    "math.squared_difference": (_squared_difference, SIGNED),
     "math.xlogy": (pointwise.xlogy, INEXACT),
     "math.xlog1py": (_unless_zero(lambda a, b: a, lambda a, b: _mul(a, make(Op.LOG1P, (b,)))),
                      INEXACT),
