@@ -45,3 +45,62 @@ def test_tf_math_negation_abs_sign_pow_of_signed_integers_still_compute():
         np.testing.assert_array_equal(got.numpy(), want.numpy())
         assert got.dtype == want.dtype
 
+
+TABLE = np.arange(12, dtype=np.float32).reshape(3, 4)
+OUT_OF_RANGE = {  # a user's off-by-one lookups, with indices known on the host
+    "gather": lambda p: tf.gather(p, [0, 3]),
+    "gather_negative": lambda p: tf.gather(p, [-1]),
+    "gather_axis1": lambda p: tf.gather(p, np.array([4]), axis=1),
+    "gather_scalar": lambda p: tf.gather(p, 3),
+    "gather_eager_tensor": lambda p: tf.gather(p, tf.constant([3])),
+    "gather_batch_dims": lambda p: tf.gather(p, [[0], [4], [1]], axis=1, batch_dims=1),
+    "gather_nd": lambda p: tf.gather_nd(p, [[0, 9]]),
+    "gather_nd_rows": lambda p: tf.gather_nd(p, [[3]]),
+    "tensor_scatter_nd_update": lambda p: tf.tensor_scatter_nd_update(p, [[3, 0]], [1.0]),
+    "tensor_scatter_nd_add": lambda p: tf.tensor_scatter_nd_add(p, [[0, -1]], [1.0]),
+    "embedding_lookup": lambda p: tf.nn.embedding_lookup(p, [3]),
+    "sparse_softmax_cross_entropy": lambda p: tf.nn.sparse_softmax_cross_entropy_with_logits(
+        labels=[0, 4, 1], logits=p),
+    "sparse_softmax_cross_entropy_negative": lambda p:
+        tf.nn.sparse_softmax_cross_entropy_with_logits(labels=np.array([0, -1, 1]), logits=p),
+    "unsorted_segment_sum": lambda p: tf.math.unsorted_segment_sum(p, [0, 5, 1], 3),
+    "segment_sum_unsorted_ids": lambda p: tf.math.segment_sum(p, [1, 0, 0]),
+    "segment_sum_negative_ids": lambda p: tf.math.segment_sum(p, [-1, 0, 0]),
+    "confusion_matrix": lambda p: tf.math.confusion_matrix(
+        tf.argmax(p, axis=1), [0, 5, 1], num_classes=4),
+}
+
+
+@pytest.mark.parametrize("case", sorted(OUT_OF_RANGE))
+def test_out_of_range_host_indices_raise_as_tensorflow(case):
+    """Out-of-range indices given as lists, numpy arrays or eager tensors
+    were clamped (``tf.gather(x, [0, 3])`` of a 3-row x returned row 2
+    twice), dropped (scatters, segment ids, confusion-matrix labels), read
+    NaN (``embedding_lookup``, a sparse cross entropy's label) or summed
+    unsorted segment ids where TensorFlow's CPU kernels raise
+    InvalidArgumentError; values the host knows are now checked when the op
+    is recorded (lazy ones still cannot raise)."""
+    fn = OUT_OF_RANGE[case]
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        fn(tnp.asarray(TABLE))
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        fn(lnp.asarray(TABLE))
+
+
+def test_in_range_host_indices_and_variable_scatters_match_tensorflow():
+    """In-range lookups are unchanged (a negative unsorted segment id drops,
+    a gap in sorted ids is an empty segment); a lazy Variable's scatter_nd_update
+    with an out-of-range row raises as tf.Variable's."""
+    import lazytensor.tf as ltf
+
+    for fn in (lambda p: tf.gather(p, [2, 0, 2]), lambda p: tf.gather_nd(p, [[2, 3], [0, 0]]),
+               lambda p: tf.tensor_scatter_nd_update(p, [[2, 3]], [-1.0]),
+               lambda p: tf.math.unsorted_segment_sum(p, [0, -1, 2], 3),
+               lambda p: tf.math.segment_sum(p, [0, 0, 2]),
+               lambda p: tf.nn.sparse_softmax_cross_entropy_with_logits([3, 0, 1], p)):
+        np.testing.assert_allclose(fn(lnp.asarray(TABLE)).numpy(),
+                                   fn(tnp.asarray(TABLE)).numpy(), rtol=1e-6)
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        tf.Variable(TABLE).scatter_nd_update([[5, 0]], [1.0])
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        ltf.Variable(TABLE).scatter_nd_update([[5, 0]], [1.0])

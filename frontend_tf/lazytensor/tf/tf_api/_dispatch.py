@@ -69,8 +69,8 @@ def install(apis: dict[str, Callable]) -> None:
     tf.register_tensor_conversion_function((list, tuple), _convert_list, priority=98)
 
 
-def _holds_lazy(value) -> bool:
-    return any(isinstance(v, ndarray) or (isinstance(v, (list, tuple)) and _holds_lazy(v))
+def holds_lazy(value) -> bool:
+    return any(isinstance(v, ndarray) or (isinstance(v, (list, tuple)) and holds_lazy(v))
                for v in value)
 
 
@@ -80,7 +80,7 @@ def _convert_list(value, dtype=None, name=None, as_ref=False):
     then TensorFlow's packing. Without this, TensorFlow's C converter takes a
     lazy array for a sequence and fails on a 0-d one (``tf.random.normal([n,
     2])``: "len is not well defined")."""
-    if as_ref or not _holds_lazy(value):
+    if as_ref or not holds_lazy(value):
         return NotImplemented
     return _tf.tf().convert_to_tensor(to_eager(value), dtype=dtype, name=name)
 

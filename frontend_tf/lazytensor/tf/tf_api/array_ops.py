@@ -25,10 +25,12 @@ from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import DTypeError, ShapeError, make
 from lazytensor.core.runtime import get_runtime
-from lazytensor.tf._array import RECORDING, detach, wrap
+from lazytensor.tf import _tf
+from lazytensor.tf._array import RECORDING, detach, ndarray, wrap
 from lazytensor.tf._tf import host_value
 from lazytensor.tf.numpy._arrays import _tf_float_range
 from lazytensor.tf.numpy._lower import prim
+from lazytensor.tf.tf_api import _dispatch
 from lazytensor.tf.tf_api._dispatch import (
     axes,
     check,
@@ -136,22 +138,75 @@ def _pad(tensor_, paddings, mode="CONSTANT", constant_values=0, name=None):
     return rearrange.pad(x, widths.tolist(), kind, fill)
 
 
+def host_indices(indices) -> np.ndarray | None:
+    """The values of an ``indices`` argument when the host knows them (Python
+    ints and lists, numpy arrays, eager tf.Tensors), else None (a lazy array,
+    whose values a recorded op cannot see: out-of-range entries clamp)."""
+    if isinstance(indices, ndarray) or (isinstance(indices, (list, tuple))
+                                        and _dispatch.holds_lazy(indices)):
+        return None
+    if _tf.is_tf_value(indices):
+        return np.asarray(_tf.eager_value(indices))
+    if isinstance(indices, (int, np.integer, list, tuple, np.ndarray)):
+        host = np.asarray(indices)
+        return host if host.dtype.kind in "iu" else None
+    return None
+
+
+def _out_of_range(message: str):
+    """TensorFlow's CPU kernels refuse out-of-range indices with an
+    InvalidArgumentError (a core clamp or drop would be a silent answer)."""
+    return _tf.tf().errors.InvalidArgumentError(None, None, message)
+
+
+def check_gather(host: np.ndarray | None, size: int, op: str) -> None:
+    """GatherV2's rule: every index in [0, size)."""
+    if host is None:
+        return
+    bad = np.argwhere((host < 0) | (host >= size))
+    if len(bad):
+        where = "".join(f"[{','.join(map(str, bad[0]))}]") if host.ndim else ""
+        raise _out_of_range(f"indices{where} = {host[tuple(bad[0])]} is not in [0, {size}) "
+                            f"[Op:{op}]")
+
+
+def check_nd(host: np.ndarray | None, shape: tuple[int, ...], op: str,
+             batch_dims: int = 0) -> None:
+    """GatherNd / ScatterNd's rule: each index row (the last axis) inside
+    ``shape`` after the batch dims."""
+    if host is None or host.ndim == 0:
+        return
+    dims = np.asarray(shape[batch_dims:batch_dims + host.shape[-1]], dtype=np.int64)
+    rows = host.reshape(-1, host.shape[-1])
+    if rows.shape[-1] > len(dims):
+        return  # the core reports the depth mismatch
+    bad = np.flatnonzero(((rows < 0) | (rows >= dims)).any(axis=-1))
+    if len(bad):
+        position = ",".join(map(str, np.unravel_index(bad[0], host.shape[:-1])))
+        row = ", ".join(map(str, rows[bad[0]]))
+        raise _out_of_range(f"indices[{position}] = [{row}] does not index into shape "
+                            f"{list(shape)} [Op:{op}]")
+
+
 def _gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
     """The core's gather along ``axis`` with the first ``batch_dims`` dims of
-    params and indices paired; out-of-range indices clamp (TensorFlow raises
-    on CPU)."""
+    params and indices paired; out-of-range host indices raise as
+    TensorFlow's CPU kernel, lazy ones clamp."""
     x, idx = tensor(params), check(tensor(indices), INT, "GatherV2")
     b = host_int(batch_dims)
     b = b + idx.ndim if b < 0 else b
     a = reduction.normalize_axis(b if axis is None else host_int(axis), x.ndim)
     if x.shape[:b] != idx.shape[:b] or a < b:
         raise ShapeError(f"gather: batch dims {b} of params {x.shape} and indices {idx.shape}")
+    check_gather(host_indices(indices), x.shape[a], "GatherV2")
     return along.gather_batched(x, idx, a, b)
 
 
 def _gather_nd(params, indices, batch_dims=0, name=None, bad_indices_policy=""):
     x, idx = tensor(params), check(tensor(indices), INT, "GatherNd")
-    return along.gather_nd(x, idx, host_int(batch_dims))
+    b = host_int(batch_dims)
+    check_nd(host_indices(indices), x.shape, "GatherNd", b)
+    return along.gather_nd(x, idx, b)
 
 
 def scatter_nd(kind: str):
@@ -160,6 +215,7 @@ def scatter_nd(kind: str):
         upd = tensor(updates, x.dtype)
         if upd.dtype != x.dtype:
             raise DTypeError(f"tensor_scatter: updates of {upd.dtype.name} into {x.dtype.name}")
+        check_nd(host_indices(indices), x.shape, "TensorScatter")
         return along.scatter_nd(x, idx, upd, kind)
 
     return impl

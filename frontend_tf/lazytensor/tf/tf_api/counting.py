@@ -8,8 +8,9 @@ without a bounding ``minlength`` >= ``maxlength``, a confusion matrix
 without ``num_classes``, a sequence mask without ``maxlen``) is read back
 first (a barrier), as ``tf.where(cond)`` is; bincount checks for negative
 values in the same read, as TensorFlow's kernel does. Values a lazy graph
-cannot reject (a negative bincount value with a known size, labels outside
-``num_classes``) are dropped, as TensorFlow's GPU kernels drop them.
+cannot reject (a negative bincount value with a known size, lazy labels
+outside ``num_classes``) are dropped, as TensorFlow's GPU kernels drop them;
+labels the host knows are checked as the CPU kernels check them.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from lazytensor.core.ir import Node
 from lazytensor.core.registry import DTypeError
 from lazytensor.tf import _tf
 from lazytensor.tf._array import ndarray, wrap
+from lazytensor.tf.tf_api import array_ops
 from lazytensor.tf.tf_api._dispatch import dtype_arg, host_int, natural_dtype, tensor
 
 _COUNTED = (dt.int32, dt.int64, dt.float32, dt.float64)  # the kernels' type lists
@@ -102,8 +104,15 @@ def _confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype
         tops = _read(reduction.reduce("max", convert(a, dt.int64)),
                      reduction.reduce("max", convert(b, dt.int64)))
         num_classes = int(tops.max()) + 1
+    n = host_int(num_classes)
+    for arg, given in (("labels", labels), ("predictions", predictions)):
+        host = array_ops.host_indices(given)  # known on the host: checked as TensorFlow's
+        if host is not None and host.size and host.min() < 0:
+            raise _invalid(f"`{arg}` contains negative values")
+        if host is not None and host.size and host.max() >= n:
+            raise _invalid(f"`{arg}` out of bound")
     w = None if weights is None else convert(tensor(weights), out)
-    return convert(counting.confusion_matrix(a, b, host_int(num_classes), w), out)
+    return convert(counting.confusion_matrix(a, b, n, w), out)
 
 
 def _histogram_fixed_width(values, value_range, nbins=100, dtype=None, name=None):

@@ -21,6 +21,7 @@ import collections
 import functools
 import math
 
+import numpy as np
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import (
@@ -304,10 +305,18 @@ def _top_k(input, k=1, sorted=True, index_type=None, name=None):  # noqa: A002
 
 
 def _unsorted_segment(kind: str):
+    """Ids known on the host are checked as TensorFlow's CPU kernel (ids past
+    ``num_segments`` raise; negative ones drop, as lazy ones do)."""
     def impl(data, segment_ids, num_segments, name=None):
         ids = check(tensor(segment_ids), INT, "UnsortedSegment")
-        return cnn.segment_reduce(check(tensor(data), REAL, "UnsortedSegment"), ids,
-                                  host_int(num_segments), kind)
+        n = host_int(num_segments)
+        host = array_ops.host_indices(segment_ids)
+        if host is not None and (host >= n).any():
+            at = np.argwhere(host >= n)[0]
+            raise _tf.tf().errors.InvalidArgumentError(
+                None, None, f"segment_ids[{','.join(map(str, at))}] = {host[tuple(at)]} is out "
+                            f"of range [0, {n})")
+        return cnn.segment_reduce(check(tensor(data), REAL, "UnsortedSegment"), ids, n, kind)
 
     return impl
 
@@ -317,6 +326,12 @@ def _segment(kind: str):
     barrier); segments that no id names give 0 for max and min."""
     def impl(data, segment_ids, name=None):
         ids = check(tensor(segment_ids), INT, "Segment")
+        host = array_ops.host_indices(segment_ids)
+        if host is not None and host.ndim == 1 and (host.size and host.min() < 0
+                                                    or (np.diff(host) < 0).any()):
+            raise _tf.tf().errors.InvalidArgumentError(
+                None, None, "segment ids are not increasing" if host.min() >= 0
+                else "segment ids must be >= 0")
         top = reduction.reduce("max", ids) if ids.shape[0] else None
         n = 0 if top is None else int(wrap(top).numpy()) + 1
         return cnn.segment_reduce(check(tensor(data), REAL, "Segment"), ids, n, kind,

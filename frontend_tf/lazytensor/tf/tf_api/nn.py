@@ -30,6 +30,7 @@ from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import DTypeError, ShapeError, make
 from lazytensor.tf import _tf
+from lazytensor.tf.tf_api import array_ops
 from lazytensor.tf.tf_api._dispatch import (
     dtype_arg,
     host_int,
@@ -134,6 +135,11 @@ def _sparse_softmax_cross_entropy(labels, logits, name=None):
         raise ValueError("`labels.shape` must equal `logits.shape` except for the last "
                          f"dimension. Received: labels.shape={t.shape} and "
                          f"logits.shape={x.shape}")
+    host = array_ops.host_indices(labels)  # known labels: checked as TensorFlow's CPU kernel
+    if host is not None and ((host < 0) | (host >= x.shape[-1])).any():
+        bad = host[(host < 0) | (host >= x.shape[-1])].flat[0]
+        raise _invalid(f"Received a label value of {bad} which is outside the valid range of "
+                       f"[0, {x.shape[-1]}).")
     return losses.sparse_cross_entropy(x, t, -1)
 
 
@@ -463,6 +469,7 @@ def _embedding_lookup(params, ids, max_norm=None, name=None):
     if not dt.is_int(index.dtype):
         raise DTypeError(f"Value for attr 'Tindices' of {index.dtype} is not in the list of "
                          "allowed values: int16, int32, int64")
+    array_ops.check_gather(array_ops.host_indices(ids), table.shape[0], "GatherV2")
     rows = cnn.embedding(table, index, "fill")
     if max_norm is None:
         return rows
