@@ -82,3 +82,32 @@ def test_bitwise_ops_of_floats_raise_torchs_not_implemented_error():
         ]
 
     _same_outcomes(program)
+
+
+def test_gcd_and_lcm_are_lowered():
+    """torch.gcd / torch.lcm (e.g. reducing fractions, aligning periods)
+    ran as eager fallbacks although the core has both (Euclid unrolled to
+    its worst case); bool and float operands must still raise torch's
+    NotImplementedError."""
+    def program(dev):
+        a = torch.tensor([12, -18, 0, 7, -128], dtype=torch.int8).to(dev)
+        b = torch.tensor([8, 12, 0, 0, 6], dtype=torch.int32).to(dev)
+        num = torch.tensor([6, 10, -9, 1 << 40]).to(dev)
+        den = torch.tensor([8, 25, 12, 3 << 41]).to(dev)
+        g = torch.gcd(num, den)
+        return [torch.gcd(a, b), torch.lcm(a, b), torch.gcd(a, a.flip(0)), num // g, den // g,
+                a.clone().gcd_(a.flip(0)),
+                torch.gcd(torch.tensor([255, 12], dtype=torch.uint8).to(dev),
+                          torch.tensor([51, 18], dtype=torch.uint8).to(dev))]
+
+    before = fallbacks()
+    same_on_both(program, rtol=0, atol=0)
+    assert fallbacks() == before
+
+    def errors(dev):
+        a = torch.tensor([4, 6]).to(dev)
+        return [lambda: torch.gcd(a.bool(), a.bool()), lambda: torch.gcd(a.float(), a),
+                lambda: torch.lcm(a, a.double()), lambda: torch.lcm(a, a)]
+
+    _same_outcomes(errors)
+

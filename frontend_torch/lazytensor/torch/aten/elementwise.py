@@ -16,7 +16,7 @@ from __future__ import annotations
 from lazytensor.core import Node, Op, make
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import activations as act
-from lazytensor.core.composite import npextra
+from lazytensor.core.composite import npextra, tnp_shared
 from lazytensor.core.composite import pointwise as pw
 from lazytensor.core.composite.elementwise import as_node, broadcast_shapes, convert
 from lazytensor.torch import _promotion as P
@@ -266,14 +266,18 @@ BINARY = {  # (function of nodes, promotion kind)
     aten.igamma: (binary_op(Op.IGAMMA), P.INT_TO_FLOAT),
     aten.igammac: (binary_op(Op.IGAMMAC), P.INT_TO_FLOAT),
     aten.special_zeta: (binary_op(Op.ZETA), P.INT_TO_FLOAT),
+    aten.gcd: (tnp_shared.gcd, P.DEFAULT), aten.lcm: (tnp_shared.lcm, P.DEFAULT),
 }
 
-# ops with kernels for integers and bool only: a float operand raises torch's
-# NotImplementedError (the core's type error would be a RuntimeError)
+# ops with kernels for integers and bool only (gcd, lcm: integers only): a
+# float operand raises torch's NotImplementedError (the core's type error
+# would be a RuntimeError)
 INTEGER_ONLY = frozenset({
     aten.bitwise_not, aten.bitwise_and, aten.bitwise_or, aten.bitwise_xor,
     aten.bitwise_left_shift, aten.__lshift__, aten.bitwise_right_shift, aten.__rshift__,
+    aten.gcd, aten.lcm,
 })
+NO_BOOL = frozenset({aten.gcd, aten.lcm})
 
 
 def _probe(op, a, b, integer_only: bool) -> None:
@@ -284,9 +288,12 @@ def _probe(op, a, b, integer_only: bool) -> None:
     def standin(x):
         return torch.empty(0, dtype=x.dtype) if isinstance(x, torch.Tensor) else x
 
+    no_bool = op in NO_BOOL
+
     def unsupported(x) -> bool:
         if isinstance(x, torch.Tensor):
-            return x.is_complex() or integer_only and x.is_floating_point()
+            return x.is_complex() or integer_only and x.is_floating_point() or \
+                no_bool and x.dtype is torch.bool
         return isinstance(x, complex) or integer_only and isinstance(x, float)
 
     if unsupported(a) or unsupported(b):
