@@ -140,3 +140,115 @@ def test_ufunc_at_of_floats_into_integers_casts_as_numpy(name):
     getattr(lnp, name).at(got, [0, 0, 2], 0.6)
     getattr(np, name).at(want, [0, 0, 2], 0.6)
     _same(got, want)
+
+
+def _inserts_and_deletes(mod):
+    table = mod.arange(12).reshape(3, 4)
+    series = mod.arange(5.0)
+    return (mod.insert(series, 0, 0.0), mod.insert(series, [1, 3], [10, 20]),
+            mod.insert(series, [1, 1, 4], 7), mod.insert(table, 1, 0, axis=0),
+            mod.insert(table, 2, [7, 8, 9], axis=1),
+            mod.insert(table, [2], [[7], [8], [9]], axis=1),
+            mod.insert(table, [0, 2], mod.asarray([[7], [8], [9]]), axis=1),
+            mod.insert(series, slice(0, 4, 2), [10, 20]), mod.insert(table, 5, -1),
+            mod.insert(mod.arange(3), 1, 2.7), mod.insert(series, -1, mod.asarray([1, 2])),
+            mod.insert(table[:, ::2], 1, -1, axis=1), mod.insert(series, mod.asarray(2), 9.5),
+            mod.delete(series, 2), mod.delete(series, [0, 2, -1]), mod.delete(table, 1, axis=1),
+            mod.delete(table, [0, 2], axis=0), mod.delete(series, slice(1, 3)),
+            mod.delete(series, [True, False, True, False, False]), mod.delete(table, [0, 11]),
+            mod.delete(table, mod.asarray([1]), axis=0), mod.delete(table, [0, 1, 2], axis=0))
+
+
+def test_insert_and_delete_record_lazily(runtime):
+    """np.insert and np.delete (padding a running sum with a leading 0,
+    dropping a column) were eager fallbacks that materialized the array.
+    numpy now places element positions on the host (its broadcasting,
+    casting and checks) and one gather records the result; the positions
+    are device data, so a loop over the position compiles once."""
+    for got, want in zip(_inserts_and_deletes(lnp), _inserts_and_deletes(np), strict=True):
+        _same(got, want)
+    x = lnp.asarray(np.arange(10.0))
+    misses = runtime.metrics.counters["cache_misses"]
+    for i in range(4):
+        assert float(lnp.delete(x, i).sum()) == 45.0 - i
+        assert float(lnp.insert(x, i, 1.0).sum()) == 46.0
+    assert runtime.metrics.counters["cache_misses"] - misses <= 2
+
+
+@pytest.mark.parametrize(("call", "error"), [
+    (lambda m: m.insert(m.arange(3), 5, 1), IndexError),
+    (lambda m: m.insert(m.arange(3, dtype=m.uint8), 0, 300), OverflowError),
+    (lambda m: m.insert(m.arange(3.0), 0, 1j), TypeError),
+    (lambda m: m.insert(m.ones((2, 2)), 0, 1, axis=2), np.exceptions.AxisError),
+    (lambda m: m.insert(m.ones((3, 4)), 1, [1, 2], axis=0), ValueError),
+    (lambda m: m.delete(m.arange(3), 5), IndexError),
+    (lambda m: m.delete(m.arange(3), [True, False]), ValueError),
+    (lambda m: m.delete(m.arange(3), 1.0), IndexError),
+])
+def test_insert_and_delete_errors_are_numpys(call, error):
+    with pytest.raises(error):
+        call(np)
+    with pytest.raises(error):
+        call(lnp)
+
+
+_HALF = (np.eye(3) * 2 + 0.5).astype(np.float16)
+
+
+@pytest.mark.parametrize("call", [
+    lambda la: la.inv(_HALF), lambda la: la.det(_HALF), lambda la: la.slogdet(_HALF),
+    lambda la: la.solve(_HALF, np.ones(3)), lambda la: la.solve(np.eye(3), _HALF[0]),
+    lambda la: la.cholesky(_HALF), lambda la: la.qr(_HALF), lambda la: la.eigh(_HALF),
+    lambda la: la.svd(_HALF), lambda la: la.pinv(_HALF), lambda la: la.matrix_rank(_HALF),
+    lambda la: la.lstsq(_HALF, np.ones(3), rcond=None), lambda la: la.cond(_HALF),
+    lambda la: la.norm(_HALF, 2), lambda la: la.norm(_HALF, "nuc", axis=(0, 1)),
+    lambda la: la.matrix_norm(_HALF, ord=-2), lambda la: la.matrix_power(_HALF, -1),
+])
+def test_linalg_of_float16_raises_numpys_type_error(call):
+    """numpy's LAPACK routines refuse float16 (TypeError: array type float16
+    is unsupported in linalg). Lazy linalg recorded the graph and XLA failed
+    only when it compiled, with a NotImplementedError."""
+    with pytest.raises(TypeError, match="float16 is unsupported in linalg"):
+        call(np.linalg)
+    with pytest.raises(TypeError, match="float16 is unsupported in linalg"):
+        call(lnp.linalg)
+
+
+def test_linalg_of_float16_without_lapack_still_runs(runtime):
+    """Norms that need no factorization, and positive matrix powers, keep float16."""
+    lazy = lnp.asarray(_HALF)
+    _same(lnp.linalg.norm(lazy), np.linalg.norm(_HALF), rtol=2e-3)
+    _same(lnp.linalg.norm(lazy, 1), np.linalg.norm(_HALF, 1), rtol=2e-3)
+    _same(lnp.linalg.norm(lazy[0], 2), np.linalg.norm(_HALF[0], 2), rtol=2e-3)
+    _same(lnp.linalg.matrix_power(lazy, 2), np.linalg.matrix_power(_HALF, 2), rtol=2e-3)
+
+
+def _accumulate(mod, axis):
+    return mod.add.accumulate(mod.arange(6.0).reshape(2, 3), axis=axis)
+
+
+def test_accumulate_axis_is_one_integer():
+    """ufunc.accumulate takes one integer axis (or a tuple of one): axis=None
+    or two axes raise numpy's ValueError (lazy: a TypeError from comparing
+    None), a float axis numpy's TypeError (lazy silently used int(1.5))."""
+    _same(_accumulate(lnp, (1,)), _accumulate(np, (1,)))
+    for axis, error in ((None, ValueError), ((0, 1), ValueError), (1.5, TypeError),
+                        ([1], TypeError)):
+        with pytest.raises(error):
+            _accumulate(np, axis)
+        with pytest.raises(error):
+            _accumulate(lnp, axis)
+
+
+def test_a_list_times_a_lazy_integer_scalar_repeats_the_list(runtime):
+    """``[0] * counts.max()`` repeats the list as with numpy's scalar (whose
+    multiply leaves sequences to Python); the lazy 0-d result multiplied the
+    list elementwise and gave array([0]). A 0-d array made as an array
+    still multiplies elementwise, as numpy's 0-d ndarray."""
+    counts = lnp.bincount(lnp.asarray([0, 1, 1, 2, 1]))
+    host = np.bincount(np.asarray([0, 1, 1, 2, 1]))
+    assert [0] * counts.max() == [0] * host.max() == [0, 0, 0]
+    assert counts[1] * ("a", "b") == host[1] * ("a", "b")
+    _same([1, 2] * lnp.asarray(2), [1, 2] * np.asarray(2))
+    with pytest.raises(TypeError):
+        [1.0] * lnp.asarray([2.5])[0]

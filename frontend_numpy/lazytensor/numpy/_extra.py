@@ -6,10 +6,12 @@ and statistics (trapezoid, cov, corrcoef), 1-d convolution and correlation
 
 from __future__ import annotations
 
+import math
 import operator
 
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
+from lazytensor.core.composite import indexing as ci
 from lazytensor.core.composite import npextra as npx
 from lazytensor.core.composite import numerics as cnum
 from lazytensor.core.composite import reduction as cred
@@ -22,7 +24,7 @@ from lazytensor.core.composite.promotion import NUMPY, result_type
 from lazytensor.core.ir import Node
 from lazytensor.numpy import _shape, _ufuncs
 from lazytensor.numpy._base import lift, ndarray, node_of, wrap
-from lazytensor.numpy._dispatch import eager, implements
+from lazytensor.numpy._dispatch import eager, implements, to_host
 
 import numpy as np
 
@@ -117,6 +119,41 @@ def unstack(x, /, *, axis=0):
 @implements("append")
 def append(arr, values, axis=None):
     return wrap(cs.concatenate([node_of(arr), node_of(values)], axis))  # None: the ravels
+
+
+def _codes(shape: tuple[int, ...], start: int = 0) -> np.ndarray:
+    """Each element's position in the concatenated ravels, as an array of ``shape``."""
+    return np.arange(start, start + math.prod(shape), dtype=np.int64).reshape(shape)
+
+
+def _gather(flat: Node, codes: np.ndarray) -> Node:
+    """``flat[codes]``; the positions are device data, so other positions
+    (``delete(x, i)`` in a loop over i) reuse the compiled graph."""
+    return ci.getitem(flat, (codes,), upload=True)
+
+
+@implements("delete")
+def delete(arr, obj, axis=None):
+    """numpy deletes from an array of element positions (its checks and
+    errors); one gather of ``arr`` at the positions left records the result.
+    A lazy ``obj`` is read (it decides the shape)."""
+    x = node_of(arr)
+    kept = np.delete(_codes(x.shape), to_host(obj), axis)
+    return wrap(_gather(cs.ravel(x), kept))
+
+
+@implements("insert")
+def insert(arr, obj, values, axis=None):
+    """numpy inserts positions of ``values``' elements among those of
+    ``arr`` (its broadcasting, checks and errors); one gather of both ravels
+    records the result. ``values`` are cast to arr's dtype as numpy's
+    (host values by numpy itself: an int beyond the dtype raises)."""
+    x = node_of(arr)
+    lazy = lift(values) if isinstance(values, ndarray) else None
+    value = lazy if lazy is not None else lift(np.array(to_host(values), dtype=x.dtype))
+    codes = np.insert(_codes(x.shape), to_host(obj), _codes(value.shape, math.prod(x.shape)),
+                      axis)
+    return wrap(_gather(cs.concatenate([x, ew.convert(value, x.dtype)], None), codes))
 
 
 @implements("rollaxis")

@@ -282,12 +282,21 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
 
 # ------------------------------------------------------------------- linalg
 
+def lapack_dtypes(*nodes: Node) -> None:
+    """numpy's LAPACK routines take no float16 (numpy raises TypeError; XLA's
+    would fail only when the graph compiles, taking the rest of it along)."""
+    for node in nodes:
+        if node.dtype == np.float16:
+            raise TypeError("array type float16 is unsupported in linalg")
+
+
 def _float_matrix(a) -> Node:
     """``a`` as a floating (..., n, m) matrix stack (ints become float64)."""
     x = node_of(a)
     if x.ndim < 2:
         raise LinAlgError(f"{x.ndim}-dimensional array given. Array must be at least "
                           "two-dimensional")
+    lapack_dtypes(x)
     return ew.float_or_float64(x)
 
 
@@ -340,6 +349,7 @@ def lstsq(a, b, rcond=None):
         if arr.ndim != 2 and not (arr is rhs and arr.ndim == 1):
             raise LinAlgError(f"{arr.ndim}-dimensional array given. Array must be "
                               "two-dimensional")
+    lapack_dtypes(x, rhs)
     vector = rhs.ndim == 1
     if vector:
         rhs = cs.reshape(rhs, rhs.shape + (1,))

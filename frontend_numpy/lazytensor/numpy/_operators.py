@@ -9,7 +9,7 @@ from lazytensor.core.composite.elementwise import full
 from lazytensor.core.composite.ufuncs import COMPARISONS as CORE_COMPARISONS
 from lazytensor.core.composite.ufuncs import OPERATORS
 from lazytensor.numpy import _dispatch, _ufuncs
-from lazytensor.numpy._base import WEAK_TYPES, ndarray, wrap
+from lazytensor.numpy._base import WEAK_TYPES, _is_explicit, ndarray, wrap
 from lazytensor.numpy._errors import call_guarded
 
 import numpy as np
@@ -48,6 +48,18 @@ def _reflected(ufunc):
         def op(self, other):
             return _BINARY(ufunc, other, self) if _operand_ok(other) else NotImplemented
     return op
+
+
+def _sequence_repeat(op):
+    """``[0] * n`` with ``n`` a 0-d result that stands for a numpy scalar
+    (``a.max()``, ``a[i]``) repeats the list, as numpy's scalar does (its
+    multiply leaves sequences to Python); a 0-d array made as an array
+    multiplies elementwise, as numpy's 0-d ndarray."""
+    def repeat_or_op(self, other):
+        if isinstance(other, (list, tuple)) and not self._h.node.shape and not _is_explicit(self):
+            return NotImplemented
+        return op(self, other)
+    return repeat_or_op
 
 
 def _inplace(ufunc):
@@ -97,6 +109,9 @@ def _install() -> None:
     for name, ufunc in BINARY_OPERATORS.items():
         setattr(ndarray, f"__{name}__", _forward(ufunc))
         setattr(ndarray, f"__r{name}__", _reflected(ufunc))
+        if ufunc is np.multiply:
+            ndarray.__mul__ = _sequence_repeat(ndarray.__mul__)
+            ndarray.__rmul__ = _sequence_repeat(ndarray.__rmul__)
         if ufunc.nout == 1:
             setattr(ndarray, f"__i{name}__", _inplace(ufunc))
     for name, ufunc in COMPARISONS.items():

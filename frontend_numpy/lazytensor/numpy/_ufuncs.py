@@ -10,6 +10,8 @@ one convert/broadcast per operand, one composite, one handle.
 
 from __future__ import annotations
 
+import operator
+
 from lazytensor.core import dtypes as dt
 from lazytensor.core import layout as _layout
 from lazytensor.core.composite import indexing as ci
@@ -410,8 +412,12 @@ def _finish(ufunc, node: Node, out):
 
 
 def accumulate(ufunc, a, axis=0, dtype=None, out=None):
-    """``ufunc.accumulate`` along one axis (add -> cumsum, maximum -> cummax...)."""
-    return scan(ufunc, a, axis, dtype, out)
+    """``ufunc.accumulate`` along one axis (add -> cumsum, maximum -> cummax...):
+    an integer, or a tuple of one (numpy's TypeError for a float or a list)."""
+    if axis is None or (isinstance(axis, tuple) and len(axis) != 1):
+        raise ValueError("accumulate does not allow multiple axes")
+    return scan(ufunc, a, operator.index(axis[0] if isinstance(axis, tuple) else axis), dtype,
+                out)
 
 
 def scan(ufunc, a, axis, dtype, out, include_initial=False):

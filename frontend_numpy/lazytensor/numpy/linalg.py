@@ -22,6 +22,7 @@ from lazytensor.numpy._base import node_of, wrap
 from lazytensor.numpy._numerics import (  # noqa: F401  (cond...pinv: re-exported)
     _float_matrix,
     cond,
+    lapack_dtypes,
     linalg_implements,
     lstsq,
     matrix_rank,
@@ -109,6 +110,7 @@ def svdvals(x, /):
 @linalg_implements("solve")
 def solve(a, b):
     x, rhs = _square(a), node_of(b)
+    lapack_dtypes(rhs)
     vector = rhs.ndim == 1  # numpy 2: only a 1-d b is a vector, else (..., m, n)
     if rhs.ndim == 0 or rhs.shape[-1 if vector else -2] != x.shape[-1]:
         got = rhs.shape[-1 if vector else -2] if rhs.ndim else 0
@@ -141,6 +143,8 @@ def matrix_power(a, n):
     x = node_of(a)
     if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
         raise LinAlgError("Last 2 dimensions of the array must be square")
+    if int(n) < 0:  # an inverse
+        lapack_dtypes(x)
     return wrap(nl.matrix_power(x, int(n)))
 
 
@@ -165,12 +169,21 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
 @linalg_implements("matrix_norm")
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     m = node_of(x)
+    _singular_value_norm(m, ord, 2)
     return wrap(nl.matrix_norm(m, ord, m.ndim - 2, m.ndim - 1, keepdims))
 
 
 @linalg_implements("norm")
 def norm(x, ord=None, axis=None, keepdims=False):
-    return wrap(nl.norm(node_of(x), ord, axis, keepdims))
+    node = node_of(x)
+    _singular_value_norm(node, ord, node.ndim if axis is None else np.size(axis))
+    return wrap(nl.norm(node, ord, axis, keepdims))
+
+
+def _singular_value_norm(x: Node, ord, axes: int) -> None:
+    """Matrix norms 2, -2 and 'nuc' sum or pick singular values: an SVD."""
+    if axes == 2 and isinstance(ord, (int, float, str, np.number)) and ord in (2, -2, "nuc"):
+        lapack_dtypes(x)
 
 
 # ------------------------------------------------- re-exported array functions
