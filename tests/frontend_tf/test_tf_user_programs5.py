@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from tf_helpers import lnp, tf, tnp
+from tf_helpers import assert_same, lnp, tf, tnp
 
 UNSIGNED = ["uint8", "uint16", "uint32", "uint64"]
 
@@ -104,3 +104,22 @@ def test_in_range_host_indices_and_variable_scatters_match_tensorflow():
         tf.Variable(TABLE).scatter_nd_update([[5, 0]], [1.0])
     with pytest.raises(tf.errors.InvalidArgumentError):
         ltf.Variable(TABLE).scatter_nd_update([[5, 0]], [1.0])
+
+
+def narrow_integer_totals(np_):
+    """Per-class pixel counts kept in a narrow integer type by an explicit
+    ``dtype=`` (tnp then accumulates in it, wrapping as numpy does)."""
+    pixels = np_.asarray([[200, 100, 7], [50, 60, 70]], dtype=np_.uint8)
+    small = np_.asarray([1, 2, 100], dtype=np_.int8)
+    return [np_.sum(pixels, axis=1, dtype=np_.uint8), np_.sum(pixels, dtype=np_.int16),
+            np_.prod(small, dtype=np_.int8), np_.nansum(small, dtype=np_.int8),
+            np_.nanprod(small, dtype=np_.int8), np_.sum(small > 1, dtype=np_.int8),
+            np_.prod(pixels, axis=0, keepdims=True, dtype=np_.int32), np_.sum(small)]
+
+
+def test_sum_and_prod_with_an_integer_dtype_accumulate_in_it_as_tnp():
+    """``sum``/``prod``/``nansum``/``nanprod`` with an explicit integer
+    ``dtype=`` returned int64 (uint64 for unsigned) and its unwrapped value
+    (``prod(int8 [1, 2, 100], dtype=int8)`` gave 200, tnp -56): the int64
+    accumulator meant for ``dtype=None`` was applied to every integer sum."""
+    assert_same(narrow_integer_totals(lnp), narrow_integer_totals(tnp))

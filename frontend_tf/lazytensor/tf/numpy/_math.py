@@ -287,11 +287,14 @@ def _int_accumulator(dtype):
 
 
 def _sum_like(kind: str, bool_kind: str):
+    """sum/prod; an explicit ``dtype`` is the accumulator and the result's
+    (``sum(int8, dtype=int8)`` wraps, as tnp), else tnp's ``_TO_INT_``."""
     def impl(a, axis=None, dtype=None, keepdims=None):
         x = lift(a, as_np_dtype(dtype))
         if dt.is_bool(x.dtype) and dtype is not None:
             return reduction.reduce(bool_kind, x, axis, bool(keepdims))
-        return reduction.reduce(kind, x, axis, bool(keepdims), _int_accumulator(x.dtype))
+        accumulator = _int_accumulator(x.dtype) if dtype is None else x.dtype
+        return reduction.reduce(kind, x, axis, bool(keepdims), accumulator)
 
     return impl
 
