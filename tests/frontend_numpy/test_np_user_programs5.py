@@ -252,3 +252,26 @@ def test_a_list_times_a_lazy_integer_scalar_repeats_the_list(runtime):
     _same([1, 2] * lnp.asarray(2), [1, 2] * np.asarray(2))
     with pytest.raises(TypeError):
         [1.0] * lnp.asarray([2.5])[0]
+
+
+def _dates(mod):
+    days = mod.arange("2024-01-01", "2024-01-11", dtype="datetime64[D]")
+    stamps = mod.asarray(np.array(["2024-01-03", "2024-01-01", "2024-01-07"],
+                                  dtype="datetime64[D]"))
+    gaps = mod.diff(mod.sort(stamps))
+    labels = mod.concatenate([mod.asarray(["a", "b"]), mod.asarray(["c"])])
+    return (days, gaps, gaps.astype(int), mod.searchsorted(days, stamps),
+            mod.where(mod.isin(days, stamps), 1, 0), labels, mod.zeros(2, dtype="datetime64[s]"),
+            mod.full(2, "x", dtype="U1"), mod.unique(mod.asarray(["b", "a", "b"])))
+
+
+def test_dates_and_strings_through_the_namespace_run_numpys(recwarn):
+    """A program that keeps timestamps next to its numbers
+    (``import lazytensor.numpy as np``): np.arange of datetime64, np.diff or
+    np.sort of dates, np.concatenate of strings raised 'lazytensor.numpy does
+    not support dtype datetime64[D]'. Such data stays numpy's: the function
+    runs numpy's (counted as a fallback), as numpy itself would."""
+    for got, want in zip(_dates(lnp), _dates(np), strict=True):
+        host = np.asarray(got)
+        assert host.dtype == want.dtype and host.shape == want.shape
+        np.testing.assert_array_equal(host, want)

@@ -16,6 +16,7 @@ from lazytensor.core import layout as _layout
 from lazytensor.core.arrays import HandleArray
 from lazytensor.core.ir import Node
 from lazytensor.core.runtime import Handle, get_runtime, scalar
+from lazytensor.numpy._errors import UnsupportedDtype
 
 import numpy as np
 
@@ -224,7 +225,7 @@ def generic_node(value: np.generic) -> Node:
     """A numpy scalar as a strong, recompile-free scalar parameter."""
     dtype = value.dtype
     if dtype.kind not in "biufc":
-        raise TypeError(f"lazytensor.numpy does not support dtype {dtype}")
+        raise UnsupportedDtype(f"lazytensor.numpy does not support dtype {dtype}")
     return scalar(value.item(), dtype)
 
 
@@ -232,7 +233,7 @@ def host_node(value) -> Node:
     """Host data (numpy array, nested lists, objects with __array__) as a leaf."""
     array = np.asarray(value)
     if array.dtype.kind not in "biufc":
-        raise TypeError(f"lazytensor.numpy does not support dtype {array.dtype}")
+        raise UnsupportedDtype(f"lazytensor.numpy does not support dtype {array.dtype}")
     return get_runtime().from_host(array).node
 
 

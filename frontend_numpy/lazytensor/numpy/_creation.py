@@ -24,13 +24,23 @@ from lazytensor.numpy._base import (
     wrap_handle,
 )
 from lazytensor.numpy._dispatch import implements, note_fallback
+from lazytensor.numpy._errors import UnsupportedDtype
 from lazytensor.numpy._ufuncs import stored
 
 import numpy as np
 
 
+def canonical(dtype) -> np.dtype:
+    """``dtype`` canonical (None: float64, as numpy's); dates, strings and
+    objects are numpy's alone."""
+    out = dt.canonical(dtype)
+    if out.kind in "mMUSO":
+        raise UnsupportedDtype(f"lazytensor.numpy does not support dtype {out}")
+    return out
+
+
 def as_dtype(dtype) -> np.dtype | None:
-    return None if dtype is None else dt.canonical(dtype)
+    return None if dtype is None else canonical(dtype)
 
 
 def _fill_dtype(value) -> np.dtype:
@@ -115,13 +125,13 @@ def array_copy(a: ndarray, order="C") -> ndarray:
 
 @implements("zeros")
 def zeros(shape, dtype=float, order="C", *, device=None, like=None):
-    node = cc.zeros(shape, dt.canonical(dtype))
+    node = cc.zeros(shape, canonical(dtype))
     return mark_explicit(wrap(node, _order(node, order)))
 
 
 @implements("ones")
 def ones(shape, dtype=None, order="C", *, device=None, like=None):
-    node = cc.ones(shape, dt.canonical(dtype or float))
+    node = cc.ones(shape, canonical(dtype or float))
     return mark_explicit(wrap(node, _order(node, order)))
 
 
@@ -223,17 +233,17 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
 
 @implements("eye")
 def eye(N, M=None, k=0, dtype=float, order="C", *, device=None, like=None):
-    return wrap(cc.eye(int(N), None if M is None else int(M), int(k), dt.canonical(dtype)))
+    return wrap(cc.eye(int(N), None if M is None else int(M), int(k), canonical(dtype)))
 
 
 @implements("identity")
 def identity(n, dtype=None, *, like=None):
-    return wrap(cc.identity(int(n), dt.canonical(dtype or float)))
+    return wrap(cc.identity(int(n), canonical(dtype or float)))
 
 
 @implements("tri")
 def tri(N, M=None, k=0, dtype=float, *, like=None):
-    return wrap(cc.tri(int(N), None if M is None else int(M), int(k), dt.canonical(dtype)))
+    return wrap(cc.tri(int(N), None if M is None else int(M), int(k), canonical(dtype)))
 
 
 @implements("meshgrid")
@@ -244,5 +254,5 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
 
 @implements("indices")
 def indices(dimensions, dtype=int, sparse=False):
-    out = cc.indices(tuple(dimensions), dt.canonical(dtype), sparse)
+    out = cc.indices(tuple(dimensions), canonical(dtype), sparse)
     return tuple(wrap(n) for n in out) if sparse else wrap(out)

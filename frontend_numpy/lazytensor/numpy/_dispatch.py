@@ -10,6 +10,7 @@ counted in ``metrics.fallback`` and returns lazy arrays again.
 
 from __future__ import annotations
 
+import functools
 import os
 from typing import Callable
 
@@ -17,7 +18,7 @@ from lazytensor.core import metrics
 from lazytensor.core.runtime import get_runtime
 from lazytensor.core.trees import leaves, tree_map
 from lazytensor.numpy._base import from_host, ndarray
-from lazytensor.numpy._errors import LazyFallbackWarning, guard
+from lazytensor.numpy._errors import LazyFallbackWarning, UnsupportedDtype, guard
 
 import numpy as np
 
@@ -32,7 +33,8 @@ def implements(*names: str, namespace=np) -> Callable:
     for each of ``names`` (numpy names that numpy itself lacks are skipped)."""
 
     def register(fn: Callable) -> Callable:
-        guarded = guard(fn)
+        first = next((getattr(namespace, n) for n in names if hasattr(namespace, n)), None)
+        guarded = guard(fn) if first is None else _host_dtypes_to_numpy(guard(fn), first)
         for name in names:
             target = getattr(namespace, name, None)
             if target is not None and FUNCTIONS.get(target) is not guarded:  # (numpy aliases)
@@ -42,6 +44,20 @@ def implements(*names: str, namespace=np) -> Callable:
         return guarded
 
     return register
+
+
+def _host_dtypes_to_numpy(fn: Callable, target: Callable) -> Callable:
+    """``fn``, or numpy's ``target`` (eagerly, counted) where an argument
+    holds dates, strings or objects, which lazy arrays cannot: as numpy
+    itself, ``lazytensor.numpy.diff`` of datetimes gives timedeltas."""
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except UnsupportedDtype:
+            return eager(_qualified(target), target, args, kwargs)
+
+    return call
 
 
 def array_function(self, func, types, args, kwargs):

@@ -25,6 +25,11 @@ class LazyFallbackWarning(UserWarning):
     """A numpy function ran eagerly on materialized inputs (it has no lazy mapping)."""
 
 
+class UnsupportedDtype(TypeError):
+    """Data of a dtype that lazy arrays cannot hold (dates, strings, objects):
+    a numpy function called through ``lazytensor.numpy`` on it runs numpy's."""
+
+
 # core error type -> numpy exception type (checked in order: most specific first)
 _TRANSLATION: tuple[tuple[type, Callable[[str], Exception]], ...] = (
     (CoreAxisError, lambda msg: np.exceptions.AxisError(msg)),
