@@ -275,3 +275,19 @@ def test_dates_and_strings_through_the_namespace_run_numpys(recwarn):
         host = np.asarray(got)
         assert host.dtype == want.dtype and host.shape == want.shape
         np.testing.assert_array_equal(host, want)
+
+
+def _date_ufuncs(mod):
+    days = mod.arange("2024-01-01", "2024-01-05", dtype="datetime64[D]")
+    return (mod.add(days, np.timedelta64(7, "D")), mod.subtract(days, days[0]),
+            mod.maximum.reduce(days), mod.equal(mod.asarray(["a", "b"]), "a"),
+            mod.maximum.accumulate(mod.asarray(np.array([3, 1, 5], dtype="timedelta64[h]"))))
+
+
+def test_ufuncs_of_dates_and_strings_run_numpys():
+    """lazytensor.numpy's ufunc objects (np.add, np.subtract, np.maximum.reduce)
+    on dates or strings raised 'does not support dtype'; they run numpy's."""
+    for got, want in zip(_date_ufuncs(lnp), _date_ufuncs(np), strict=True):
+        host = np.asarray(got)
+        assert host.dtype == want.dtype and host.shape == want.shape
+        np.testing.assert_array_equal(host, want)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from lazytensor.numpy import _ufuncs
 from lazytensor.numpy._base import WEAK_TYPES, ndarray
+from lazytensor.numpy._dispatch import eager
+from lazytensor.numpy._errors import UnsupportedDtype
 from lazytensor.numpy._operators import array_ufunc
 
 import numpy as np
@@ -22,6 +24,12 @@ class ufunc:  # noqa: N801  (numpy's name)
         self.__name__ = np_ufunc.__name__
 
     def __call__(self, *args, **kwargs):
+        try:
+            return self._call(args, kwargs)
+        except UnsupportedDtype:  # dates, strings: numpy's own ufunc, as numpy itself
+            return eager(f"numpy.{self.__name__}", self._np, args, kwargs)
+
+    def _call(self, args: tuple, kwargs: dict):
         np_ufunc = self._np
         if args and type(args[0]) is not ndarray and not kwargs and all(
                 type(a) in WEAK_TYPES or isinstance(a, np.generic) for a in args):
@@ -33,20 +41,27 @@ class ufunc:  # noqa: N801  (numpy's name)
             return _ufuncs.binary(np_ufunc, *args)
         return array_ufunc(None, np_ufunc, "__call__", *args, **kwargs)
 
+    def _method(self, method: str, args: tuple, kwargs: dict):
+        try:
+            return array_ufunc(None, self._np, method, *args, **kwargs)
+        except UnsupportedDtype:
+            return eager(f"numpy.{self.__name__}.{method}", getattr(self._np, method), args,
+                         kwargs)
+
     def reduce(self, *args, **kwargs):
-        return array_ufunc(None, self._np, "reduce", *args, **kwargs)
+        return self._method("reduce", args, kwargs)
 
     def accumulate(self, *args, **kwargs):
-        return array_ufunc(None, self._np, "accumulate", *args, **kwargs)
+        return self._method("accumulate", args, kwargs)
 
     def outer(self, *args, **kwargs):
-        return array_ufunc(None, self._np, "outer", *args, **kwargs)
+        return self._method("outer", args, kwargs)
 
     def at(self, *args, **kwargs):
-        return array_ufunc(None, self._np, "at", *args, **kwargs)
+        return self._method("at", args, kwargs)
 
     def reduceat(self, *args, **kwargs):
-        return array_ufunc(None, self._np, "reduceat", *args, **kwargs)
+        return self._method("reduceat", args, kwargs)
 
     def __getattr__(self, name: str):
         return getattr(self._np, name)
