@@ -291,3 +291,42 @@ def test_ufuncs_of_dates_and_strings_run_numpys():
         host = np.asarray(got)
         assert host.dtype == want.dtype and host.shape == want.shape
         np.testing.assert_array_equal(host, want)
+
+
+def _polynomials(mod):
+    x = mod.linspace(0.0, 1.0, 12)
+    c = mod.polyfit(x, 2 * x**3 - x**2 + 3 * x + 0.5, 3)
+    ints = mod.asarray([1, 2, 3, 4])
+    return (mod.polyder(c), mod.polyder(ints, 2), mod.polyder(mod.asarray([1, 2], mod.uint8)),
+            mod.polyder(c, 5), mod.polyint(c), mod.polyint(ints, 2, k=[1, 2]),
+            mod.polyint(mod.asarray([1.0, 2.0], mod.float32), 2, k=5),
+            mod.polyval(mod.polyint(c), 1.0) - mod.polyval(mod.polyint(c), 0.0),
+            mod.polyadd(ints, mod.asarray([1.5, 2.5])),
+            mod.polyadd(mod.asarray([1, 2], mod.int8), [3]),
+            mod.polysub(c, mod.asarray([1.0])), mod.polysub([1, 2, 3], ints),
+            mod.polysub(mod.asarray([1, 2], mod.uint8), mod.asarray([5], mod.uint8)))
+
+
+def test_polyder_polyint_polyadd_polysub_record_lazily(runtime):
+    """polyder/polyint/polyadd/polysub (the extrema or the area under a
+    fitted polynomial) were eager fallbacks that materialized the fit; they
+    now record with numpy's promotion (uint8 coefficients wrap as numpy's)."""
+    for got, want in zip(_polynomials(lnp), _polynomials(np), strict=True):
+        _same(got, want, rtol=1e-7)
+
+
+@pytest.mark.parametrize(("call", "error"), [
+    (lambda m: m.polyder(m.asarray([1.0, 2.0]), -1), ValueError),
+    (lambda m: m.polyint(m.asarray([1.0, 2.0]), -1), ValueError),
+    (lambda m: m.polyint(m.asarray([1.0, 2.0]), 3, k=[1, 2]), ValueError),
+    (lambda m: m.polyder(m.asarray(3.0)), TypeError),
+])
+def test_polynomial_errors_are_numpys(call, error):
+    with pytest.raises(error):
+        call(np)
+    with pytest.raises(error):
+        call(lnp)
+
+
+def test_poly1d_arguments_stay_numpys(runtime):
+    assert np.polyder(np.poly1d([1, 2, 3])) == lnp.polyder(np.poly1d([1, 2, 3]))

@@ -24,6 +24,7 @@ from lazytensor.numpy import (  # each module registers its functions (``@implem
     _misc,
     _numerics,
     _operators,
+    _poly,
     _reductions,
     _shape,
     _stats,
