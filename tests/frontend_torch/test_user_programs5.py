@@ -47,7 +47,7 @@ def _outcomes(calls) -> list:
         try:
             value = call()
             results.append((value.dtype, value.cpu()))
-        except (RuntimeError, NotImplementedError, TypeError) as error:
+        except (RuntimeError, NotImplementedError, TypeError, IndexError) as error:
             results.append((type(error), str(error)))
     return results
 
@@ -108,6 +108,35 @@ def test_gcd_and_lcm_are_lowered():
         a = torch.tensor([4, 6]).to(dev)
         return [lambda: torch.gcd(a.bool(), a.bool()), lambda: torch.gcd(a.float(), a),
                 lambda: torch.lcm(a, a.double()), lambda: torch.lcm(a, a)]
+
+    _same_outcomes(errors)
+
+
+def test_mode_is_lowered_with_torchs_tie_rules():
+    """torch.mode (majority vote over an ensemble's predictions) ran as an
+    eager fallback; its lowering must give torch's smallest value among
+    equally frequent ones and the last index where it occurs, and torch's
+    errors for an empty dim and complex input."""
+    def program(dev):
+        votes = torch.tensor([[1, 2, 2, 3, 3, 1], [4, 4, 1, 1, 5, 5], [7, 7, 7, 7, 7, 7],
+                              [3, 2, 1, 0, 9, 8]]).to(dev)
+        x = torch.randn(4, 6).round().to(dev).requires_grad_()
+        value, index = torch.mode(x, 1, keepdim=True)
+        (value * torch.arange(4.0).to(dev)[:, None]).sum().backward()
+        return [torch.mode(votes, 1), torch.mode(votes, 0, keepdim=True),
+                torch.mode(torch.tensor([5, 3, 5, 3, 3, 5]).to(dev)),
+                torch.mode(torch.tensor(5.0).to(dev)), torch.mode(torch.zeros(2, 0).to(dev), 0),
+                torch.mode(torch.tensor([True, False, True]).to(dev)),
+                torch.mode(torch.tensor([1.0, 3, 3, 1], dtype=torch.bfloat16).to(dev)),
+                torch.mode(torch.randint(0, 4, (3, 5, 7)).to(dev), 1), value, index, x.grad]
+
+    before = fallbacks()
+    same_on_both(program)
+    assert fallbacks() == before
+
+    def errors(dev):
+        return [lambda: torch.mode(torch.zeros(2, 0).to(dev), 1)[0],
+                lambda: torch.mode(torch.tensor([1 + 1j]).to(dev))[0]]
 
     _same_outcomes(errors)
 

@@ -20,14 +20,15 @@ from collections.abc import Sequence
 import numpy as np
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
-from lazytensor.core.composite.creation import const
-from lazytensor.core.composite.reduction import normalize_axis
+from lazytensor.core.composite.creation import const, iota
+from lazytensor.core.composite.reduction import argreduce, normalize_axis, reduce
 from lazytensor.core.composite.shape import (
     as_axes,
     concatenate,
     moveaxis,
     ravel,
     slice_axis,
+    squeeze,
 )
 from lazytensor.core.composite.take import take, take_along_axis
 from lazytensor.core.ir import Node
@@ -277,3 +278,41 @@ def clip(x: Node, lo: Operand | None = None, hi: Operand | None = None,
     if hi is not None:
         out = ew.apply(Op.MIN, out, hi, dtype=dtype)
     return out
+
+
+def mode(x: Node, axis: int = -1, index_dtype: np.dtype = dt.int64) -> tuple[Node, Node]:
+    """The most frequent value along ``axis`` (the smallest of equally
+    frequent ones) and the last index where it occurs, as torch.mode: a
+    stable sort, the length of each run of equal values (position minus
+    the running start of its run), the first longest run. NaNs never equal
+    each other, so each is a run of one.
+
+    Shape rule: x's shape without ``axis``; dtypes: x's and ``index_dtype``.
+
+    >>> from lazytensor.core.runtime import constant
+    >>> v, i = mode(constant(np.array([[5, 3, 5, 3, 3, 5]]), np.dtype("int64")))
+    >>> v.shape, i.dtype
+    ((1,), dtype('int64'))
+    """
+    axis = normalize_axis(axis, x.ndim)
+    n = x.shape[axis]
+    if n == 0:
+        raise ShapeError(f"mode: reduction axis {axis} has zero size")
+    ordered = sort(x, axis)
+    position = iota(x.shape, axis, index_dtype)
+    first = const(True, dt.bool_, slice_axis(x, axis, 0, 1).shape)
+    changes = make(Op.NE, (slice_axis(ordered, axis, 1, None), slice_axis(ordered, axis, 0, -1)))
+    starts = concatenate([first, changes], axis, dt.bool_)
+    zeros = const(0, index_dtype, x.shape)
+    run_start = scan(Op.CUMMAX, make(Op.SELECT, (starts, position, zeros)), axis)
+    run_length = make(Op.SUB, (position, run_start))
+    best = argreduce("argmax", run_length, axis, keepdims=True, index_dtype=index_dtype)
+    value = take_along_axis(ordered, best, axis)
+    same = make(Op.EQ, (x, ew.broadcast_to(value, x.shape)))
+    if dt.is_inexact(x.dtype):  # a NaN mode: its last NaN
+        nan = make(Op.NE, (value, value))
+        both = make(Op.AND, (make(Op.NE, (x, x)), ew.broadcast_to(nan, x.shape)))
+        same = make(Op.OR, (same, both))
+    where = make(Op.SELECT, (same, position, const(-1, index_dtype, x.shape)))
+    last = reduce("max", where, axis)
+    return squeeze(value, axis), last

@@ -242,6 +242,25 @@ def _kthvalue(x, k, d=-1, keepdim=False):
     return _scalar_if(flat, *kth_smallest(n, k - 1, d, keepdim or flat))
 
 
+def _mode(x, d=-1, keepdim=False):
+    """torch.mode: the core's ``mode`` (the smallest most frequent value,
+    its last index) after torch's checks."""
+    n = node(x)
+    if dt.is_complex(n.dtype):
+        raise NotImplementedError(f"\"mode_cpu\" not implemented for "
+                                  f"'{scalar_type_name(n.dtype)}'")
+    flat = n.ndim == 0
+    if flat:
+        n = make(Op.RESHAPE, (n,), (1,))
+    d = _dim(d, n.ndim)
+    if n.shape[d] == 0:
+        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
+    values, indices = sorting.mode(n, d, INDEX)
+    if keepdim and not flat:
+        values, indices = (R.keep_dims(v, n.shape, (d,)) for v in (values, indices))
+    return _scalar_if(flat, values, indices)
+
+
 def _histc(x, bins=100, min=0, max=0):  # noqa: A002
     """torch.histc: the core's ``histc`` (``bins`` equal bins over [min,
     max], the data's range when min == max), after torch's checks."""
@@ -278,7 +297,7 @@ def _table() -> dict:
         aten.topk: _topk, aten.median.dim: _median_dim(False),
         aten.nanmedian.dim: _median_dim(True), aten.median.default: _median_all(False),
         aten.nanmedian.default: _median_all(True), aten.kthvalue: _kthvalue,
-        aten.histc.default: _histc,
+        aten.histc.default: _histc, aten.mode.default: _mode,
     }
 
 
