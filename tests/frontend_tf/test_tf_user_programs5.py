@@ -123,3 +123,34 @@ def test_sum_and_prod_with_an_integer_dtype_accumulate_in_it_as_tnp():
     (``prod(int8 [1, 2, 100], dtype=int8)`` gave 200, tnp -56): the int64
     accumulator meant for ``dtype=None`` was applied to every integer sum."""
     assert_same(narrow_integer_totals(lnp), narrow_integer_totals(tnp))
+
+
+BIN_EDGES = np.array([3.5, 1.0, 0.3, 0.7, -2.1, 2.5, 0.0, np.inf, -1.0], np.float32)
+
+
+def histogram_bins(np_):
+    """Bin numbers of measurements by floor division by the bin width (a
+    float32 width that is not exact in binary: 0.1, 0.7) and the remainder
+    within each bin."""
+    x = np_.asarray(BIN_EDGES)
+    width = np_.asarray([-0.7, 0.1, 0.1, 0.1, 0.7, 0.5, 0.3, 1.0, 0.0], np_.float32)
+    return [x // width, np_.floor_divide(x, 0.1), np_.divmod(x, width)[0], x % width,
+            tf.math.floordiv(x, width), tf.math.floormod(x, width),
+            np_.floor_divide(np_.asarray(BIN_EDGES, np_.float64), 0.1)]
+
+
+def test_float_floor_division_is_floor_of_the_quotient_as_tensorflow():
+    """``x // y`` of floats (tnp's floor_divide, divmod and tf.math.floordiv)
+    used numpy's fmod-based rule, off by one from TensorFlow's FloorDiv
+    (floor(x / y)) where y is inexact: ``1.0 // 0.1`` gave 9 (tnp 10),
+    ``3.5 // -0.7`` in float32 gave -6 (tnp -5)."""
+    assert_same(histogram_bins(lnp), histogram_bins(tnp))
+
+
+def test_xlogy_is_zero_where_x_is_zero_even_for_nan_y():
+    """``tf.math.xlogy(0, nan)`` gave NaN (the core's xlogy, torch's and
+    scipy's convention); TensorFlow gives 0 wherever x is 0."""
+    x = np.array([0.0, 0.0, 0.0, 1.0, 2.0], np.float32)
+    y = np.array([np.nan, -1.0, np.inf, np.nan, 3.0], np.float32)
+    assert_same(tf.math.xlogy(lnp.asarray(x), lnp.asarray(y)),
+                tf.math.xlogy(tnp.asarray(x), tnp.asarray(y)))

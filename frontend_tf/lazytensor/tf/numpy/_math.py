@@ -154,6 +154,14 @@ def _true_divide(a: Node, b: Node) -> Node:
     return make(Op.DIV, (a, b))
 
 
+def _floor_divide(a: Node, b: Node) -> Node:
+    """TensorFlow's FloorDiv: floats as floor(a / b) (``1.0 // 0.1`` is 10,
+    where numpy's fmod-based rule gives 9), integers rounded toward -inf."""
+    if dt.is_float(a.dtype):
+        return make(Op.FLOOR, (make(Op.DIV, (a, b)),))
+    return npextra.floor_divide(a, b)
+
+
 def _bool_or(fn):
     """tnp computes boolean floor_divide/mod in int8."""
     def f(a: Node, b: Node) -> Node:
@@ -208,7 +216,7 @@ BINARY = {  # name: (node function, kind)
     **{name: (fn, "bool") for name, fn in _shared(
         "logical_and", "logical_or", "logical_xor").items()},
     "true_divide": (_true_divide, "same"), "divide": (_true_divide, "same"),
-    "floor_divide": (_bool_or(npextra.floor_divide), "same"),
+    "floor_divide": (_bool_or(_floor_divide), "same"),
     "mod": (_bool_or(npextra.remainder), "same"),
     "remainder": (_bool_or(npextra.remainder), "same"), "float_power": (npextra.power, "same"),
     "maximum": (_maximum, "same"), "minimum": (_minimum, "same"),
@@ -236,7 +244,7 @@ def _maximum_or_relu(x1, x2):
 
 def _divmod(x1, x2):
     a, b = promoted(x1, x2)
-    return _bool_or(npextra.floor_divide)(a, b), _bool_or(npextra.remainder)(a, b)
+    return _bool_or(_floor_divide)(a, b), _bool_or(npextra.remainder)(a, b)
 
 
 def _isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):

@@ -140,10 +140,11 @@ BINARY = {  # API path: (node function, kernel dtypes); TF's TypeError on a misf
         ("bitwise.bitwise_xor", Op.XOR, INT), ("bitwise.left_shift", Op.SHIFT_LEFT, INT))},
     "math.multiply": (_mul, NUMBER), "math.pow": (UFUNCS["power"].fn, SIGNED),
     "math.maximum": (tnp_math._maximum, REAL), "math.minimum": (tnp_math._minimum, REAL),
-    "math.floordiv": (npextra.floor_divide, REAL), "math.floormod": (npextra.remainder, REAL),
+    "math.floordiv": (tnp_math._floor_divide, REAL), "math.floormod": (npextra.remainder, REAL),
     "truncatediv": (pointwise.trunc_divide, REAL),
     "math.squared_difference": (_squared_difference, SIGNED),
-    "math.xlogy": (pointwise.xlogy, INEXACT),
+    "math.xlogy": (_unless_zero(lambda a, b: a, lambda a, b: _mul(a, make(Op.LOG, (b,)))),
+                   INEXACT),  # 0 where x is 0, whatever y (NaN too: the core's gives NaN)
     "math.xlog1py": (_unless_zero(lambda a, b: a, lambda a, b: _mul(a, make(Op.LOG1P, (b,)))),
                      INEXACT),
     "math.xdivy": (_unless_zero(lambda a, b: a, _div), INEXACT),
