@@ -330,3 +330,20 @@ def test_polynomial_errors_are_numpys(call, error):
 
 def test_poly1d_arguments_stay_numpys(runtime):
     assert np.polyder(np.poly1d([1, 2, 3])) == lnp.polyder(np.poly1d([1, 2, 3]))
+
+
+def _resizes(mod):
+    x = mod.arange(6).reshape(2, 3)
+    return (mod.resize(x, (3, 4)), mod.resize(x, 4), mod.resize(x, (2, 2, 2)),
+            mod.resize(x, (0, 3)), mod.resize(mod.zeros((0,)), (2, 2)),
+            mod.resize(mod.asarray([1.5, 2.5], mod.float32), np.int64(5)))
+
+
+def test_resize_records_lazily(runtime):
+    """np.resize (tiling a short pattern to a frame's size) was an eager
+    fallback; it records numpy's cyclic repetition (zeros for an empty input)."""
+    for got, want in zip(_resizes(lnp), _resizes(np), strict=True):
+        _same(got, want)
+    for mod in (np, lnp):
+        with pytest.raises(ValueError, match="non-negative"):
+            mod.resize(mod.arange(3), (2, -1))

@@ -21,6 +21,7 @@ from lazytensor.core.composite import statistics as cstats
 from lazytensor.core.composite import take as ctake
 from lazytensor.core.composite import tnp_shared as shared
 from lazytensor.core.composite.promotion import NUMPY, result_type
+from lazytensor.core.composite.rearrange import resized
 from lazytensor.core.ir import Node
 from lazytensor.numpy import _shape, _ufuncs
 from lazytensor.numpy._base import lift, ndarray, node_of, wrap
@@ -154,6 +155,17 @@ def insert(arr, obj, values, axis=None):
     codes = np.insert(_codes(x.shape), to_host(obj), _codes(value.shape, math.prod(x.shape)),
                       axis)
     return wrap(_gather(cs.concatenate([x, ew.convert(value, x.dtype)], None), codes))
+
+
+@implements("resize")
+def resize(a, new_shape):
+    """numpy.resize: a's ravel repeated cyclically (zeros when a is empty)
+    to ``new_shape``'s size, in that shape."""
+    shape = (new_shape,) if isinstance(new_shape, (int, np.integer)) else tuple(new_shape)
+    if any(int(d) < 0 for d in shape):
+        raise ValueError("all elements of `new_shape` must be non-negative")
+    shape = tuple(int(d) for d in shape)
+    return wrap(cs.reshape(resized(node_of(a), math.prod(shape)), shape))
 
 
 @implements("rollaxis")
