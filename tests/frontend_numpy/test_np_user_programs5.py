@@ -347,3 +347,21 @@ def test_resize_records_lazily(runtime):
     for mod in (np, lnp):
         with pytest.raises(ValueError, match="non-negative"):
             mod.resize(mod.arange(3), (2, -1))
+
+
+def _bin_edges(mod):
+    data = mod.asarray(np.random.default_rng(3).normal(size=50))
+    return (mod.histogram_bin_edges(data), mod.histogram_bin_edges(data, 4, range=(-2, 2)),
+            mod.histogram_bin_edges(mod.arange(10), 3), mod.histogram_bin_edges(data, [-1, 0, 2]),
+            mod.histogram_bin_edges(data.astype(mod.float32), 5))
+
+
+def test_histogram_bin_edges_record_lazily(runtime):
+    """np.histogram_bin_edges (shared bins for several histograms) was an
+    eager fallback; with a count or an array of bins it is histogram's
+    edges. Non-increasing bins raise numpy's ValueError."""
+    for got, want in zip(_bin_edges(lnp), _bin_edges(np), strict=True):
+        _same(got, want)
+    for mod in (np, lnp):
+        with pytest.raises(ValueError, match="monotonically"):
+            mod.histogram_bin_edges(mod.arange(5), [3, 1, 2])

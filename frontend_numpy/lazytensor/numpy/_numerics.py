@@ -150,6 +150,18 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
     return wrap(counts), wrap(edges)
 
 
+@implements("histogram_bin_edges")
+def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002 (numpy's name)
+    """histogram's edges alone (string bins, data-driven rules, run eagerly;
+    an automatic range of non-finite data gives NaN edges, as histogram's)."""
+    if isinstance(bins, str):
+        return eager("numpy.histogram_bin_edges", np.histogram_bin_edges,
+                     (a, bins, range, weights), {})
+    x, _ = _histogram_input(a, weights)
+    uniform = not isinstance(bins, ndarray) and np.ndim(bins) == 0
+    return wrap(_equal_edges(x, bins, range) if uniform else _given_edges(bins))
+
+
 # ------------------------------------------------------------ nanargmax/min
 
 def _nan_arg(kind: str, a, axis, out, keepdims):
