@@ -154,3 +154,30 @@ def test_xlogy_is_zero_where_x_is_zero_even_for_nan_y():
     y = np.array([np.nan, -1.0, np.inf, np.nan, 3.0], np.float32)
     assert_same(tf.math.xlogy(lnp.asarray(x), lnp.asarray(y)),
                 tf.math.xlogy(tnp.asarray(x), tnp.asarray(y)))
+
+
+def masked_mean_and_entropy_gradients(np_, t):
+    """A per-row masked mean (``divide_no_nan`` by a count that is 0 for an
+    empty row) and an entropy term (``xlogy`` of probabilities with exact
+    zeros), differentiated by a tape, as a user's loss is."""
+    values = t.Variable(np.array([[1.0, 2.0, 0.0], [0.0, 0.0, 0.0], [3.0, 0.0, 1.0]], np.float32))
+    counts = t.Variable(np.array([2.0, 0.0, 1.0], np.float32))
+    probs = t.Variable(np.array([0.0, 0.25, 0.75], np.float32))
+    with t.GradientTape() as tape:
+        means = tf.math.divide_no_nan(tf.reduce_sum(values, axis=1), counts)
+        entropy = -tf.reduce_sum(tf.math.xlogy(probs, probs))
+        ratio = tf.reduce_sum(tf.math.xdivy(probs, probs * counts))
+        inverse = tf.reduce_sum(tf.math.reciprocal_no_nan(counts))
+        loss = tf.reduce_sum(means) + entropy + ratio + inverse
+    return [loss, *tape.gradient(loss, [values, counts, probs])]
+
+
+def test_no_nan_ops_give_tensorflows_zero_gradients_under_a_tape():
+    """``divide_no_nan`` by a zero count, ``xlogy``/``xdivy`` at x = 0 and
+    ``reciprocal_no_nan`` of 0 gave NaN gradients (the unselected branch's
+    inf times a zero cotangent) where TensorFlow's are 0, so one empty
+    row turned every updated weight into NaN."""
+    import lazytensor.tf as ltf
+
+    assert_same(masked_mean_and_entropy_gradients(lnp, ltf),
+                masked_mean_and_entropy_gradients(tnp, tf))

@@ -76,9 +76,22 @@ def _unary(fn, kinds: str):
 
 
 def _unless_zero(test_of, fn):
-    """0 where ``test_of(x, y)`` is zero, else fn(x, y) (xdivy, div_no_nan...:
+    """0 where ``test_of(x, y)`` is zero, else fn(x, y) (multiply_no_nan:
     the core's ``unless_zero``)."""
     return lambda a, b: pointwise.unless_zero(test_of(a, b), fn(a, b))
+
+
+def _guarded(test: int, safe: float, fn):
+    """fn(a, b), 0 where operand ``test`` (0: a, 1: b) is zero; there b is
+    replaced by ``safe`` first, so fn stays finite and a tape's gradient is
+    TensorFlow's 0 (xlogy, xdivy, div_no_nan: with inf or NaN in the
+    unselected branch it was 0 * inf = NaN)."""
+    def apply(a: Node, b: Node) -> Node:
+        zero = make(Op.EQ, ((a, b)[test], npextra.const(0, (a, b)[test])))
+        out = fn(a, _select(zero, npextra.const(safe, b), b))
+        return _select(zero, npextra.const(0, out), out)
+
+    return apply
 
 
 _recip = tnp_math._reciprocal
@@ -100,7 +113,7 @@ UNARY = {  # tf.math name: (node function, kernel dtypes)
     "round": (tnp_math._rounding(Op.ROUND_EVEN), REAL),
     "ndtri": (pointwise.ndtri, FLOAT),
     "bessel_i0": (pointwise.bessel_i0, FLOAT), "bessel_i1": (pointwise.bessel_i1, FLOAT),
-    "reciprocal_no_nan": (lambda x: _unless_zero(lambda a, b: a, lambda a, b: _recip(a))(x, x),
+    "reciprocal_no_nan": (lambda x: _guarded(1, 1, lambda a, b: _recip(b))(x, x),
                           INEXACT),
     "is_finite": (npextra.isfinite, FLOAT), "is_nan": (npextra.isnan, FLOAT),
     "is_inf": (npextra.isinf, FLOAT), "logical_not": (prim(Op.NOT), BOOL),
@@ -143,11 +156,11 @@ BINARY = {  # API path: (node function, kernel dtypes); TF's TypeError on a misf
     "math.floordiv": (tnp_math._floor_divide, REAL), "math.floormod": (npextra.remainder, REAL),
     "truncatediv": (pointwise.trunc_divide, REAL),
     "math.squared_difference": (_squared_difference, SIGNED),
-    "math.xlogy": (_unless_zero(lambda a, b: a, lambda a, b: _mul(a, make(Op.LOG, (b,)))),
+    "math.xlogy": (_guarded(0, 1, lambda a, b: _mul(a, make(Op.LOG, (b,)))),
                    INEXACT),  # 0 where x is 0, whatever y (NaN too: the core's gives NaN)
-    "math.xlog1py": (_unless_zero(lambda a, b: a, lambda a, b: _mul(a, make(Op.LOG1P, (b,)))),
+    "math.xlog1py": (_guarded(0, 0, lambda a, b: _mul(a, make(Op.LOG1P, (b,)))),
                      INEXACT),
-    "math.xdivy": (_unless_zero(lambda a, b: a, _div), INEXACT),
+    "math.xdivy": (_guarded(0, 1, _div), INEXACT),
     "math.multiply_no_nan": (_unless_zero(lambda a, b: b, _mul), INEXACT),
     "bitwise.right_shift": (npextra.right_shift, INT),
 }
@@ -187,7 +200,7 @@ def _divide(x, y, name=None):
 
 
 def _div_no_nan(x, y, name=None):
-    return _unless_zero(lambda a, b: b, _truediv_of)(*broadcast(x, y, op="DivNoNan",
+    return _guarded(1, 1, _truediv_of)(*broadcast(x, y, op="DivNoNan",
                                                                   strict=True))
 
 
