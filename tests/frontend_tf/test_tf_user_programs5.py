@@ -181,3 +181,18 @@ def test_no_nan_ops_give_tensorflows_zero_gradients_under_a_tape():
 
     assert_same(masked_mean_and_entropy_gradients(lnp, ltf),
                 masked_mean_and_entropy_gradients(tnp, tf))
+
+
+def phases(np_):
+    """The phase of real samples (0 or pi by sign) next to complex ones."""
+    real = np_.asarray([-1.5, 0.0, 2.0])
+    return [np_.angle(real), np_.angle(real, deg=True), np_.angle(np_.asarray([-1, 3])),
+            np_.angle(np_.asarray([-1.0, 1.0], np_.float16)), np_.angle(np_.asarray([True])),
+            np_.angle(np_.asarray([1j, -1.0])), np_.angle(np_.asarray([1j], np_.complex64))]
+
+
+def test_angle_of_real_input_is_float32_as_tnp():
+    """``angle`` of float64, float16, integer or bool input kept float64 /
+    float16 where tnp gives float32 (its where(x < 0, np.pi, 0) makes the
+    Python pi a float32 tensor)."""
+    assert_same(phases(lnp), phases(tnp))

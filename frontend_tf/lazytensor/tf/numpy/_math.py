@@ -131,7 +131,12 @@ def _float_only(test):
 
 
 def _angle_impl(z, deg=False):
-    return _angle(float_of(node_of(z)), deg)
+    """Real input gives float32 whatever its dtype: tnp's ``where(x < 0,
+    np.pi, 0)`` converts the Python pi to a float32 tensor."""
+    x = float_of(node_of(z))
+    if dt.is_complex(x.dtype):
+        return _angle(x, deg)
+    return _angle(ew.convert(x, dt.float32), deg)
 
 
 def _round(a, decimals=0):
