@@ -140,3 +140,39 @@ def test_mode_is_lowered_with_torchs_tie_rules():
 
     _same_outcomes(errors)
 
+
+def test_put_is_lowered_with_torchs_checks():
+    """Tensor.put / put_ (writing into the flattened tensor, e.g. a sparse
+    update of a parameter) ran as an eager fallback; its lowering must wrap
+    negative indices, sum repeated indices with accumulate=True, give its
+    gradients, and raise torch's errors (index dtype, source dtype, sizes,
+    an out-of-range CPU index)."""
+    def program(dev):
+        x = torch.randn(2, 3).to(dev).requires_grad_()
+        s = torch.randn(3).to(dev).requires_grad_()
+        y = x.put(torch.tensor([4, 0, -2]).to(dev), s * 2, accumulate=True)
+        (y * torch.arange(6.0).view(2, 3).to(dev)).sum().backward()
+        z = torch.zeros(2, 3).to(dev)
+        return [y, x.grad, s.grad, z.put(torch.tensor([[0, -1]]).to(dev), torch.ones(2).to(dev)),
+                z.clone().put_(torch.tensor([[5, 0], [-1, 1]]).to(dev), torch.arange(4.0).to(dev),
+                               accumulate=True),
+                z.t().put(torch.tensor([1, 2]).to(dev), torch.tensor([7.0, 8]).to(dev)),
+                z.long().put(torch.tensor([1, 1]), torch.tensor([2, 3]).to(dev), accumulate=True),
+                torch.tensor(5.0).to(dev).put(torch.tensor([0, -1]).to(dev),
+                                              torch.tensor([1.0, 2]).to(dev), accumulate=True)]
+
+    before = fallbacks()
+    same_on_both(program)
+    assert fallbacks() == before
+
+    def errors(dev):
+        z = torch.zeros(2, 3).to(dev)
+        one, two = torch.ones(1).to(dev), torch.ones(2).to(dev)
+        return [lambda: z.put(torch.tensor([0], dtype=torch.int32).to(dev), one),
+                lambda: z.put(torch.tensor([0]).to(dev), one.double()),
+                lambda: z.put(torch.tensor([0, 1, 2]).to(dev), two),
+                lambda: z.put(torch.tensor([0, 6]), two),
+                lambda: torch.zeros(0).to(dev).put(torch.tensor([0]).to(dev), one)]
+
+    _same_outcomes(errors)
+

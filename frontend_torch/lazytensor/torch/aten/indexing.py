@@ -1,6 +1,6 @@
 """Indexing ATen ops: advanced indexing (``index``, ``index_put``), gather
 and scatter along a dim, index_select/add/copy/fill, masked_fill,
-masked_scatter, take.
+masked_scatter, take, put.
 
 The semantics are numpy's advanced indexing, which torch shares; the core
 does the work (``lazytensor.core.composite.indexing``). torch-specific
@@ -27,7 +27,7 @@ from lazytensor.core.composite.elementwise import (
     full,
 )
 from lazytensor.core.composite.shape import reshape
-from lazytensor.torch._tensor import LazyTensor, host_array, scalar_type_name, wrap
+from lazytensor.torch._tensor import NUMPY_OF, LazyTensor, host_array, scalar_type_name, wrap
 from lazytensor.torch.aten._common import aten, dim, node
 
 import torch
@@ -227,9 +227,47 @@ def _take(x, index):
     return wrap(take.take(node(x), node(index)))
 
 
+def _put(x, index, source, accumulate=False):
+    """put: ``x.flatten()[index] = source.flatten()`` (summed over repeated
+    indices with accumulate), negative indices from the end, after torch's
+    checks. Lazy indices out of range are dropped (see the module doc)."""
+    if index.dtype != torch.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got "
+                           f"{scalar_type_name(NUMPY_OF[index.dtype])}")
+    if source.dtype != x.dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got "
+                           f"self.dtype = {scalar_type_name(NUMPY_OF[x.dtype])} and "
+                           f"source.dtype = {scalar_type_name(NUMPY_OF[source.dtype])}")
+    if source.numel() != index.numel():
+        raise IndexError(f"put_(): Expected source and index to have the same number of "
+                         f"elements, but got source.numel() = {source.numel()}, "
+                         f"index.numel() = {index.numel()}")
+    n = node(x)
+    if index.numel() == 0:
+        return wrap(n)
+    if x.numel() == 0:
+        raise IndexError("put_(): Tried to put elements into an empty tensor")
+    if isinstance(index, LazyTensor):
+        where = (reshape(node(index), (-1,)),)
+    else:  # a CPU index: checked now, with torch's message
+        host = host_array(index).reshape(-1)
+        bad = (host < -x.numel()) | (host >= x.numel())
+        if bad.any():
+            raise IndexError(f"out of range: tried to access index {host[bad][0]} on a tensor "
+                             f"of {x.numel()} elements.")
+        where = (_entry(index.reshape(-1), x.numel(), 0),)
+    out = ix.setitem(reshape(n, (-1,)), where, reshape(node(source), (-1,)),
+                     "add" if accumulate else "set")
+    return wrap(reshape(out, n.shape))
+
+
 def _index_reduce(x, d, index, source, reduce, *, include_self=True):
-    """index_reduce: scatter_reduce with the index spread along ``d``."""
+    """index_reduce: scatter_reduce with the index spread along ``d`` (torch
+    has no bool or complex kernel)."""
     n, idx, src = node(x), node(index), node(source)
+    if dt.is_bool(n.dtype) or dt.is_complex(n.dtype):
+        raise NotImplementedError(f"\"index_func_\" not implemented for "
+                                  f"'{scalar_type_name(n.dtype)}'")
     if n.ndim == 0:
         return _scatter_reduce(x, d, index, source, reduce, include_self=include_self)
     d = dim(d, n.ndim)
@@ -255,6 +293,6 @@ TABLE = {
     aten.scatter_add: _scatter_add, aten.scatter_reduce.two: _scatter_reduce,
     aten.index_add: _index_update("add"), aten.index_copy: _index_update("set"),
     aten.index_fill: _index_update("set"), aten.masked_fill: _masked_fill, aten.take: _take,
-    aten.masked_scatter: _masked_scatter,
+    aten.masked_scatter: _masked_scatter, aten.put: _put,
     aten.masked_scatter_backward.default: _masked_scatter_backward,
 }
