@@ -176,3 +176,42 @@ def test_put_is_lowered_with_torchs_checks():
 
     _same_outcomes(errors)
 
+
+def test_accumulating_writes_into_bool_tensors_combine_as_or():
+    """index_put_(accumulate=True), index_add, scatter_add, scatter_reduce
+    ("sum"/"prod") and put(accumulate=True) into a bool tensor (marking
+    visited nodes, coverage masks) crashed when the graph ran (XLA has no
+    add or multiply for bools: "add does not accept dtype bool"), or raised
+    at once for a single index; torch adds bools as OR and multiplies them
+    as AND. index_reduce of bools must raise as torch's."""
+    def program(dev):
+        seen = torch.zeros(2, 3, dtype=torch.bool).to(dev)
+        flags = torch.tensor([True, False, True]).to(dev)
+        rows, cols = torch.tensor([1, 1, 0]).to(dev), torch.tensor([2, 2, 1]).to(dev)
+        return [
+            seen.index_put((rows, cols), flags, accumulate=True),
+            seen.index_put((torch.tensor(1).to(dev), torch.tensor(2).to(dev)),
+                           torch.tensor(True).to(dev), accumulate=True),
+            seen.index_put((torch.tensor(1).to(dev),), torch.tensor(True).to(dev), accumulate=True),
+            seen.index_add(1, torch.tensor([0, 0]).to(dev),
+                           torch.ones(2, 2, dtype=torch.bool).to(dev)),
+            seen[0].scatter_add(0, rows, flags),
+            seen[0].scatter_reduce(0, rows, flags, "sum", include_self=False),
+            torch.ones(3, dtype=torch.bool).to(dev).scatter_reduce(0, rows, flags, "prod"),
+            seen.scatter(1, torch.tensor([[0, 0]]).to(dev), True, reduce="add"),
+            seen.put(torch.tensor([4, 4, 0]).to(dev), flags, accumulate=True),
+        ]
+
+    before = fallbacks()
+    same_on_both(program)
+    assert fallbacks() == before
+
+    def errors(dev):
+        index = torch.tensor([0, 0]).to(dev)
+        return [lambda: torch.ones(3, dtype=torch.bool).to(dev).index_reduce(
+                    0, index, torch.tensor([True, False]).to(dev), "prod"),
+                lambda: torch.ones(3, dtype=torch.complex64).to(dev).index_reduce(
+                    0, index, torch.ones(2, dtype=torch.complex64).to(dev), "amax")]
+
+    _same_outcomes(errors)
+

@@ -84,8 +84,15 @@ _SCATTERS = {
 }
 
 
+# bools add as OR and multiply as AND (numpy's and torch's bool arithmetic);
+# XLA has no add or multiply for them
+_BOOL_SCATTERS = {"add": "max", "mul": "min"}
+
+
 def _scatter(node: Node, x, indices, updates):
     window, inserted, to_operand, op_batch, idx_batch, kind, mode = node.attrs
+    if dt.is_bool(node.dtype):
+        kind = _BOOL_SCATTERS.get(kind, kind)
     dnums = lax.ScatterDimensionNumbers(window, inserted, to_operand, op_batch, idx_batch)
     return _SCATTERS[kind](x, indices, updates, dnums, mode=_mode(mode))
 

@@ -352,6 +352,13 @@ def _gather(y: Node, plan: IndexPlan, mode: str) -> Node:
 # ------------------------------------------------------------------- writes
 
 _COMBINE = {"add": Op.ADD, "mul": Op.MUL, "min": Op.MIN, "max": Op.MAX}
+_BOOL_COMBINE = {"add": Op.OR, "mul": Op.AND}  # bools add as OR, multiply as AND
+
+
+def _combine(kind: str, old: Node, update: Node) -> Node:
+    """``old`` combined with ``update`` by ``kind`` (as SCATTER combines)."""
+    op = _BOOL_COMBINE.get(kind) if dt.is_bool(old.dtype) else None
+    return make(op or _COMBINE[kind], (old, update))
 
 
 def setitem(x: Node, index: Any, value: Node | bool | int | float | complex,
@@ -374,7 +381,7 @@ def update_plan(x: Node, plan: IndexPlan, value, kind: str = "set",
     if plan.is_basic:
         update = reshape(value, plan.sliced_shape)
         if kind != "set":
-            update = make(_COMBINE[kind], (_slice(x2, plan), update))
+            update = _combine(kind, _slice(x2, plan), update)
         out = _unslice(x2, plan, update)
     else:
         y = _slice(x2, plan)
@@ -463,7 +470,7 @@ def _point_update(y: Node, plan: IndexPlan, update: Node, kind: str) -> Node:
     dynamic = plan.static is None  # known indices were bounds-checked at plan time
     old = make(Op.DYNAMIC_SLICE, (y, *starts), sizes) if kind != "set" or dynamic else None
     if kind != "set":
-        update = make(_COMBINE[kind], (old, update))
+        update = _combine(kind, old, update)
     if dynamic:  # DYNAMIC_UPDATE_SLICE clamps: rewrite the old values instead
         update = make(Op.SELECT, (ew.broadcast_to(_inside(y, plan), sizes), update, old))
     return make(Op.DYNAMIC_UPDATE_SLICE, (y, update, *starts))
