@@ -132,6 +132,15 @@ DIFFERENCES = [
         {"numpy": Outcome(error="ValueError"), "torch": Outcome("float32", MATRIX.tolist()),
          "tnp": Outcome(error="InvalidArgumentError")}),
     Difference(
+        "floor division of floats by an inexact divisor",
+        "numpy and torch round Python's way (from fmod: 1.0 // 0.1 is 9); TensorFlow's "
+        "FloorDiv, which tnp uses, is floor(x / y), and 1.0 / 0.1 rounds to 10",
+        _same("x // y"), (np.array([1.0, -7.5, 0.7], np.float32),
+                          np.array([0.1, 2.0, 0.1], np.float32)),
+        {"numpy": Outcome("float32", (9.0, -4.0, 6.0)),
+         "torch": Outcome("float32", (9.0, -4.0, 6.0)),
+         "tnp": Outcome("float32", (10.0, -4.0, 7.0))}),
+    Difference(
         "default dtype of a list of Python floats",
         "numpy and tnp: float64; torch: its default float32",
         {"numpy": "np.asarray([1.5, 2.0])", "torch": "torch.tensor([1.5, 2.0], device=dev)",

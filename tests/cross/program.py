@@ -149,6 +149,11 @@ TEMPLATES = {
 # softmax): their graphs legitimately differ, so the hash property skips them
 STRUCTURE_VARIES = frozenset({"softmax"})
 
+# ops whose meaning differs in one frontend (differences.py lists each): the
+# hash property compares the other frontends' graphs. tnp's float floor
+# division is TensorFlow's floor(x / y); numpy and torch use Python's rule
+FRONTEND_DIFFERS = {"floordiv": "tnp"}
+
 
 def render(program: Program, frontend: str) -> str:
     """The program as source code in ``frontend``'s API."""
