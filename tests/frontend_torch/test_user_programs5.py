@@ -215,3 +215,28 @@ def test_accumulating_writes_into_bool_tensors_combine_as_or():
 
     _same_outcomes(errors)
 
+
+def test_ops_without_a_kernel_for_the_dtypes_raise_as_torch():
+    """Elementwise ops that torch has no kernel for computed or raised the
+    wrong type: bool // bool, bool % bool and clamp of complex numbers
+    gave results (torch: NotImplementedError), hypot/logaddexp/igamma of
+    integers and fmod of bools raised RuntimeError (torch:
+    NotImplementedError), a bool tensor ** True gave int64 (torch: a bool
+    copy), addcmul of bools raised RuntimeError."""
+    def program(dev):
+        b = torch.tensor([True, False, True]).to(dev)
+        i = torch.tensor([1, 2, 3]).to(dev)
+        z = torch.tensor([1 + 1j, -2j, 3]).to(dev)
+        return [
+            lambda: b // b, lambda: b % True, lambda: torch.fmod(b, b), lambda: b ** b,
+            lambda: b ** True, lambda: b ** False, lambda: b ** 2, lambda: True ** b,
+            lambda: torch.hypot(i, i), lambda: torch.logaddexp(i, i.flip(0)),
+            lambda: torch.igamma(i, i), lambda: torch.nextafter(i, i),
+            lambda: torch.clamp(z, min=0.5), lambda: z.clamp(max=z.flip(0)),
+            lambda: b.clamp(min=True), lambda: torch.addcmul(b, b, b),
+            lambda: torch.maximum(z, z), lambda: z < z, lambda: z // 2,
+            lambda: i // 2, lambda: i % 2, lambda: torch.hypot(i.float(), i.float()),
+            lambda: torch.clamp(i, min=1.5), lambda: i ** 2, lambda: torch.addcmul(i, i, i),
+        ]
+
+    _same_outcomes(program)

@@ -206,6 +206,11 @@ def _div(a, b, rounding_mode=None):
 
 
 def _pow(a, b):
+    _probe(torch.pow, a, b)
+    if isinstance(b, bool) and isinstance(a, LazyTensor) and a.dtype is torch.bool:
+        # torch's kernel copies self for an exponent of 1 and fills 1 for 0
+        n = a._h.node
+        return wrap(n if b else as_node(True, n.dtype, n.shape))
     if isinstance(b, (int, float)) and not isinstance(b, bool) and isinstance(a, LazyTensor):
         special = _POW_SPECIAL.get(b)
         if special is not None and dt.is_inexact(a._h.node.dtype):
@@ -269,35 +274,50 @@ BINARY = {  # (function of nodes, promotion kind)
     aten.gcd: (tnp_shared.gcd, P.DEFAULT), aten.lcm: (tnp_shared.lcm, P.DEFAULT),
 }
 
-# ops with kernels for integers and bool only (gcd, lcm: integers only): a
-# float operand raises torch's NotImplementedError (the core's type error
-# would be a RuntimeError)
+# ops with kernels for integers and bool only: a float operand raises torch's
+# NotImplementedError (the core's type error would be a RuntimeError)
 INTEGER_ONLY = frozenset({
     aten.bitwise_not, aten.bitwise_and, aten.bitwise_or, aten.bitwise_xor,
     aten.bitwise_left_shift, aten.__lshift__, aten.bitwise_right_shift, aten.__rshift__,
     aten.gcd, aten.lcm,
 })
-NO_BOOL = frozenset({aten.gcd, aten.lcm})
+
+# (op, operand signatures) that torch's own kernel accepted (see _probe)
+_ACCEPTED: set = set()
 
 
-def _probe(op, a, b, integer_only: bool) -> None:
-    """Run torch's own ``op`` on empty CPU stand-ins of complex operands (or,
-    for the bitwise ops, floating ones): it raises torch's error where the
-    op has no such kernel (maximum, hypot, comparisons of complex numbers;
-    ``&`` or ``<<`` of floats)."""
-    def standin(x):
-        return torch.empty(0, dtype=x.dtype) if isinstance(x, torch.Tensor) else x
-
-    no_bool = op in NO_BOOL
-
+def _probe(op, *args, integer_only: bool = False, **kwargs) -> None:
+    """Run torch's own ``op`` on empty CPU stand-ins of the operands when
+    one is not a floating tensor (or, for the bitwise ops, when one is):
+    it raises torch's error where the op has no kernel for those dtypes
+    (maximum, clamp or ``<`` of complex numbers, ``//`` or ``%`` of bools,
+    hypot, logaddexp or igamma of integers, ``&`` or ``<<`` of floats). An
+    accepted signature (op, dtypes, dims, scalar types) is remembered."""
     def unsupported(x) -> bool:
         if isinstance(x, torch.Tensor):
-            return x.is_complex() or integer_only and x.is_floating_point() or \
-                no_bool and x.dtype is torch.bool
+            return integer_only or not x.is_floating_point()
         return isinstance(x, complex) or integer_only and isinstance(x, float)
 
-    if unsupported(a) or unsupported(b):
-        op(standin(a), standin(b))
+    values = (*args, *kwargs.values())
+    if not any(unsupported(x) for x in values):
+        return
+    key = (op, tuple(kwargs), *(_signature(x) for x in values))
+    if key not in _ACCEPTED:
+        op(*map(_standin, args), **{k: _standin(v) for k, v in kwargs.items()})
+        _ACCEPTED.add(key)
+
+
+def _signature(x) -> tuple:
+    if isinstance(x, torch.Tensor):
+        return (x.dtype, x.dim() == 0)
+    return (type(x),)
+
+
+def _standin(x):
+    """An empty CPU tensor of x's dtype (0-d stays 0-d); scalars as they are."""
+    if not isinstance(x, torch.Tensor):
+        return x
+    return torch.zeros((), dtype=x.dtype) if x.dim() == 0 else torch.empty(0, dtype=x.dtype)
 
 
 def _binary(fn, kind, op=None):
@@ -306,7 +326,7 @@ def _binary(fn, kind, op=None):
 
     def impl(a, b):
         if op is not None:
-            _probe(op, a, b, integer_only)
+            _probe(op, a, b, integer_only=integer_only)
         if kind is not P.NO_OPMATH:
             fast = fast_operands(a, b, float_only=float_only)
             if fast is not None:
@@ -337,6 +357,7 @@ def _where(cond, a, b):
 def _clamp(x, min=None, max=None):  # noqa: A002  (ATen's argument names)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    _probe(torch.clamp, x, min=min, max=max)
 
     def fn(n: Node, *bounds: Node) -> Node:
         it = iter(bounds)
@@ -359,6 +380,7 @@ def _lerp(start, end, weight):
 
 
 def _addcmul(self, t1, t2, value=1):
+    _probe(torch.addcmul, self, t1, t2, value=value)
     return elementwise(lambda s, a, b: pw.addcmul(s, a, b, value), P.DEFAULT, self, t1, t2)
 
 
