@@ -240,3 +240,26 @@ def test_ops_without_a_kernel_for_the_dtypes_raise_as_torch():
         ]
 
     _same_outcomes(program)
+
+
+def test_spherical_bessel_j0_is_lowered():
+    """torch.special.spherical_bessel_j0 (sinc-like radial features) ran as
+    an eager fallback; it is sin(x) / x with its Taylor series near 0, 0 at
+    +-inf, integers to float, and half precision raising as torch."""
+    def program(dev):
+        x = torch.cat([torch.linspace(-30, 30, 301), torch.linspace(-0.6, 0.6, 121),
+                       torch.tensor([0.0, -0.0, 1e-20, float("inf"), -float("inf"),
+                                     float("nan"), 0.5, -0.5, 0.49999])]).to(dev)
+        j0 = torch.special.spherical_bessel_j0
+        return [j0(x), j0(x.double()), j0(torch.arange(-3, 4).to(dev))]
+
+    before = fallbacks()
+    same_on_both(program, rtol=1e-6, atol=1e-7)
+    assert fallbacks() == before
+
+    def errors(dev):
+        x = torch.ones(3).to(dev)
+        return [lambda: torch.special.spherical_bessel_j0(x.half()),
+                lambda: torch.special.spherical_bessel_j0(x.bfloat16())]
+
+    _same_outcomes(errors)

@@ -13,6 +13,8 @@ the dispatcher's ``implicit`` resolver runs the same kernel).
 
 from __future__ import annotations
 
+import math
+
 from lazytensor.core import Node, Op, make
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import activations as act
@@ -56,6 +58,24 @@ def _angle(x):
     return _unary(_torch_angle, P.COMPLEX_TO_FLOAT if x.is_complex() else P.INT_TO_FLOAT)(x)
 
 
+def _spherical_bessel_j0(x: Node) -> Node:
+    """sin(x) / x; near 0 its Taylor series sum((-1)^k x^2k / (2k+1)!) in
+    Horner form (|x| < 0.5, seven terms), 0 at +-inf."""
+    def c(value) -> Node:
+        return as_node(value, x.dtype, x.shape)
+
+    x2 = make(Op.MUL, (x, x))
+    series = c(1.0 / math.factorial(13))
+    for k in range(5, -1, -1):
+        term = c((-1) ** k / math.factorial(2 * k + 1))
+        series = make(Op.ADD, (term, make(Op.MUL, (x2, series))))
+    small = make(Op.LT, (make(Op.ABS, (x,)), c(0.5)))
+    safe = make(Op.SELECT, (small, c(1.0), x))
+    ratio = make(Op.DIV, (make(Op.SIN, (safe,)), safe))
+    out = make(Op.SELECT, (small, series, ratio))
+    return make(Op.SELECT, (npextra.isinf(x), c(0.0), out))
+
+
 UNARY_FLOAT = {  # a core op or a function; integer inputs become the default float dtype
     aten.exp: Op.EXP, aten.exp2: Op.EXP2, aten.expm1: Op.EXPM1, aten.log: Op.LOG,
     aten.log1p: Op.LOG1P, aten.sqrt: Op.SQRT, aten.rsqrt: Op.RSQRT, aten.sin: Op.SIN,
@@ -68,6 +88,7 @@ UNARY_FLOAT = {  # a core op or a function; integer inputs become the default fl
     aten.log10: npextra.log10, aten.reciprocal: npextra.reciprocal, aten.i0: pw.bessel_i0,
     aten.special_i1: pw.bessel_i1, aten.special_modified_bessel_i0: pw.bessel_i0,
     aten.special_modified_bessel_i1: pw.bessel_i1, aten.special_ndtri: pw.ndtri,
+    aten.special_spherical_bessel_j0: _spherical_bessel_j0,
 }
 
 
@@ -406,7 +427,7 @@ def _polygamma(n, x):
     return eager(aten.polygamma.default)(n, x)
 
 
-def _probed_unary(op, impl):
+def _probed_unary(op, impl, probed_when=None):
     """``impl``, after torch's own ``op`` ran on an empty CPU stand-in of a
     bool or integer input (a floating one for ``bitwise_not``): it raises
     torch's error where the op has no such kernel (abs/floor/round of bool,
@@ -414,7 +435,8 @@ def _probed_unary(op, impl):
     integer_only = op in INTEGER_ONLY
 
     def probed(x):
-        if integer_only or not (x.is_floating_point() or x.is_complex()):
+        if (probed_when(x) if probed_when is not None else
+                integer_only or not (x.is_floating_point() or x.is_complex())):
             op(torch.empty(0, dtype=x.dtype))
         return impl(x)
 
@@ -430,6 +452,10 @@ def _table() -> dict:
     for op, (fn, kind) in BINARY.items():
         table[op] = _binary(fn, kind, op)
     table[aten.polygamma] = _polygamma
+    # (torch's kernel has no half precision or complex version)
+    table[aten.special_spherical_bessel_j0] = _probed_unary(
+        aten.special_spherical_bessel_j0, table[aten.special_spherical_bessel_j0],
+        lambda x: x.dtype not in (torch.float32, torch.float64))
     table.update({
         aten.round: _round_impl, aten.nan_to_num: _nan_to_num, aten.logit: _logit,
         aten._conj: _conj, aten._conj_physical: _conj,
