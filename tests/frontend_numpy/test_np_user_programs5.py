@@ -365,3 +365,18 @@ def test_histogram_bin_edges_record_lazily(runtime):
     for mod in (np, lnp):
         with pytest.raises(ValueError, match="monotonically"):
             mod.histogram_bin_edges(mod.arange(5), [3, 1, 2])
+
+
+@pytest.mark.parametrize("name", ["sum", "mean", "max", "cumsum", "argmax", "std"])
+def test_a_float_axis_raises_type_error(name):
+    """``np.cumsum(a, axis=1.5)`` and ``np.argmax(a, axis=1.5)`` were
+    truncated to axis 1 (the core's axis normalization took ``int(axis)``);
+    numpy raises TypeError for a float axis, and so does every lazy
+    reduction now. Integer-like axes (numpy integers, 0-d arrays) still work."""
+    a = np.arange(6.0).reshape(2, 3)
+    with pytest.raises(TypeError):
+        getattr(np, name)(a, axis=1.5)
+    with pytest.raises(TypeError, match="cannot be interpreted as an integer"):
+        getattr(lnp, name)(lnp.asarray(a), axis=1.5)
+    for axis in (np.int32(1), np.array(-1)):
+        _same(getattr(lnp, name)(lnp.asarray(a), axis=axis), getattr(np, name)(a, axis=axis))

@@ -155,7 +155,7 @@ def _argreduce(kind: str, a, axis, out, keepdims) -> ndarray:
     if dt.is_complex(x.dtype):
         x = _complex_hits(kind, x, axis)
         kind = "argmax"
-    node = cred.argreduce(kind, x, None if axis is None else int(axis), bool(keepdims))
+    node = cred.argreduce(kind, x, axis, bool(keepdims))
     return finish(node, out)
 
 

@@ -26,7 +26,9 @@ class AxisError(ShapeError, IndexError):
 
 
 def normalize_axis(axis: int, ndim: int) -> int:
-    """A possibly negative axis as an index in ``range(ndim)``."""
+    """A possibly negative axis as an index in ``range(ndim)``; a float
+    axis is a TypeError (as numpy and torch), never truncated."""
+    axis = operator.index(axis)
     if not -ndim <= axis < max(ndim, 1) or (ndim == 0 and axis not in (0, -1)):
         raise AxisError(f"axis {axis} is out of bounds for array of dimension {ndim}")
     return axis % ndim if ndim else 0
@@ -36,11 +38,11 @@ def normalize_axes(axis: int | Sequence[int] | None, ndim: int) -> tuple[int, ..
     """``None`` -> all axes; an int or a sequence -> sorted non-negative axes."""
     if axis is None:
         return tuple(range(ndim))
-    try:  # an int, or anything with __index__ (a 0-d integer array), as numpy
-        axes = (operator.index(axis),)
-    except TypeError:
+    if isinstance(axis, Sequence) or getattr(axis, "ndim", 0):
         axes = tuple(axis)
-    out = tuple(sorted(normalize_axis(int(a), ndim) for a in axes))
+    else:  # an int, or anything with __index__ (a 0-d integer array), as numpy
+        axes = (operator.index(axis),)
+    out = tuple(sorted(normalize_axis(a, ndim) for a in axes))
     if len(set(out)) != len(out):
         raise ShapeError("repeated axis")
     return out
