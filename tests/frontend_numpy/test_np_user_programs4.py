@@ -10,32 +10,9 @@ import warnings
 import lazytensor.numpy as lnp
 import numpy as np
 import pytest
-from lazytensor.core.runtime import use_runtime
+from np_user_helpers import same
 
-
-def _same(got, want, rtol=1e-6) -> None:
-    host = np.asarray(got)
-    assert host.dtype == want.dtype and host.shape == want.shape
-    if want.dtype.kind in "fc":
-        np.testing.assert_allclose(host, want, rtol=rtol)
-    else:
-        np.testing.assert_array_equal(host, want)
-
-
-@pytest.fixture(autouse=True)
-def _own_runtime():
-    """Every test in its own runtime: arrays that an expected error keeps
-    alive never join a later test's graphs in the shared one."""
-    with use_runtime():
-        yield
-
-
-@pytest.fixture
-def runtime():
-    """A fresh runtime whose metrics must show no eager fallback."""
-    with use_runtime() as rt:
-        yield rt
-    assert rt.metrics.counters["eager_fallbacks"] == 0, dict(rt.metrics.fallbacks)
+pytestmark = pytest.mark.usefixtures("own_runtime")
 
 
 def _robust_stats(mod, x, method, axis):
@@ -63,7 +40,7 @@ def test_nanquantile_nanpercentile_nanmedian_record_lazily(runtime, dtype, metho
                 want = _robust_stats(np, host, method, axis)
             got = _robust_stats(lnp, lnp.asarray(host), method, axis)
             for g, w in zip(got, want, strict=True):
-                _same(g, w, rtol)
+                same(g, w, rtol)
 
 
 def test_nanmedian_edge_cases(runtime):
@@ -71,20 +48,20 @@ def test_nanmedian_edge_cases(runtime):
     integers and ``out=``; a bad q raises numpy's ValueError."""
     data = np.array([np.nan, 1.0, 3.0, np.nan, 2.0, 10.0])
     lazy = lnp.asarray(data)
-    _same(lnp.nanmedian(lazy), np.nanmedian(data))
-    _same(lnp.nanpercentile(lazy, 50), np.nanpercentile(data, 50))
+    same(lnp.nanmedian(lazy), np.nanmedian(data))
+    same(lnp.nanpercentile(lazy, 50), np.nanpercentile(data, 50))
     inf = np.array([np.inf, np.nan, -np.inf, 1.0])
-    _same(lnp.nanmedian(lnp.asarray(inf)), np.nanmedian(inf))
+    same(lnp.nanmedian(lnp.asarray(inf)), np.nanmedian(inf))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        _same(lnp.nanmedian(lnp.asarray(np.array([np.nan, np.nan]))), np.array(np.nan))
+        same(lnp.nanmedian(lnp.asarray(np.array([np.nan, np.nan]))), np.array(np.nan))
     ints = np.arange(12).reshape(3, 4)
-    _same(lnp.nanmedian(lnp.asarray(ints), axis=0), np.nanmedian(ints, axis=0))
-    _same(lnp.nanquantile(lnp.asarray(ints), 0.4, method="lower"),
+    same(lnp.nanmedian(lnp.asarray(ints), axis=0), np.nanmedian(ints, axis=0))
+    same(lnp.nanquantile(lnp.asarray(ints), 0.4, method="lower"),
           np.nanquantile(ints, 0.4, method="lower"))
     out = lnp.zeros(4)
     assert lnp.nanmedian(lnp.asarray(ints * 1.0), axis=0, out=out) is out
-    _same(out, np.nanmedian(ints * 1.0, axis=0))
+    same(out, np.nanmedian(ints * 1.0, axis=0))
     with pytest.raises(ValueError, match="Quantiles must be in the range"):
         lnp.nanquantile(lazy, 1.5)
 
@@ -106,7 +83,7 @@ def test_argmax_argmin_of_complex_arrays(runtime, values, dtype):
     takes the first of ties and picks the first NaN (in either part)."""
     host = np.array(values, dtype)
     for got, want in zip(_strongest(lnp, lnp.asarray(host)), _strongest(np, host), strict=True):
-        _same(got, want)
+        same(got, want)
 
 
 def _block_matrices(mod, a, b, d):
@@ -123,11 +100,11 @@ def test_block_matrices_record_lazily(runtime):
     a, b, d = np.eye(2), np.ones((2, 3)), np.arange(3, dtype=np.int8)
     got = _block_matrices(lnp, lnp.asarray(a), lnp.asarray(b), lnp.asarray(d))
     for g, w in zip(got, _block_matrices(np, a, b, d), strict=True):
-        _same(g, w)
+        same(g, w)
     lazy = lnp.asarray(a)
     copy = lnp.block(lazy)
     copy[0, 0] = 9.0
-    _same(lazy, a)
+    same(lazy, a)
     with pytest.raises(ValueError):
         lnp.block([[lazy, lazy], [lazy]])
 
@@ -153,7 +130,7 @@ def test_solve_checks_the_right_hand_side_rows():
             lnp.linalg.solve(lnp.stack([a] * 3) if b.shape == (3, 4) else a, lnp.asarray(b))
     batch = np.eye(4) * 2.0 + np.arange(16.0).reshape(4, 4) / 10
     rhs = np.arange(8.0).reshape(4, 2)
-    _same(lnp.linalg.solve(lnp.asarray(np.stack([batch] * 3)), lnp.asarray(rhs)),
+    same(lnp.linalg.solve(lnp.asarray(np.stack([batch] * 3)), lnp.asarray(rhs)),
           np.linalg.solve(np.stack([batch] * 3), rhs))
 
 
@@ -170,7 +147,7 @@ def test_interp_with_period_records_lazily(runtime):
     x, xp, fp = np.linspace(-400, 400, 37), np.array([350.0, 10, 190, 90, 270]), np.arange(1.0, 6)
     got = _periodic(lnp, lnp.asarray(x), lnp.asarray(xp), lnp.asarray(fp))
     for g, w in zip(got, _periodic(np, x, xp, fp), strict=True):
-        _same(g, w)
+        same(g, w)
 
 
 def test_interp_errors_are_numpys():
@@ -206,7 +183,7 @@ def test_ediff1d_refuses_end_values_of_another_kind():
         with pytest.raises(TypeError, match="same_kind"):
             lnp.ediff1d(counts, **kwargs)
     ints = np.array([1, 4, 9], np.int32)
-    _same(lnp.ediff1d(lnp.asarray(ints), to_begin=[-1], to_end=np.int8(3)),
+    same(lnp.ediff1d(lnp.asarray(ints), to_begin=[-1], to_end=np.int8(3)),
           np.ediff1d(ints, to_begin=[-1], to_end=np.int8(3)))
 
 
@@ -217,7 +194,7 @@ def test_place_from_no_values_raises():
     with pytest.raises(ValueError, match="empty array"):
         lnp.place(a, a > 1, [])
     lnp.place(a, a > 5, [])  # selects nothing: no error, no change
-    _same(a, np.arange(3.0))
+    same(a, np.arange(3.0))
 
 
 def _category_counts(mod, labels):
@@ -234,5 +211,5 @@ def test_unique_family_runs_without_fallback(runtime):
     for labels in (np.array([[3, 1, 3], [2, 1, 1]]), np.array([np.nan, 1.0, np.nan, 0.5])):
         got = _category_counts(lnp, lnp.asarray(labels))
         for g, w in zip(got, _category_counts(np, labels), strict=True):
-            _same(g, w)
+            same(g, w)
         assert type(lnp.unique_counts(lnp.asarray(labels))).__name__ == "UniqueCountsResult"

@@ -8,32 +8,9 @@ from __future__ import annotations
 import lazytensor.numpy as lnp
 import numpy as np
 import pytest
-from lazytensor.core.runtime import use_runtime
+from np_user_helpers import same
 
-
-def _same(got, want, rtol=1e-6) -> None:
-    host = np.asarray(got)
-    assert host.dtype == want.dtype and host.shape == want.shape
-    if want.dtype.kind in "fc":
-        np.testing.assert_allclose(host, want, rtol=rtol)
-    else:
-        np.testing.assert_array_equal(host, want)
-
-
-@pytest.fixture(autouse=True)
-def _own_runtime():
-    """Every test in its own runtime: arrays that an expected error keeps
-    alive never join a later test's graphs in the shared one."""
-    with use_runtime():
-        yield
-
-
-@pytest.fixture
-def runtime():
-    """A fresh runtime whose metrics must show no eager fallback."""
-    with use_runtime() as rt:
-        yield rt
-    assert rt.metrics.counters["eager_fallbacks"] == 0, dict(rt.metrics.fallbacks)
+pytestmark = pytest.mark.usefixtures("own_runtime")
 
 
 def _clips(mod):
@@ -50,7 +27,7 @@ def test_clip_with_python_int_bounds_beyond_the_dtype(runtime):
     clip raised OverflowError. clip with no bound at all is a copy in numpy
     2.4 (lazy clip raised numpy 2.0's ValueError)."""
     for got, want in zip(_clips(lnp), _clips(np), strict=True):
-        _same(got, want)
+        same(got, want)
 
 
 def test_clip_errors_are_numpys():
@@ -73,11 +50,11 @@ def test_full_with_an_out_of_range_python_int_raises(runtime):
     with pytest.raises(OverflowError, match="200 out of bounds for int8"):
         lnp.full_like(lnp.zeros(2, dtype=lnp.int8), 200)
     lazy = lnp.zeros(2, dtype=lnp.int8)
-    _same(lnp.full_like(lazy, 200, dtype=lnp.int16), np.full(2, 200, dtype=np.int16))
+    same(lnp.full_like(lazy, 200, dtype=lnp.int16), np.full(2, 200, dtype=np.int16))
     with np.errstate(over="ignore"):
-        _same(lnp.full(3, np.int64(300), dtype=lnp.uint8), np.full(3, np.int64(300), np.uint8))
-    _same(lnp.full(3, [300, 1, 2], dtype=lnp.uint8), np.full(3, [300, 1, 2], dtype=np.uint8))
-    _same(lnp.full(2, 1.7, dtype=int), np.full(2, 1.7, dtype=int))
+        same(lnp.full(3, np.int64(300), dtype=lnp.uint8), np.full(3, np.int64(300), np.uint8))
+    same(lnp.full(3, [300, 1, 2], dtype=lnp.uint8), np.full(3, [300, 1, 2], dtype=np.uint8))
+    same(lnp.full(2, 1.7, dtype=int), np.full(2, 1.7, dtype=int))
 
 
 def test_indices_from_read_only_the_shape(runtime):
@@ -91,13 +68,13 @@ def test_indices_from_read_only_the_shape(runtime):
                      (np.diag_indices_from, ())):
         got, want = fn(corr, *args), fn(host, *args)
         for g, w in zip(got, want, strict=True):
-            _same(g, w)
+            same(g, w)
     masked = corr.copy()
     masked[lnp.triu_indices_from(masked)] = np.nan
     want = host.copy()
     want[np.triu_indices_from(want)] = np.nan
     np.testing.assert_allclose(np.asarray(masked), want, rtol=1e-12)
-    _same(lnp.tril_indices_from(lnp.ones((2, 5)), -1)[1],
+    same(lnp.tril_indices_from(lnp.ones((2, 5)), -1)[1],
           np.tril_indices_from(np.ones((2, 5)), -1)[1])
 
 
@@ -126,7 +103,7 @@ def test_subtract_at_records_lazily(runtime):
     """np.subtract.at (withdrawals by account, repeated indices accumulate)
     was an eager fallback; it is add.at of the negated values."""
     for got, want in zip(_subtract_at(lnp), _subtract_at(np), strict=True):
-        _same(got, want)
+        same(got, want)
     with pytest.raises(TypeError):  # numpy: no subtract loop for bools
         lnp.subtract.at(lnp.ones(3, dtype=bool), [0], True)
 
@@ -139,7 +116,7 @@ def test_ufunc_at_of_floats_into_integers_casts_as_numpy(name):
     got, want = lnp.full(3, 10), np.full(3, 10)
     getattr(lnp, name).at(got, [0, 0, 2], 0.6)
     getattr(np, name).at(want, [0, 0, 2], 0.6)
-    _same(got, want)
+    same(got, want)
 
 
 def _inserts_and_deletes(mod):
@@ -166,7 +143,7 @@ def test_insert_and_delete_record_lazily(runtime):
     casting and checks) and one gather records the result; the positions
     are device data, so a loop over the position compiles once."""
     for got, want in zip(_inserts_and_deletes(lnp), _inserts_and_deletes(np), strict=True):
-        _same(got, want)
+        same(got, want)
     x = lnp.asarray(np.arange(10.0))
     misses = runtime.metrics.counters["cache_misses"]
     for i in range(4):
@@ -217,10 +194,10 @@ def test_linalg_of_float16_raises_numpys_type_error(call):
 def test_linalg_of_float16_without_lapack_still_runs(runtime):
     """Norms that need no factorization, and positive matrix powers, keep float16."""
     lazy = lnp.asarray(_HALF)
-    _same(lnp.linalg.norm(lazy), np.linalg.norm(_HALF), rtol=2e-3)
-    _same(lnp.linalg.norm(lazy, 1), np.linalg.norm(_HALF, 1), rtol=2e-3)
-    _same(lnp.linalg.norm(lazy[0], 2), np.linalg.norm(_HALF[0], 2), rtol=2e-3)
-    _same(lnp.linalg.matrix_power(lazy, 2), np.linalg.matrix_power(_HALF, 2), rtol=2e-3)
+    same(lnp.linalg.norm(lazy), np.linalg.norm(_HALF), rtol=2e-3)
+    same(lnp.linalg.norm(lazy, 1), np.linalg.norm(_HALF, 1), rtol=2e-3)
+    same(lnp.linalg.norm(lazy[0], 2), np.linalg.norm(_HALF[0], 2), rtol=2e-3)
+    same(lnp.linalg.matrix_power(lazy, 2), np.linalg.matrix_power(_HALF, 2), rtol=2e-3)
 
 
 def _accumulate(mod, axis):
@@ -231,7 +208,7 @@ def test_accumulate_axis_is_one_integer():
     """ufunc.accumulate takes one integer axis (or a tuple of one): axis=None
     or two axes raise numpy's ValueError (lazy: a TypeError from comparing
     None), a float axis numpy's TypeError (lazy silently used int(1.5))."""
-    _same(_accumulate(lnp, (1,)), _accumulate(np, (1,)))
+    same(_accumulate(lnp, (1,)), _accumulate(np, (1,)))
     for axis, error in ((None, ValueError), ((0, 1), ValueError), (1.5, TypeError),
                         ([1], TypeError)):
         with pytest.raises(error):
@@ -249,7 +226,7 @@ def test_a_list_times_a_lazy_integer_scalar_repeats_the_list(runtime):
     host = np.bincount(np.asarray([0, 1, 1, 2, 1]))
     assert [0] * counts.max() == [0] * host.max() == [0, 0, 0]
     assert counts[1] * ("a", "b") == host[1] * ("a", "b")
-    _same([1, 2] * lnp.asarray(2), [1, 2] * np.asarray(2))
+    same([1, 2] * lnp.asarray(2), [1, 2] * np.asarray(2))
     with pytest.raises(TypeError):
         [1.0] * lnp.asarray([2.5])[0]
 
@@ -312,7 +289,7 @@ def test_polyder_polyint_polyadd_polysub_record_lazily(runtime):
     fitted polynomial) were eager fallbacks that materialized the fit; they
     now record with numpy's promotion (uint8 coefficients wrap as numpy's)."""
     for got, want in zip(_polynomials(lnp), _polynomials(np), strict=True):
-        _same(got, want, rtol=1e-7)
+        same(got, want, rtol=1e-7)
 
 
 @pytest.mark.parametrize(("call", "error"), [
@@ -343,7 +320,7 @@ def test_resize_records_lazily(runtime):
     """np.resize (tiling a short pattern to a frame's size) was an eager
     fallback; it records numpy's cyclic repetition (zeros for an empty input)."""
     for got, want in zip(_resizes(lnp), _resizes(np), strict=True):
-        _same(got, want)
+        same(got, want)
     for mod in (np, lnp):
         with pytest.raises(ValueError, match="non-negative"):
             mod.resize(mod.arange(3), (2, -1))
@@ -361,7 +338,7 @@ def test_histogram_bin_edges_record_lazily(runtime):
     eager fallback; with a count or an array of bins it is histogram's
     edges. Non-increasing bins raise numpy's ValueError."""
     for got, want in zip(_bin_edges(lnp), _bin_edges(np), strict=True):
-        _same(got, want)
+        same(got, want)
     for mod in (np, lnp):
         with pytest.raises(ValueError, match="monotonically"):
             mod.histogram_bin_edges(mod.arange(5), [3, 1, 2])
@@ -379,4 +356,4 @@ def test_a_float_axis_raises_type_error(name):
     with pytest.raises(TypeError, match="cannot be interpreted as an integer"):
         getattr(lnp, name)(lnp.asarray(a), axis=1.5)
     for axis in (np.int32(1), np.array(-1)):
-        _same(getattr(lnp, name)(lnp.asarray(a), axis=axis), getattr(np, name)(a, axis=axis))
+        same(getattr(lnp, name)(lnp.asarray(a), axis=axis), getattr(np, name)(a, axis=axis))

@@ -61,3 +61,25 @@ def digits(n: int = 256):
 
 def weights(model: nn.Module) -> dict:
     return {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}
+
+
+def _outcomes(calls) -> list:
+    """Each call as (dtype, CPU tensor) or its error (type, message)."""
+    results = []
+    for call in calls:
+        try:
+            value = call()
+            results.append((value.dtype, value.cpu()))
+        except (RuntimeError, NotImplementedError, TypeError, IndexError) as error:
+            results.append((type(error), str(error)))
+    return results
+
+
+def same_outcomes(program) -> None:
+    """``program(device)`` returns calls (error cases, mostly): each gives
+    the same dtype and values, or the same error type and message, on the
+    CPU and on the lazy device."""
+    eager, lazy = (_outcomes(program(dev)) for dev in (torch.device("cpu"), DEV))
+    for e, a in zip(eager, lazy, strict=True):
+        assert a[0] == e[0]
+        assert torch.equal(a[1], e[1]) if isinstance(e[1], torch.Tensor) else a[1] == e[1]

@@ -9,7 +9,7 @@ import copy
 import torch
 from torch import nn
 
-from .programs import fallbacks, same_on_both
+from .programs import fallbacks, same_on_both, same_outcomes
 
 
 def test_lazy_modules_built_on_the_lazy_device_initialize_there():
@@ -72,23 +72,6 @@ def test_forward_mode_jacobians_through_activations_broadcast_grad_and_saved():
     assert fallbacks() == before
 
 
-def _outcomes(program) -> list:
-    """``program(device)``'s calls, each as its CPU tensor or its error
-    (type and message), on the CPU and on the lazy device."""
-    from .conftest import DEV
-
-    runs = []
-    for dev in (torch.device("cpu"), DEV):
-        outcomes = []
-        for call in program(dev):
-            try:
-                outcomes.append(call().cpu())
-            except RuntimeError as error:
-                outcomes.append((type(error), str(error)))
-        runs.append(outcomes)
-    return runs
-
-
 def test_add_and_sub_alpha_follow_torchs_alpha_check_and_bool_results():
     """A float alpha with integer tensors (add, sub, rsub, add_) was silently
     truncated ([1, 1] + 0.5 * [1, 1] gave [1, 1]) where torch raises; a bool
@@ -108,13 +91,7 @@ def test_add_and_sub_alpha_follow_torchs_alpha_check_and_bool_results():
             lambda: b.clone().add_(b.flip(0), alpha=3), lambda: b.add(1, alpha=2),
         ]
 
-    eager, lazy = _outcomes(program)
-    assert len(eager) == len(lazy)
-    for e, a in zip(eager, lazy, strict=True):
-        if isinstance(e, tuple):
-            assert a == e
-        else:
-            assert isinstance(a, torch.Tensor) and a.dtype == e.dtype and torch.equal(a, e)
+    same_outcomes(program)
 
 
 def test_arange_and_randint_reject_empty_or_reversed_ranges_as_torch():
@@ -132,12 +109,7 @@ def test_arange_and_randint_reject_empty_or_reversed_ranges_as_torch():
             lambda: torch.randint(0, 1, (2,), device=dev),
         ]
 
-    eager, lazy = _outcomes(program)
-    for e, a in zip(eager, lazy, strict=True):
-        if isinstance(e, tuple):
-            assert a == e
-        else:
-            assert isinstance(a, torch.Tensor) and a.dtype == e.dtype and torch.equal(a, e)
+    same_outcomes(program)
 
 
 def test_integer_powers_with_negative_tensor_exponents_follow_torch():
@@ -172,12 +144,7 @@ def test_random_fills_check_their_parameters_as_torch():
                 lambda: x.normal_(0, -0.5),
                 lambda: x.uniform_(2, 2)]
 
-    eager, lazy = _outcomes(program)
-    for e, a in zip(eager, lazy, strict=True):
-        if isinstance(e, tuple):
-            assert a == e
-        else:
-            assert isinstance(a, torch.Tensor) and a.dtype == e.dtype and torch.equal(a, e)
+    same_outcomes(program)
 
 
 def test_logsumexp_over_an_empty_dim_is_minus_infinity():

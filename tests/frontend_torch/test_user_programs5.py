@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import torch
 
-from .programs import fallbacks, same_on_both
+from .programs import fallbacks, same_on_both, same_outcomes
 
 
 def test_fftfreq_gives_the_negative_frequencies_as_torch():
@@ -40,28 +40,6 @@ def test_fftfreq_gives_the_negative_frequencies_as_torch():
         assert len(errors) == 2 and errors[0] == errors[1]
 
 
-def _outcomes(calls) -> list:
-    """Each call as (dtype, CPU tensor) or its error (type, message)."""
-    results = []
-    for call in calls:
-        try:
-            value = call()
-            results.append((value.dtype, value.cpu()))
-        except (RuntimeError, NotImplementedError, TypeError, IndexError) as error:
-            results.append((type(error), str(error)))
-    return results
-
-
-def _same_outcomes(program) -> None:
-    from .conftest import DEV
-
-    eager, lazy = (_outcomes(program(dev)) for dev in (torch.device("cpu"), DEV))
-    assert len(eager) == len(lazy)
-    for e, a in zip(eager, lazy, strict=True):
-        assert a[0] == e[0]
-        assert torch.equal(a[1], e[1]) if isinstance(e[1], torch.Tensor) else a[1] == e[1]
-
-
 def test_bitwise_ops_of_floats_raise_torchs_not_implemented_error():
     """x & y, x | 1, ~x, x << 1, bitwise_not... of float tensors (or an
     integer tensor with a float scalar) raised a RuntimeError from the
@@ -81,7 +59,7 @@ def test_bitwise_ops_of_floats_raise_torchs_not_implemented_error():
             lambda: i | True, lambda: b ^ 1, lambda: b << 1, lambda: 3 << i, lambda: ~b,
         ]
 
-    _same_outcomes(program)
+    same_outcomes(program)
 
 
 def test_gcd_and_lcm_are_lowered():
@@ -109,7 +87,7 @@ def test_gcd_and_lcm_are_lowered():
         return [lambda: torch.gcd(a.bool(), a.bool()), lambda: torch.gcd(a.float(), a),
                 lambda: torch.lcm(a, a.double()), lambda: torch.lcm(a, a)]
 
-    _same_outcomes(errors)
+    same_outcomes(errors)
 
 
 def test_mode_is_lowered_with_torchs_tie_rules():
@@ -138,7 +116,7 @@ def test_mode_is_lowered_with_torchs_tie_rules():
         return [lambda: torch.mode(torch.zeros(2, 0).to(dev), 1)[0],
                 lambda: torch.mode(torch.tensor([1 + 1j]).to(dev))[0]]
 
-    _same_outcomes(errors)
+    same_outcomes(errors)
 
 
 def test_put_is_lowered_with_torchs_checks():
@@ -174,7 +152,7 @@ def test_put_is_lowered_with_torchs_checks():
                 lambda: z.put(torch.tensor([0, 6]), two),
                 lambda: torch.zeros(0).to(dev).put(torch.tensor([0]).to(dev), one)]
 
-    _same_outcomes(errors)
+    same_outcomes(errors)
 
 
 def test_accumulating_writes_into_bool_tensors_combine_as_or():
@@ -213,7 +191,7 @@ def test_accumulating_writes_into_bool_tensors_combine_as_or():
                 lambda: torch.ones(3, dtype=torch.complex64).to(dev).index_reduce(
                     0, index, torch.ones(2, dtype=torch.complex64).to(dev), "amax")]
 
-    _same_outcomes(errors)
+    same_outcomes(errors)
 
 
 def test_ops_without_a_kernel_for_the_dtypes_raise_as_torch():
@@ -239,7 +217,7 @@ def test_ops_without_a_kernel_for_the_dtypes_raise_as_torch():
             lambda: torch.clamp(i, min=1.5), lambda: i ** 2, lambda: torch.addcmul(i, i, i),
         ]
 
-    _same_outcomes(program)
+    same_outcomes(program)
 
 
 def test_spherical_bessel_j0_is_lowered():
@@ -262,4 +240,4 @@ def test_spherical_bessel_j0_is_lowered():
         return [lambda: torch.special.spherical_bessel_j0(x.half()),
                 lambda: torch.special.spherical_bessel_j0(x.bfloat16())]
 
-    _same_outcomes(errors)
+    same_outcomes(errors)

@@ -197,14 +197,16 @@ def _topk(x, k, dim=-1, largest=True, sorted=True):  # noqa: A002
 
 
 # ------------------------------------------------- order statistics by sorting
-def _along(x, d):
+def _along(x, d, what: str = "median"):
+    """x's node (a 0-d tensor as 1-d), the dim, and whether it was 0-d;
+    an empty dim raises torch's IndexError for ``what``."""
     n = node(x)
     flat = n.ndim == 0
     if flat:
         n = make(Op.RESHAPE, (n,), (1,))
     d = _dim(d, n.ndim)
     if n.shape[d] == 0:
-        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
+        raise IndexError(f"{what}(): Expected reduction dim {d} to have non-zero size.")
     return n, d, flat
 
 
@@ -236,7 +238,7 @@ def _median_all(ignore_nan: bool):
 
 
 def _kthvalue(x, k, d=-1, keepdim=False):
-    n, d, flat = _along(x, d)
+    n, d, flat = _along(x, d, "kthvalue")
     if not 1 <= k <= n.shape[d]:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     return _scalar_if(flat, *kth_smallest(n, k - 1, d, keepdim or flat))
@@ -245,16 +247,10 @@ def _kthvalue(x, k, d=-1, keepdim=False):
 def _mode(x, d=-1, keepdim=False):
     """torch.mode: the core's ``mode`` (the smallest most frequent value,
     its last index) after torch's checks."""
-    n = node(x)
-    if dt.is_complex(n.dtype):
+    if dt.is_complex(node(x).dtype):
         raise NotImplementedError(f"\"mode_cpu\" not implemented for "
-                                  f"'{scalar_type_name(n.dtype)}'")
-    flat = n.ndim == 0
-    if flat:
-        n = make(Op.RESHAPE, (n,), (1,))
-    d = _dim(d, n.ndim)
-    if n.shape[d] == 0:
-        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
+                                  f"'{scalar_type_name(node(x).dtype)}'")
+    n, d, flat = _along(x, d, "mode")
     values, indices = sorting.mode(n, d, INDEX)
     if keepdim and not flat:
         values, indices = (R.keep_dims(v, n.shape, (d,)) for v in (values, indices))
