@@ -196,3 +196,43 @@ def test_angle_of_real_input_is_float32_as_tnp():
     float16 where tnp gives float32 (its where(x < 0, np.pi, 0) makes the
     Python pi a float32 tensor)."""
     assert_same(phases(lnp), phases(tnp))
+
+
+def sparse_feature_updates(t):
+    """Per-bucket bookkeeping of a sparse model: subtract decayed updates,
+    keep running maxima and minima (repeated indices combine), average an
+    embedding bag by the square root of its size; with a tape's gradients."""
+    table = t.Variable(np.arange(12.0, dtype=np.float32).reshape(4, 3))
+    rows = np.array([[1], [3], [1]])
+    updates = t.Variable(np.array([[1, 20, -3], [4, 5, 6], [7, -8, 9]], np.float32))
+    counts = t.Variable(np.arange(6, dtype=np.uint8).reshape(2, 3), trainable=False)
+    ids = np.array([2, 0, 2, 2])
+    with t.GradientTape() as tape:
+        sub = tf.tensor_scatter_nd_sub(table, rows, updates)
+        top = tf.tensor_scatter_nd_max(table, rows, updates)
+        low = tf.tensor_scatter_nd_min(table, rows, updates)
+        bag = tf.math.unsorted_segment_sqrt_n(table, ids, 4)
+        loss = tf.reduce_sum(sub * sub) + tf.reduce_sum(top) - tf.reduce_sum(low) + tf.reduce_sum(
+            bag * bag)
+    cells = [[0, 1], [1, 2], [0, 1]]
+    return [sub, top, low, bag, *tape.gradient(loss, [table, updates]),
+            tf.tensor_scatter_nd_sub(counts, cells, np.array([9, 2, 1], np.uint8)),
+            tf.tensor_scatter_nd_max(counts, cells, np.array([9, 2, 1], np.uint8)),
+            tf.tensor_scatter_nd_min(counts, cells, np.array([9, 2, 1], np.uint8))]
+
+
+def test_scatter_sub_max_min_and_segment_sqrt_n_record_lazily():
+    """``tf.tensor_scatter_nd_sub/max/min`` and ``tf.math.unsorted_segment_sqrt_n``
+    on lazy arrays ran in TensorFlow eagerly (a materialized copy, an eager
+    tf.Tensor back); they now record on the core's scatter and segment sum,
+    with TensorFlow's values (uint8 subtraction wraps), dtypes and gradients."""
+    import lazytensor.tf as ltf
+    from lazytensor.core.runtime import use_runtime
+
+    with use_runtime() as rt:
+        got = sparse_feature_updates(ltf)
+        assert all(isinstance(g, lnp.ndarray) for g in got)
+        assert rt.metrics.counters["eager_fallbacks"] == 0
+        assert_same(got, sparse_feature_updates(tf))
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        tf.math.unsorted_segment_sqrt_n(lnp.arange(4), np.array([0, 1, 0, 1]), 2)

@@ -520,23 +520,25 @@ def embedding_backward(grad: Node, indices: Node, num_rows: int,
 
 
 def segment_reduce(x: Node, ids: Node, n: int, kind: str = "add", empty=None) -> Node:
-    """The ``kind`` ('add', 'mul', 'max', 'min', 'mean') of x's rows grouped
-    by ``ids`` (x.shape = ids.shape + a row's shape) into ``n`` segments;
-    ids out of range are dropped; an empty segment holds ``empty`` when
-    given, else the identity (max / min: the lowest / highest finite value;
-    mean: 0). TensorFlow's (unsorted_)segment_*, jax.ops.segment_*,
-    embedding gradients.
+    """The ``kind`` ('add', 'mul', 'max', 'min', 'mean', 'sqrt_n': the sum
+    over the square root of the count) of x's rows grouped by ``ids``
+    (x.shape = ids.shape + a row's shape) into ``n`` segments; ids out of
+    range are dropped; an empty segment holds ``empty`` when given, else the
+    identity (max / min: the lowest / highest finite value; mean, sqrt_n:
+    0). TensorFlow's (unsorted_)segment_*, jax.ops.segment_*, embedding
+    gradients.
 
     Shape rule: (n,) + x.shape[ids.ndim:].
 
     >>> segment_reduce(const(1.0, dt.float32, (4, 3)), const(0, dt.int32, (4,)), 2).shape
     (2, 3)
     """
-    if kind == "mean" or empty is not None:
+    if kind in ("mean", "sqrt_n") or empty is not None:
         count = segment_reduce(ew.full(x.shape, 1, x.dtype), ids, n)
-        if kind == "mean":
+        if kind in ("mean", "sqrt_n"):
             total = segment_reduce(x, ids, n)
-            return make(Op.DIV, (total, make(Op.MAX, (count, _p(1, count)))))
+            count = make(Op.MAX, (count, _p(1, count)))
+            return make(Op.DIV, (total, make(Op.SQRT, (count,)) if kind == "sqrt_n" else count))
         out = segment_reduce(x, ids, n, kind)
         return make(Op.SELECT, (make(Op.GT, (count, _p(0, count))), out, _p(empty, out)))
     if kind in ("add", "mul"):

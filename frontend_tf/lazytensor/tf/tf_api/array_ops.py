@@ -210,12 +210,16 @@ def _gather_nd(params, indices, batch_dims=0, name=None, bad_indices_policy=""):
 
 
 def scatter_nd(kind: str):
+    """tf.tensor_scatter_nd_{update,add,sub,max,min}: the core's scatter_nd
+    (``sub`` adds the negated updates, as TensorFlow's kernel subtracts)."""
     def impl(tensor_, indices, updates, name=None, bad_indices_policy=""):
         x, idx = tensor(tensor_), check(tensor(indices), INT, "TensorScatter")
         upd = tensor(updates, x.dtype)
         if upd.dtype != x.dtype:
             raise DTypeError(f"tensor_scatter: updates of {upd.dtype.name} into {x.dtype.name}")
         check_nd(host_indices(indices), x.shape, "TensorScatter")
+        if kind == "sub":
+            return along.scatter_nd(x, idx, make(Op.NEG, (upd,)), "add")
         return along.scatter_nd(x, idx, upd, kind)
 
     return impl
@@ -399,7 +403,9 @@ APIS = {
     "identity": lambda input, name=None: tensor(input),  # noqa: A006
     "stop_gradient": _stop_gradient, "sort": _sort, "argsort": _argsort,
     "boolean_mask": _boolean_mask, "tensor_scatter_nd_update": scatter_nd("set"),
-    "tensor_scatter_nd_add": scatter_nd("add"), "linspace": _linspace, "slice": _slice,
+    "tensor_scatter_nd_add": scatter_nd("add"), "tensor_scatter_nd_sub": scatter_nd("sub"),
+    "tensor_scatter_nd_max": scatter_nd("max"), "tensor_scatter_nd_min": scatter_nd("min"),
+    "linspace": _linspace, "slice": _slice,
     "scatter_nd": _scatter_nd_new, "repeat": _repeat, "searchsorted": _searchsorted,
 }
 

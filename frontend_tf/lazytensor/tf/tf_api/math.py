@@ -318,9 +318,10 @@ def _top_k(input, k=1, sorted=True, index_type=None, name=None):  # noqa: A002
     return TopKV2(values, indices)
 
 
-def _unsorted_segment(kind: str):
+def _unsorted_segment(kind: str, kinds=REAL):
     """Ids known on the host are checked as TensorFlow's CPU kernel (ids past
-    ``num_segments`` raise; negative ones drop, as lazy ones do)."""
+    ``num_segments`` raise; negative ones drop, as lazy ones do); data of a
+    dtype outside ``kinds`` raises."""
     def impl(data, segment_ids, num_segments, name=None):
         ids = check(tensor(segment_ids), INT, "UnsortedSegment")
         n = host_int(num_segments)
@@ -330,7 +331,7 @@ def _unsorted_segment(kind: str):
             raise _tf.tf().errors.InvalidArgumentError(
                 None, None, f"segment_ids[{','.join(map(str, at))}] = {host[tuple(at)]} is out "
                             f"of range [0, {n})")
-        return cnn.segment_reduce(check(tensor(data), REAL, "UnsortedSegment"), ids, n, kind)
+        return cnn.segment_reduce(check(tensor(data), kinds, "UnsortedSegment"), ids, n, kind)
 
     return impl
 
@@ -426,6 +427,7 @@ APIS = {
     **{f"math.{prefix}segment_{name}": factory(kind) for name, kind in (
         ("sum", "add"), ("prod", "mul"), ("max", "max"), ("min", "min"), ("mean", "mean"))
        for prefix, factory in (("unsorted_", _unsorted_segment), ("", _segment))},
+    "math.unsorted_segment_sqrt_n": _unsorted_segment("sqrt_n", FLOAT),
     "clip_by_norm": _clip_by_norm, "clip_by_global_norm": _clip_by_global_norm,
     "complex": _complex, "math.polyval": _polyval,
     **array_ops.APIS,
