@@ -236,3 +236,44 @@ def test_scatter_sub_max_min_and_segment_sqrt_n_record_lazily():
         assert_same(got, sparse_feature_updates(tf))
     with pytest.raises(tf.errors.InvalidArgumentError):
         tf.math.unsorted_segment_sqrt_n(lnp.arange(4), np.array([0, 1, 0, 1]), 2)
+
+
+STRIDED_SLICES = [
+    dict(begin=[0, 1, 0], end=[2, 3, 5], strides=[1, 2, 2]),
+    dict(begin=[2, 3, 4], end=[0, 0, 0], strides=[-1, -1, -2]),
+    dict(begin=[-1, 0, 0], end=[0, 0, 0], strides=[-1, 1, 1], end_mask=0b110),
+    dict(begin=[1, 0], end=[2, 0], shrink_axis_mask=1, end_mask=2),
+    dict(begin=[0, 0, 0], end=[0, 0, 0], begin_mask=7, end_mask=7, new_axis_mask=2),
+    dict(begin=[0, 2], end=[0, 4], ellipsis_mask=1),
+    dict(begin=[1, 0, -1], end=[2, 0, 0], shrink_axis_mask=5, begin_mask=2, end_mask=2),
+    dict(begin=[0], end=[10]), dict(begin=[5, 0, 0], end=[9, 4, 5]),
+]
+
+
+def strided_crops(t):
+    """Crops, flips, strided subsampling and axis insertion spelled as
+    ``tf.strided_slice`` (as code converted from TF1 graphs does), with a
+    tape's gradient through one of them."""
+    x = t.Variable(np.arange(60.0, dtype=np.float32).reshape(3, 4, 5))
+    with t.GradientTape() as tape:
+        crops = [tf.strided_slice(x, **case) for case in STRIDED_SLICES]
+        loss = tf.reduce_sum(crops[1] * crops[1])
+    return [*crops, tape.gradient(loss, x)]
+
+
+def test_strided_slice_records_lazily_with_tensorflows_masks():
+    """``tf.strided_slice`` on a lazy array ran in TensorFlow eagerly (a
+    materialized copy, an eager tf.Tensor back); it now records as the
+    Python index its begin/end/strides and five bit masks spell, with
+    TensorFlow's errors for a zero stride or arguments of unequal length."""
+    import lazytensor.tf as ltf
+    from lazytensor.core.runtime import use_runtime
+
+    with use_runtime() as rt:
+        got = strided_crops(ltf)
+        assert all(isinstance(g, lnp.ndarray) for g in got)
+        assert rt.metrics.counters["eager_fallbacks"] == 0
+        assert_same(got, strided_crops(tf))
+    for bad in (dict(begin=[0], end=[1], strides=[0]), dict(begin=[0, 1], end=[1])):
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            tf.strided_slice(lnp.ones((2, 3)), **bad)

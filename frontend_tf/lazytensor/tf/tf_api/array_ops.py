@@ -16,7 +16,15 @@ import math
 
 import numpy as np
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import along, creation, layers, rearrange, reduction, sorting
+from lazytensor.core.composite import (
+    along,
+    creation,
+    indexing,
+    layers,
+    rearrange,
+    reduction,
+    sorting,
+)
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import shape as core_shape
 from lazytensor.core.composite.take import take
@@ -363,6 +371,34 @@ def _slice(input_, begin, size, name=None):
     return make(Op.SLICE, (x,), starts, stops, (1,) * x.ndim)
 
 
+def _strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0,
+                   new_axis_mask=0, shrink_axis_mask=0, var=None, name=None):
+    """tf.strided_slice as the Python index its arguments spell: bit i of
+    begin_mask / end_mask drops that bound of entry i; bit i of
+    ellipsis_mask, new_axis_mask or shrink_axis_mask makes entry i ``...``,
+    ``None`` or the single index ``begin[i]`` (in that order of precedence)."""
+    x = tensor(input_)
+    starts, stops = _shape_arg(begin), _shape_arg(end)
+    steps = (1,) * len(starts) if strides is None else _shape_arg(strides)
+    if not len(starts) == len(stops) == len(steps):
+        raise ShapeError(f"Expected begin, end, and strides to be 1D equal size tensors, but got "
+                         f"shapes [{len(starts)}], [{len(stops)}], and [{len(steps)}] instead.")
+    if 0 in steps:
+        raise ShapeError("strides[i] must be non-zero")
+    index = []
+    for i, (b, e, s) in enumerate(zip(starts, stops, steps, strict=True)):
+        bit = 1 << i
+        if ellipsis_mask & bit:
+            index.append(Ellipsis)
+        elif new_axis_mask & bit:
+            index.append(None)
+        elif shrink_axis_mask & bit:
+            index.append(b)
+        else:
+            index.append(slice(None if begin_mask & bit else b, None if end_mask & bit else e, s))
+    return indexing.getitem(x, tuple(index))
+
+
 def _scatter_nd_new(indices, updates, shape, bad_indices_policy="", name=None):
     """Updates summed into zeros of ``shape`` (duplicates add, as TensorFlow's)."""
     upd = tensor(updates)
@@ -405,7 +441,7 @@ APIS = {
     "boolean_mask": _boolean_mask, "tensor_scatter_nd_update": scatter_nd("set"),
     "tensor_scatter_nd_add": scatter_nd("add"), "tensor_scatter_nd_sub": scatter_nd("sub"),
     "tensor_scatter_nd_max": scatter_nd("max"), "tensor_scatter_nd_min": scatter_nd("min"),
-    "linspace": _linspace, "slice": _slice,
+    "linspace": _linspace, "slice": _slice, "strided_slice": _strided_slice,
     "scatter_nd": _scatter_nd_new, "repeat": _repeat, "searchsorted": _searchsorted,
 }
 
