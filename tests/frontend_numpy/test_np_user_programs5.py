@@ -357,3 +357,19 @@ def test_a_float_axis_raises_type_error(name):
         getattr(lnp, name)(lnp.asarray(a), axis=1.5)
     for axis in (np.int32(1), np.array(-1)):
         same(getattr(lnp, name)(lnp.asarray(a), axis=axis), getattr(np, name)(a, axis=axis))
+
+
+@pytest.mark.parametrize("name", ["var", "std", "nanvar", "nanstd"])
+def test_ddof_and_correction_together_raise_as_numpy(name):
+    """``np.nanvar(x, ddof=1, correction=0)`` silently used the correction
+    (numpy's own conformance tests caught it); numpy raises ValueError for a
+    nonzero ddof next to correction, and ddof=0 with correction uses it."""
+    host = np.array([[1.0, np.nan, 4.0], [2.0, 3.0, 7.0]])
+    for kwargs in ({"ddof": 1, "correction": 0}, {"ddof": 0.5, "correction": 0.5}):
+        with pytest.raises(ValueError, match="ddof and correction"):
+            getattr(np, name)(host, **kwargs)
+        with pytest.raises(ValueError, match="ddof and correction"):
+            getattr(lnp, name)(lnp.asarray(host), **kwargs)
+    for kwargs in ({"correction": 0.5}, {"ddof": 0, "correction": 1}, {"ddof": 1}):
+        same(getattr(lnp, name)(lnp.asarray(host), axis=1, **kwargs),
+             getattr(np, name)(host, axis=1, **kwargs))

@@ -112,12 +112,22 @@ def _variance(x: Node, axis, compute, ddof, keep, where) -> Node:
     return cred.masked_var(ew.convert(x, compute), _mask(x, where), axis, keep, ddof)
 
 
+def _ddof(ddof, correction):
+    """numpy's rule: ``correction`` is ``ddof``'s array-API name; a nonzero
+    ddof next to it raises."""
+    if correction is _NV:
+        return ddof
+    if ddof != 0:
+        raise ValueError("ddof and correction can't be provided simultaneously.")
+    return correction
+
+
 @implements("var")
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_NV, *, where=_NV, mean=_NV,
         correction=_NV):
     x = node_of(a)
     compute, result = _stat_dtypes(x, dtype)
-    ddof = correction if correction is not _NV else ddof
+    ddof = _ddof(ddof, correction)
     node = _variance(x, axis, compute, ddof, _kd(keepdims), _where(where))
     return finish(ew.convert(node, dt.real_dtype(result)), out)
 
@@ -127,7 +137,7 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_NV, *, where=_NV, 
         correction=_NV):
     x = node_of(a)
     compute, result = _stat_dtypes(x, dtype)
-    ddof = correction if correction is not _NV else ddof
+    ddof = _ddof(ddof, correction)
     node = make(Op.SQRT, (_variance(x, axis, compute, ddof, _kd(keepdims), _where(where)),))
     return finish(ew.convert(node, dt.real_dtype(result)), out)
 
