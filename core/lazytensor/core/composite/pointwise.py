@@ -170,3 +170,22 @@ def unless_zero(test: Node, out: Node) -> Node:
     xdivy, xlog1py, div_no_nan, multiply_no_nan, reciprocal_no_nan)."""
     zero = npextra.const(0, out)
     return make(Op.SELECT, (make(Op.EQ, (convert(test, out.dtype), zero)), zero, out))
+
+
+def spherical_bessel_j0(x: Node) -> Node:
+    """The spherical Bessel function j0 (torch.special, tf.math.special):
+    sin(x) / x; near 0 its Taylor series sum((-1)^k x^2k / (2k+1)!) in
+    Horner form (|x| < 0.5, seven terms), 0 at +-inf."""
+    def c(value) -> Node:
+        return as_node(value, x.dtype, x.shape)
+
+    x2 = make(Op.MUL, (x, x))
+    series = c(1.0 / math.factorial(13))
+    for k in range(5, -1, -1):
+        term = c((-1) ** k / math.factorial(2 * k + 1))
+        series = make(Op.ADD, (term, make(Op.MUL, (x2, series))))
+    small = make(Op.LT, (make(Op.ABS, (x,)), c(0.5)))
+    safe = make(Op.SELECT, (small, c(1.0), x))
+    ratio = make(Op.DIV, (make(Op.SIN, (safe,)), safe))
+    out = make(Op.SELECT, (small, series, ratio))
+    return make(Op.SELECT, (npextra.isinf(x), c(0.0), out))

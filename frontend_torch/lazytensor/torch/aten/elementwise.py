@@ -13,8 +13,6 @@ the dispatcher's ``implicit`` resolver runs the same kernel).
 
 from __future__ import annotations
 
-import math
-
 from lazytensor.core import Node, Op, make
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import activations as act
@@ -58,24 +56,6 @@ def _angle(x):
     return _unary(_torch_angle, P.COMPLEX_TO_FLOAT if x.is_complex() else P.INT_TO_FLOAT)(x)
 
 
-def _spherical_bessel_j0(x: Node) -> Node:
-    """sin(x) / x; near 0 its Taylor series sum((-1)^k x^2k / (2k+1)!) in
-    Horner form (|x| < 0.5, seven terms), 0 at +-inf."""
-    def c(value) -> Node:
-        return as_node(value, x.dtype, x.shape)
-
-    x2 = make(Op.MUL, (x, x))
-    series = c(1.0 / math.factorial(13))
-    for k in range(5, -1, -1):
-        term = c((-1) ** k / math.factorial(2 * k + 1))
-        series = make(Op.ADD, (term, make(Op.MUL, (x2, series))))
-    small = make(Op.LT, (make(Op.ABS, (x,)), c(0.5)))
-    safe = make(Op.SELECT, (small, c(1.0), x))
-    ratio = make(Op.DIV, (make(Op.SIN, (safe,)), safe))
-    out = make(Op.SELECT, (small, series, ratio))
-    return make(Op.SELECT, (npextra.isinf(x), c(0.0), out))
-
-
 UNARY_FLOAT = {  # a core op or a function; integer inputs become the default float dtype
     aten.exp: Op.EXP, aten.exp2: Op.EXP2, aten.expm1: Op.EXPM1, aten.log: Op.LOG,
     aten.log1p: Op.LOG1P, aten.sqrt: Op.SQRT, aten.rsqrt: Op.RSQRT, aten.sin: Op.SIN,
@@ -88,7 +68,7 @@ UNARY_FLOAT = {  # a core op or a function; integer inputs become the default fl
     aten.log10: npextra.log10, aten.reciprocal: npextra.reciprocal, aten.i0: pw.bessel_i0,
     aten.special_i1: pw.bessel_i1, aten.special_modified_bessel_i0: pw.bessel_i0,
     aten.special_modified_bessel_i1: pw.bessel_i1, aten.special_ndtri: pw.ndtri,
-    aten.special_spherical_bessel_j0: _spherical_bessel_j0,
+    aten.special_spherical_bessel_j0: pw.spherical_bessel_j0,
 }
 
 
