@@ -195,7 +195,14 @@ def _order(order: str) -> str:
     return order
 
 
+_INTP_MAX = np.iinfo(np.intp).max
+
+
 def _int_index(value) -> Node:
+    if isinstance(value, (list, tuple)) and np.asarray(value).size == 0 \
+            and np.asarray(value).dtype.kind == "f":
+        raise TypeError("indices must be integral: the provided empty sequence was inferred "
+                        "as float. Wrap it with 'np.array(indices, dtype=np.intp)'")
     node = node_of(value)
     if not (dt.is_int(node.dtype) or dt.is_bool(node.dtype)):
         raise TypeError("only int indices permitted")
@@ -209,11 +216,18 @@ def unravel_index(indices, shape, order="C"):
     dims = (operator.index(shape),) if np.ndim(shape) == 0 else tuple(shape)
     idx = _int_index(indices)
     size = math.prod(dims)
+    if size > _INTP_MAX:
+        raise ValueError("dimensions are too large; arrays and shapes with a total size "
+                         "greater than 'intp' are not supported.")
+    if size == 0 and math.prod(idx.shape):  # every index is out of bounds, whatever its value
+        raise ValueError("index is out of bounds for array with size 0")
     host = _host(indices)
     if host is not None and host.size:
         bad = host[(host < 0) | (host >= size)]
         if bad.size:
             raise ValueError(f"index {bad.flat[0]} is out of bounds for array with size {size}")
+    if not dims and idx.ndim:
+        raise ValueError("multiple indices are not supported for 0d arrays")
     return tuple(wrap(c) for c in cnum.unravel_index(idx, dims, _order(order)))
 
 
@@ -228,11 +242,16 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
         if m not in ("raise", "wrap", "clip"):
             raise ValueError(f"clipmode not understood: {m!r}")
     coords = [_int_index(c) for c in multi_index]
+    if math.prod(dims) > _INTP_MAX:
+        raise ValueError("invalid dims: array size defined by dims is larger than the maximum "
+                         "possible size.")
     for c, size, m in zip(multi_index, dims, modes, strict=True):
         host = _host(c)
         if m == "raise" and host is not None and ((host < 0) | (host >= size)).any():
             raise ValueError("invalid entry in coordinates array")
     shape = ew.broadcast_shapes(*(c.shape for c in coords))
+    if 0 in dims and math.prod(shape):  # no coordinate fits an empty axis, in any mode
+        raise ValueError("cannot unravel if shape has zero entries (is empty).")
     coords = [ew.broadcast_to(c, shape) for c in coords]
     return wrap(cnum.ravel_multi_index(coords, dims, modes, _order(order)))
 

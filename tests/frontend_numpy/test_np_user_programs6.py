@@ -1,0 +1,51 @@
+"""Bugs found by running numpy's own test modules (ci/numpy_conformance.py)
+and a sixth round of numpy user programs on lazy arrays, each reduced to the
+lines that broke and compared with numpy's own result."""
+
+from __future__ import annotations
+
+import lazytensor.numpy as lnp
+import numpy as np
+import pytest
+from np_user_helpers import same
+
+pytestmark = pytest.mark.usefixtures("own_runtime")
+
+_HALF_MAX = np.iinfo(np.intp).max // 2
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.unravel_index(1, (2**32 - 1, 2**31 + 1)),
+    lambda m: m.unravel_index(m.asarray([0]), ()),
+    lambda m: m.unravel_index(m.zeros(1, dtype=m.intp), (2, 1, 0)),
+    lambda m: m.ravel_multi_index(m.zeros((3, 1), dtype=m.intp), (2, 1, 0), mode="clip"),
+    lambda m: m.ravel_multi_index(m.zeros((3, 1), dtype=m.intp), (2, 1, 0), mode="wrap"),
+    lambda m: m.ravel_multi_index(([0], [0]), (_HALF_MAX + 1, 2)),
+])
+def test_index_conversion_errors_that_the_shape_alone_decides(call):
+    """A shape larger than intp, several indices into a 0-d shape and any
+    index into an empty shape are errors whatever the index values: numpy
+    raises ValueError; lazy unravel_index/ravel_multi_index returned
+    wrapped-around or -1 coordinates (found by numpy's test_index_tricks)."""
+    with pytest.raises(ValueError):
+        call(np)
+    with pytest.raises(ValueError):
+        call(lnp)
+
+
+def test_index_conversion_of_an_empty_list_is_numpys_type_error():
+    """An empty list is a float array in numpy: TypeError with numpy's hint."""
+    for mod in (np, lnp):
+        with pytest.raises(TypeError, match="the provided empty sequence was"):
+            mod.unravel_index([], (10, 3, 5))
+        with pytest.raises(TypeError, match="the provided empty sequence was"):
+            mod.ravel_multi_index(([], []), (10, 3))
+
+
+def test_index_conversion_near_the_limits(runtime):
+    for mod in (np, lnp):
+        assert mod.unravel_index(0, ()) == ()
+    same(lnp.ravel_multi_index(([0], [0]), (_HALF_MAX, 2)),
+         np.ravel_multi_index(([0], [0]), (_HALF_MAX, 2)))
+    same(lnp.ravel_multi_index(lnp.zeros((3, 0), dtype=lnp.intp), (2, 1, 0)),
+         np.ravel_multi_index(np.zeros((3, 0), dtype=np.intp), (2, 1, 0)))
