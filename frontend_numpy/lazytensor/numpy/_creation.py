@@ -23,7 +23,7 @@ from lazytensor.numpy._base import (
     wrap,
     wrap_handle,
 )
-from lazytensor.numpy._dispatch import implements, note_fallback
+from lazytensor.numpy._dispatch import eager, implements, note_fallback
 from lazytensor.numpy._errors import UnsupportedDtype
 from lazytensor.numpy._ufuncs import stored
 
@@ -226,8 +226,13 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
 
 @implements("geomspace")
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
-    if not all(type(v) in (int, float) for v in (_number(start), _number(stop))) or axis:
-        raise TypeError("lazytensor.numpy.geomspace takes real Python scalars and axis=0")
+    """Lazy for real scalar end points; array or complex end points or a
+    complex dtype (the logarithmic spiral) and axis= run eagerly in numpy (warned, counted)."""
+    spiral = dtype is not None and np.dtype(dtype).kind == "c"
+    if spiral or np.ndim(start) or np.ndim(stop) or axis or not all(
+            type(v) in (int, float) for v in (_number(start), _number(stop))):
+        return eager("numpy.geomspace", np.geomspace, (start, stop, num, endpoint, dtype, axis),
+                     {})
     return wrap(cc.geomspace(_number(start), _number(stop), int(num), endpoint, as_dtype(dtype)))
 
 
