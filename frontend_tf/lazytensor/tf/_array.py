@@ -151,6 +151,13 @@ class ndarray(HandleArray):  # noqa: N801  (tnp's name)
         tensor = tf.constant(self._h.numpy(), name=name)
         return tensor if dtype is None else tf.cast(tensor, dtype)
 
+    def is_tensor_like(self) -> bool:
+        """TensorFlow's tensor-like protocol (``tensor_util.IsTensorLike``, as
+        WeakTensor uses it): ``tf.is_tensor(x)`` is True for a lazy array as
+        for a tf.Tensor, and TensorFlow's ops take its dtype as a tensor's
+        (``tf.math.divide(2, x)`` converts 2 to x's dtype)."""
+        return True
+
     def __repr__(self) -> str:
         node = self._h.node
         return (f"<lazytensor.tf.Tensor: shape={node.shape}, dtype={node.dtype.name}, "
