@@ -6,12 +6,11 @@ values, dtypes, shapes and error types, with no eager fallback."""
 
 from __future__ import annotations
 
+import lazytensor.tf as ltf
 import numpy as np
 import pytest
-from tf_helpers import assert_same, lnp, tf, tnp
-
-import lazytensor.tf as ltf
 from lazytensor.core import metrics
+from tf_helpers import assert_same, lnp, tf, tnp
 
 RNG = np.random.default_rng(6)
 
@@ -48,3 +47,94 @@ def test_tf_is_tensor_of_lazy_arrays_and_variables():
     assert isinstance(got, ltf.Tensor)
     assert_same(got, normalise(tf.constant(data)))
 
+
+
+def _f32(*shape):
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+EINSUM = {  # equation: operand shapes
+    "ij,jk->ik": [(3, 4), (4, 5)], "bhqd,bhkd->bhqk": [(2, 2, 3, 4), (2, 2, 5, 4)],
+    "ij, jk -> ik": [(3, 4), (4, 2)], "...j,...j->...": [(2, 3, 4), (2, 3, 4)],
+    "ii->i": [(3, 3)], "ij->": [(3, 4)], "ij,jk": [(2, 3), (3, 2)], "i,j->ij": [(3,), (4,)],
+}
+
+
+@pytest.mark.parametrize("equation", sorted(EINSUM))
+def test_tf_einsum_records_lazily(equation):
+    """``tf.einsum`` (and tf.linalg.einsum) of lazy arrays converted them
+    (materialized) and returned an eager tf.Tensor: TensorFlow gives it no
+    dispatch (``*inputs``); it now records the core's einsum."""
+    arrays = [_f32(*s) for s in EINSUM[equation]]
+    _lazy_and_eager(lambda *xs: tf.einsum(equation, *xs), *arrays)
+    _lazy_and_eager(lambda *xs: tf.linalg.einsum(equation, *xs), *arrays)
+
+
+def test_tf_einsum_int_and_errors_as_tensorflow():
+    ints = np.arange(6, dtype=np.int32).reshape(2, 3)
+    _lazy_and_eager(lambda a: tf.einsum("ij,kj->ik", a, a), ints)
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        tf.einsum("ij,j->i", lnp.asarray(_f32(2, 3)), tf.constant([1, 2, 3]))
+    with pytest.raises(TypeError):
+        tf.einsum("ij->ji", lnp.asarray(_f32(2, 3)), foo=1)
+    with pytest.raises(AttributeError):  # TensorFlow reads each input's .shape
+        tf.einsum("ij,j->i", lnp.asarray(_f32(2, 3)), [1.0, 2.0, 3.0])
+    metrics.reset()  # int8 has no CPU kernel: TensorFlow's own error, eagerly
+    with pytest.warns(UserWarning, match="tf.einsum"), pytest.raises(tf.errors.NotFoundError):
+        tf.einsum("ij->i", lnp.asarray(np.ones((2, 2), np.int8)))
+    assert metrics.as_dict()["fallbacks"] == {"tf.einsum": 1}
+
+
+def test_tf_einsum_of_eager_tensors_is_tensorflows():
+    got = tf.einsum("ij,jk->ik", tf.ones((2, 3)), tf.ones((3, 2)))
+    assert not isinstance(got, ltf.Tensor)
+
+
+def test_tf_linalg_slogdet_records_lazily():
+    """``tf.linalg.slogdet`` converted lazy arrays and ran eagerly (its
+    export has no dispatch); now the core's slogdet, both results of the
+    input's dtype (complex log|det| too), sign 0 / -inf when singular."""
+    _lazy_and_eager(tf.linalg.slogdet, _f32(3, 4, 4))
+    _lazy_and_eager(tf.linalg.slogdet, np.zeros((2, 2), np.float64))
+    _lazy_and_eager(tf.linalg.slogdet, np.array([[0, 1], [1, 0]], np.complex64))
+    got = tf.linalg.slogdet(lnp.asarray(_f32(2, 2)))
+    assert got.sign.shape == () and got.log_abs_determinant.dtype == tf.float32
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        tf.linalg.slogdet(lnp.asarray(np.eye(2, dtype=np.int32)))
+
+
+RFFT = {
+    "rfft": lambda x: tf.signal.rfft(x), "rfft_crop": lambda x: tf.signal.rfft(x, [5]),
+    "rfft_pad": lambda x: tf.signal.rfft(x, fft_length=[12]),
+    "rfft_tensor_length": lambda x: tf.signal.rfft(x, tf.constant([6])),
+    "irfft": lambda x: tf.signal.irfft(tf.signal.rfft(x)),
+    "irfft_odd": lambda x: tf.signal.irfft(tf.signal.rfft(x), [7]),
+    "irfft_pad": lambda x: tf.signal.irfft(tf.signal.rfft(x), [20]),
+    "rfft2d": lambda x: tf.signal.rfft2d(x), "rfft2d_len": lambda x: tf.signal.rfft2d(x, [3, 6]),
+    "irfft2d": lambda x: tf.signal.irfft2d(tf.signal.rfft2d(x)),
+    "irfft2d_len": lambda x: tf.signal.irfft2d(tf.signal.rfft2d(x), [4, 5]),
+    "rfft3d": lambda x: tf.signal.rfft3d(x),
+    "irfft3d": lambda x: tf.signal.irfft3d(tf.signal.rfft3d(x)),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("case", sorted(RFFT))
+def test_tf_signal_rfft_irfft_record_lazily(case, dtype):
+    """``tf.signal.rfft``/``irfft`` (2-d, 3-d) converted lazy arrays and
+    ran eagerly (their exports have no dispatch); now the core's fourier
+    transforms with TensorFlow's fft_length (crop / zero-pad) and dtypes
+    (float32 <-> complex64, float64 <-> complex128)."""
+    _lazy_and_eager(RFFT[case], RNG.standard_normal((2, 4, 8)).astype(dtype),
+                    precision="float32")
+
+
+def test_tf_signal_rfft_errors_as_tensorflow():
+    for fn, value in ((tf.signal.rfft, np.arange(4, dtype=np.int32)),
+                      (tf.signal.rfft, np.float32(1.0)),
+                      (tf.signal.irfft, np.ones(4, np.float32)),
+                      (tf.signal.rfft, np.ones(4, np.float16))):
+        with pytest.raises(ValueError):
+            fn(tf.constant(value))
+        with pytest.raises(ValueError):
+            fn(lnp.asarray(value))

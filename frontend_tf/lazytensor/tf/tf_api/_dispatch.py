@@ -61,12 +61,50 @@ def install(apis: dict[str, Callable]) -> None:
         if id(api) in seen:  # aliases (tf.add is tf.math.add): one table entry each
             raise ValueError(f"tf.{path} is tf.{seen[id(api)]}: list it once")
         seen[id(api)] = path
+        if not hasattr(api, dispatch.TYPE_BASED_DISPATCH_ATTR):
+            _wrap_undispatched(path, api, target(path, impl))
+            continue
         params = [p for p in inspect.signature(api).parameters if p != "name"]
         signatures = [{p: lazy} for p in params]
         tf.experimental.dispatch_for_api(api, *signatures)(target(path, impl))
     # lists holding lazy arrays (``[tf.shape(x)[0], 2]`` as a shape): before
     # TensorFlow's own packing of lists of tensors (priority 99)
     tf.register_tensor_conversion_function((list, tuple), _convert_list, priority=98)
+
+
+# the namespaces searched for the other names of an API that TensorFlow
+# exports without dispatch (tf.einsum is tf.linalg.einsum)
+_NAMESPACES = ("", "linalg", "math", "signal", "image", "nn")
+
+
+def _wrap_undispatched(path: str, api: Callable, fn: Callable) -> None:
+    """Give ``tf.<path>`` the dispatch TensorFlow's export lost: its public
+    name (and the aliases of the same function) becomes a wrapper that runs
+    ``fn`` when an argument holds a lazy array, else TensorFlow's ``api``.
+
+    ``tf.linalg.slogdet`` and ``tf.signal.rfft``/``irfft``... are exported
+    as the undecorated functions (TensorFlow decorates a copy with
+    ``add_dispatch_support`` and drops it), and ``tf.einsum`` takes
+    ``*inputs``, which TensorFlow's type-based dispatch does not support;
+    without this, lazy arrays reach them converted (materialized) and come
+    back as eager tensors. Names imported before ``install`` keep the
+    original function."""
+
+    @functools.wraps(api)
+    def with_dispatch(*args, **kwargs):
+        if holds_lazy(args) or holds_lazy(kwargs.values()):
+            result = fn(*args, **kwargs)
+            if result is not NotImplemented:
+                return result
+        return api(*args, **kwargs)
+
+    name = path.rsplit(".", 1)[-1]
+    for space in _NAMESPACES:
+        module = resolve(space) if space else _tf.tf()
+        if getattr(module, name, None) is api:
+            setattr(module, name, with_dispatch)
+    if resolve(path) is not with_dispatch:
+        raise ValueError(f"tf.{path} is not in the namespaces {_NAMESPACES}")
 
 
 def holds_lazy(value) -> bool:

@@ -10,8 +10,8 @@ kernels do; factors unique only up to signs (QR, eigenvectors, singular
 vectors) follow XLA's conventions, which may differ from LAPACK's.
 
 ``tf.einsum`` and ``tf.linalg.slogdet`` offer no dispatch in TensorFlow
-(no ``dispatch_for_api`` hook): on lazy arrays they convert their inputs
-and run eagerly, as any API outside the tables does.
+(no ``dispatch_for_api`` hook): ``_dispatch.install`` wraps their public
+names so that lazy arrays reach the implementations here.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import math
 
 import numpy as np
 from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import einsum as ce
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import linalg as cl
 from lazytensor.core.composite import lstsq as cls
@@ -102,6 +103,37 @@ def cross(a, b, name=None):
     if x.ndim < 1 or x.shape[-1] != 3:
         raise ShapeError("Trailing dimension must be 3 [Op:Cross]")
     return ts.cross(x, y)
+
+
+# the dtypes of TensorFlow's CPU Einsum kernel (others: its NotFoundError,
+# from TensorFlow itself through the eager fallback)
+_EINSUM_DTYPES = (dt.int32, dt.int64, dt.bfloat16, *_FLOATING)
+_EINSUM_KWARGS = ("name", "optimize")
+
+
+def einsum(equation, *inputs, **kwargs):
+    unknown = sorted(set(kwargs) - set(_EINSUM_KWARGS))
+    if unknown:
+        raise TypeError(f"Invalid keyword arguments for einsum: {', '.join(unknown)}. Valid "
+                        f"arguments: name, optimize, greedy.")
+    for value in inputs:
+        if not hasattr(value, "shape"):  # TensorFlow reads each input's shape first
+            raise AttributeError(f"'{type(value).__name__}' object has no attribute 'shape'")
+    nodes = operands(*inputs, op="Einsum")
+    if nodes[0].dtype not in _EINSUM_DTYPES:
+        raise NotImplementedError(f"einsum of {nodes[0].dtype.name}")
+    return ce.einsum(equation.replace(" ", ""), *nodes)
+
+
+LogMatrixDeterminant = collections.namedtuple("LogMatrixDeterminant",
+                                              ["sign", "log_abs_determinant"])
+
+
+def slogdet(input, name=None):  # noqa: A002
+    """(sign, log|det|): both of the input's dtype (complex ones too, as
+    TensorFlow's kernel gives them); sign 0 and -inf for a singular matrix."""
+    sign, logabs = nl.slogdet(_matrix(input, "LogMatrixDeterminant"))
+    return LogMatrixDeterminant(sign, ew.convert(logabs, sign.dtype))
 
 
 # ------------------------------------------------------------ inverses, dets
@@ -310,7 +342,7 @@ def matrix_transpose(a, name="matrix_transpose", conjugate=False):
 APIS = {
     "linalg.matmul": matmul, "linalg.matvec": matvec,
     "linalg.tensordot": tensordot, "linalg.cross": cross,
-    "linalg.inv": inv, "linalg.solve": solve,
+    "linalg.inv": inv, "linalg.solve": solve, "einsum": einsum, "linalg.slogdet": slogdet,
     "linalg.det": lambda input, name=None: nl.det(  # noqa: A006
         _matrix(input, "MatrixDeterminant")),
     "linalg.logdet": lambda matrix, name=None: nl.cholesky_logdet(_matrix(matrix, "Cholesky")),

@@ -9,9 +9,11 @@ the window, a constant) and transform the last axis with ``fft_length``
 (default: the next power of two of ``frame_length``).
 
 ``tf.signal.rfft``/``irfft`` (and their 2-d/3-d forms) offer no dispatch in
-TensorFlow (no ``dispatch_for_api`` hook): on lazy arrays they convert their
-inputs and run eagerly, as any API outside the tables does; ``stft`` and
-``inverse_stft``, which use them, record lazily here.
+TensorFlow (no ``dispatch_for_api`` hook): ``_dispatch.install`` wraps their
+public names so that lazy arrays reach ``_r2c``/``_c2r`` here. Their
+``fft_length`` crops or zero-pads the innermost dims (for the inverse, the
+last one to ``fft_length[-1] // 2 + 1`` entries), float32 <-> complex64
+and float64 <-> complex128.
 """
 
 from __future__ import annotations
@@ -47,6 +49,57 @@ def _c2c(rank: int, forward: bool):
         x = _complex(input, rank, op)
         axes = tuple(range(x.ndim - rank, x.ndim))
         return fourier.fft(x, axes, forward, "none" if forward else "n")
+
+    impl.__name__ = op.lower()
+    return impl
+
+
+def _lengths(fft_length, rank: int) -> tuple[int, ...] | None:
+    if fft_length is None:
+        return None
+    lengths = host_int(fft_length)
+    if isinstance(lengths, int):  # TensorFlow iterates over fft_length
+        raise TypeError("'numpy.int32' object is not iterable")
+    if len(lengths) != rank:
+        raise ShapeError(f"fft_length must have {rank} elements, got {len(lengths)}")
+    return lengths
+
+
+def _r2c(rank: int):
+    op = "RFFT" + (f"{rank}D" if rank > 1 else "")
+
+    def impl(input_tensor, fft_length=None, name=None):
+        x = tensor(input_tensor, dt.float32)
+        if x.dtype not in _REAL:
+            raise ValueError(f"{op[:4]} requires tf.float32 or tf.float64 inputs, got: "
+                             f"{x.dtype.name} tensor of shape {list(x.shape)}")
+        if x.ndim < rank:
+            raise ValueError(f"Shape {tuple(x.shape)} must have rank at least {rank}")
+        lengths = _lengths(fft_length, rank) or x.shape[x.ndim - rank:]
+        if 0 in x.shape or 0 in lengths:
+            raise NotImplementedError(f"{op} of an empty input")  # TensorFlow's own
+        return fourier.rfftn(x, tuple(range(x.ndim - rank, x.ndim)), lengths)
+
+    impl.__name__ = op.lower()
+    return impl
+
+
+def _c2r(rank: int):
+    op = "IRFFT" + (f"{rank}D" if rank > 1 else "")
+
+    def impl(input_tensor, fft_length=None, name=None):
+        x = tensor(input_tensor, dt.complex64)
+        if x.ndim < rank:
+            raise ValueError(f"Shape {tuple(x.shape)} must have rank at least {rank}")
+        if x.dtype not in _COMPLEX:
+            raise ValueError(f"{op[:5]} requires tf.complex64 or tf.complex128 inputs, got: "
+                             f"{x.dtype.name} tensor of shape {list(x.shape)}")
+        lengths = _lengths(fft_length, rank)
+        if lengths is None:
+            lengths = (*x.shape[x.ndim - rank:-1], max(0, 2 * (x.shape[-1] - 1)))
+        if 0 in x.shape or 0 in lengths:
+            raise NotImplementedError(f"{op} of an empty input")  # TensorFlow's own
+        return fourier.irfftn(x, tuple(range(x.ndim - rank, x.ndim)), lengths, "n")
 
     impl.__name__ = op.lower()
     return impl
@@ -126,6 +179,8 @@ APIS = {
     "signal.fft": _c2c(1, True), "signal.ifft": _c2c(1, False),
     "signal.fft2d": _c2c(2, True), "signal.ifft2d": _c2c(2, False),
     "signal.fft3d": _c2c(3, True), "signal.ifft3d": _c2c(3, False),
+    "signal.rfft": _r2c(1), "signal.irfft": _c2r(1), "signal.rfft2d": _r2c(2),
+    "signal.irfft2d": _c2r(2), "signal.rfft3d": _r2c(3), "signal.irfft3d": _c2r(3),
     "signal.fftshift": _shift(False), "signal.ifftshift": _shift(True), "signal.frame": frame,
     "signal.stft": stft, "signal.inverse_stft": inverse_stft,
     "signal.overlap_and_add": overlap_and_add,
