@@ -138,3 +138,94 @@ def test_tf_signal_rfft_errors_as_tensorflow():
             fn(tf.constant(value))
         with pytest.raises(ValueError):
             fn(lnp.asarray(value))
+
+
+IMAGE = {
+    "rgb_to_grayscale": tf.image.rgb_to_grayscale,
+    "grayscale_to_rgb": lambda x: tf.image.grayscale_to_rgb(x[..., :1]),
+    "adjust_brightness": lambda x: tf.image.adjust_brightness(x, 0.2),
+    "adjust_brightness_negative": lambda x: tf.image.adjust_brightness(x, -0.3),
+    "adjust_contrast": lambda x: tf.image.adjust_contrast(x, 1.7),
+    "adjust_contrast_tensor": lambda x: tf.image.adjust_contrast(x, tf.constant(0.5)),
+    "adjust_gamma": lambda x: tf.image.adjust_gamma(x, 2.2),
+    "adjust_gamma_gain": lambda x: tf.image.adjust_gamma(x, 0.5, gain=1.5),
+    "central_crop": lambda x: tf.image.central_crop(x, 0.5),
+    "central_crop_third": lambda x: tf.image.central_crop(x, 0.33),
+    "central_crop_all": lambda x: tf.image.central_crop(x, 1.0),
+    "crop_to_bounding_box": lambda x: tf.image.crop_to_bounding_box(x, 1, 2, 4, 3),
+    "pad_to_bounding_box": lambda x: tf.image.pad_to_bounding_box(x, 1, 2, 9, 11),
+    "resize_with_crop_or_pad": lambda x: tf.image.resize_with_crop_or_pad(x, 5, 10),
+    "resize_with_crop_or_pad_odd": lambda x: tf.image.resize_with_crop_or_pad(x, 3, 9),
+    "rot90": tf.image.rot90, "rot90_k2": lambda x: tf.image.rot90(x, 2),
+    "rot90_k3": lambda x: tf.image.rot90(x, k=3), "rot90_k_neg": lambda x: tf.image.rot90(x, -1),
+    "transpose": tf.image.transpose,
+    "per_image_standardization": tf.image.per_image_standardization,
+    "to_uint8": lambda x: tf.image.convert_image_dtype(x, tf.uint8),
+    "to_uint8_saturate": lambda x: tf.image.convert_image_dtype(x * 2 - 0.5, tf.uint8,
+                                                                saturate=True),
+    "to_float16": lambda x: tf.image.convert_image_dtype(x, tf.float16),
+    "to_float64": lambda x: tf.image.convert_image_dtype(x, "float64"),
+    "to_int16": lambda x: tf.image.convert_image_dtype(x, tf.int16),
+}
+IMAGES = {
+    "float32": RNG.uniform(0, 1, (2, 6, 7, 3)).astype(np.float32),
+    "uint8": RNG.integers(0, 256, (6, 7, 3)).astype(np.uint8),
+    "float16": RNG.uniform(0, 1, (6, 7, 3)).astype(np.float16),
+}
+
+
+@pytest.mark.parametrize("dtype", sorted(IMAGES))
+@pytest.mark.parametrize("case", sorted(IMAGE))
+def test_tf_image_ops_record_lazily(case, dtype):
+    """tf.image's crops, pads, rotations, dtype conversion and colour
+    adjustments of lazy images materialized them and returned eager tensors
+    (the table had only flips and resize); now they record core ops with
+    TensorFlow's dtype handling (integer images scaled through float32 and
+    back with saturation)."""
+    if dtype != "float32" and case in ("to_uint8_saturate",):
+        pytest.skip("float arithmetic on an integer image: tnp promotion, not tf.image")
+    if dtype == "float16" and case.startswith("adjust_contrast"):
+        pytest.skip("no float16 CPU kernel: test_tf_image_adjust_contrast_of_float16")
+    _lazy_and_eager(IMAGE[case], IMAGES[dtype])
+
+
+def test_tf_image_adjust_contrast_of_float16_is_tensorflows_error():
+    """TensorFlow's CPU AdjustContrastv2 has no float16 kernel: the call
+    goes to TensorFlow (counted) for its NotFoundError."""
+    metrics.reset()
+    with pytest.warns(UserWarning), pytest.raises(tf.errors.NotFoundError):
+        tf.image.adjust_contrast(lnp.asarray(IMAGES["float16"]), 2.0)
+    assert metrics.as_dict()["fallbacks"] == {"tf.image.adjust_contrast": 1}
+
+
+@pytest.mark.parametrize("case", ["uint8_to_int8", "int16_to_uint8", "int8_to_int32",
+                                  "int32_to_float32", "uint8_to_float64"])
+def test_tf_image_convert_image_dtype_between_integers_and_floats(case):
+    source, target = case.split("_to_")
+    info = np.iinfo(source)
+    data = RNG.integers(info.min, info.max, (4, 5, 1), endpoint=True).astype(source)
+    _lazy_and_eager(lambda x: tf.image.convert_image_dtype(x, target), data)
+    _lazy_and_eager(lambda x: tf.image.convert_image_dtype(x, target, saturate=True), data)
+
+
+IMAGE_ERRORS = {
+    "crop_past_edge": lambda x: tf.image.crop_to_bounding_box(x, 3, 0, 4, 4),
+    "crop_negative": lambda x: tf.image.crop_to_bounding_box(x, -1, 0, 2, 2),
+    "pad_too_small": lambda x: tf.image.pad_to_bounding_box(x, 0, 0, 3, 3),
+    "central_crop_zero": lambda x: tf.image.central_crop(x, 0.0),
+    "rot90_rank2": lambda x: tf.image.rot90(x[0, :, :, 0]),
+    "transpose_rank5": lambda x: tf.image.transpose(x[None]),
+    "gamma_negative": lambda x: tf.image.adjust_gamma(x, -1.0),
+    "grayscale_to_rgb_channels": tf.image.grayscale_to_rgb,
+    "convert_to_bool": lambda x: tf.image.convert_image_dtype(x, tf.bool),
+    "contrast_rank2": lambda x: tf.image.adjust_contrast(x[0, :, :, 0], 2.0),
+}
+
+
+@pytest.mark.parametrize("case", sorted(IMAGE_ERRORS))
+def test_tf_image_bad_arguments_raise_as_tensorflow(case):
+    data = IMAGES["float32"]
+    with pytest.raises(Exception) as eager:
+        IMAGE_ERRORS[case](tf.constant(data))
+    with pytest.raises(type(eager.value)):
+        IMAGE_ERRORS[case](lnp.asarray(data))
