@@ -65,3 +65,15 @@ def test_geomspace_of_arrays_complex_end_points_and_axis():
     a spiral too (it must not become a NaN through the real logarithm)."""
     for got, want in zip(_geomspaces(lnp), _geomspaces(np), strict=True):
         same(got, want, rtol=1e-12)
+
+
+def test_concatenate_of_more_arrays_than_intc_raises_before_reading_them():
+    """numpy refuses more than intc-max arrays up front (ValueError); lazy
+    concatenate read every one of the 2**31 tuple entries and ran out of
+    memory (numpy's _core test_shape_base, test_huge_list_error)."""
+    class Huge(tuple):  # the length of a 16 GiB tuple, without the memory
+        def __len__(self):
+            return np.iinfo(np.intc).max + 1
+
+    with pytest.raises(ValueError, match="only supports up to"):
+        lnp.concatenate(Huge([lnp.asarray([1])]))

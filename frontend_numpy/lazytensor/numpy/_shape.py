@@ -189,8 +189,14 @@ def _join(fn, arrays, out, dtype, casting, *args):
     return out
 
 
+_INTC_MAX = np.iinfo(np.intc).max
+
+
 @implements("concatenate", "concat")
 def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    if isinstance(arrays, (list, tuple)) and len(arrays) > _INTC_MAX:  # before reading them
+        raise ValueError(f"concatenate() only supports up to {_INTC_MAX} arrays but got "
+                         f"{len(arrays)}.")
     return _join(cs.concatenate, arrays, out, dtype, casting, axis)
 
 
