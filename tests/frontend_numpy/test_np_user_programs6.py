@@ -77,3 +77,25 @@ def test_concatenate_of_more_arrays_than_intc_raises_before_reading_them():
 
     with pytest.raises(ValueError, match="only supports up to"):
         lnp.concatenate(Huge([lnp.asarray([1])]))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.concatenate((m.asarray([1.0]), m.asarray([2.0])), out=m.empty(2), dtype="f8"),
+    lambda m: m.stack((m.asarray([1.0]), m.asarray([2.0])), out=m.empty((2, 1)), dtype="f8"),
+    lambda m: m.concatenate(([1], [1]), dtype="(2,)i"),
+])
+def test_join_refuses_out_with_dtype_and_subarray_dtypes(call):
+    """numpy raises TypeError for out= together with dtype= and for a
+    subarray dtype; lazy concatenate/stack ignored the conflict and the
+    subarray dtype reached JAX (numpy's _core test_shape_base)."""
+    with pytest.raises(TypeError):
+        call(np)
+    with pytest.raises(TypeError):
+        call(lnp)
+
+
+def test_unstack_of_a_0d_array_is_numpys_value_error():
+    """np.unstack(np.array(0)) raises ValueError; lazy unstack raised IndexError."""
+    for mod in (np, lnp):
+        with pytest.raises(ValueError, match="at least 1-d"):
+            mod.unstack(mod.asarray(0))

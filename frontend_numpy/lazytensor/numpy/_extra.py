@@ -113,6 +113,8 @@ def astype(x, dtype, /, *, copy=True, device=None):
 @implements("unstack")
 def unstack(x, /, *, axis=0):
     x = x if isinstance(x, ndarray) else wrap(node_of(x))
+    if x.ndim == 0:
+        raise ValueError("Input array must be at least 1-d.")
     axis = cred.normalize_axis(axis, x.ndim)
     return tuple(x[(slice(None),) * axis + (i,)] for i in range(x.shape[axis]))
 

@@ -176,6 +176,13 @@ def broadcast_arrays(*args, subok=False):
 # ------------------------------------------------------------------- joins
 
 def _join(fn, arrays, out, dtype, casting, *args):
+    if out is not None and dtype is not None:
+        raise TypeError("concatenate() only takes `out` or `dtype` as an argument, but both "
+                        "were provided.")
+    if dtype is not None and np.dtype(dtype).subdtype is not None:
+        raise TypeError(f"The dtype `{np.dtype(dtype)!r}` is not a valid dtype for "
+                        "concatenation since it is a subarray dtype (the subarray dimensions "
+                        "would be added as array dimensions).")
     nodes = [node_of(a) for a in arrays]
     if dtype is not None and casting != "unsafe":
         for n in nodes:
