@@ -229,3 +229,27 @@ def test_tf_image_bad_arguments_raise_as_tensorflow(case):
         IMAGE_ERRORS[case](tf.constant(data))
     with pytest.raises(type(eager.value)):
         IMAGE_ERRORS[case](lnp.asarray(data))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64"])
+def test_tf_multiply_no_nan_gradient_where_y_is_zero(dtype):
+    """``tf.math.multiply_no_nan``'s gradient with respect to y was 0 where
+    y is 0; TensorFlow's is upstream * x there too (its MulNoNan gradient is
+    mul_no_nan(x, upstream)). Values and d/dx were right already."""
+    xs = np.array([1.5, -2.0, np.inf, 3.0, 0.5], dtype)
+    ys = np.array([0.0, 0.0, 0.0, 2.0, -1.0], dtype)
+    weights = np.arange(1, 6).astype(dtype)
+
+    def step(tape_cls, variable, constant):
+        x, y = variable(xs), variable(ys)
+        with tape_cls() as tape:
+            z = tf.math.multiply_no_nan(x, y)
+            loss = tf.reduce_sum(z * constant(weights))
+        return [z, *tape.gradient(loss, [x, y])]
+
+    got = step(ltf.GradientTape, ltf.Variable, lnp.asarray)
+    want = step(tf.GradientTape, tf.Variable, tf.constant)
+    assert_same(got[:2], want[:2])
+    # d/dy where y is 0 and x is finite: TensorFlow's x * upstream
+    finite = np.isfinite(xs)
+    np.testing.assert_allclose(got[2].numpy()[finite], want[2].numpy()[finite], rtol=1e-6)

@@ -23,6 +23,7 @@ import math
 
 import numpy as np
 from lazytensor.core import dtypes as dt
+from lazytensor.core.autodiff import stop_gradient
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import (
     layers,
@@ -75,12 +76,6 @@ def _unary(fn, kinds: str):
     return impl
 
 
-def _unless_zero(test_of, fn):
-    """0 where ``test_of(x, y)`` is zero, else fn(x, y) (multiply_no_nan:
-    the core's ``unless_zero``)."""
-    return lambda a, b: pointwise.unless_zero(test_of(a, b), fn(a, b))
-
-
 def _guarded(test: int, safe: float, fn):
     """fn(a, b), 0 where operand ``test`` (0: a, 1: b) is zero; there b is
     replaced by ``safe`` first, so fn stays finite and a tape's gradient is
@@ -92,6 +87,20 @@ def _guarded(test: int, safe: float, fn):
         return _select(zero, npextra.const(0, out), out)
 
     return apply
+
+
+def _multiply_no_nan(a: Node, b: Node) -> Node:
+    """a * b, 0 where b is zero (a may be inf or NaN there), with
+    TensorFlow's gradient: d/da = g * b (0 where b is 0) and d/db = g * a,
+    also where b is 0 (that branch is b * a with a's gradient stopped, so
+    its value is b * 0 = 0). Where b is 0 and a is inf or NaN, d/db is 0
+    (TensorFlow: inf or NaN): a value of 0 cannot carry that gradient
+    without a custom gradient rule."""
+    zero = make(Op.EQ, (b, npextra.const(0, b)))
+    finite = _select(npextra.isfinite(a), a, npextra.const(0, a))
+    branch = _mul(b, stop_gradient(finite))
+    other = _select(zero, npextra.const(0, b), b)  # no inf * 0 from the unselected side
+    return _select(zero, branch, _mul(a, other))
 
 
 _recip = tnp_math._reciprocal
@@ -161,7 +170,7 @@ BINARY = {  # API path: (node function, kernel dtypes); TF's TypeError on a misf
     "math.xlog1py": (_guarded(0, 0, lambda a, b: _mul(a, make(Op.LOG1P, (b,)))),
                      INEXACT),
     "math.xdivy": (_guarded(0, 1, _div), INEXACT),
-    "math.multiply_no_nan": (_unless_zero(lambda a, b: b, _mul), INEXACT),
+    "math.multiply_no_nan": (_multiply_no_nan, INEXACT),
     "bitwise.right_shift": (npextra.right_shift, INT),
 }
 
