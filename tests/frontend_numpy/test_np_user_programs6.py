@@ -99,3 +99,67 @@ def test_unstack_of_a_0d_array_is_numpys_value_error():
     for mod in (np, lnp):
         with pytest.raises(ValueError, match="at least 1-d"):
             mod.unstack(mod.asarray(0))
+
+
+def _covs(mod):
+    return (mod.cov(mod.ones((1, 3)), ddof=0, rowvar=False),
+            mod.cov(mod.asarray([[1.0, 2.0, 4.0]]).T, mod.asarray([[0.0, 1.0, 3.0]]),
+                    rowvar=False),
+            mod.cov(mod.asarray([[1.0, 2.0, 4.0]]), rowvar=False, bias=True),
+            mod.corrcoef(mod.asarray([[1.0, 2.0], [2.0, 1.0], [3.0, 5.0]]), rowvar=False))
+
+
+def test_cov_of_one_row_with_rowvar_false(runtime):
+    """With rowvar=False a 2-d m's columns are variables even when m has one
+    row (numpy gh-27658): cov(ones((1, 3)), rowvar=False) is a 3x3 matrix;
+    lazy cov kept the row as one variable and gave a scalar (silently wrong
+    shape). A 3-d m raises numpy's ValueError (lazy returned a 3-d array)."""
+    for got, expected in zip(_covs(lnp), _covs(np), strict=True):
+        same(got, expected)
+    for mod in (np, lnp):
+        with pytest.raises(ValueError, match="more than 2 dimensions"):
+            mod.cov(mod.ones((2, 2, 2)))
+
+
+def _averages(mod):
+    y = mod.arange(12.0).reshape(2, 2, 3)
+    w = mod.arange(1.0, 13.0).reshape(2, 2, 3)
+    return (mod.average(y, axis=(0, 1), weights=w[:, :, 0]),
+            mod.average(y, axis=(2, 0), weights=w[:, 0, :].T),
+            mod.average(y, axis=1, weights=[1.0, 2.0], keepdims=True),
+            mod.average(mod.arange(6).reshape(2, 3), axis=-1, weights=[1, 0, 1],
+                        returned=True)[1])
+
+
+def test_average_with_weights_along_several_axes(runtime):
+    """numpy 2's average takes weights shaped like the axes named (a tuple
+    axis, in its order); lazy average raised ValueError for them. Weights of
+    another shape with no axis raise numpy's TypeError (lazy: ValueError)."""
+    for got, want in zip(_averages(lnp), _averages(np), strict=True):
+        same(got, want)
+    for mod in (np, lnp):
+        y = mod.arange(12.0).reshape(2, 2, 3)
+        with pytest.raises(TypeError, match="Axis must be specified"):
+            mod.average(y, weights=[1.0, 2.0, 3.0])
+        with pytest.raises(ValueError, match="consistent with shape of a"):
+            mod.average(y, axis=(0, 1), weights=[1.0, 2.0, 3.0])
+
+
+def test_bincount_of_an_empty_list_and_minlength_checks(runtime):
+    """np.bincount([]) counts nothing (an empty list is float64 but empty);
+    lazy bincount raised TypeError. minlength=None/'foobar' raise numpy's
+    TypeError (lazy: ValueError from int()), a negative one ValueError
+    (lazy ignored it). A float list is cast with numpy's DeprecationWarning."""
+    same(lnp.bincount([], minlength=3), np.bincount([], minlength=3))
+    same(lnp.bincount([]), np.bincount([]))
+    with pytest.warns(DeprecationWarning, match="Non-integer input"):
+        got = lnp.bincount([1.0, 2.0])
+    with pytest.warns(DeprecationWarning, match="Non-integer input"):
+        same(got, np.bincount([1.0, 2.0]))
+    for mod in (np, lnp):
+        with pytest.raises(TypeError):
+            mod.bincount(mod.asarray([1, 2]), minlength="foobar")
+        with pytest.raises(TypeError, match="use 0 instead of None"):
+            mod.bincount(mod.asarray([1, 2]), minlength=None)
+        with pytest.raises(ValueError, match="must not be negative"):
+            mod.bincount(mod.asarray([1, 2]), minlength=-1)

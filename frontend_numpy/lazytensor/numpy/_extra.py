@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import math
 import operator
+import warnings
 
 from lazytensor.core import dtypes as dt
+from lazytensor.core import metrics
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import indexing as ci
 from lazytensor.core.composite import npextra as npx
@@ -25,7 +27,7 @@ from lazytensor.core.composite.rearrange import resized
 from lazytensor.core.ir import Node
 from lazytensor.numpy import _shape, _ufuncs
 from lazytensor.numpy._base import lift, ndarray, node_of, wrap
-from lazytensor.numpy._dispatch import eager, implements, to_host
+from lazytensor.numpy._dispatch import NUMPY_DIRS, eager, implements, to_host
 
 import numpy as np
 
@@ -204,6 +206,9 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
                      {"dtype": dtype})
     x = node_of(m)
     parts = [x] + ([node_of(y)] if y is not None else [])
+    for name, part in zip("my", parts, strict=False):
+        if part.ndim > 2:
+            raise ValueError(f"{name} has more than 2 dimensions")
     target = as_dtype_or(dtype, np.result_type(*(p.dtype for p in parts), np.float64))
     ddof = (0 if bias else 1) if ddof is None else ddof
     rows = [ew.convert(p, target) for p in parts]
@@ -290,6 +295,19 @@ def vander(x, N=None, increasing=False):  # noqa: N803 (numpy's name)
 def bincount(x, weights=None, minlength=0):
     """Counts (or summed weights) per value: the length is data-dependent,
     so only max(x) is materialized; the counting is a lazy scatter-add."""
+    if minlength is None:
+        raise TypeError("use 0 instead of None for minlength")
+    minlength = operator.index(minlength)
+    if minlength < 0:
+        raise ValueError("'minlength' must not be negative")
+    if not isinstance(x, (ndarray, np.ndarray)):  # numpy casts a host sequence to intp
+        host = np.asarray(x)
+        if host.dtype.kind == "f":
+            if host.size:
+                warnings.warn("Non-integer input passed to bincount. In a future version of "
+                              "NumPy, this will be an error. (Deprecated NumPy 2.1)",
+                              DeprecationWarning, stacklevel=metrics.user_stacklevel(NUMPY_DIRS))
+            x = host.astype(np.intp)
     idx = node_of(x)
     if idx.ndim != 1:
         raise ValueError("object too deep for desired array")
@@ -299,6 +317,6 @@ def bincount(x, weights=None, minlength=0):
     biggest = int(wrap(cred.reduce("max", idx, None)).item()) if idx.shape[0] else -1
     if idx.shape[0] and int(wrap(cred.reduce("min", idx, None)).item()) < 0:
         raise ValueError("'list' argument must have no negative elements")
-    length = max(biggest + 1, int(minlength))
+    length = max(biggest + 1, minlength)
     w = ew.as_node(node_of(weights), dt.float64, idx.shape) if weights is not None else None
     return wrap(cstats.bincount(idx, length, w))

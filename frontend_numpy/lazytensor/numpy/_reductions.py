@@ -11,6 +11,7 @@ from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import npextra as npx
 from lazytensor.core.composite import numerics as cnum
 from lazytensor.core.composite import reduction as cred
+from lazytensor.core.composite import shape as cs
 from lazytensor.core.composite import tnp_shared as shared
 from lazytensor.core.composite.shape import ravel
 from lazytensor.core.ir import Node
@@ -142,6 +143,22 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_NV, *, where=_NV, 
     return finish(ew.convert(node, dt.real_dtype(result)), out)
 
 
+def _weights_along(x: Node, w: Node, axis) -> Node:
+    """numpy 2's weights of another shape than ``a``: one weight per element
+    of the axes named (in their order), broadcast over the others."""
+    if w.shape == x.shape:
+        return w
+    if axis is None:
+        raise TypeError("Axis must be specified when shapes of a and weights differ.")
+    axes = cs.normalize_axis_tuple(axis, x.ndim)
+    if w.shape != tuple(x.shape[a] for a in axes):
+        raise ValueError("Shape of weights must be consistent with shape of a along "
+                         "specified axis.")
+    w = cs.transpose(w, tuple(int(i) for i in np.argsort(axes)))
+    w = cs.reshape(w, tuple(s if d in axes else 1 for d, s in enumerate(x.shape)))
+    return ew.broadcast_to(w, x.shape)
+
+
 @implements("average")
 def average(a, axis=None, weights=None, returned=False, *, keepdims=_NV):
     """numpy.average on the shared core average (integers average in float64)."""
@@ -151,7 +168,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=_NV):
         avg, total = shared.average(ew.convert(x, compute), axis, None, keep)
         avg, total = ew.convert(avg, result), ew.convert(total, result)
     else:
-        w = node_of(weights)
+        w = _weights_along(x, node_of(weights), axis)
         dtype = np.result_type(x.dtype, w.dtype, x.dtype if dt.is_inexact(x.dtype) else
                                np.float64)
         avg, total = shared.average(ew.convert(x, dtype), axis, ew.convert(w, dtype), keep)

@@ -164,8 +164,9 @@ def cov(m: Node, y: Node | None = None, rowvar: bool = True, ddof: int = 1) -> N
     ()
     """
     rows = [cs.atleast_2d(p) for p in ([m] if y is None else [m, y])]
-    if not rowvar:
-        rows = [cs.transpose(r) if r.shape[0] != 1 else r for r in rows]
+    if not rowvar:  # m's columns are variables unless m is 1-d; y's unless it has one row
+        flip = [m.ndim != 1] + [r.shape[0] != 1 for r in rows[1:]]
+        rows = [cs.transpose(r) if f else r for r, f in zip(rows, flip, strict=True)]
     data = cs.concatenate(rows, 0)
     n = data.shape[1]
     mean = ew.broadcast_to(cred.mean(data, 1, keepdims=True), data.shape)
