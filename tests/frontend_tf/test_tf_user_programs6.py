@@ -253,3 +253,42 @@ def test_tf_multiply_no_nan_gradient_where_y_is_zero(dtype):
     # d/dy where y is 0 and x is finite: TensorFlow's x * upstream
     finite = np.isfinite(xs)
     np.testing.assert_allclose(got[2].numpy()[finite], want[2].numpy()[finite], rtol=1e-6)
+
+
+CONTROL = {
+    "case": lambda x: tf.case([(tf.reduce_sum(x) > 100, lambda: x * 0),
+                               (tf.reduce_sum(x) > 3, lambda: x + 1)], default=lambda: x),
+    "case_default": lambda x: tf.case([(tf.reduce_max(x) > 100, lambda: x * 0)],
+                                      default=lambda: x - 1),
+    "case_no_default_last": lambda x: tf.case([(x[0] > 5, lambda: x * 2),
+                                               (x[0] < 5, lambda: x * 3)]),
+    "case_exclusive": lambda x: tf.case([(x[0] < 1, lambda: x * 2), (x[1] > 5, lambda: x)],
+                                        exclusive=True),
+    "switch_case": lambda x: tf.switch_case(tf.cast(x[1], tf.int32),
+                                            [lambda: x, lambda: x * 3, lambda: x * 4]),
+    "switch_case_default": lambda x: tf.switch_case(tf.cast(x[3], tf.int32),
+                                                    {0: lambda: x, 1: lambda: -x},
+                                                    default=lambda: x * 10),
+    "is_non_decreasing": tf.math.is_non_decreasing,
+    "is_non_decreasing_matrix": lambda x: tf.math.is_non_decreasing(tf.reshape(x, (2, 2))),
+    "is_strictly_increasing": lambda x: tf.math.is_strictly_increasing(x * 0 + 1),
+    "is_non_decreasing_one": lambda x: tf.math.is_non_decreasing(x[:1]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CONTROL))
+def test_tf_case_switch_case_and_monotonic_checks_of_lazy_arrays(case):
+    """``tf.case`` with a lazy predicate, ``tf.switch_case`` with a lazy
+    branch index and ``tf.math.is_non_decreasing``/``is_strictly_increasing``
+    of a lazy array raised TypeError ("pred must be a Tensor", "'branch_index'
+    must be a Tensor", "Expected x to be numeric"); now the predicates are
+    read back (as tf.cond's are) and the branches record lazily, and the
+    checks compare neighbours lazily."""
+    _lazy_and_eager(CONTROL[case], np.arange(4, dtype=np.float32))
+
+
+def test_tf_is_non_decreasing_of_bools_is_a_type_error_as_in_tensorflow():
+    with pytest.raises(TypeError):
+        tf.math.is_non_decreasing(tf.constant([True, False]))
+    with pytest.raises(TypeError):
+        tf.math.is_non_decreasing(lnp.asarray(np.array([True, False])))

@@ -27,7 +27,7 @@ import importlib.util
 import sys
 
 # table modules, in registration order (later entries may not repeat an API)
-TABLES = ("math", "nn", "nn_extra", "linalg", "signal", "image", "counting")
+TABLES = ("math", "nn", "nn_extra", "linalg", "signal", "image", "counting", "control")
 
 
 def paths_by_table() -> dict[str, list[str]]:

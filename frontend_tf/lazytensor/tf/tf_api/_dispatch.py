@@ -61,7 +61,7 @@ def install(apis: dict[str, Callable]) -> None:
         if id(api) in seen:  # aliases (tf.add is tf.math.add): one table entry each
             raise ValueError(f"tf.{path} is tf.{seen[id(api)]}: list it once")
         seen[id(api)] = path
-        if not hasattr(api, dispatch.TYPE_BASED_DISPATCH_ATTR):
+        if path in _NESTED or not hasattr(api, dispatch.TYPE_BASED_DISPATCH_ATTR):
             _wrap_undispatched(path, api, target(path, impl))
             continue
         params = [p for p in inspect.signature(api).parameters if p != "name"]
@@ -71,6 +71,10 @@ def install(apis: dict[str, Callable]) -> None:
     # TensorFlow's own packing of lists of tensors (priority 99)
     tf.register_tensor_conversion_function((list, tuple), _convert_list, priority=98)
 
+
+# APIs whose lazy arguments sit in tuples inside a list (tf.case's
+# (pred, fn) pairs), where TensorFlow's type-based dispatch does not look
+_NESTED = frozenset({"case"})
 
 # the namespaces searched for the other names of an API that TensorFlow
 # exports without dispatch (tf.einsum is tf.linalg.einsum)
