@@ -292,3 +292,59 @@ def test_tf_is_non_decreasing_of_bools_is_a_type_error_as_in_tensorflow():
         tf.math.is_non_decreasing(tf.constant([True, False]))
     with pytest.raises(TypeError):
         tf.math.is_non_decreasing(lnp.asarray(np.array([True, False])))
+
+
+DCT = {
+    "dct": lambda x: tf.signal.dct(x), "dct_ortho": lambda x: tf.signal.dct(x, norm="ortho"),
+    "dct3": lambda x: tf.signal.dct(x, type=3), "dct3_ortho": lambda x: tf.signal.dct(
+        x, type=3, norm="ortho"),
+    "dct_n_crop": lambda x: tf.signal.dct(x, n=6), "dct_n_pad": lambda x: tf.signal.dct(x, n=14),
+    "idct": lambda x: tf.signal.idct(x), "idct_ortho": lambda x: tf.signal.idct(x, norm="ortho"),
+    "idct3": lambda x: tf.signal.idct(x, type=3, n=7),
+    "round_trip": lambda x: tf.signal.idct(tf.signal.dct(x, norm="ortho"), norm="ortho"),
+    "mfcc": tf.signal.mfccs_from_log_mel_spectrograms,
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("case", sorted(DCT))
+def test_tf_signal_dct_idct_mfcc_record_lazily(case, dtype):
+    """``tf.signal.dct``/``idct`` (types 2 and 3) and
+    ``mfccs_from_log_mel_spectrograms`` of lazy arrays materialized them
+    and returned eager tensors (not in the signal table); now TensorFlow's
+    rfft-based formulas on the core's transforms."""
+    _lazy_and_eager(DCT[case], RNG.standard_normal((2, 3, 10)).astype(dtype),
+                    precision="float32")
+
+
+def test_tf_signal_dct_bad_arguments_as_tensorflow():
+    x = _f32(2, 8)
+    for kwargs, error in ((dict(type=5), ValueError), (dict(norm="x"), ValueError),
+                          (dict(n=0), ValueError), (dict(axis=0), NotImplementedError)):
+        for c in (tf.constant, lnp.asarray):
+            with pytest.raises(error):
+                tf.signal.dct(c(x), **kwargs)
+
+
+REVERSE_SEQUENCE = {
+    "rows": ([1, 2, 4], 1, 0), "columns": ([1, 2, 3, 0], 0, 1), "last_batch": ([2, 1], 0, 2),
+    "default_batch": (np.array([3, 1, 2], np.int64), 1, None),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REVERSE_SEQUENCE))
+def test_tf_reverse_sequence_records_lazily(case):
+    """``tf.reverse_sequence`` (bidirectional RNN code) of a lazy array
+    materialized it and returned an eager tensor; now one gather with an
+    index built from the lengths (read back, checked as TensorFlow's)."""
+    lengths, seq_axis, batch_axis = REVERSE_SEQUENCE[case]
+    x = np.arange(24, dtype=np.float32).reshape(3, 4, 2)
+    _lazy_and_eager(lambda a: tf.reverse_sequence(a, lengths, seq_axis, batch_axis), x)
+
+
+@pytest.mark.parametrize("lengths", [[1, 2, 5], [1, -2, 3], [1, 2], [1.0, 2.0, 3.0]])
+def test_tf_reverse_sequence_bad_lengths_as_tensorflow(lengths):
+    x = np.zeros((3, 4), np.float32)
+    for c in (tf.constant, lnp.asarray):
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            tf.reverse_sequence(c(x), lengths, seq_axis=1, batch_axis=0)

@@ -27,7 +27,7 @@ from lazytensor.core.composite import (
 )
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import shape as core_shape
-from lazytensor.core.composite.take import take
+from lazytensor.core.composite.take import take, take_along_axis
 from lazytensor.core.composite.ufuncs import conj
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
@@ -418,6 +418,39 @@ def _searchsorted(sorted_sequence, values, side="left", out_type=None, name=None
     found = along.searchsorted(seq, v, right=side == "right")
     return ew.convert(found, dtype_arg(out_type) or dt.int32)
 
+def _reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=None):  # noqa: A002
+    """Each batch entry's first ``seq_lengths[b]`` elements along ``seq_axis``
+    reversed: one gather with an index built on the host (the lengths are
+    read back, a barrier when lazy, and checked as TensorFlow's kernel)."""
+    x = tensor(input)
+    if seq_axis is None or x.ndim < 2:
+        raise NotImplementedError("reverse_sequence without seq_axis")  # TensorFlow's own
+    seq, batch = host_int(seq_axis) % x.ndim, host_int(batch_axis or 0) % x.ndim
+    lengths = np.asarray(_tf.host_value(seq_lengths))
+    if lengths.dtype.kind not in "iu":
+        raise DTypeError(f"Value for attr 'Tlen' of {lengths.dtype.name} is not in the list of "
+                         f"allowed values: int32, int64")
+    message = None
+    if seq == batch:
+        message = f"batch_dim == seq_dim == {seq}"
+    elif lengths.shape != (x.shape[batch],):
+        message = f"Length of seq_lengths != input.dims({batch}), ({lengths.size} vs. " \
+                  f"{x.shape[batch]})"
+    elif (lengths > x.shape[seq]).any():
+        message = f"seq_lens({np.argmax(lengths > x.shape[seq])}) > input.dims({seq})"
+    elif (lengths < 0).any():
+        message = f"seq_lens({np.argmax(lengths < 0)}) < 0"
+    if message:
+        raise _out_of_range(f"{message} [Op:ReverseSequence]")
+    steps = np.arange(x.shape[seq])
+    index = np.where(steps < lengths[:, None], lengths[:, None] - 1 - steps, steps)
+    shape = [1] * x.ndim
+    shape[batch], shape[seq] = index.shape
+    index = (index if batch < seq else index.T).reshape(shape)
+    full = core_shape.broadcast_to(tensor(index.astype(np.int64)), x.shape)
+    return take_along_axis(x, full, seq)
+
+
 APIS = {
     "reshape": _reshape, "transpose": _transpose, "concat": _concat, "stack": _stack,
     "unstack": _unstack, "split": _split,
@@ -443,6 +476,7 @@ APIS = {
     "tensor_scatter_nd_max": scatter_nd("max"), "tensor_scatter_nd_min": scatter_nd("min"),
     "linspace": _linspace, "slice": _slice, "strided_slice": _strided_slice,
     "scatter_nd": _scatter_nd_new, "repeat": _repeat, "searchsorted": _searchsorted,
+    "reverse_sequence": _reverse_sequence,
 }
 
 
