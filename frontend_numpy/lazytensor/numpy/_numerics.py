@@ -14,6 +14,7 @@ through the shared fallback (warned and counted).
 
 from __future__ import annotations
 
+import builtins
 import math
 import operator
 import warnings
@@ -25,6 +26,7 @@ from lazytensor.core.composite import lstsq as cls
 from lazytensor.core.composite import numerics as cnum
 from lazytensor.core.composite import reduction as cred
 from lazytensor.core.composite import shape as cs
+from lazytensor.core.composite import statistics as cstats
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
@@ -35,6 +37,7 @@ from lazytensor.numpy._ufuncs import finish
 import numpy as np
 
 LinAlgError = np.linalg.LinAlgError
+builtins_range = builtins.range
 _NV = np._NoValue
 _BOOL_SUBTRACT = ("numpy boolean subtract, the `-` operator, is not supported, use the "
                   "bitwise_xor, the `^` operator, or the logical_xor function instead.")
@@ -160,6 +163,108 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002 (nu
     x, _ = _histogram_input(a, weights)
     uniform = not isinstance(bins, ndarray) and np.ndim(bins) == 0
     return wrap(_equal_edges(x, bins, range) if uniform else _given_edges(bins))
+
+
+def _dd_sample(sample) -> Node:
+    """histogramdd's (N, D) sample: an (N, D) array as is, else the rows of
+    ``atleast_2d(sample)`` as the D columns (in their common dtype)."""
+    if isinstance(sample, (ndarray, np.ndarray)) and sample.ndim == 2:
+        return node_of(sample)
+    if isinstance(sample, (list, tuple)) and any(isinstance(s, ndarray) for s in sample):
+        columns = [cs.atleast_1d(node_of(s)) for s in sample]
+        dtype = np.result_type(*(c.dtype for c in columns))
+        return cs.stack([ew.convert(c, dtype) for c in columns], 1)
+    return cs.transpose(cs.atleast_2d(node_of(sample)))
+
+
+def _dd_edges(column: Node, bins, range_, i: int) -> Node:
+    """One axis's edges: ``bins`` equal steps over ``range_`` (host numbers)
+    or the column's min/max (on device), or the given increasing edges."""
+    if np.ndim(bins) == 1:
+        host = _host(bins)
+        if host is not None and (host[:-1] > host[1:]).any():
+            raise ValueError(f"`bins[{i}]` must be monotonically increasing, when an array")
+        return node_of(bins)
+    if np.ndim(bins) != 0:
+        raise ValueError(f"`bins[{i}]` must be a scalar or 1d array")
+    if bins < 1:
+        raise ValueError(f"`bins[{i}]` must be positive, when an integer")
+    try:
+        n = operator.index(bins)
+    except TypeError:
+        raise TypeError(f"`bins[{i}]` must be an integer, when a scalar") from None
+    if range_ is None and column.shape[0]:  # the data's own min/max, as histogram's
+        return cnum.histogram_edges(column, n, None)
+    first, last = (0, 1) if range_ is None else range_
+    if first > last:
+        raise ValueError("max must be larger than min in range parameter.")
+    if not (np.isfinite(first) and np.isfinite(last)):
+        raise ValueError(f"supplied range of [{first}, {last}] is not finite")
+    if first == last:
+        first, last = first - 0.5, last + 0.5
+    return node_of(np.linspace(first, last, n + 1))
+
+
+@implements("histogramdd")
+def histogramdd(sample, bins=10, range=None, density=None, weights=None):  # noqa: A002
+    """numpy.histogramdd for integer or array ``bins`` (string bins run
+    eagerly): each sample's bin along each axis by a search of the edges,
+    one flat bin index, and a scatter-add of known length. Lazy array
+    ``bins`` are taken as increasing; an automatic range of non-finite data
+    gives NaN edges (numpy raises)."""
+    if isinstance(bins, str) or (isinstance(bins, (list, tuple))
+                                 and any(isinstance(b, str) for b in bins)):
+        return eager("numpy.histogramdd", np.histogramdd, (sample, bins, range, density,
+                                                             weights), {})
+    x = _dd_sample(sample)
+    n, d = x.shape
+    try:
+        if len(bins) != d:
+            raise ValueError("The dimension of bins must be equal to the dimension of the "
+                             "sample x.")
+    except TypeError:
+        bins = d * [bins]
+    if range is None:
+        range = (None,) * d  # noqa: A001
+    elif len(range) != d:
+        raise ValueError("range argument must have one entry per dimension")
+    columns = [cs.reshape(cs.slice_axis(x, 1, i, i + 1), (n,)) for i in builtins_range(d)]
+    edges = [_dd_edges(columns[i], bins[i], range[i], i) for i in builtins_range(d)]
+    nbin = [e.shape[0] + 1 for e in edges]  # an outlier bin at each end
+    flat = None
+    for column, edge, size in zip(columns, edges, nbin, strict=True):
+        e, c = wrap(edge), wrap(column)
+        index = np.searchsorted(e, c, side="right")
+        index = index - (c == e[-1]).astype(index.dtype)  # the last edge closes its bin
+        flat = index if flat is None else flat * size + index
+    w = None if weights is None else ew.as_node(node_of(weights), dt.float64, (n,))
+    counts = cstats.bincount(node_of(flat) if n else ew.full((0,), 0, dt.int64),
+                             math.prod(nbin), w)
+    hist = wrap(ew.convert(cs.reshape(counts, tuple(nbin)), dt.float64))
+    hist = hist[(slice(1, -1),) * d]
+    if density:
+        total = hist.sum()
+        for i, edge in enumerate(edges):
+            shape = [1] * d
+            shape[i] = nbin[i] - 2
+            hist = hist / np.diff(wrap(edge)).reshape(shape)
+        hist = hist / total
+    return hist, [wrap(e) for e in edges]
+
+
+@implements("histogram2d")
+def histogram2d(x, y, bins=10, range=None, density=None, weights=None):  # noqa: A002
+    """histogramdd of the two columns (x, y), as numpy's."""
+    try:
+        count = len(bins)
+    except TypeError:
+        count = 1
+    if count not in (1, 2):
+        bins = [bins, bins]
+    if len(x) != len(y):
+        raise ValueError("x and y must have the same length.")
+    hist, edges = histogramdd([x, y], bins, range, density, weights)
+    return hist, edges[0], edges[1]
 
 
 # ------------------------------------------------------------ nanargmax/min
