@@ -214,3 +214,40 @@ def searchsorted(seq: Node, values: Node, right: bool = False, sorter: Node | No
     v_b = make(Op.BROADCAST_IN_DIM, (values,), shape, tuple(range(values.ndim)))
     hit = make(Op.LE if right else Op.LT, (s_b, v_b))
     return make(Op.REDUCE_SUM, (convert(hit, dt.int64),), (last,))
+
+
+def bisect(seq: Node, values: Node, right: bool = False, sorter: Node | None = None) -> Node:
+    """Insertion points (int64) of ``values`` into the last axis of ``seq``
+    (1-d, or batched with ``values``' leading axes) by C's binary search:
+    ceil(log2(n + 1)) halvings, going right while ``!(s >= v)`` (left) or
+    ``!(s > v)`` (right). Equal to ``searchsorted`` for NaN-free input; a
+    NaN compares false both ways, as in torch's kernel (a NaN value lands
+    at the end, a NaN in ``seq`` sends the search to its right).
+
+    >>> import numpy as np
+    >>> from lazytensor.core.runtime import constant
+    >>> s = constant(np.array([1.0, 2.0, 3.0]), np.dtype("float32"))
+    >>> bisect(s, constant(np.array([2.0, np.nan]), np.dtype("float32"))).shape
+    (2,)
+    """
+    if sorter is not None and seq.shape[-1]:
+        seq = gather_at(seq, coordinates(convert(sorter, dt.int64), seq.ndim - 1))
+    if values.dtype != seq.dtype:
+        common = np.promote_types(values.dtype, seq.dtype)
+        seq, values = convert(seq, common), convert(values, common)
+    n, shape = seq.shape[-1], values.shape
+    lo, hi = as_node(0, dt.int64, shape), as_node(n, dt.int64, shape)
+    one = as_node(1, dt.int64, shape)
+    for _ in range(n.bit_length()):
+        mid = make(Op.SHIFT_RIGHT_LOGICAL, (make(Op.ADD, (lo, hi)), one))
+        at = make(Op.MIN, (mid, as_node(n - 1, dt.int64, shape)))
+        if seq.ndim == 1:
+            probe = reshape(gather_at(seq, reshape(at, (*shape, 1))), shape)
+        else:
+            probe = gather_along(seq, seq.ndim - 1, at)
+        stop = make(Op.GT if right else Op.GE, (probe, values))  # NaN: False, go right
+        open_ = make(Op.LT, (lo, hi))
+        go_right = make(Op.AND, (open_, make(Op.NOT, (stop,))))
+        lo = make(Op.SELECT, (go_right, make(Op.ADD, (mid, one)), lo))
+        hi = make(Op.SELECT, (make(Op.AND, (open_, stop)), mid, hi))
+    return lo

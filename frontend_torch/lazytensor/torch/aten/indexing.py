@@ -277,11 +277,17 @@ def _index_reduce(x, d, index, source, reduce, *, include_self=True):
 
 def _searchsorted(sorted_sequence, values, *, out_int32=False, right=False, side=None,
                   sorter=None):
-    """Insertion points by counting: #(seq < v) (left) or #(seq <= v) (right)."""
+    """Insertion points by torch's binary search (the core's ``bisect``: a NaN
+    compares false both ways). torch has no bool or complex kernel: those
+    raise its error (torch's own op runs on zeros of their shapes)."""
+    if any(isinstance(t, torch.Tensor) and (t.dtype is torch.bool or t.is_complex())
+           for t in (sorted_sequence, values)):
+        torch.searchsorted(*(torch.zeros(t.shape, dtype=t.dtype) if isinstance(t, torch.Tensor)
+                             else t for t in (sorted_sequence, values)), right=right)
     seq = node(sorted_sequence)
     vals = node(values) if isinstance(values, torch.Tensor) else as_node(values, seq.dtype)
     sorter = None if sorter is None else node(sorter)
-    count = along.searchsorted(seq, vals, right or side == "right", sorter)
+    count = along.bisect(seq, vals, right or side == "right", sorter)
     return wrap(convert(count, dt.int32 if out_int32 else dt.int64))
 
 
