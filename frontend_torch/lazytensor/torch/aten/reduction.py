@@ -26,7 +26,30 @@ from lazytensor.torch._tensor import scalar_type_name, wrap
 from lazytensor.torch.aten._common import aten, dims, node, np_dtype, opmath
 from lazytensor.torch.aten._common import dim as _dim
 
+import torch
+from torch._decomp import decomposition_table
+
 INDEX = dt.int64
+
+# (op, dtype, shape, arguments) whose torch kernel accepted a bool or complex input
+_ACCEPTED: set = set()
+
+
+def _probed(op, impl):
+    """``impl``, after torch's own ``op`` ran on a CPU stand-in (zeros of the
+    input's shape and dtype) of a bool or complex input: torch has no such
+    kernel for many of these ops (argmax, topk or median of bools; max, sort
+    or cummax of complex numbers) and raises its error, where the core would
+    compute an answer. An accepted signature is remembered."""
+    def probed(x, *args, **kwargs):
+        if x.dtype is torch.bool or x.is_complex():
+            key = (op, x.dtype, tuple(x.shape), repr(args), repr(kwargs))
+            if key not in _ACCEPTED:
+                op(torch.zeros(x.shape, dtype=x.dtype), *args, **kwargs)
+                _ACCEPTED.add(key)
+        return impl(x, *args, **kwargs)
+
+    return probed
 
 
 def _sum_dtype(x: Node, dtype) -> np.dtype:
@@ -156,8 +179,9 @@ def _cum_extreme(kind: str):
         n = node(x)
         if n.ndim == 0:
             return wrap(n), wrap(as_node(0, INDEX, ()))
-        values, indices = running_extreme(n, _dim(dim, n.ndim), kind)
-        return wrap(values), wrap(indices)
+        values, indices = running_extreme(convert(n, dt.uint8) if dt.is_bool(n.dtype) else n,
+                                          _dim(dim, n.ndim), kind)
+        return wrap(convert(values, n.dtype)), wrap(indices)
 
     return impl
 
@@ -297,4 +321,13 @@ def _table() -> dict:
     }
 
 
+# torch has no bool or complex kernel for some of these (see _probed)
+PROBED = (
+    aten.amax, aten.amin, aten.max.default, aten.min.default, aten.max.dim, aten.min.dim,
+    aten.argmax, aten.argmin, aten.cummax, aten.cummin, aten.sort.default, aten.sort.stable,
+    aten.topk, aten.median.dim, aten.nanmedian.dim, aten.median.default,
+    aten.nanmedian.default, aten.kthvalue,
+)
 TABLE = _table()
+TABLE.update({op: _probed(op, TABLE[op]) for op in PROBED})
+TABLE[aten.nansum] = _probed(aten.nansum, decomposition_table[aten.nansum.default])
