@@ -206,12 +206,17 @@ def _inplace_view(func: OpOverload) -> Impl | None:
     return impl
 
 
+# in-place overloads whose functional twin has another overload name
+_FUNCTIONAL_OVERLOAD = {aten.floor_divide_.Tensor: "default"}
+
+
 def _inplace_variant(func: OpOverload) -> Impl | None:
     name = func.overloadpacket.__name__
     if not name.endswith("_") or name.startswith("_foreach") or name.startswith("__"):
         return None
     packet = getattr(aten, name[:-1], None)
-    functional = getattr(packet, func._overloadname, None) if packet is not None else None
+    overload = _FUNCTIONAL_OVERLOAD.get(func, func._overloadname)
+    functional = getattr(packet, overload, None) if packet is not None else None
     if functional is None or not _lowered(functional) or not _one_tensor_out(functional):
         return None  # (an op writing several outputs, as the amp ones, falls through)
     inner = resolve(functional)

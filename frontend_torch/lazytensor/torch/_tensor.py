@@ -39,7 +39,17 @@ TORCH_OF: dict[np.dtype, torch.dtype] = {
     np.dtype(np.complex64): torch.complex64,
     np.dtype(np.complex128): torch.complex128,
 }
-NUMPY_OF: dict[torch.dtype, np.dtype] = {t: n for n, t in TORCH_OF.items()}
+
+
+class _DTypeTable(dict):
+    """torch dtype -> numpy dtype; a dtype the core cannot hold (complex32,
+    the float8 types) raises a clear TypeError, not a KeyError."""
+
+    def __missing__(self, dtype):
+        raise TypeError(f"lazytensor.torch does not support dtype {dtype}")
+
+
+NUMPY_OF: dict[torch.dtype, np.dtype] = _DTypeTable({t: n for n, t in TORCH_OF.items()})
 
 
 def scalar_type_name(dtype: np.dtype) -> str:

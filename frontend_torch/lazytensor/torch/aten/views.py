@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from lazytensor.core import CoreError, Node, Op, ViewHandle, make
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import indexing as ix
@@ -362,6 +363,49 @@ def _as_strided(x, size, stride, storage_offset=None):
     return strided_view(root, shape, size, stride, offset, stride)
 
 
+def _as_strided_scatter(x, src, size, stride, storage_offset=None):
+    """torch's result: a tensor with x's strides and storage offset whose
+    storage (as large as x's) holds x's elements and, at the storage
+    positions of the strided view, ``src``; positions between x's elements
+    are not seen. Lowered as one scatter of the src elements that land on
+    an element of x (positions matched on the host). An overlapping view or
+    another dtype of ``src`` runs in eager torch on a CPU copy of x with x's
+    layout."""
+    size, stride = size_list(size), tuple(stride)
+    shape, strides, start = tuple(x.shape), x.stride(), x.storage_offset()
+    storage = math.prod(_root(x).node.shape)  # in elements
+    held = strided_positions(shape, strides, start).reshape(-1)
+    if np.unique(held).size != held.size:  # an overlapping x: torch clones it contiguous
+        strides, start, storage = c_strides(shape), 0, math.prod(shape)
+        held = np.arange(storage)
+    offset = start if storage_offset is None else storage_offset
+    positions = strided_positions(size, stride, offset).reshape(-1)
+    if tuple(src.shape) != tuple(size):
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src.shape)}, slice size = {list(size)}")
+    if not (src.dtype == x.dtype and isinstance(src, LazyTensor)
+            and np.unique(positions).size == positions.size):
+        from lazytensor.torch._fallback import eager
+
+        laid_out = torch.empty(storage, dtype=x.dtype).as_strided(shape, strides, start)
+        return eager(aten.as_strided_scatter.default)(laid_out.copy_(x.cpu()), src, size,
+                                                      stride, storage_offset)
+    if positions.size and int(positions.max()) >= storage:
+        item = x.element_size()
+        raise RuntimeError(
+            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, "
+            f"and itemsize {item} requiring a storage size of {(int(positions.max()) + 1) * item}"
+            f" are out of bounds for storage of size {storage * item}")
+    order = np.argsort(held, kind="stable")
+    at = np.clip(np.searchsorted(held, positions, sorter=order), 0, max(held.size - 1, 0))
+    lands = held[order[at]] == positions if held.size else np.zeros(positions.shape, bool)
+    n = node(x)
+    flat = ix.setitem(cs.ravel(n), (order[at][lands],),
+                      ix.getitem(cs.ravel(node(src)), (np.flatnonzero(lands),)),
+                      unique_indices=True)
+    return wrap(cs.reshape(flat, n.shape), strides)
+
+
 def _unfold(x, dimension, size, step):
     n = x.dim()
     d = dim(dimension, n)
@@ -393,6 +437,7 @@ TABLE = {
     aten.split.Tensor: _split, aten.split_with_sizes: _split_with_sizes,
     aten.unbind.int: _unbind, aten.diagonal: _diagonal,
     aten.as_strided: _as_strided, aten.unfold: _unfold,
+    aten.as_strided_scatter.default: _as_strided_scatter,
     aten.select_backward: _select_backward, aten.slice_backward: _slice_backward,
     aten.select_scatter: _select_scatter, aten.slice_scatter: _slice_scatter,
     aten.diagonal_scatter: _diagonal_scatter,
