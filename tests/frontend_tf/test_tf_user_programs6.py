@@ -350,6 +350,39 @@ def test_tf_reverse_sequence_bad_lengths_as_tensorflow(lengths):
             tf.reverse_sequence(c(x), lengths, seq_axis=1, batch_axis=0)
 
 
+@pytest.mark.parametrize("method", ["scatter_add", "scatter_sub", "scatter_update",
+                                    "scatter_max", "scatter_min", "scatter_mul"])
+def test_variable_scatter_of_indexed_slices(method):
+    """``Variable.scatter_add`` / ``sub`` / ``update`` / ``max`` / ``min`` /
+    ``mul`` (sparse updates of embedding rows) raised AttributeError on a
+    lazytensor Variable; now scatter_nd over the IndexedSlices' rows."""
+    results = []
+    for variable, c in ((tf.Variable, tf.constant), (ltf.Variable, lnp.asarray)):
+        v = variable(np.arange(8, dtype=np.float32).reshape(4, 2))
+        first = getattr(v, method)(tf.IndexedSlices(c(np.array([[2.0, -3.0], [4.0, 5.0]],
+                                                               np.float32)), c(np.array([0, 2]))))
+        getattr(v, method)(tf.IndexedSlices(np.array([[1.0, 1.0]], np.float32), np.array([3])))
+        results.append((tf.convert_to_tensor(first), tf.convert_to_tensor(v)))
+    assert_same(results[1][0], results[0][0])
+    assert_same(results[1][1], results[0][1])
+
+
+def test_variable_scatter_nd_max_min_and_bad_sparse_deltas():
+    for method in ("scatter_nd_max", "scatter_nd_min"):
+        values = []
+        for variable in (tf.Variable, ltf.Variable):
+            v = variable(np.arange(8, dtype=np.float32).reshape(4, 2))
+            getattr(v, method)([[0, 1], [3, 0]], [5.0, 1.0])
+            values.append(tf.convert_to_tensor(v))
+        assert_same(values[1], values[0])
+    for variable in (tf.Variable, ltf.Variable):
+        v = variable(np.zeros((4, 2), np.float32))
+        with pytest.raises(TypeError):
+            v.scatter_add(np.ones((2, 2), np.float32))
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            v.scatter_add(tf.IndexedSlices(np.ones((1, 2), np.float32), np.array([7])))
+
+
 # ---------------------------------------------------------------- programs
 # Whole user programs, run with TensorFlow's eager types (EAGER) and with
 # lazy arrays and lazytensor's Variable / GradientTape (LAZY): every result

@@ -106,6 +106,46 @@ class Variable(ndarray):
     def scatter_nd_sub(self, indices, updates, name=None):
         return self._scatter("add", indices, updates, negate=True)
 
+    def scatter_nd_max(self, indices, updates, name=None):
+        return self._scatter("max", indices, updates)
+
+    def scatter_nd_min(self, indices, updates, name=None):
+        return self._scatter("min", indices, updates)
+
+    def _sparse(self, kind: str, sparse_delta, negate: bool = False):
+        """``scatter_*`` of a ``tf.IndexedSlices``: its values combined into
+        the rows its indices name (``scatter_nd`` with one index per row)."""
+        from lazytensor.tf.tf_api.array_ops import host_indices
+
+        if not isinstance(sparse_delta, _tf.tf().IndexedSlices):
+            raise TypeError(f"Argument `sparse_delta` must be a `tf.IndexedSlices`. Received "
+                            f"arg: {sparse_delta}")
+        indices = sparse_delta.indices
+        host = host_indices(indices)
+        if host is not None:
+            rows = host[..., None]
+        else:
+            rows = core_shape.expand_dims(lift(indices), -1)
+        return self._scatter(kind, rows, sparse_delta.values, negate)
+
+    def scatter_add(self, sparse_delta, use_locking=False, name=None):
+        return self._sparse("add", sparse_delta)
+
+    def scatter_sub(self, sparse_delta, use_locking=False, name=None):
+        return self._sparse("add", sparse_delta, negate=True)
+
+    def scatter_update(self, sparse_delta, use_locking=False, name=None):
+        return self._sparse("set", sparse_delta)
+
+    def scatter_max(self, sparse_delta, use_locking=False, name=None):
+        return self._sparse("max", sparse_delta)
+
+    def scatter_min(self, sparse_delta, use_locking=False, name=None):
+        return self._sparse("min", sparse_delta)
+
+    def scatter_mul(self, sparse_delta, use_locking=False, name=None):
+        return self._sparse("mul", sparse_delta)
+
     def __repr__(self) -> str:
         node = self._h.node
         return (f"<lazytensor.tf.Variable '{self.name}' shape={node.shape} "
