@@ -371,6 +371,45 @@ def ldexp(x: Node, exponent: Node) -> Node:
     return make(Op.MUL, (x, make(Op.EXP2, (convert(exponent, x.dtype),))))
 
 
+def frexp(x: Node, exponent_dtype: np.dtype = dt.int32) -> tuple[Node, Node]:
+    """Mantissa (x's sign, |m| in [0.5, 1)) and integer exponent with
+    x = m * 2**e, read from the bits, so exact for subnormals too (C's
+    frexp, as numpy and torch); 0, inf and NaN give (x, 0).
+
+    >>> from lazytensor.core.runtime import constant
+    >>> m, e = frexp(constant(np.array([8.0, -0.75]), np.dtype("float32")))
+    >>> m.dtype, e.dtype
+    (dtype('float32'), dtype('int32'))
+    """
+    info = dt.finfo(x.dtype)
+    nbits, nmant = x.dtype.itemsize * 8, info.nmant
+    bias = info.maxexp - 1
+    ints = {16: dt.int16, 32: dt.int32, 64: dt.int64}[nbits]
+
+    def c(v):
+        return as_node(v, ints, x.shape)
+
+    raw = make(Op.BITCAST_CONVERT, (x,), ints)
+    bits = make(Op.AND, (raw, c((1 << (nbits - 1)) - 1)))  # |x|, compared as bits: XLA's
+    field = make(Op.SHIFT_RIGHT_LOGICAL, (bits, c(nmant)))  # CPU float compares flush
+    frac = make(Op.AND, (bits, c((1 << nmant) - 1)))        # subnormals to zero
+    # a subnormal's top set bit p (frac in [2**p, 2**(p+1))) becomes the implicit bit
+    top = make(Op.SUB, (c(nbits - 1), make(Op.CLZ, (frac,))))
+    subnormal = make(Op.EQ, (field, c(0)))
+    frac = make(Op.SELECT, (subnormal, make(Op.AND, (make(
+        Op.SHIFT_LEFT, (frac, make(Op.SUB, (c(nmant), top)))), c((1 << nmant) - 1))), frac))
+    exponent = make(Op.SELECT, (subnormal, make(Op.ADD, (top, c(2 - bias - nmant))),
+                                make(Op.SUB, (field, c(bias - 1)))))
+    mantissa = make(Op.BITCAST_CONVERT, (make(Op.OR, (frac, c((bias - 1) << nmant))),),
+                    x.dtype)
+    mantissa = make(Op.SELECT, (make(Op.LT, (raw, c(0))), make(Op.NEG, (mantissa,)), mantissa))
+    special = make(Op.OR, (make(Op.EQ, (bits, c(0))),  # 0, inf, NaN
+                           make(Op.EQ, (field, c((1 << (nbits - 1 - nmant)) - 1)))))
+    return (make(Op.SELECT, (special, x, mantissa)),
+            make(Op.SELECT, (special, as_node(0, exponent_dtype, x.shape),
+                             convert(exponent, exponent_dtype))))
+
+
 def float_power(a: Node, b: Node) -> Node:
     return make(Op.POW, (a, b))
 

@@ -56,6 +56,14 @@ def _angle(x):
     return _unary(_torch_angle, P.COMPLEX_TO_FLOAT if x.is_complex() else P.INT_TO_FLOAT)(x)
 
 
+def _frexp(x):
+    """torch.frexp: the core's exact (bit-reading) frexp; an int32 exponent."""
+    if not x.is_floating_point():
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    mantissa, exponent = npextra.frexp(node(x), dt.int32)
+    return wrap(mantissa), wrap(exponent)
+
+
 UNARY_FLOAT = {  # a core op or a function; integer inputs become the default float dtype
     aten.exp: Op.EXP, aten.exp2: Op.EXP2, aten.expm1: Op.EXPM1, aten.log: Op.LOG,
     aten.log1p: Op.LOG1P, aten.sqrt: Op.SQRT, aten.rsqrt: Op.RSQRT, aten.sin: Op.SIN,
@@ -202,6 +210,7 @@ def _rsub(a, b, alpha=1):
 def _div(a, b, rounding_mode=None):
     if rounding_mode is None:
         return _true_divide(a, b)
+    _integer_division_by_zero(a, b)
     fn = npextra.floor_divide if rounding_mode == "floor" else pw.trunc_divide
     return elementwise(fn, P.DEFAULT, a, b)
 
@@ -308,6 +317,23 @@ def _probe(op, *args, integer_only: bool = False, **kwargs) -> None:
         _ACCEPTED.add(key)
 
 
+INTEGER_DIVISIONS = frozenset({aten.floor_divide, aten.remainder, aten.fmod})
+
+
+def _integer_division_by_zero(a, b) -> None:
+    """torch raises RuntimeError('ZeroDivisionError') for an integer ``//``,
+    ``%``, fmod or rounding div by a zero known on the host (a Python number
+    or a CPU 0-d tensor); a zero inside a lazy tensor is data (XLA's value,
+    as on an accelerator, where torch does not check either)."""
+    if isinstance(b, torch.Tensor):
+        if isinstance(b, LazyTensor) or b.dim() or b.is_floating_point() or b.is_complex():
+            return
+        b = b.item()
+    if (isinstance(b, int) and b == 0 and isinstance(a, torch.Tensor)
+            and not (a.is_floating_point() or a.is_complex())):
+        raise RuntimeError("ZeroDivisionError")
+
+
 def _signature(x) -> tuple:
     if isinstance(x, torch.Tensor):
         return (x.dtype, x.dim() == 0)
@@ -328,6 +354,8 @@ def _binary(fn, kind, op=None):
     def impl(a, b):
         if op is not None:
             _probe(op, a, b, integer_only=integer_only)
+        if op in INTEGER_DIVISIONS:
+            _integer_division_by_zero(a, b)
         if kind is not P.NO_OPMATH:
             fast = fast_operands(a, b, float_only=float_only)
             if fast is not None:
@@ -445,7 +473,7 @@ def _table() -> dict:
         aten.clamp_min: lambda x, min: _clamp(x, min=min),  # noqa: A006
         aten.clamp_max: lambda x, max: _clamp(x, max=max),  # noqa: A006
         aten.lerp: _lerp, aten.addcmul: _addcmul, aten.addcdiv: _addcdiv,
-        aten.angle: _angle,
+        aten.angle: _angle, aten.frexp.Tensor: _frexp,
     })
     return table
 
