@@ -341,10 +341,11 @@ def _signature(x) -> tuple:
 
 
 def _standin(x):
-    """An empty CPU tensor of x's dtype (0-d stays 0-d); scalars as they are."""
+    """An empty CPU tensor of x's dtype (0-d stays 0-d, a one: a zero would make
+    torch's integer division raise); scalars as they are."""
     if not isinstance(x, torch.Tensor):
         return x
-    return torch.zeros((), dtype=x.dtype) if x.dim() == 0 else torch.empty(0, dtype=x.dtype)
+    return torch.ones((), dtype=x.dtype) if x.dim() == 0 else torch.empty(0, dtype=x.dtype)
 
 
 def _binary(fn, kind, op=None):
