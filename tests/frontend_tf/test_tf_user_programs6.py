@@ -383,6 +383,39 @@ def test_variable_scatter_nd_max_min_and_bad_sparse_deltas():
             v.scatter_add(tf.IndexedSlices(np.ones((1, 2), np.float32), np.array([7])))
 
 
+SAFE_GRADIENTS = {
+    "sqrt": lambda x: tf.where(x > 0, tf.sqrt(x), tf.zeros_like(x)),
+    "rsqrt": lambda x: tf.where(x > 0, tf.math.rsqrt(x), 0.0),
+    "tnp_sqrt": lambda x: tf.where(x > 0, lnp.sqrt(x) if isinstance(x, ltf.Tensor)
+                                   else tnp.sqrt(x), 0.0),
+    "safe_norm": lambda x: tf.where(tf.reduce_sum(x * x) > 0, tf.sqrt(tf.reduce_sum(x * x)),
+                                    0.0),
+    "sqrt_of_square": lambda x: tf.where(x > 0, tf.sqrt(x * x), 0.0),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SAFE_GRADIENTS))
+def test_sqrt_rsqrt_gradient_is_zero_where_the_incoming_gradient_is(case):
+    """``tf.where(x > 0, tf.sqrt(x), 0)`` had a NaN gradient at x <= 0 (the
+    unselected branch's 0 * inf), where TensorFlow's SqrtGrad / RsqrtGrad
+    give 0 for a zero incoming gradient; sqrt and rsqrt now record the
+    core's ZERO_SAFE_GRAD, so the gradient is TensorFlow's (first and second
+    order)."""
+    fn = SAFE_GRADIENTS[case]
+    data = np.array([-1.0, 0.0, 0.25, 4.0], np.float32)
+    results = []
+    for variable, tape in ((tf.Variable, tf.GradientTape), (ltf.Variable, ltf.GradientTape)):
+        x = variable(data)
+        with tape() as outer:
+            with tape() as inner:
+                y = tf.reduce_sum(fn(x))
+            g = inner.gradient(y, x)
+        results.append([y, g, outer.gradient(g, x)])
+    assert isinstance(results[1][1], ltf.Tensor)
+    assert_same(results[1], results[0])
+    assert np.isfinite(results[1][1].numpy()).all()
+
+
 # ---------------------------------------------------------------- programs
 # Whole user programs, run with TensorFlow's eager types (EAGER) and with
 # lazy arrays and lazytensor's Variable / GradientTape (LAZY): every result

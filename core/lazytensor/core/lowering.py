@@ -7,6 +7,7 @@ this module and ``lazytensor.core.compiler`` import jax.
 
 from __future__ import annotations
 
+import functools
 from typing import Callable
 
 import jax
@@ -239,6 +240,24 @@ def _vjp(node: Node, *values):
     return tuple(pullback(cotangent))
 
 
+def _zero_safe_grad(node: Node, x):
+    """The wrapped op's lowering (given this node: the same operands, for its
+    eager barrier) with a gradient that is 0 where the cotangent is 0
+    (``jax.custom_vjp``; the pullback is the op's own, masked)."""
+    inner = functools.partial(LOWERINGS[Op[node.attrs[0]]], node)
+
+    @jax.custom_vjp
+    def fn(v):
+        return inner(v)
+
+    def backward(v, cotangent):
+        (grad,) = jax.vjp(inner, v)[1](cotangent)
+        return (jnp.where(cotangent == 0, jnp.zeros_like(grad), grad),)
+
+    fn.defvjp(lambda v: (inner(v), v), backward)
+    return fn(x)
+
+
 _FFT_TYPES = {"fft": lax.FftType.FFT, "ifft": lax.FftType.IFFT, "rfft": lax.FftType.RFFT,
               "irfft": lax.FftType.IRFFT}
 
@@ -374,7 +393,7 @@ LOWERINGS: dict[Op, Lowering] = {
     Op.LU_PIVOTS_TO_PERMUTATION: lambda node, p: lax.linalg.lu_pivots_to_permutation(
         p, node.attrs[0]),
     Op.FFT: _fft,
-    Op.CTC_ALPHA: _ctc_alpha,
+    Op.CTC_ALPHA: _ctc_alpha, Op.ZERO_SAFE_GRAD: _zero_safe_grad,
     Op.TUPLE_GET: lambda node, x: x[node.attrs[0]],
     Op.VJP: _vjp,
 }

@@ -49,6 +49,13 @@ def _angle(x: Node, deg: bool = False) -> Node:
     return npextra.angle(x, deg, by_sign=True, keep_nan=False)
 
 
+def zero_safe(name: str):
+    """The core op ``name`` with TensorFlow's zero-safe gradient (SqrtGrad,
+    RsqrtGrad: 0 where the incoming gradient is 0, so the unselected side of
+    ``where(x > 0, sqrt(x), 0)`` gives 0, not NaN)."""
+    return lambda x: make(Op.ZERO_SAFE_GRAD, (x,), name)
+
+
 def _reciprocal(x: Node) -> Node:
     return make(Op.DIV, (npextra.const(1, x), x))
 
@@ -107,8 +114,9 @@ def _shared(*names: str) -> dict:
 
 UNARY_FLOAT = {  # tnp promotes integer/bool input to float64
     **_shared("sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh",
-              "arcsinh", "arccosh", "arctanh", "exp", "exp2", "expm1", "log", "log1p", "sqrt",
+              "arcsinh", "arccosh", "arctanh", "exp", "exp2", "expm1", "log", "log1p",
               "cbrt", "deg2rad", "rad2deg", "isnan", "isfinite"),
+    "sqrt": zero_safe("SQRT"),
     "ceil": _rounding(Op.CEIL), "floor": _rounding(Op.FLOOR),
     "fix": ufuncs.UFUNCS["trunc"].fn, "sinc": tnp_shared.sinc,
 }

@@ -106,7 +106,7 @@ def _multiply_no_nan(a: Node, b: Node) -> Node:
 _recip = tnp_math._reciprocal
 UNARY = {  # tf.math name: (node function, kernel dtypes)
     **{name: (prim(op), INEXACT) for name, op in (
-        ("sqrt", Op.SQRT), ("rsqrt", Op.RSQRT), ("exp", Op.EXP), ("expm1", Op.EXPM1),
+        ("exp", Op.EXP), ("expm1", Op.EXPM1),
         ("log", Op.LOG), ("log1p", Op.LOG1P), ("sin", Op.SIN), ("cos", Op.COS),
         ("tan", Op.TAN), ("asin", Op.ASIN), ("acos", Op.ACOS), ("atan", Op.ATAN),
         ("sinh", Op.SINH), ("cosh", Op.COSH), ("tanh", Op.TANH), ("asinh", Op.ASINH),
@@ -119,6 +119,7 @@ UNARY = {  # tf.math name: (node function, kernel dtypes)
     "abs": (tnp_math._abs, SIGNED), "negative": (prim(Op.NEG), SIGNED),
     "sign": (npextra.sign, SIGNED), "square": (npextra.square, NUMBER),
     "reciprocal": (_recip, INEXACT),
+    "sqrt": (tnp_math.zero_safe("SQRT"), INEXACT), "rsqrt": (tnp_math.zero_safe("RSQRT"), INEXACT),
     "round": (tnp_math._rounding(Op.ROUND_EVEN), REAL),
     "ndtri": (pointwise.ndtri, FLOAT),
     "bessel_i0": (pointwise.bessel_i0, FLOAT), "bessel_i1": (pointwise.bessel_i1, FLOAT),
