@@ -417,7 +417,8 @@ class GradientTape:
             if node is None or not dt.is_inexact(node.dtype):
                 continue
             if ct is not None:
-                node = make(Op.MUL, (node, ew.broadcast_to(lift(ct, node.dtype), node.shape)))
+                ct = _conj(lift(ct, node.dtype))
+                node = make(Op.MUL, (node, ew.broadcast_to(ct, node.shape)))
             terms.append(node if node.shape == () else reduction.reduce("sum", node))
         return functools.reduce(lambda t, u: ew.binary(Op.ADD, t, u, TNP), terms) if terms \
             else None
@@ -438,10 +439,19 @@ def _zeros_wanted(unconnected) -> bool:
     return str(getattr(unconnected, "value", unconnected)).lower() == "zero"
 
 
+def _conj(node: Node) -> Node:
+    return make(Op.CONJ, (node,)) if dt.is_complex(node.dtype) else node
+
+
 def _grads(output: Node | None, wrt: list[list[Node]]) -> list:
     """One gradient per source: the sum over its nodes (the core's; None when
-    it has none, when it is not floating, or when ``output`` is None)."""
-    return [None if g is None else wrap(g) for g in jacobian.grouped_grads(output, wrt)]
+    it has none, when it is not floating, or when ``output`` is None).
+
+    Complex values follow TensorFlow's convention, the conjugate of the
+    core's (JAX's) vector-Jacobian product with conjugated output gradients
+    (``_objective``): d|z|^2/dz is 2z, as in TensorFlow (the core gives 2
+    conj(z))."""
+    return [None if g is None else wrap(_conj(g)) for g in jacobian.grouped_grads(output, wrt)]
 
 
 def _stack_rows(rows: list, lead: tuple, source: Node, zeros: bool):
