@@ -193,3 +193,80 @@ def test_histogram2d_and_histogramdd_are_lazy(runtime):
             mod.histogram2d(mod.zeros(3), mod.zeros(4))
         with pytest.raises(ValueError, match="must be positive"):
             mod.histogram2d(mod.zeros(3), mod.zeros(3), bins=0)
+
+
+def _closes(mod):
+    x, y = mod.asarray([1.0, 2.0, 1e10, np.nan]), mod.asarray([1.1, 2.0, 1.00001e10, np.nan])
+    return (mod.isclose(x, y, atol=[0.2, 0.0, 0.0, 0.0]),
+            mod.isclose(x, y, rtol=mod.asarray([0.0, 0.0, 1e-4, 0.0]), equal_nan=True),
+            mod.isclose(mod.asarray(np.float32(1)), np.float32(0), atol=np.float64(1 - 1e-16)),
+            mod.isclose(3, mod.asarray([3, 4]), rtol=np.float32(0.1)),
+            mod.asarray(mod.allclose(x[:2], y[:2], atol=[0.2, 0.0])))
+
+
+def test_isclose_with_array_and_numpy_scalar_tolerances(runtime):
+    """numpy's isclose takes array tolerances and, under NEP 50, computes in
+    the dtype of a numpy-scalar tolerance: isclose(float32(1), float32(0),
+    atol=float64(1 - 1e-16)) is False. Lazy isclose raised TypeError for
+    array tolerances and gave True there (float32 rounding; silently wrong)."""
+    for got, want in zip(_closes(lnp), _closes(np), strict=True):
+        same(got, want)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.tensordot(m.ones((2, 3, 3)), m.ones((3, 3, 4)), axes=([1, 1], [0, 0])),
+    lambda m: m.cross(m.asarray(0.0), m.ones(3)),
+    lambda m: m.correlate(m.ones(5), m.ones(3), mode=-1),
+    lambda m: m.convolve(m.ones(5), m.ones(3), mode="f"),
+    lambda m: m.moveaxis(m.zeros((1, 2, 3)), 3, 0),
+])
+def test_value_errors_of_numeric_functions(call):
+    """numpy's ValueErrors (numpy's _core test_numeric): lazy tensordot with
+    duplicate axes raised JAX's TypeError, cross of a 0-d array an
+    AxisError without numpy's message, a bad integer mode the wrong message;
+    moveaxis names the 'source'/'destination' argument in its AxisError."""
+    with pytest.raises(ValueError) as want:
+        call(np)
+    with pytest.raises(type(want.value), match=str(want.value)[:20]):
+        call(lnp)
+
+
+def test_signal_modes_sizes_and_astype_inputs(runtime):
+    """numpy takes mode=0/1/2 for correlate/convolve (lazy raised ValueError),
+    size() of a tuple of axes (lazy TypeError); mode=None and astype of a
+    list raise numpy's TypeError (lazy: ValueError, and a silent cast)."""
+    a, k = lnp.arange(6.0), lnp.asarray([1.0, 2.0, 0.5])
+    for mode in (0, 1, 2, np.int64(1)):
+        same(lnp.correlate(a, k, mode=mode), np.correlate(np.arange(6.0), [1.0, 2.0, 0.5], mode))
+        same(lnp.convolve(a, k, mode=mode), np.convolve(np.arange(6.0), [1.0, 2.0, 0.5], mode))
+    assert lnp.size(lnp.zeros((2, 3, 4)), (0, 2)) == np.size(np.zeros((2, 3, 4)), (0, 2)) == 8
+    assert lnp.size(lnp.zeros((2, 3, 4)), ()) == 1
+    for mod in (np, lnp):
+        with pytest.raises(TypeError, match="mode not understood"):
+            mod.correlate(mod.ones(5), mod.ones(3), mode=None)
+        with pytest.raises(TypeError, match="Input should be a NumPy array"):
+            mod.astype([[1, 2]], np.float64)
+
+
+def _linalg_axes(mod):
+    x = mod.arange(60).reshape((3, 4, 5))
+    k = mod.asarray([[0.0, 1.0], [0.0, 0.0]])
+    m = mod.asarray([[2, 1], [1, 3]], dtype=mod.int8)
+    return (mod.linalg.diagonal(x), mod.linalg.diagonal(x, offset=1), mod.linalg.trace(x),
+            mod.linalg.trace(x, offset=-1, dtype=mod.float32),
+            mod.linalg.eigh(k, UPLO="u")[0], mod.linalg.eigvalsh(k, UPLO="U"),
+            mod.linalg.eigvalsh(k.T, UPLO="l"), mod.linalg.matrix_power(m, -1),
+            mod.linalg.matrix_power(m.astype(mod.float32), -2))
+
+
+def test_linalg_diagonal_trace_uplo_and_inverse_powers(runtime):
+    """numpy.linalg.diagonal/trace work on the last two axes; lazy ones were
+    numpy.diagonal/trace (the first two: silently wrong, shape (5, 3) for
+    (3, 4, 5)). eigh(UPLO='u') read the lower triangle (eigenvalues 0, 0
+    instead of -1, 1); UPLO='lrong' raises ValueError. matrix_power(int
+    matrix, -1) inverts in float64 (lazy: TypeError from the solver)."""
+    for got, want in zip(_linalg_axes(lnp), _linalg_axes(np), strict=True):
+        same(got, want, rtol=1e-5)
+    for mod in (np, lnp):
+        with pytest.raises(ValueError, match="UPLO"):
+            mod.linalg.eigh(mod.eye(2), UPLO="lrong")

@@ -124,8 +124,8 @@ def array_copy(a: ndarray, order="C") -> ndarray:
 # ------------------------------------------------------------- filled
 
 @implements("zeros")
-def zeros(shape, dtype=float, order="C", *, device=None, like=None):
-    node = cc.zeros(shape, canonical(dtype))
+def zeros(shape, dtype=None, order="C", *, device=None, like=None):
+    node = cc.zeros(shape, canonical(float if dtype is None else dtype))
     return mark_explicit(wrap(node, _order(node, order)))
 
 
@@ -136,7 +136,7 @@ def ones(shape, dtype=None, order="C", *, device=None, like=None):
 
 
 @implements("empty")
-def empty(shape, dtype=float, order="C", *, device=None, like=None):
+def empty(shape, dtype=None, order="C", *, device=None, like=None):
     """Like numpy's ``empty``, uninitialized in spirit; zeros in fact."""
     return zeros(shape, dtype, order)
 

@@ -108,6 +108,8 @@ def fix(x, out=None):
 
 @implements("astype")
 def astype(x, dtype, /, *, copy=True, device=None):
+    if not isinstance(x, (ndarray, np.ndarray, np.generic)):
+        raise TypeError(f"Input should be a NumPy array or scalar. It is a {type(x)} instead.")
     x = x if isinstance(x, ndarray) else wrap(node_of(x))
     return x.astype(dtype, copy=copy)
 
@@ -240,12 +242,28 @@ def _operands_1d(a, v) -> tuple[Node, Node]:
 
 @implements("correlate")
 def correlate(a, v, mode="valid"):
-    return wrap(csignal.correlate(*_operands_1d(a, v), mode))
+    return wrap(csignal.correlate(*_operands_1d(a, v), _signal_mode(mode)))
 
 
 @implements("convolve")
 def convolve(a, v, mode="full"):
-    return wrap(csignal.convolve(*_operands_1d(a, v), mode))
+    return wrap(csignal.convolve(*_operands_1d(a, v), _signal_mode(mode)))
+
+
+_MODES = ("valid", "same", "full")
+
+
+def _signal_mode(mode) -> str:
+    """numpy's mode: one of the three names or their numbers 0, 1, 2."""
+    if isinstance(mode, str):
+        if mode not in _MODES:
+            raise ValueError("Use one of 'valid', 'same', or 'full' for convolve/correlate mode")
+        return mode
+    if isinstance(mode, (int, np.integer)) and not isinstance(mode, (bool, np.bool_)):
+        if not 0 <= mode <= 2:
+            raise ValueError("integer convolve/correlate mode must be 0, 1, or 2")
+        return _MODES[int(mode)]
+    raise TypeError("convolve/correlate mode not understood")
 
 
 # ------------------------------------------------------------ interp, bincount

@@ -154,8 +154,23 @@ def _close_operands(a, b):
 
 @implements("isclose")
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    x, y = _close_operands(a, b)
-    return wrap(npx.isclose(x, y, float(rtol), float(atol), bool(equal_nan)))
+    """Python-number tolerances take the core's isclose; array or numpy
+    scalar ones (strong dtypes under NEP 50) numpy's formula, elementwise."""
+    if all(type(t) in (int, float) for t in (rtol, atol)):
+        x, y = _close_operands(a, b)
+        return wrap(npx.isclose(x, y, float(rtol), float(atol), bool(equal_nan)))
+    x, y = (v if type(v) in (int, float, complex) else _lazy(v) for v in (a, b))
+    atol, rtol = (t if type(t) in (int, float) else _lazy(t) for t in (atol, rtol))
+    y = y.astype(np.result_type(y.dtype, 1.0)) if isinstance(y, ndarray) else y
+    y = float(y) if type(y) is int else y
+    result = (np.less_equal(abs(x - y), atol + rtol * abs(y)) & np.isfinite(y)) | (x == y)
+    if equal_nan:
+        result = result | (np.isnan(x) & np.isnan(y))
+    return result if isinstance(result, ndarray) else wrap(node_of(result))
+
+
+def _lazy(value) -> ndarray:
+    return value if isinstance(value, ndarray) else wrap(node_of(value))
 
 
 @implements("allclose")
@@ -206,6 +221,11 @@ def outer(a, b, out=None):
 
 @implements("tensordot")
 def tensordot(a, b, axes=2):
+    if isinstance(axes, (list, tuple)) and len(axes) == 2:
+        for side, ndim in zip(axes, (np.ndim(a), np.ndim(b)), strict=True):
+            named = [side] if np.ndim(side) == 0 else list(side)
+            if len({operator.index(i) % max(ndim, 1) for i in named}) != len(named):
+                raise ValueError("duplicate axes are not allowed in tensordot")
     return wrap(shared.tensordot(*_same(a, b), int(axes) if isinstance(axes, np.integer)
                                  else axes))
 
@@ -220,6 +240,8 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     if axis is not None:
         axisa = axisb = axisc = axis
     x, y = _same(a, b)
+    if x.ndim == 0 or y.ndim == 0:
+        raise ValueError("At least one array has zero dimension")
     return wrap(shared.cross(x, y, axisa, axisb, axisc))
 
 

@@ -6,6 +6,9 @@ joins, tilings and paddings (copies), on the core's shape composites.
 
 from __future__ import annotations
 
+import math
+import operator
+
 from lazytensor.core import layout as _layout
 from lazytensor.core.composite import matrix as cm
 from lazytensor.core.composite import rearrange as cr
@@ -152,6 +155,10 @@ def swapaxes(a, axis1, axis2):
 def moveaxis(a, source, destination):
     a = _lazy(a)
     node = a._h.node
+    for what, axes in (("source", source), ("destination", destination)):
+        for axis in (axes if isinstance(axes, (list, tuple)) else [axes]):
+            if not -node.ndim <= operator.index(axis) < node.ndim:
+                raise np.exceptions.AxisError(operator.index(axis), node.ndim, what)
     out = cs.moveaxis(node, source, destination)
     return _views.transpose(a, out.attrs[0] if out is not node else tuple(range(node.ndim)))
 
@@ -460,7 +467,11 @@ def ndim(a):
 @implements("size")
 def size(a, axis=None):
     a = _lazy(a)
-    return a.size if axis is None else a.shape[normalize_axis(axis, a.ndim)]
+    if axis is None:
+        return a.size
+    if isinstance(axis, tuple):  # numpy 2.4: the product over several axes
+        return math.prod(a.shape[d] for d in cs.normalize_axis_tuple(axis, a.ndim))
+    return a.shape[normalize_axis(axis, a.ndim)]
 
 
 def copy_method(a: ndarray, order="C") -> ndarray:

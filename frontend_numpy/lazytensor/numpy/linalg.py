@@ -28,7 +28,9 @@ from lazytensor.numpy._numerics import (  # noqa: F401  (cond...pinv: re-exporte
     matrix_rank,
     pinv,
 )
-from lazytensor.numpy._shape import diagonal, matrix_transpose, trace
+from lazytensor.numpy._shape import diagonal as _diagonal
+from lazytensor.numpy._shape import matrix_transpose
+from lazytensor.numpy._shape import trace as _trace
 
 import numpy as np
 
@@ -86,7 +88,15 @@ def qr(a, mode="reduced"):
 
 @linalg_implements("eigh")
 def eigh(a, UPLO="L"):
-    return EighResult(*(wrap(n) for n in nl.eigh(_square(a), UPLO)))
+    return EighResult(*(wrap(n) for n in nl.eigh(_square(a), _uplo(UPLO))))
+
+
+def _uplo(uplo) -> str:
+    """numpy's triangle names, either case ('u' read as 'L' was wrong)."""
+    upper = uplo.upper() if isinstance(uplo, str) else uplo
+    if upper not in ("L", "U"):
+        raise ValueError("UPLO argument must be 'L' or 'U'")
+    return upper
 
 
 @linalg_implements("eigvalsh")
@@ -143,8 +153,9 @@ def matrix_power(a, n):
     x = node_of(a)
     if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
         raise LinAlgError("Last 2 dimensions of the array must be square")
-    if int(n) < 0:  # an inverse
+    if int(n) < 0:  # an inverse: integers invert in float64, as numpy.linalg.inv
         lapack_dtypes(x)
+        x = ew.float_or_float64(x)
     return wrap(nl.matrix_power(x, int(n)))
 
 
@@ -218,7 +229,20 @@ def cross(x1, x2, /, *, axis=-1):
     return _math.cross(x1, x2, axis=axis)
 
 
-_ = (diagonal, matrix_transpose, trace)  # re-exported names
+@linalg_implements("diagonal")
+def diagonal(x, /, *, offset=0):
+    """The array API's diagonal: of the last two axes (numpy.diagonal's
+    default is the first two)."""
+    return _diagonal(x, offset, -2, -1)
+
+
+@linalg_implements("trace")
+def trace(x, /, *, offset=0, dtype=None):
+    """The array API's trace: over the last two axes."""
+    return _trace(x, offset, -2, -1, dtype)
+
+
+_ = matrix_transpose  # re-exported name
 
 
 def __getattr__(name: str):
