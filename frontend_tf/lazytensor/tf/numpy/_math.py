@@ -52,8 +52,17 @@ def _angle(x: Node, deg: bool = False) -> Node:
 def zero_safe(name: str):
     """The core op ``name`` with TensorFlow's zero-safe gradient (SqrtGrad,
     RsqrtGrad: 0 where the incoming gradient is 0, so the unselected side of
-    ``where(x > 0, sqrt(x), 0)`` gives 0, not NaN)."""
-    return lambda x: make(Op.ZERO_SAFE_GRAD, (x,), name)
+    ``where(x > 0, sqrt(x), 0)`` gives 0, not NaN). Only while a tape
+    records (gradients exist only there): outside, the plain op, so the
+    graph is the one other frontends record for the same program."""
+    op = Op[name]
+
+    def fn(x: Node) -> Node:
+        if RECORDING.active is not None and dt.is_inexact(x.dtype):
+            return make(Op.ZERO_SAFE_GRAD, (x,), name)
+        return make(op, (x,))
+
+    return fn
 
 
 def _reciprocal(x: Node) -> Node:
