@@ -446,6 +446,15 @@ def test_complex_gradients_follow_tensorflows_convention():
         assert_same(g, w, f"result {i}", precision="float32")
 
 
+def test_ndarray_size_is_numpy_int64_as_tnp():
+    """``x.size`` of a lazy array was a Python int; tnp's is ``np.prod`` of
+    the shape (numpy's int64; float64 1.0 for a 0-d array)."""
+    for shape in ((4, 5), (), (0, 3)):
+        want, got = tnp.ones(shape).size, lnp.ones(shape).size
+        assert type(got) is type(want) and got == want
+        assert type(got / 2) is type(want / 2)
+
+
 # ---------------------------------------------------------------- programs
 # Whole user programs, run with TensorFlow's eager types (EAGER) and with
 # lazy arrays and lazytensor's Variable / GradientTape (LAZY): every result

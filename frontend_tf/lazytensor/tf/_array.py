@@ -127,6 +127,12 @@ class ndarray(HandleArray):  # noqa: N801  (tnp's name)
         return self.shape
 
     @property
+    def size(self):
+        """``np.prod`` of the shape, as tnp's ``ndarray.size`` (numpy's int64;
+        float64 1.0 for a 0-d array, numpy's empty product)."""
+        return np.prod(list(self._h.node.shape))
+
+    @property
     def dtype(self):
         """``tf.DType``, as on a tf.Tensor."""
         return _tf.as_tf_dtype(self._h.node.dtype)
