@@ -33,6 +33,7 @@ from lazytensor.torch.aten._common import (
 )
 
 import torch
+from torch._decomp import decomposition_table
 
 _F32 = dt.float32
 
@@ -76,7 +77,7 @@ UNARY_FLOAT = {  # a core op or a function; integer inputs become the default fl
     aten.log10: npextra.log10, aten.reciprocal: npextra.reciprocal, aten.i0: pw.bessel_i0,
     aten.special_i1: pw.bessel_i1, aten.special_modified_bessel_i0: pw.bessel_i0,
     aten.special_modified_bessel_i1: pw.bessel_i1, aten.special_ndtri: pw.ndtri,
-    aten.special_spherical_bessel_j0: pw.spherical_bessel_j0,
+    aten.special_spherical_bessel_j0: pw.spherical_bessel_j0, aten.special_erfcx: pw.erfcx,
 }
 
 
@@ -462,9 +463,10 @@ def _table() -> dict:
         table[op] = _binary(fn, kind, op)
     table[aten.polygamma] = _polygamma
     # (torch's kernel has no half precision or complex version)
-    table[aten.special_spherical_bessel_j0] = _probed_unary(
-        aten.special_spherical_bessel_j0, table[aten.special_spherical_bessel_j0],
-        lambda x: x.dtype not in (torch.float32, torch.float64))
+    table[aten.special_log_ndtr] = decomposition_table[aten.special_log_ndtr.default]
+    for op in (aten.special_spherical_bessel_j0, aten.special_erfcx, aten.special_log_ndtr):
+        table[op] = _probed_unary(op, table[op],
+                                  lambda x: x.dtype not in (torch.float32, torch.float64))
     table.update({
         aten.round: _round_impl, aten.nan_to_num: _nan_to_num, aten.logit: _logit,
         aten._conj: _conj, aten._conj_physical: _conj,
