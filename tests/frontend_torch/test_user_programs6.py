@@ -775,3 +775,66 @@ def test_integer_division_by_a_lazy_zero_dim_tensor_works():
                 lambda: torch.tensor(True).to(dev) // torch.tensor(True).to(dev)]
 
     same_outcomes(program)
+
+
+def test_erfcx_and_log_ndtr_are_lowered():
+    """torch.special.erfcx (and log_ndtr, which calls it) ran as eager
+    fallbacks; erfcx is now lowered in float64 (the product below 25, the
+    asymptotic series above), and half precision or complex input raises
+    torch's NotImplementedError for both (log_ndtr of half computed)."""
+    def program(dev):
+        x = torch.cat([torch.linspace(-9, 40, 401), torch.tensor([0.0, float("inf"),
+                                                                  -float("inf"), float("nan")])])
+        w = torch.linspace(-3, 3, 7).to(dev).requires_grad_()
+        torch.special.erfcx(w).sum().backward()
+        return [torch.special.erfcx(x.to(dev)), torch.special.erfcx(x.double().to(dev)),
+                torch.special.log_ndtr(x.to(dev)), torch.special.erfcx(torch.arange(4).to(dev)),
+                w.grad]
+
+    before = fallbacks()
+    same_on_both(program, rtol=1e-5, atol=1e-30)
+    assert fallbacks() == before
+    same_outcomes(lambda dev: [
+        lambda: torch.special.erfcx(torch.ones(2, dtype=torch.half).to(dev)),
+        lambda: torch.special.log_ndtr(torch.ones(2, dtype=torch.half).to(dev)),
+        lambda: torch.special.erfcx(torch.ones(2, dtype=torch.complex64).to(dev))])
+
+
+def test_histogram_is_lowered_with_torchs_edges_and_errors():
+    """torch.histogram (a bin count, or a tensor of edges; weights, density)
+    ran as an eager fallback on every call of an activation-logging loop."""
+    def program(dev):
+        x = torch.randn(2, 50).to(dev)
+        w = torch.rand(100).to(dev)
+        edges = torch.tensor([-1.0, 0.0, 0.5, 2.0]).to(dev)
+        return [lambda: torch.histogram(x, 5),
+                lambda: torch.histogram(x, 4, weight=w.view(2, 50), density=True),
+                lambda: torch.histogram(x, edges, weight=w),
+                lambda: torch.histogram(torch.ones(3).to(dev), 2).bin_edges,
+                lambda: torch.histogram(torch.tensor([float("nan"), 1.0]).to(dev), 2, range=(0, 2)),
+                lambda: torch.histogram(torch.tensor([float("nan"), 1.0]).to(dev), 2),
+                lambda: torch.histogram(x, 0), lambda: torch.histogram(x, 2, range=(2.0, 1.0)),
+                lambda: torch.histogram(x.long(), 2), lambda: torch.histogram(x, 2, weight=w[:3]),
+                lambda: torch.histogram(x, edges.double())]
+
+    def flat(call):
+        out = call()
+        return torch.cat([t.flatten() for t in out]) if isinstance(out, tuple) else out
+
+    def values(calls):
+        return [lambda c=c: flat(c) for c in calls]
+
+    before = fallbacks()
+    torch.manual_seed(0)
+    eager = program(torch.device("cpu"))
+    torch.manual_seed(0)
+    lazy = program(DEV)
+    for e, a in zip(values(eager), values(lazy), strict=True):
+        try:
+            expected = e()
+        except (RuntimeError, NotImplementedError) as error:
+            with pytest.raises(type(error)):
+                a()
+            continue
+        torch.testing.assert_close(a().cpu(), expected, rtol=1e-5, atol=1e-6)
+    assert fallbacks() == before

@@ -10,8 +10,8 @@ import math
 import numpy as np
 from lazytensor.core import Node, Op, make
 from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import numerics, sorting, tnp_shared
 from lazytensor.core.composite import reduction as R
-from lazytensor.core.composite import sorting, tnp_shared
 from lazytensor.core.composite.elementwise import as_node, convert
 from lazytensor.core.composite.reducers import (
     accumulated,
@@ -298,6 +298,44 @@ def _histc(x, bins=100, min=0, max=0):  # noqa: A002
     return wrap(histc(n, bins, lo_v, hi_v))
 
 
+def _histogram(x, bins=100, *, range=None, weight=None, density=False):  # noqa: A002
+    """torch.histogram of the flattened input: the core's numpy histogram
+    (half-open bins, the last closed, values outside and NaN dropped) over
+    torch's edges. An int ``bins`` without ``range`` reads the data's min
+    and max (a barrier, as torch's own kernel needs them; equal ends widen
+    by 0.5) and makes the edges with torch.linspace, as torch does. torch's
+    errors come from its own op on one-element stand-ins."""
+    standin = torch.zeros(bins.shape, dtype=bins.dtype) if isinstance(bins, torch.Tensor) \
+        else bins
+    extra = {} if range is None else {"range": range}
+    torch.histogram(torch.zeros(1, dtype=x.dtype), standin, density=density,
+                    weight=None if weight is None else torch.zeros(1, dtype=weight.dtype),
+                    **extra)
+    if weight is not None and weight.numel() != x.numel():
+        raise RuntimeError(
+            "torch.histogramdd: if weight tensor is provided it should have the same shape as "
+            f"the input tensor excluding its innermost dimension, but got input with shape "
+            f"{[x.numel(), 1]} and weight with shape {list(weight.shape)}")
+    n = node(x)
+    flat = make(Op.RESHAPE, (n,), (math.prod(n.shape),))
+    if isinstance(bins, torch.Tensor):
+        edges = node(bins)
+    else:
+        lo, hi = range if range is not None else (
+            (x.min().item(), x.max().item()) if x.numel() else (0.0, 1.0))
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            raise RuntimeError(f"torch.histogramdd: dimension 0's range [{lo:g}, {hi:g}] is not "
+                               "finite")
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        edges = node(torch.linspace(lo, hi, bins + 1, dtype=x.dtype).to(x.device))
+    weights = None if weight is None else make(Op.RESHAPE, (node(weight),), flat.shape)
+    hist = numerics.histogram(flat, edges, weights)
+    if density:
+        hist = numerics.histogram_density(hist, edges)
+    return wrap(convert(hist, n.dtype)), wrap(edges)
+
+
 def _table() -> dict:
     return {
         aten.sum: _accumulate("sum"), aten.prod: _accumulate("prod"), aten.mean: _mean,
@@ -318,6 +356,7 @@ def _table() -> dict:
         aten.nanmedian.dim: _median_dim(True), aten.median.default: _median_all(False),
         aten.nanmedian.default: _median_all(True), aten.kthvalue: _kthvalue,
         aten.histc.default: _histc, aten.mode.default: _mode,
+        aten.histogram.bin_ct: _histogram, aten.histogram.bins_tensor: _histogram,
     }
 
 
