@@ -838,3 +838,15 @@ def test_histogram_is_lowered_with_torchs_edges_and_errors():
             continue
         torch.testing.assert_close(a().cpu(), expected, rtol=1e-5, atol=1e-6)
     assert fallbacks() == before
+
+
+def test_empty_reductions_name_the_dim_as_torch():
+    """amax/amin over an empty dim named it normalized (torch: as given,
+    x.amin(-2) says -2) and argmax/argmin named it as given (torch:
+    normalized), or 'None' without a dim (torch asks for one)."""
+    def program(dev):
+        x = torch.zeros(0, 3).to(dev)
+        return [lambda: x.amin(-2), lambda: x.amax((1, -2)), lambda: x.argmax(-2),
+                lambda: x.argmin(), lambda: x.max(-2).values, lambda: x.amax(1)]
+
+    same_outcomes(program)

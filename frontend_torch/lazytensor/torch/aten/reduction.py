@@ -86,9 +86,10 @@ def _extreme(kind: str, name: str):
         n = node(x)
         axes = dims(dim, n.ndim)
         empty = [a for a in axes if n.shape[a] == 0]
-        if empty and dim not in (None, (), []):  # torch: IndexError only for named dims
-            raise IndexError(f"{name}(): Expected reduction dim {empty[0]} to have non-zero "
-                             "size.")
+        if empty and dim not in (None, (), []):  # torch: IndexError only for named dims,
+            named = [dim] if isinstance(dim, int) else list(dim)  # named as given
+            first = next(d for d in named if n.shape[d % n.ndim] == 0)
+            raise IndexError(f"{name}(): Expected reduction dim {first} to have non-zero size.")
         if empty or (n.ndim and not n.shape[0] and not axes):
             raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
                                "input.numel() == 0. Specify the reduction dim with the 'dim' "
@@ -104,9 +105,11 @@ def _arg(kind: str):
         if n.ndim == 0:
             return wrap(as_node(0, INDEX, (1,) * 0))
         axis = None if dim is None else _dim(dim, n.ndim)
-        if n.shape and (axis is None and math.prod(n.shape) == 0 or
-                        axis is not None and n.shape[axis] == 0):
-            raise IndexError(f"{kind}(): Expected reduction dim {dim} to have non-zero size.")
+        if n.shape and axis is None and math.prod(n.shape) == 0:
+            raise IndexError(f"{kind}(): Expected reduction dim to be specified for "
+                             "input.numel() == 0.")
+        if n.shape and axis is not None and n.shape[axis] == 0:
+            raise IndexError(f"{kind}(): Expected reduction dim {axis} to have non-zero size.")
         return wrap(R.argreduce(kind, n, axis, keepdim, INDEX))
 
     return impl
