@@ -270,3 +270,21 @@ def test_linalg_diagonal_trace_uplo_and_inverse_powers(runtime):
     for mod in (np, lnp):
         with pytest.raises(ValueError, match="UPLO"):
             mod.linalg.eigh(mod.eye(2), UPLO="lrong")
+
+
+def test_builtin_functions_do_not_bind_as_class_attributes(runtime):
+    """numpy's C functions (array, zeros, arange...) stay plain functions as
+    class attributes (numpy's TestNorm: ``array = np.array`` then
+    ``self.array([[1, 3]], dtype=dt)``); the lazy ones bound ``self`` as their
+    first argument (TypeError: got multiple values for argument 'dtype')."""
+    class Case:
+        array = lnp.array
+        zeros = lnp.zeros
+        arange = lnp.arange
+
+    case = Case()
+    same(case.array([[1, 3], [5, 7]], dtype=np.float32),
+         np.array([[1, 3], [5, 7]], dtype=np.float32))
+    same(case.zeros(3), np.zeros(3))
+    same(case.arange(4), np.arange(4))
+    assert lnp.array.__name__ == "array"

@@ -15,6 +15,8 @@ and returns lazy arrays again.
 # ruff: noqa: F401  (re-exports: __all__ is computed below)
 from __future__ import annotations
 
+import types as _types
+
 from lazytensor.core.runtime import sync
 from lazytensor.numpy import (  # each module registers its functions (``@implements``)
     _creation,
@@ -53,6 +55,12 @@ def _registered() -> dict:
 
 
 globals().update(_registered())
+# numpy's C builtins (array, zeros, arange...) do not bind as class attributes
+# (``class T: array = np.array`` then ``self.array(x)``); their lazy versions
+# must not either: staticmethod objects are callable and keep name and doc
+for _name, _impl in _registered().items():
+    if isinstance(getattr(_np, _name), _types.BuiltinFunctionType):
+        globals()[_name] = staticmethod(_impl)
 globals().update(_all_ufuncs())
 for _alias, _name in {"amax": "max", "amin": "min", "around": "round", "concat": "concatenate",
                       "permute_dims": "transpose", "row_stack": "vstack"}.items():
