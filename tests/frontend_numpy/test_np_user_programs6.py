@@ -288,3 +288,26 @@ def test_builtin_functions_do_not_bind_as_class_attributes(runtime):
     same(case.zeros(3), np.zeros(3))
     same(case.arange(4), np.arange(4))
     assert lnp.array.__name__ == "array"
+
+
+def _empty_norms(mod):
+    out = [mod.linalg.matrix_rank(mod.zeros(s)) for s in ((0, 0), (0, 5), (3, 0, 4))]
+    for shape in ((0, 2), (2, 0), (0, 0)):
+        x = mod.zeros(shape, dtype=mod.float32)
+        out += [mod.linalg.matrix_norm(x, ord=o) for o in ("fro", "nuc", 1, 2, np.inf)]
+        out += [mod.linalg.norm(x, ord=np.inf), mod.linalg.norm(x, ord=2, axis=0)]
+    x = mod.zeros(0, dtype=mod.int32)
+    out += [mod.linalg.vector_norm(x, ord=o) for o in (1, 2, np.inf)]
+    return out
+
+
+def test_norms_and_rank_of_empty_matrices(runtime):
+    """numpy's max/inf/2/nuc norms of empty matrices and vectors are 0 and
+    the rank of an empty matrix is 0; lazy ones raised ValueError (zero-size
+    reduction to maximum). linalg.cross of 2-vectors raises numpy's
+    ValueError (lazy: a 2-d cross product)."""
+    for got, want in zip(_empty_norms(lnp), _empty_norms(np), strict=True):
+        same(got, want)
+    for mod in (np, lnp):
+        with pytest.raises(ValueError, match="3-dimensional vectors"):
+            mod.linalg.cross(mod.ones((2, 2)), mod.ones((2, 2)))

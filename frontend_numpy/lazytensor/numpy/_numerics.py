@@ -462,6 +462,8 @@ def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):  # noqa: N803 (nump
         nonzero = cred.reduce("any", make(Op.NE, (x, ew.full(x.shape, 0, x.dtype))))
         return wrap(ew.convert(nonzero, dt.int64))
     x = _float_matrix(x)
+    if 0 in x.shape[-2:]:  # no singular values: rank 0
+        return wrap(ew.full(x.shape[:-2], 0, dt.int64))
     if tol is not None:
         return wrap(cls.matrix_rank(x, None, node_of(tol)))
     return wrap(cls.matrix_rank(x, None if rtol is None else node_of(rtol)))

@@ -174,13 +174,24 @@ def multi_dot(arrays, *, out=None):
 @linalg_implements("vector_norm")
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     node = node_of(x)
+    if ord == np.inf and _empty(node):  # numpy's max of no magnitudes is 0, as the sum's
+        ord = 1  # noqa: A001
     return wrap(nl.vector_norm(node, normalize_axes(axis, node.ndim), keepdims, ord))
+
+
+_ZERO_WHEN_EMPTY = (1, 2, np.inf, "nuc", "fro", None)  # numpy: 0 for an empty matrix
+
+
+def _empty(node: Node) -> bool:
+    return 0 in node.shape
 
 
 @linalg_implements("matrix_norm")
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     m = node_of(x)
     _singular_value_norm(m, ord, 2)
+    if _empty(m) and _is_order(ord, _ZERO_WHEN_EMPTY):
+        ord = "fro"  # noqa: A001  (0, as numpy's max/sum of no values)
     return wrap(nl.matrix_norm(m, ord, m.ndim - 2, m.ndim - 1, keepdims))
 
 
@@ -188,7 +199,13 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
 def norm(x, ord=None, axis=None, keepdims=False):
     node = node_of(x)
     _singular_value_norm(node, ord, node.ndim if axis is None else np.size(axis))
+    if _empty(node) and (axis is not None or node.ndim <= 2) and _is_order(ord, _ZERO_WHEN_EMPTY):
+        ord = None  # noqa: A001  (0, as numpy's max/sum of no values)
     return wrap(nl.norm(node, ord, axis, keepdims))
+
+
+def _is_order(ord, orders) -> bool:  # noqa: A002 (numpy's name)
+    return isinstance(ord, (int, float, str, np.number, type(None))) and ord in orders
 
 
 def _singular_value_norm(x: Node, ord, axes: int) -> None:
@@ -226,6 +243,11 @@ def vecdot(x1, x2, /, *, axis=-1):
 
 @linalg_implements("cross")
 def cross(x1, x2, /, *, axis=-1):
+    a, b = node_of(x1), node_of(x2)
+    if a.ndim == 0 or b.ndim == 0 or a.shape[axis] != 3 or b.shape[axis] != 3:
+        raise ValueError(f"Both input arrays must be (arrays of) 3-dimensional vectors, but they "
+                         f"are {a.shape[axis] if a.ndim else 0} and "
+                         f"{b.shape[axis] if b.ndim else 0} dimensional instead.")
     return _math.cross(x1, x2, axis=axis)
 
 
