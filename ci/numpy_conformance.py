@@ -13,7 +13,8 @@ not do: object, string, datetime, structured and longdouble dtypes, ndarray
 subclasses (matrix, masked arrays), numpy scalar return types (lazy
 results are 0-d lazy arrays, as JAX's and CuPy's are), memory flags and
 in-place writes through ``out=`` into numpy arrays the test owns. The figure
-to watch is the pass count, per module.
+to watch is the pass count, per module. linalg's test_xerbla_override is
+deselected: it forks, and the child of a process with XLA's threads hangs.
 
     python ci/numpy_conformance.py                 # the default modules
     python ci/numpy_conformance.py --modules lib/tests/test_shape_base.py
@@ -39,7 +40,13 @@ MODULES = (
     "lib/tests/test_nanfunctions.py", "lib/tests/test_arraypad.py",
     "lib/tests/test_index_tricks.py", "lib/tests/test_function_base.py",
     "linalg/tests/test_linalg.py", "fft/tests/test_pocketfft.py",
+    "_core/tests/test_numeric.py", "_core/tests/test_shape_base.py",
+    "_core/tests/test_function_base.py", "lib/tests/test_stride_tricks.py",
+    "lib/tests/test_polynomial.py",
 )
+# tests that cannot run in a process that already started XLA's threads: the
+# child that test_xerbla_override forks deadlocks
+DESELECT = ("linalg_tests_test_linalg_lazy.py::test_xerbla_override",)
 
 CONFTEST = '''\
 import functools
@@ -91,7 +98,8 @@ def prepare(folder: Path, modules: list[str]) -> list[Path]:
 def run_module(copy: Path, failures: bool) -> dict:
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
-         "-o", "addopts=", "-rfE", copy.name],
+         "-o", "addopts=", "-rfE", copy.name,
+         *(f"--deselect={test}" for test in DESELECT if test.startswith(copy.name + "::"))],
         cwd=copy.parent, capture_output=True, text=True, timeout=1800)
     lines = proc.stdout.strip().splitlines() or [proc.stderr[-300:]]
     tail = next((line for line in reversed(lines) if _SUMMARY.search(line)), lines[-1])
