@@ -189,6 +189,27 @@ def test_tf_image_ops_record_lazily(case, dtype):
     _lazy_and_eager(IMAGE[case], IMAGES[dtype])
 
 
+HSV_EDGES = np.array([[0.5, 0.5, 0.5], [0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [0, 1, 1],
+                      [0, 0, 1], [1, 0, 1], [0.3, 0.3, 0.1], [0.2, 0.9, 0.9]], np.float32)
+HUE_EDGES = np.array([0, 1 / 6, 2 / 6, 0.5, 4 / 6, 5 / 6, 1.0, 0.9999, 1.2, -0.1], np.float32)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_tf_image_rgb_to_hsv_and_back_record_lazily(dtype):
+    """``tf.image.rgb_to_hsv`` / ``hsv_to_rgb`` of lazy images materialized
+    them and returned eager tensors; now TensorFlow's kernels' formulas
+    (grey: hue 0; hue outside [0, 1): TensorFlow's default sextant)."""
+    rgb = np.concatenate([RNG.random((30, 3)), HSV_EDGES]).astype(dtype).reshape(5, 8, 3)
+    hsv = RNG.random((10, 3))
+    hsv[:, 0] = HUE_EDGES
+    hsv = np.concatenate([RNG.random((30, 3)), hsv]).astype(dtype).reshape(5, 8, 3)
+    _lazy_and_eager(tf.image.rgb_to_hsv, rgb)
+    _lazy_and_eager(tf.image.hsv_to_rgb, hsv)
+    _lazy_and_eager(lambda x: tf.image.hsv_to_rgb(tf.image.rgb_to_hsv(x)), rgb)
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        tf.image.rgb_to_hsv(lnp.asarray(rgb[..., :2]))
+
+
 def test_tf_image_adjust_contrast_of_float16_is_tensorflows_error():
     """TensorFlow's CPU AdjustContrastv2 has no float16 kernel: the call
     goes to TensorFlow (counted) for its NotFoundError."""

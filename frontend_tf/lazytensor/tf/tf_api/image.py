@@ -31,6 +31,7 @@ from lazytensor.core.composite.elementwise import convert
 from lazytensor.core.composite.npextra import const
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
+from lazytensor.core.registry import make
 from lazytensor.tf import _tf
 from lazytensor.tf.numpy._math import _floor_divide
 from lazytensor.tf.tf_api._dispatch import dtype_arg, host_int, tensor
@@ -292,6 +293,79 @@ def per_image_standardization(image):
                     dtype=dt.float32)
 
 
+# ------------------------------------------------------------ HSV
+
+def _rgb_image(value, op: str) -> Node:
+    x = tensor(value)
+    if not dt.is_float(x.dtype):
+        raise NotImplementedError(f"{op} of {x.dtype.name}")  # TensorFlow's own error
+    if not x.ndim or x.shape[-1] != 3:
+        raise _tf.tf().errors.InvalidArgumentError(
+            None, None, f"input must have 3 channels but input only has "
+            f"{x.shape[-1] if x.ndim else 0} channels. [Op:{op}]")
+    return x
+
+
+def _channels(x: Node) -> list[Node]:
+    last = x.ndim - 1
+    return [cs.squeeze(cs.slice_axis(x, last, i, i + 1), last) for i in range(3)]
+
+
+def _where(test: Node, a: Node, b: Node) -> Node:
+    return make(Op.SELECT, (test, a, b))
+
+
+def rgb_to_hsv(images, name=None):
+    """TensorFlow's RGBToHSV kernel: v the largest channel, s = range / v (0
+    where v is 0), h in [0, 1) from the channel that is largest (0 for grey)."""
+    x = _rgb_image(images, "RGBToHSV")
+
+    def f(op, *xs):
+        return ew.apply(op, *xs, dtype=x.dtype)
+
+    r, g, b = _channels(x)
+    value = f(Op.MAX, f(Op.MAX, r, g), b)
+    span = f(Op.SUB, value, f(Op.MIN, f(Op.MIN, r, g), b))
+    zero = ew.zeros_like(value)
+    saturation = _where(make(Op.GT, (value, zero)), f(Op.DIV, span, value), zero)
+    norm = f(Op.MUL, f(Op.DIV, 1, span), 1 / 6)
+    hue = _where(make(Op.EQ, (g, value)), f(Op.ADD, f(Op.MUL, norm, f(Op.SUB, b, r)), 2 / 6),
+                 f(Op.ADD, f(Op.MUL, norm, f(Op.SUB, r, g)), 4 / 6))
+    hue = _where(make(Op.EQ, (r, value)), f(Op.MUL, norm, f(Op.SUB, g, b)), hue)
+    hue = _where(make(Op.GT, (span, zero)), hue, zero)
+    hue = _where(make(Op.LT, (hue, zero)), f(Op.ADD, hue, 1), hue)
+    return cs.stack([hue, saturation, value], -1)
+
+
+def hsv_to_rgb(images, name=None):
+    """TensorFlow's HSVToRGB kernel: chroma c = s * v, the hue's sextant
+    floor(6 h) picks where c and x = c (1 - |(6 h mod 2) - 1|) go (other
+    sextants: red c), plus m = v - c."""
+    x = _rgb_image(images, "HSVToRGB")
+
+    def f(op, *xs):
+        return ew.apply(op, *xs, dtype=x.dtype)
+
+    h, s, v = _channels(x)
+    c = f(Op.MUL, s, v)
+    m = f(Op.SUB, v, c)
+    dh = f(Op.MUL, h, 6)
+    sextant = ew.convert(make(Op.FLOOR, (dh,)), dt.int32)
+    halves = f(Op.DIV, dh, 2)
+    fmodu = f(Op.MUL, f(Op.SUB, halves, make(Op.FLOOR, (halves,))), 2)
+    other = f(Op.MUL, c, f(Op.SUB, 1, make(Op.ABS, (f(Op.SUB, fmodu, 1),))))
+    zero = ew.zeros_like(c)
+    tables = ((c, other, zero, zero, other, c), (other, c, c, other, zero, zero),
+              (zero, zero, other, c, c, other))
+    out = []
+    for table, other_sextants in zip(tables, (c, zero, zero), strict=True):
+        channel = other_sextants  # outside [0, 6): TensorFlow's default case, (c, 0, 0)
+        for k, part in enumerate(table):
+            channel = _where(ew.apply(Op.EQ, sextant, k, dtype=dt.int32), part, channel)
+        out.append(f(Op.ADD, channel, m))
+    return cs.stack(out, -1)
+
+
 APIS = {
     "image.flip_left_right": _flip(2),
     "image.flip_up_down": _flip(3),
@@ -305,6 +379,7 @@ APIS = {
     "image.adjust_gamma": adjust_gamma, "image.rgb_to_grayscale": rgb_to_grayscale,
     "image.grayscale_to_rgb": grayscale_to_rgb,
     "image.per_image_standardization": per_image_standardization,
+    "image.rgb_to_hsv": rgb_to_hsv, "image.hsv_to_rgb": hsv_to_rgb,
 }
 
 __all__ = ["APIS"]
