@@ -311,3 +311,21 @@ def test_norms_and_rank_of_empty_matrices(runtime):
     for mod in (np, lnp):
         with pytest.raises(ValueError, match="3-dimensional vectors"):
             mod.linalg.cross(mod.ones((2, 2)), mod.ones((2, 2)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.mean(m.asarray([])),
+    lambda m: m.mean(m.zeros((0, 3)), axis=0),
+    lambda m: m.std(m.asarray([])),
+    lambda m: m.var(m.asarray([1.0]), ddof=1),
+    lambda m: m.var(m.ones((2, 3)), axis=0, ddof=2),
+])
+def test_reductions_over_too_few_elements_warn(call):
+    """numpy warns (RuntimeWarning) for the mean of an empty slice and for a
+    variance with ddof >= the count; both depend on shapes only. Lazy
+    mean/var/std returned NaN silently (numpy's _core test_numeric)."""
+    with pytest.warns(RuntimeWarning) as want, np.errstate(invalid="ignore", divide="ignore"):
+        expected = call(np)
+    with pytest.warns(RuntimeWarning, match=str(want[0].message)):
+        got = call(lnp)
+    same(got, np.asarray(expected))

@@ -6,7 +6,11 @@ is real; NaN-ignoring variants; cumulative sums and products.
 
 from __future__ import annotations
 
+import math
+import warnings
+
 from lazytensor.core import dtypes as dt
+from lazytensor.core import metrics
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import npextra as npx
 from lazytensor.core.composite import numerics as cnum
@@ -19,7 +23,7 @@ from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
 from lazytensor.numpy._base import lift, ndarray, node_of, wrap
 from lazytensor.numpy._creation import as_dtype
-from lazytensor.numpy._dispatch import implements
+from lazytensor.numpy._dispatch import NUMPY_DIRS, implements
 from lazytensor.numpy._ufuncs import finish, reduce, scan
 
 import numpy as np
@@ -101,14 +105,29 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=_NV, *, where=_NV):
     compute, result = _stat_dtypes(x, dtype)
     keep, where = _kd(keepdims), _where(where)
     if where is True:
+        if _count(x, axis) == 0:
+            _warn("Mean of empty slice")
         node = cred.mean(ew.convert(x, compute), axis, keep, compute)
     else:
         node = cred.masked_mean(ew.convert(x, compute), _mask(x, where), axis, keep)
     return finish(ew.convert(node, result), out)
 
 
+def _count(x: Node, axis) -> int:
+    """How many elements each result of a reduction over ``axis`` reads."""
+    return math.prod(x.shape[d] for d in cred.normalize_axes(axis, x.ndim))
+
+
+def _warn(message: str) -> None:
+    """numpy's RuntimeWarning for a reduction over too few elements: the
+    shapes decide it (numpy's warnings that depend on values are not given)."""
+    warnings.warn(message, RuntimeWarning, stacklevel=metrics.user_stacklevel(NUMPY_DIRS))
+
+
 def _variance(x: Node, axis, compute, ddof, keep, where) -> Node:
     if where is True:
+        if ddof >= _count(x, axis):
+            _warn("Degrees of freedom <= 0 for slice")
         return cred.var(ew.convert(x, compute), axis, keep, ddof, compute)
     return cred.masked_var(ew.convert(x, compute), _mask(x, where), axis, keep, ddof)
 
