@@ -329,3 +329,14 @@ def test_reductions_over_too_few_elements_warn(call):
     with pytest.warns(RuntimeWarning, match=str(want[0].message)):
         got = call(lnp)
     same(got, np.asarray(expected))
+
+
+def test_qr_mode_raw_runs_eagerly():
+    """qr(mode='raw') (LAPACK's reflectors) raised ValueError 'Unrecognized
+    mode'; it now runs in numpy (warned, counted), empty matrices too."""
+    a = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    with pytest.warns(lnp.LazyFallbackWarning):
+        got = lnp.linalg.qr(lnp.asarray(a), mode="raw")
+    for g, w in zip(got, np.linalg.qr(a, mode="raw"), strict=True):
+        same(g, w)
+    same(lnp.linalg.qr(lnp.zeros((0, 3)), mode="raw")[0], np.linalg.qr(np.zeros((0, 3)), "raw")[0])

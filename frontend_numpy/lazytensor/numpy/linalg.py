@@ -19,6 +19,7 @@ from lazytensor.core.composite.reduction import normalize_axes
 from lazytensor.core.ir import Node
 from lazytensor.numpy import _math
 from lazytensor.numpy._base import node_of, wrap
+from lazytensor.numpy._dispatch import eager
 from lazytensor.numpy._numerics import (  # noqa: F401  (cond...pinv: re-exported)
     _float_matrix,
     cond,
@@ -80,6 +81,8 @@ def cholesky(a, /, *, upper=False):
 
 @linalg_implements("qr")
 def qr(a, mode="reduced"):
+    if mode == "raw":  # LAPACK's Householder reflectors (h, tau): numpy's own, eagerly
+        return eager("numpy.linalg.qr (mode='raw')", np.linalg.qr, (a, mode), {})
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"Unrecognized mode '{mode}'")
     q, r = nl.qr(_float_matrix(a), mode == "complete")
