@@ -340,3 +340,20 @@ def test_qr_mode_raw_runs_eagerly():
     for g, w in zip(got, np.linalg.qr(a, mode="raw"), strict=True):
         same(g, w)
     same(lnp.linalg.qr(lnp.zeros((0, 3)), mode="raw")[0], np.linalg.qr(np.zeros((0, 3)), "raw")[0])
+
+
+@pytest.mark.parametrize(("error", "call"), [
+    (ValueError, lambda m: m.einsum()),
+    (ValueError, lambda m: m.einsum("")),
+    (TypeError, lambda m: m.einsum("i", m.ones(2), out="test")),
+    (ValueError, lambda m: m.einsum("i", m.ones(2), order="W")),
+    (ValueError, lambda m: m.einsum("i", m.ones(2), casting="blah")),
+])
+def test_einsum_argument_errors(error, call):
+    """numpy's einsum errors for missing operands and bad out=/order=/casting=
+    (numpy's _core test_einsum); lazy einsum raised IndexError, an
+    AttributeError from out='test', or ignored order and casting."""
+    with pytest.raises(error):
+        call(np)
+    with pytest.raises(error):
+        call(lnp)

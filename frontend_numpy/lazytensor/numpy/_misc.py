@@ -161,10 +161,26 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None):
 
 # ------------------------------------------------------------------- einsum
 
+_CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
+
+
 @implements("einsum")
 def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=False):
     """numpy.einsum (explicit, implicit and sublist forms) in the operands'
     promoted dtype (or ``dtype``)."""
+    if not operands:
+        raise ValueError("must specify the einstein sum subscripts string and at least one "
+                         "operand, or at least one operand and its corresponding subscripts list")
+    if isinstance(operands[0], str) and len(operands) == 1:
+        raise ValueError("must specify the einstein sum subscripts string and at least one "
+                         "operand")
+    if out is not None and not isinstance(out, (ndarray, np.ndarray)):
+        raise TypeError("keyword parameter out must be an array for einsum")
+    if not isinstance(order, str) or order.upper() not in ("C", "F", "A", "K"):
+        raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    if casting not in _CASTINGS:
+        raise ValueError(f"casting must be one of 'no', 'equiv', 'safe', 'same_kind', 'unsafe' "
+                         f"(got {casting!r})")
     if isinstance(operands[0], str):
         subscripts, arrays = operands[0], list(operands[1:])
     else:
