@@ -357,3 +357,17 @@ def test_einsum_argument_errors(error, call):
         call(np)
     with pytest.raises(error):
         call(lnp)
+
+
+def test_einsum_sublist_labels_out_of_range_raise(runtime):
+    """Sublist labels must lie in [0, 52): numpy raises ValueError; lazy
+    einsum read label -1 as 'Z' (silently computing another contraction)
+    and 52 raised IndexError (numpy's _core test_einsum test_subscript_range)."""
+    a, b = np.ones((2, 3)), np.ones((3, 4))
+    same(lnp.einsum(lnp.asarray(a), [0, 51], lnp.asarray(b), [51, 2], [0, 2]),
+         np.einsum(a, [0, 51], b, [51, 2], [0, 2]))
+    for labels in ([0, 52], [-1, 5]):
+        for mod in (np, lnp):
+            with pytest.raises(ValueError, match="valid range"):
+                mod.einsum(mod.asarray(a), labels, mod.asarray(b), [labels[1], 2],
+                           [labels[0], 2])

@@ -6,6 +6,7 @@ fill_diagonal), searching and partitioning.
 from __future__ import annotations
 
 import math
+import operator
 
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import creation as cc
@@ -184,6 +185,11 @@ def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=
     if isinstance(operands[0], str):
         subscripts, arrays = operands[0], list(operands[1:])
     else:
+        sublists = list(operands[1::2]) + ([operands[-1]] if len(operands) % 2 else [])
+        for sub in sublists:
+            for label in sub:
+                if label is not Ellipsis and not 0 <= operator.index(label) < 52:
+                    raise ValueError("subscript is not within the valid range [0, 52)")
         subscripts, arrays = ceinsum.sublist_form(operands)
     nodes = [node_of(a) for a in arrays]
     target = np.dtype(dtype) if dtype is not None else \
