@@ -371,3 +371,11 @@ def test_einsum_sublist_labels_out_of_range_raise(runtime):
             with pytest.raises(ValueError, match="valid range"):
                 mod.einsum(mod.asarray(a), labels, mod.asarray(b), [labels[1], 2],
                            [labels[0], 2])
+
+
+def test_arange_with_a_complex_dtype(runtime):
+    """np.arange(n, dtype=complex) counts in the complex type; lazy arange
+    raised TypeError 'unsupported dtype complex128' (numpy's einsum tests)."""
+    for args in ((5,), (1, 4, 0.5)):
+        for dtype in (np.complex128, np.complex64):
+            same(lnp.arange(*args, dtype=dtype), np.arange(*args, dtype=dtype))

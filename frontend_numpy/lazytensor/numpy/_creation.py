@@ -191,7 +191,11 @@ def arange(start_or_stop, /, stop=None, step=None, *, dtype=None, device=None, l
     if stop is None:
         start, stop = 0, start
     step = 1 if step is None else step
-    return wrap(cc.arange(start, stop, step, as_dtype(dtype)))
+    dtype = as_dtype(dtype)
+    if dtype is not None and dtype.kind == "c" and not any(
+            isinstance(v, complex) for v in (start, stop, step)):  # real values, complex type
+        return wrap(ew.convert(cc.arange(start, stop, step, dt.real_dtype(dtype)), dtype))
+    return wrap(cc.arange(start, stop, step, dtype))
 
 
 def _range_dtype(*values) -> np.dtype:
