@@ -379,3 +379,13 @@ def test_arange_with_a_complex_dtype(runtime):
     for args in ((5,), (1, 4, 0.5)):
         for dtype in (np.complex128, np.complex64):
             same(lnp.arange(*args, dtype=dtype), np.arange(*args, dtype=dtype))
+
+
+@pytest.mark.parametrize("name", ["quantile", "percentile", "nanquantile", "nanpercentile"])
+def test_quantiles_of_complex_arrays_raise(name):
+    """numpy refuses quantiles of complex data (TypeError); lazy quantile and
+    percentile ordered the numbers somehow and returned a complex value
+    (silently; numpy's lib test_function_base TestPercentile.test_complex)."""
+    for mod in (np, lnp):
+        with pytest.raises(TypeError, match="real numbers"):
+            getattr(mod, name)(mod.asarray([0.5 + 3.0j, 2.1 + 0.5j]), 0.5)

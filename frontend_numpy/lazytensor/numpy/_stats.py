@@ -46,6 +46,8 @@ def _quantile(a, q, axis, out, method, keepdims, name: str, weights):
                       "weights": weights})
     qs = _checked_q(q, name)
     x = node_of(a)
+    if dt.is_complex(x.dtype):
+        raise TypeError("a must be an array of real numbers")
     if dt.is_bool(x.dtype):
         raise TypeError("numpy boolean subtract, the `-` operator, is not supported, use the "
                         "bitwise_xor, the `^` operator, or the logical_xor function instead.")
