@@ -639,3 +639,29 @@ def test_user_program_round6(program):
         assert isinstance(g, ltf.Tensor), type(g)
     for i, (g, w) in enumerate(zip(got, want, strict=True)):
         assert_same(g, tf.convert_to_tensor(w), f"{program.__name__}[{i}]", precision="float32")
+
+
+def test_unlowered_tensorflow_apis_count_as_eager_fallbacks():
+    """A TensorFlow API that no table lowers converts its lazy arguments
+    through ``__tf_tensor__`` and runs eagerly. That was an eager fallback
+    the metrics never counted (tf.image.adjust_hue, tf.Tensor + lazy array);
+    it is now counted under the API's name and warned once. Conversions the
+    user asks for (tf.convert_to_tensor, tf.constant, np.asarray) are not
+    fallbacks, and lowered APIs stay lazy and uncounted."""
+    image = RNG.random((4, 4, 3)).astype(np.float32)
+    x = lnp.asarray(image)
+    metrics.reset()
+    tf.convert_to_tensor(x), tf.constant(x), np.asarray(x)
+    assert isinstance(tf.nn.relu(x), ltf.Tensor)
+    assert metrics.as_dict()["fallbacks"] == {}
+    with pytest.warns(UserWarning, match="adjust_hue is not lowered"):
+        got = tf.image.adjust_hue(x, 0.1)
+    np.testing.assert_allclose(got.numpy(), tf.image.adjust_hue(image, 0.1).numpy(), rtol=1e-6)
+    assert metrics.as_dict()["fallbacks"] == {"tf image_ops_impl.adjust_hue": 1}
+    assert metrics.as_dict()["counters"]["eager_fallbacks"] == 1
+    # tf.Tensor + lazy array: lazy where TensorFlow dispatches the operator
+    # to us (tnp's numpy behaviour on), else TensorFlow's eager add, counted
+    before = metrics.as_dict()["counters"]["eager_fallbacks"]
+    total = tf.ones((4, 4, 3)) + x
+    ran_eagerly = not isinstance(total, ltf.Tensor)
+    assert metrics.as_dict()["counters"]["eager_fallbacks"] == before + ran_eagerly

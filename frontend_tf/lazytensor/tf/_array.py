@@ -11,6 +11,7 @@ attached from tables in ``lazytensor.tf.numpy._methods``.
 
 from __future__ import annotations
 
+import sys
 import weakref
 
 import numpy as np
@@ -152,8 +153,15 @@ class ndarray(HandleArray):  # noqa: N801  (tnp's name)
 
     def __tf_tensor__(self, dtype=None, name=None):
         """TensorFlow's conversion protocol: ``tf.convert_to_tensor(x)`` and
-        every TF op accept a lazy array (it materializes)."""
+        every TF op accept a lazy array (it materializes). A TensorFlow API
+        that no table lowers converting it is an eager fallback: counted in
+        the metrics under that API's name and warned once."""
         tf = _tf.tf()
+        api = _tf.unlowered_caller(sys._getframe(1))
+        if api is not None:
+            from lazytensor.tf.numpy._lower import note_fallback
+
+            note_fallback(f"tf {api}", "is not lowered: TensorFlow runs it eagerly")
         tensor = tf.constant(self._h.numpy(), name=name)
         return tensor if dtype is None else tf.cast(tensor, dtype)
 

@@ -10,6 +10,7 @@ numpy dtypes and ``tf.DType``, tnp's global modes, and error translation.
 from __future__ import annotations
 
 import functools
+import os
 import sys
 from typing import NoReturn
 
@@ -50,6 +51,39 @@ def is_tf_value(value) -> bool:
         return False
     t = tf()
     return isinstance(value, (t.Tensor, t.Variable))
+
+
+# TensorFlow functions that convert on purpose: the user asked for a tf.Tensor
+_EXPLICIT_CONVERSIONS = frozenset({
+    "convert_to_tensor", "convert_to_tensor_v1", "convert_to_tensor_v2",
+    "convert_to_tensor_v2_with_dispatch", "constant", "constant_v1", "identity"})
+_LAZYTENSOR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # lazytensor/
+
+
+def unlowered_caller(frame) -> str | None:
+    """The TensorFlow function that a lazy array's ``__tf_tensor__`` (called
+    from ``frame``) converts for, when it is an eager fallback: a TensorFlow
+    API that no table lowers, called from the user's code (or another
+    library's), such as ``image_ops_impl.adjust_hue``. None when the
+    conversion was asked for (``tf.convert_to_tensor``, ``tf.constant``) or
+    lazytensor's own code made it. The API is the outermost TensorFlow frame
+    below the caller, past TensorFlow's decorators (``tensorflow/python/util``)."""
+    tf_dir = os.path.dirname(tf().__file__)
+    util_dir = os.path.join(tf_dir, "python", "util")
+    api = None
+    while frame is not None:
+        path = frame.f_code.co_filename
+        if not path.startswith(tf_dir):
+            break
+        if not path.startswith(util_dir):
+            api = frame
+        frame = frame.f_back
+    if api is None or frame is None or frame.f_code.co_filename.startswith(_LAZYTENSOR_DIR):
+        return None
+    if api.f_code.co_name in _EXPLICIT_CONVERSIONS:
+        return None
+    module = api.f_globals.get("__name__", "").rsplit(".", 1)[-1]
+    return f"{module}.{api.f_code.co_qualname.rsplit('.<locals>.', 1)[-1]}"
 
 
 _PY_TYPES = {bool: dt.bool_, int: dt.int64, float: dt.float64, complex: dt.complex128}
