@@ -189,6 +189,17 @@ def update_rows(x: Node, axis: int, index: Node, value, kind: str = "set") -> No
     return ix.setitem(x, (slice(None),) * axis + (index,), value, kind)
 
 
+def _sorted_and_common(seq: Node, values: Node, sorter: Node | None) -> tuple[Node, Node]:
+    """``seq`` put in order by ``sorter`` (indices along its last axis, if
+    given), and both operands converted to their common dtype."""
+    if sorter is not None and seq.shape[-1]:
+        seq = gather_at(seq, coordinates(convert(sorter, dt.int64), seq.ndim - 1))
+    if values.dtype != seq.dtype:
+        common = np.promote_types(values.dtype, seq.dtype)
+        seq, values = convert(seq, common), convert(values, common)
+    return seq, values
+
+
 def searchsorted(seq: Node, values: Node, right: bool = False, sorter: Node | None = None,
                  ) -> Node:
     """Insertion points (int64) of ``values`` into the sorted last axis of
@@ -201,11 +212,7 @@ def searchsorted(seq: Node, values: Node, right: bool = False, sorter: Node | No
     >>> searchsorted(s, constant(np.array([2.5]), np.dtype("float32"))).shape
     (1,)
     """
-    if sorter is not None and seq.shape[-1]:
-        seq = gather_at(seq, coordinates(convert(sorter, dt.int64), seq.ndim - 1))
-    if values.dtype != seq.dtype:
-        common = np.promote_types(values.dtype, seq.dtype)
-        seq, values = convert(seq, common), convert(values, common)
+    seq, values = _sorted_and_common(seq, values, sorter)
     lead = values.shape if seq.ndim == 1 else values.shape[:-1]
     shape = (*values.shape, seq.shape[-1])
     last = len(shape) - 1
@@ -230,11 +237,7 @@ def bisect(seq: Node, values: Node, right: bool = False, sorter: Node | None = N
     >>> bisect(s, constant(np.array([2.0, np.nan]), np.dtype("float32"))).shape
     (2,)
     """
-    if sorter is not None and seq.shape[-1]:
-        seq = gather_at(seq, coordinates(convert(sorter, dt.int64), seq.ndim - 1))
-    if values.dtype != seq.dtype:
-        common = np.promote_types(values.dtype, seq.dtype)
-        seq, values = convert(seq, common), convert(values, common)
+    seq, values = _sorted_and_common(seq, values, sorter)
     n, shape = seq.shape[-1], values.shape
     lo, hi = as_node(0, dt.int64, shape), as_node(n, dt.int64, shape)
     one = as_node(1, dt.int64, shape)
