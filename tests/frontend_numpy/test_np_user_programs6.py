@@ -389,3 +389,23 @@ def test_quantiles_of_complex_arrays_raise(name):
     for mod in (np, lnp):
         with pytest.raises(TypeError, match="real numbers"):
             getattr(mod, name)(mod.asarray([0.5 + 3.0j, 2.1 + 0.5j]), 0.5)
+
+
+@pytest.mark.parametrize("name", ["var", "std", "nanvar", "nanstd"])
+@pytest.mark.parametrize("axis", [None, 0, 1])
+def test_var_std_subtract_the_mean_they_are_given(name, axis):
+    """numpy 2's ``mean=`` (the mean with keepdims, to save computing it
+    again) is subtracted as given; lazy var/std ignored it and computed their
+    own, a different answer whenever the mean given is not the exact one."""
+    a = np.random.default_rng(6).random((3, 4))
+    a[0, 1] = np.nan
+    center = np.nanmean(a, axis=axis, keepdims=True) + 0.25
+    want = getattr(np, name)(a, axis=axis, mean=center, ddof=1)
+    same(getattr(np, name)(lnp.asarray(a), axis=axis, mean=lnp.asarray(center), ddof=1), want,
+         rtol=1e-12)
+    where = a > 0.3
+    want = getattr(np, name)(a, axis=1, mean=center if axis == 1 else np.nanmean(
+        a, axis=1, keepdims=True), where=where)
+    got = getattr(np, name)(lnp.asarray(a), axis=1, mean=lnp.asarray(
+        center if axis == 1 else np.nanmean(a, axis=1, keepdims=True)), where=lnp.asarray(where))
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12, equal_nan=True)

@@ -124,12 +124,16 @@ def _warn(message: str) -> None:
     warnings.warn(message, RuntimeWarning, stacklevel=metrics.user_stacklevel(NUMPY_DIRS))
 
 
-def _variance(x: Node, axis, compute, ddof, keep, where) -> Node:
+def _variance(x: Node, axis, compute, ddof, keep, where, mean=_NV) -> Node:
+    """var's node; ``mean`` (numpy's ``mean=``: the mean with keepdims) is
+    subtracted as given instead of being computed again."""
+    center = None if mean is _NV else node_of(mean)
     if where is True:
         if ddof >= _count(x, axis):
             _warn("Degrees of freedom <= 0 for slice")
-        return cred.var(ew.convert(x, compute), axis, keep, ddof, compute)
-    return cred.masked_var(ew.convert(x, compute), _mask(x, where), axis, keep, ddof)
+        return cred.var(ew.convert(x, compute), axis, keep, ddof, compute, center)
+    return cred.masked_var(ew.convert(x, compute), _mask(x, where), axis, keep, ddof,
+                           None if center is None else ew.convert(center, compute))
 
 
 def _ddof(ddof, correction):
@@ -148,7 +152,7 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_NV, *, where=_NV, 
     x = node_of(a)
     compute, result = _stat_dtypes(x, dtype)
     ddof = _ddof(ddof, correction)
-    node = _variance(x, axis, compute, ddof, _kd(keepdims), _where(where))
+    node = _variance(x, axis, compute, ddof, _kd(keepdims), _where(where), mean)
     return finish(ew.convert(node, dt.real_dtype(result)), out)
 
 
@@ -158,7 +162,8 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_NV, *, where=_NV, 
     x = node_of(a)
     compute, result = _stat_dtypes(x, dtype)
     ddof = _ddof(ddof, correction)
-    node = make(Op.SQRT, (_variance(x, axis, compute, ddof, _kd(keepdims), _where(where)),))
+    node = make(Op.SQRT, (_variance(x, axis, compute, ddof, _kd(keepdims), _where(where),
+                                    mean),))
     return finish(ew.convert(node, dt.real_dtype(result)), out)
 
 
@@ -316,7 +321,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_NV, *, where=_N
     x = node_of(a)
     mask = _valid(x, where) if dt.is_inexact(x.dtype) else where
     return var(wrap(_nan_replaced(x, 0)), axis, dtype, out, ddof, keepdims, where=mask,
-               correction=correction)
+               mean=mean, correction=correction)
 
 
 @implements("nanstd")
@@ -325,7 +330,7 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_NV, *, where=_N
     x = node_of(a)
     mask = _valid(x, where) if dt.is_inexact(x.dtype) else where
     return std(wrap(_nan_replaced(x, 0)), axis, dtype, out, ddof, keepdims, where=mask,
-               correction=correction)
+               mean=mean, correction=correction)
 
 
 @implements("nancumsum")

@@ -173,12 +173,15 @@ def mean(x: Node, axis=None, keepdims: bool = False, dtype: np.dtype | None = No
 
 
 def var(x: Node, axis=None, keepdims: bool = False, ddof: int | float = 0,
-        dtype: np.dtype | None = None) -> Node:
-    """Variance: mean(|x - mean(x)|^2) * n / (n - ddof)."""
+        dtype: np.dtype | None = None, center: Node | None = None) -> Node:
+    """Variance: mean(|x - mean(x)|^2) * n / (n - ddof). ``center``, when the
+    caller has it (numpy's ``mean=``), is the mean to subtract, in the shape
+    of a keepdims reduction."""
     dtype = dtype or x.dtype
     axes = normalize_axes(axis, x.ndim)
     x = convert(x, dtype)
-    centered = make(Op.SUB, (x, broadcast_to(mean(x, axes, keepdims=True), x.shape)))
+    mu = mean(x, axes, keepdims=True) if center is None else convert(center, dtype)
+    centered = make(Op.SUB, (x, broadcast_to(mu, x.shape)))
     if dt.is_complex(dtype):
         real = make(Op.REAL, (centered,))
         imag = make(Op.IMAG, (centered,))
@@ -264,11 +267,12 @@ def masked_mean(x: Node, mask: Node, axis=None, keepdims: bool = False) -> Node:
 
 
 def masked_var(x: Node, mask: Node, axis=None, keepdims: bool = False,
-               ddof: int | float = 0) -> Node:
+               ddof: int | float = 0, center: Node | None = None) -> Node:
     """The variance of the elements of ``x`` where ``mask`` holds: the masked
-    sum of |x - masked mean|^2 over (count - ddof); real for complex x."""
+    sum of |x - masked mean|^2 over (count - ddof); real for complex x.
+    ``center``, as ``var``'s, is a mean the caller already has."""
     axes = normalize_axes(axis, x.ndim)
-    mu = masked_mean(x, mask, axes, True)
+    mu = masked_mean(x, mask, axes, True) if center is None else convert(center, x.dtype)
     diff = make(Op.SUB, (x, broadcast_to(mu, x.shape)))
     sq = make(Op.MUL, (diff, make(Op.CONJ, (diff,)) if dt.is_complex(x.dtype) else diff))
     sq = convert(sq, dt.real_dtype(x.dtype))
