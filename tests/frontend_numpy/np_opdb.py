@@ -95,7 +95,6 @@ _DOMAINS = {
 # (ufunc name, dtype) pairs that fail in lazytensor on purpose
 _UFUNC_XFAIL = {
     ("spacing", "*"): "no lazy mapping (eager fallback is tested separately)",
-    ("frexp", "*"): "no lazy mapping (eager fallback is tested separately)",
 }
 
 _SCALAR_UFUNCS = {"add", "subtract", "multiply", "divide", "floor_divide", "remainder",
