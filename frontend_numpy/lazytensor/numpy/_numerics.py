@@ -195,14 +195,7 @@ def _dd_edges(column: Node, bins, range_, i: int) -> Node:
         raise TypeError(f"`bins[{i}]` must be an integer, when a scalar") from None
     if range_ is None and column.shape[0]:  # the data's own min/max, as histogram's
         return cnum.histogram_edges(column, n, None)
-    first, last = (0, 1) if range_ is None else range_
-    if first > last:
-        raise ValueError("max must be larger than min in range parameter.")
-    if not (np.isfinite(first) and np.isfinite(last)):
-        raise ValueError(f"supplied range of [{first}, {last}] is not finite")
-    if first == last:
-        first, last = first - 0.5, last + 0.5
-    return node_of(np.linspace(first, last, n + 1))
+    return node_of(np.linspace(*cnum.host_range(range_), n + 1))  # float64, as numpy's
 
 
 @implements("histogramdd")

@@ -258,6 +258,24 @@ def equal_edges(first: Node, last: Node, bins: int) -> Node:
     return linspace(first, last, bins + 1, compute_dtype=first.dtype)
 
 
+def host_range(range_: tuple[float, float] | None) -> tuple[float, float]:
+    """A histogram ``range`` given on the host, checked and widened as numpy
+    does: None is (0, 1); min > max and infinite ends raise; equal ends
+    widen by 0.5 each side.
+
+    >>> host_range((2, 2)), host_range(None)
+    ((1.5, 2.5), (0, 1))
+    """
+    first, last = (0, 1) if range_ is None else range_
+    if first > last:
+        raise ShapeError("max must be larger than min in range parameter.")
+    if not (np.isfinite(first) and np.isfinite(last)):
+        raise ShapeError(f"supplied range of [{first}, {last}] is not finite")
+    if first == last:
+        first, last = first - 0.5, last + 0.5
+    return first, last
+
+
 def histogram_edges(x: Node, bins: int, range_: tuple[float, float] | None = None,
                     ) -> Node:
     """numpy.histogram's (torch.histogram's) ``bins + 1`` equal-width edges
@@ -277,13 +295,7 @@ def histogram_edges(x: Node, bins: int, range_: tuple[float, float] | None = Non
     if range_ is None and x.shape[0]:
         dtype = x.dtype if dt.is_inexact(x.dtype) else dt.float64
         return equal_edges(*histogram_range(x, dtype), bins)
-    first, last = (0, 1) if range_ is None else range_
-    if first > last:
-        raise ShapeError("max must be larger than min in range parameter.")
-    if not (np.isfinite(first) and np.isfinite(last)):
-        raise ShapeError(f"supplied range of [{first}, {last}] is not finite")
-    if first == last:
-        first, last = first - 0.5, last + 0.5
+    first, last = host_range(range_)
     dtype = np.result_type(first, last, np.empty(0, x.dtype))
     dtype = dtype if dtype.kind in "fc" else np.dtype(np.float64)
     return _upload(np.linspace(first, last, bins + 1, endpoint=True, dtype=dtype))
