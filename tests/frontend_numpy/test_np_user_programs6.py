@@ -427,3 +427,22 @@ def test_frexp_is_lazy(dtype):
     np.testing.assert_array_equal(np.asarray(mantissa), want_m)
     same(exponent, want_e)
     assert np.asarray(mantissa).dtype == want_m.dtype
+
+
+@pytest.mark.parametrize("optimize", ["greedy", "optimal", True])
+def test_einsum_path_plans_on_shapes_without_reading_the_arrays(optimize):
+    """np.einsum_path of lazy arrays ran as an eager fallback (every operand
+    read back to the host, counted) though the plan depends on shapes only;
+    numpy now plans it on zero-strided stand-ins: the same path and report,
+    no fallback, nothing transferred."""
+    rng = np.random.default_rng(6)
+    a, b, c = rng.random((3, 4)), rng.random((4, 5)), rng.random((5, 2))
+    lazy = [lnp.asarray(v) for v in (a, b, c)]
+    counters = dict(metrics.as_dict()["counters"])
+    got = np.einsum_path("ij,jk,kl->il", *lazy, optimize=optimize)
+    assert got == np.einsum_path("ij,jk,kl->il", a, b, c, optimize=optimize)
+    after = metrics.as_dict()["counters"]
+    assert after["eager_fallbacks"] == counters["eager_fallbacks"]
+    assert after["transfers_to_host"] == counters["transfers_to_host"]
+    assert np.einsum_path(lazy[0], [0, 1], lazy[1], [1, 2], [0, 2]) == \
+        np.einsum_path(a, [0, 1], b, [1, 2], [0, 2])

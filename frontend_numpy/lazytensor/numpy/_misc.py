@@ -201,6 +201,16 @@ def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=
     return out
 
 
+@implements("einsum_path")
+def einsum_path(*operands, optimize="greedy", einsum_call=False):
+    """numpy.einsum_path: the contraction order depends on shapes only, so
+    numpy plans it on zero-strided stand-ins of the lazy operands (nothing
+    is computed or read back)."""
+    stand_ins = [np.broadcast_to(np.zeros((), a.dtype), a.shape) if isinstance(a, ndarray)
+                 else a for a in operands]
+    return np.einsum_path(*stand_ins, optimize=optimize, einsum_call=einsum_call)
+
+
 @implements("put")
 def put(a, ind, v, mode="raise"):
     """In place: the flat positions ``ind`` of ``a`` receive ``v`` (repeated)."""
