@@ -446,3 +446,40 @@ def test_einsum_path_plans_on_shapes_without_reading_the_arrays(optimize):
     assert after["transfers_to_host"] == counters["transfers_to_host"]
     assert np.einsum_path(lazy[0], [0, 1], lazy[1], [1, 2], [0, 2]) == \
         np.einsum_path(a, [0, 1], b, [1, 2], [0, 2])
+
+
+_UNWRAP_CASES = [
+    (np.cumsum(np.random.default_rng(6).normal(0, 2, (3, 20)), axis=1), {"axis": 1}),
+    (np.cumsum(np.random.default_rng(7).normal(0, 2, (20, 3)), axis=0), {"axis": 0}),
+    (np.cumsum(np.random.default_rng(8).normal(0, 2, 30)).astype(np.float32), {"discont": 4.0}),
+    (np.array([0.0, np.pi, 2 * np.pi, -np.pi]), {}),  # steps of exactly +-period/2
+    (np.array([2, 3, 4, 5, 2, 3, 4, 5]), {"period": 4}),  # integer in, integer out
+    (np.array([5, 2, 7], dtype=np.int32), {"period": 5.0}),
+    (np.linspace(0, 720, 19) % 360 - 180, {"period": 360}),
+    (np.zeros((2, 0)), {}),
+]
+
+
+@pytest.mark.parametrize("case", range(len(_UNWRAP_CASES)))
+def test_unwrap_is_lazy(case):
+    """np.unwrap ran as an eager fallback (a phase-unwrapping step read
+    the signal back to the host every call); it is now recorded: numpy's
+    values and dtypes, integer periods included."""
+    a, kwargs = _UNWRAP_CASES[case]
+    before = metrics.as_dict()["counters"]["eager_fallbacks"]
+    got = np.unwrap(lnp.asarray(a), **kwargs)
+    assert metrics.as_dict()["counters"]["eager_fallbacks"] == before
+    same(got, np.unwrap(a, **kwargs), rtol=1e-6 if a.dtype == np.float32 else 1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "bool"])
+def test_i0_is_lazy(dtype):
+    """np.i0 ran as an eager fallback; it is now the core's Bessel i0 (XLA's
+    scaled i0e times exp|x|), float dtypes kept, others as float64."""
+    a = np.array([0.0, 0.5, 3.0, 9.0, -20.0]).astype(dtype)
+    before = metrics.as_dict()["counters"]["eager_fallbacks"]
+    got = np.i0(lnp.asarray(a))
+    assert metrics.as_dict()["counters"]["eager_fallbacks"] == before
+    same(got, np.i0(a), rtol=1e-6 if dtype == "float32" else 1e-13)
+    with pytest.raises(TypeError):
+        np.i0(lnp.asarray([1j]))

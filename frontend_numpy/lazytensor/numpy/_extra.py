@@ -16,6 +16,7 @@ from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import indexing as ci
 from lazytensor.core.composite import npextra as npx
 from lazytensor.core.composite import numerics as cnum
+from lazytensor.core.composite import pointwise
 from lazytensor.core.composite import reduction as cred
 from lazytensor.core.composite import shape as cs
 from lazytensor.core.composite import signal as csignal
@@ -99,6 +100,42 @@ def choose(a, choices, out=None, mode="raise"):
 def sinc(x):
     """sin(pi x) / (pi x), 1 at 0."""
     return wrap(shared.sinc(ew.float_or_float64(node_of(x))))
+
+
+@implements("i0")
+def i0(x):
+    """numpy.i0, the modified Bessel function of order 0: float inputs keep
+    their dtype, others become float64; complex input raises as numpy's."""
+    node = node_of(x)
+    if dt.is_complex(node.dtype):
+        raise TypeError("i0 not supported for complex values")
+    return wrap(pointwise.bessel_i0(ew.float_or_float64(node)))
+
+
+@implements("unwrap")
+def unwrap(p, discont=None, axis=-1, *, period=2 * np.pi):
+    """numpy.unwrap: each step along ``axis`` larger than ``max(discont,
+    period / 2)`` is moved by whole periods into [-period/2, period/2)
+    (a step of exactly +period/2 stays +period/2), and the corrections
+    accumulate. Integer input with an integer period stays integer."""
+    x = wrap(node_of(p))
+    step = np.diff(x, axis=axis)
+    half = period / 2
+    if np.result_type(step.dtype, period).kind in "iu":
+        half, remainder = divmod(period, 2)
+        ambiguous = remainder == 0
+    else:
+        ambiguous = True
+    moved = np.mod(step + half, period) - half
+    if ambiguous:
+        moved = np.where((moved == -half) & (step > 0), half, moved)
+    correction = np.where(np.abs(step) < (half if discont is None else discont), 0,
+                          moved - step)
+    head, tail = [slice(None)] * x.ndim, [slice(None)] * x.ndim
+    head[axis], tail[axis] = slice(None, 1), slice(1, None)
+    rest = x[tuple(tail)] + np.cumsum(correction, axis=axis)
+    dtype = np.result_type(step.dtype, period)
+    return np.concatenate([x[tuple(head)].astype(dtype), rest.astype(dtype)], axis=axis)
 
 
 @implements("fix")
