@@ -352,11 +352,12 @@ def _standin(x):
 def _binary(fn, kind, op=None):
     float_only = kind is P.INT_TO_FLOAT
     integer_only = op in INTEGER_ONLY
+    divides = op in INTEGER_DIVISIONS  # decided once, not per call
 
     def impl(a, b):
         if op is not None:
             _probe(op, a, b, integer_only=integer_only)
-        if op in INTEGER_DIVISIONS:
+        if divides:
             _integer_division_by_zero(a, b)
         if kind is not P.NO_OPMATH:
             fast = fast_operands(a, b, float_only=float_only)
