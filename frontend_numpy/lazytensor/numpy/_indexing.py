@@ -14,6 +14,7 @@ its read-only and overflow rules.
 from __future__ import annotations
 
 import math
+import warnings
 
 from lazytensor.core import layout as _layout
 from lazytensor.core.composite import elementwise as ew
@@ -40,7 +41,7 @@ def core_index(index) -> tuple:
     None, Ellipsis, host arrays, int Nodes): numpy's conversions of index
     objects (``__index__``, ``__array__``, lists), and lazy boolean masks
     read to the host (their count decides the result's shape)."""
-    entries = index if type(index) is tuple else (index,)
+    entries = tuple(index) if isinstance(index, tuple) else (index,)  # subclasses too
     if all(type(e) in _BASIC_TYPES and not _lazy_slice(e) for e in entries):
         return entries
     return tuple(_entry(e) for e in entries)
@@ -141,6 +142,47 @@ def _cycled(value, shape: tuple[int, ...]) -> ndarray | None:
     return wrap(reshape(resized(node, math.prod(shape)), shape))
 
 
+_FLAT_VALID = ("only integers, slices (`:`), ellipsis (`...`) and integer or boolean arrays "
+               "are valid indices")
+_FLAT_BOOLS = ("boolean indices for iterators are not supported because of previous behavior "
+               "that was confusing (valid boolean indices are expected to work in the future)")
+
+
+def _flat_index(index, size: int, write: bool):
+    """numpy 2.4's rules for ``x.flat[index]``: one index at most (no
+    None), a 0-d bool is position 0 or nothing (deprecated), a float is
+    truncated (deprecated), a list of bools refused, another flatiter is
+    its elements, and a mask must have ``size`` entries."""
+    if isinstance(index, tuple):
+        if len(index) > 1:
+            raise IndexError("too many indices for flat iterator: flat iterator is "
+                             f"1-dimensional, but {len(index)} were indexed")
+        if not index and write:
+            raise IndexError("Assigning to a flat iterator with a 0-D index is not supported")
+        index = index[0] if index else Ellipsis
+    if index is None:
+        raise IndexError(_FLAT_VALID)
+    if isinstance(index, FlatIter):
+        return index.copy()
+    if isinstance(index, (bool, np.bool_)):
+        warnings.warn("Indexing flat iterators with a 0-dimensional boolean index is deprecated "
+                      "and may be removed in a future version. (Deprecated NumPy 2.4)",
+                      DeprecationWarning, stacklevel=3)
+        return 0 if index else slice(0, 0)
+    if isinstance(index, (float, np.floating)):
+        warnings.warn("Invalid non-array indices for iterator objects are deprecated and will "
+                      "be removed in a future version. (Deprecated NumPy 2.4)",
+                      DeprecationWarning, stacklevel=3)
+        return int(index)
+    if isinstance(index, list) and index and all(isinstance(v, (bool, np.bool_)) for v in index):
+        raise IndexError(_FLAT_BOOLS)
+    if getattr(index, "dtype", None) == np.bool_ and np.ndim(index) == 1 and len(index) != size:
+        raise IndexError("boolean index did not match indexed flat iterator along axis 0; "
+                         f"size of axis is {size} but size of corresponding boolean axis is "
+                         f"{len(index)}")
+    return index
+
+
 class FlatIter:
     """``x.flat``: reads index the C-order ravel (copies, as numpy's); writes
     reach ``x`` through a flat view or unravelled indices."""
@@ -159,10 +201,12 @@ class FlatIter:
     def __getitem__(self, index):
         from lazytensor.numpy._shape import ravel
 
+        index = _flat_index(index, self.base.size, write=False)
         return getitem(wrap(ravel(self.base)._h.node), index)
 
     def __setitem__(self, index, value) -> None:
         base = self.base
+        index = _flat_index(index, base.size, write=True)
         if np.ndim(value) > 0:
             value = _cycled(value, np.arange(base.size)[index].shape)
             if value is None:

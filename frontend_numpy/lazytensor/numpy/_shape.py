@@ -31,7 +31,20 @@ def _lazy(a) -> ndarray:
 
 
 def _shape_arg(shape) -> tuple[int, ...]:
-    return cs.as_axes(shape)
+    """A shape argument as ints; floats and bools raise numpy's TypeError
+    (``int()`` would truncate ``1.5`` to a silently different shape)."""
+    try:
+        return (_dim(shape),)
+    except TypeError:
+        if not hasattr(shape, "__iter__"):
+            raise
+    return tuple(_dim(d) for d in shape)
+
+
+def _dim(d) -> int:
+    if isinstance(d, (bool, np.bool_)):
+        raise TypeError("an integer is required")
+    return operator.index(d)
 
 
 # ---------------------------------------------------------------- reshaping
