@@ -240,22 +240,22 @@ def _vjp(node: Node, *values):
     return tuple(pullback(cotangent))
 
 
-def _zero_safe_grad(node: Node, x):
+def _zero_safe_grad(node: Node, *xs):
     """The wrapped op's lowering (given this node: the same operands, for its
-    eager barrier) with a gradient that is 0 where the cotangent is 0
+    eager barrier) with gradients that are 0 where the cotangent is 0
     (``jax.custom_vjp``; the pullback is the op's own, masked)."""
     inner = functools.partial(LOWERINGS[Op[node.attrs[0]]], node)
 
     @jax.custom_vjp
-    def fn(v):
-        return inner(v)
+    def fn(*vs):
+        return inner(*vs)
 
-    def backward(v, cotangent):
-        (grad,) = jax.vjp(inner, v)[1](cotangent)
-        return (jnp.where(cotangent == 0, jnp.zeros_like(grad), grad),)
+    def backward(vs, cotangent):
+        grads = jax.vjp(inner, *vs)[1](cotangent)
+        return tuple(jnp.where(cotangent == 0, jnp.zeros_like(g), g) for g in grads)
 
-    fn.defvjp(lambda v: (inner(v), v), backward)
-    return fn(x)
+    fn.defvjp(lambda *vs: (inner(*vs), vs), backward)
+    return fn(*xs)
 
 
 _FFT_TYPES = {"fft": lax.FftType.FFT, "ifft": lax.FftType.IFFT, "rfft": lax.FftType.RFFT,

@@ -158,9 +158,10 @@ class Op(enum.IntEnum):
     # CTC forward recursion in log space, one loop over frames (not unrolled):
     # (emit (T, N, L), skip (N, L) bool, lengths (N,) int) -> log alphas (T, N, L)
     CTC_ALPHA = enum.auto()
-    # a unary op of UNARY_SAME (attr: its name) whose gradient is 0 where the
-    # cotangent is 0, not 0 * inf = NaN (TensorFlow's SqrtGrad and RsqrtGrad:
-    # ``where(x > 0, sqrt(x), 0)`` has a finite gradient at x <= 0)
+    # a unary op of UNARY_SAME or a BINARY_ARITH op (attr: its name) whose
+    # gradients are 0 where the cotangent is 0, not 0 * inf = NaN (TensorFlow's
+    # SqrtGrad, RsqrtGrad, ReciprocalGrad: ``where(x > 0, sqrt(x), 0)`` has a
+    # finite gradient at x <= 0)
     ZERO_SAFE_GRAD = enum.auto()
 
 

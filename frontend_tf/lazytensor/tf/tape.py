@@ -443,14 +443,47 @@ def _conj(node: Node) -> Node:
     return make(Op.CONJ, (node,)) if dt.is_complex(node.dtype) else node
 
 
+# ops whose gradient TensorFlow does not define (NotDifferentiable: Floor,
+# Ceil, Round, Rint; tf.math.floordiv is a floor): a source that the target
+# reaches only through them (or through integer or bool values: casts,
+# comparisons, stop_gradient's bit cast) has no gradient (None), where the
+# core's derivative is a zero
+_NOT_DIFFERENTIABLE = frozenset({Op.FLOOR, Op.CEIL, Op.ROUND_EVEN, Op.ROUND_AWAY})
+
+
+def _cuts(node: Node) -> bool:
+    return node.op in _NOT_DIFFERENTIABLE or (
+        isinstance(node.dtype, np.dtype) and not dt.is_inexact(node.dtype))
+
+
+def _reachable(output: Node) -> set[int]:
+    """Ids of the nodes that ``output`` depends on along paths TensorFlow
+    differentiates (not through ``_cuts`` nodes)."""
+    seen = {id(output)}
+    stack = [output]
+    while stack:
+        node = stack.pop()
+        if node is not output and _cuts(node):
+            continue
+        for o in node.operands:
+            if id(o) not in seen:
+                seen.add(id(o))
+                stack.append(o)
+    return seen
+
+
 def _grads(output: Node | None, wrt: list[list[Node]]) -> list:
     """One gradient per source: the sum over its nodes (the core's; None when
-    it has none, when it is not floating, or when ``output`` is None).
+    it has none, when it is not floating, when ``output`` is None or reaches
+    it only through ops TensorFlow does not differentiate).
 
     Complex values follow TensorFlow's convention, the conjugate of the
     core's (JAX's) vector-Jacobian product with conjugated output gradients
     (``_objective``): d|z|^2/dz is 2z, as in TensorFlow (the core gives 2
     conj(z))."""
+    if output is not None:
+        reached = _reachable(output)
+        wrt = [[n for n in nodes if id(n) in reached] for nodes in wrt]
     return [None if g is None else wrap(_conj(g)) for g in jacobian.grouped_grads(output, wrt)]
 
 

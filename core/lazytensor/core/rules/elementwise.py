@@ -4,7 +4,7 @@ operands share shape and dtype; frontends insert convert/broadcast nodes)."""
 from __future__ import annotations
 
 from lazytensor.core import dtypes as dt
-from lazytensor.core.ops import BITWISE, COMPARE, UNARY_SAME, Op
+from lazytensor.core.ops import BINARY_ARITH, BITWISE, COMPARE, UNARY_SAME, Op
 from lazytensor.core.registry import OPDEFS, DTypeError, register
 from lazytensor.core.rules.common import check_dtype, same_dtypes, same_shapes
 
@@ -125,16 +125,21 @@ def _bitcast_rule(operands, attrs):
 
 
 def _zero_safe_grad_rule(operands, attrs):
-    """The wrapped unary op's own rule (its name in ``attrs``)."""
+    """The wrapped op's own rule (its name in ``attrs``): a unary op of the
+    same dtype, or a binary arithmetic one (``1 / x``) with its two operands."""
     (name,) = attrs
     inner = Op.__members__.get(name)
-    if inner not in UNARY_SAME:
-        raise DTypeError(f"ZERO_SAFE_GRAD wraps a unary op of the same dtype, not {name}")
+    if inner not in UNARY_SAME | BINARY_ARITH:
+        raise DTypeError(f"ZERO_SAFE_GRAD wraps a unary op of the same dtype or a binary "
+                         f"arithmetic op, not {name}")
+    if len(operands) != OPDEFS[inner].arity:
+        raise DTypeError(f"ZERO_SAFE_GRAD of {name} takes {OPDEFS[inner].arity} operands, "
+                         f"got {len(operands)}")
     return OPDEFS[inner].rule(operands, ())
 
 
 register(Op.SELECT, 3, (), _select_rule)
-register(Op.ZERO_SAFE_GRAD, 1, ("op",), _zero_safe_grad_rule)
+register(Op.ZERO_SAFE_GRAD, None, ("op",), _zero_safe_grad_rule)
 register(Op.CLAMP, 3, (), _clamp_rule)
 register(Op.CONVERT, 1, ("dtype",), _convert_rule)
 register(Op.BITCAST_CONVERT, 1, ("dtype",), _bitcast_rule)

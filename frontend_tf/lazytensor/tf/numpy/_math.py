@@ -66,7 +66,12 @@ def zero_safe(name: str):
 
 
 def _reciprocal(x: Node) -> Node:
-    return make(Op.DIV, (npextra.const(1, x), x))
+    """1 / x; while a tape records, with TensorFlow's ReciprocalGrad (0 where
+    the incoming gradient is 0, not 0 * inf = NaN at x = 0)."""
+    one = npextra.const(1, x)
+    if RECORDING.active is not None and dt.is_inexact(x.dtype):
+        return make(Op.ZERO_SAFE_GRAD, (one, x), "DIV")
+    return make(Op.DIV, (one, x))
 
 
 def _signbit(x: Node) -> Node:

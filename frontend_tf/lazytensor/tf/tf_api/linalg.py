@@ -29,10 +29,12 @@ from lazytensor.core.composite import matrix as cm
 from lazytensor.core.composite import nplinalg as nl
 from lazytensor.core.composite import shape as cs
 from lazytensor.core.composite import tnp_shared as ts
+from lazytensor.core.composite.reduction import reduce as cs_reduce
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import DTypeError, ShapeError, make
 from lazytensor.tf._tf import host_value
+from lazytensor.tf.numpy import _math as tnp_math
 from lazytensor.tf.tf_api import _dispatch
 from lazytensor.tf.tf_api._dispatch import host_int, operands, tensor
 
@@ -240,7 +242,9 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
                              f"1, 2, inf], got {ord}")
         _check_float(x, ord)
         r, c = (a % x.ndim for a in axis)
-        return _as_input(nl.matrix_norm(x, "fro" if ord == "euclidean" else ord, r, c, keep), x)
+        if ord in ("euclidean", "fro"):
+            return _as_input(_euclidean(x, (r, c), keep), x)
+        return _as_input(nl.matrix_norm(x, ord, r, c, keep), x)
     if isinstance(ord, str) and ord != "euclidean" or \
             not isinstance(ord, str) and not (isinstance(ord, (int, float)) and ord > 0):
         raise ValueError(f"'ord' must be a supported vector norm, got {ord}")
@@ -250,7 +254,20 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
     _check_float(x, ord)
     axes = tuple(range(x.ndim)) if axis is None else \
         ((axis[0] if isinstance(axis, tuple) else axis) % x.ndim,)
-    return _as_input(nl.vector_norm(x, axes, keep, 2 if ord == "euclidean" else ord), x)
+    if ord in ("euclidean", 2):
+        return _as_input(_euclidean(x, axes, keep), x)
+    return _as_input(nl.vector_norm(x, axes, keep, ord), x)
+
+
+def _euclidean(x: Node, axes: tuple[int, ...], keep: bool) -> Node:
+    """TensorFlow's sqrt(sum(x * conj(x))), its square root with SqrtGrad's
+    zero-safe gradient while a tape records (0 where the incoming gradient is
+    0: ``tf.where(all_zero, 0, tf.norm(x))`` has a finite gradient)."""
+    if dt.is_complex(x.dtype):
+        squares = make(Op.REAL, (make(Op.MUL, (x, make(Op.CONJ, (x,)))),))
+    else:
+        squares = make(Op.MUL, (x, x))
+    return tnp_math.zero_safe("SQRT")(cs_reduce("sum", squares, axes, keep))
 
 
 def normalize(tensor, ord="euclidean", axis=None, name=None):
