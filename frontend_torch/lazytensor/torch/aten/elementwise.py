@@ -16,7 +16,7 @@ from __future__ import annotations
 from lazytensor.core import Node, Op, make
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import activations as act
-from lazytensor.core.composite import npextra, tnp_shared
+from lazytensor.core.composite import npextra, special, tnp_shared
 from lazytensor.core.composite import pointwise as pw
 from lazytensor.core.composite.elementwise import as_node, broadcast_shapes, convert
 from lazytensor.torch import _promotion as P
@@ -429,13 +429,14 @@ def _addcdiv(self, t1, t2, value=1):
 
 # -------------------------------------------------------- special functions
 def _polygamma(n, x):
-    """polygamma(0, x) is digamma; higher orders fall back to eager (XLA's
-    polygamma is wrong for negative x)."""
+    """polygamma(0, x) is digamma; higher orders are the core's
+    ``special.polygamma`` (torch's edge values); a negative order raises
+    torch's error."""
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
     if n == 0:
         return _unary(_digamma, P.INT_TO_FLOAT)(x)
-    from lazytensor.torch._fallback import eager
-
-    return eager(aten.polygamma.default)(n, x)
+    return _unary(lambda v: special.polygamma(n, v), P.INT_TO_FLOAT)(x)
 
 
 def _probed_unary(op, impl, probed_when=None):
