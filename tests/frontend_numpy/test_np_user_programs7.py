@@ -10,6 +10,7 @@ import warnings
 import lazytensor.numpy as lnp
 import numpy as np
 import pytest
+from lazytensor.core import metrics
 from np_user_helpers import same
 
 pytestmark = pytest.mark.usefixtures("own_runtime")
@@ -87,3 +88,136 @@ def test_flat_iterator_indices_follow_numpy_2_4():
             want.flat[index] = 70
             got.flat[index] = 70
         same(got, want)
+
+
+# ------------------------------------------- functions that were eager
+
+def _fallbacks() -> int:
+    return metrics.as_dict()["counters"]["eager_fallbacks"]
+
+
+@pytest.mark.parametrize("dtype", [bool, np.int8, np.uint16, np.int32, np.int64, np.float16,
+                                   np.float32, np.float64, np.complex64, np.complex128])
+def test_sort_complex_records_lazily(runtime, dtype):
+    """np.sort_complex ran as an eager fallback; it is a lazy sort along the
+    last axis cast as numpy casts (complex64 for 8- and 16-bit integers)."""
+    host = np.array([[3, 1, 2], [0, 5, 1]]).astype(dtype)
+    if dtype in (np.complex64, np.complex128):
+        host = host + 1j * np.array([[1, -1, 0], [2, 0, -3]]).astype(dtype)
+        host[0, 1] = host[0, 0].real + 0.5j
+    same(lnp.sort_complex(lnp.asarray(host)), np.sort_complex(host))
+    same(lnp.sort_complex(lnp.asarray(host[0, :0])), np.sort_complex(host[0, :0]))
+
+
+@pytest.mark.parametrize("a1, a2", [
+    ([0, 0, 1, 2], [3, 4]), ([0, 0], [3.0, 4]), ([1j, 2], [0, 3, 4]), (True, [0, 3, 4]),
+    (5, 3), ([1.5, -2.0, 0.0], [0.0, 0.0, 0.0]), (np.float32([1, 2]), np.float32([0, 3])),
+    ([True, False], [True, True]),
+])
+def test_polymul_records_lazily(runtime, a1, a2):
+    """np.polymul ran as an eager fallback; it is now a lazy convolution of
+    the operands without their leading zeros (numpy's poly1d trimming; only
+    the two zero counts are read to the host)."""
+    want = np.polymul(np.asarray(a1), np.asarray(a2))
+    same(lnp.polymul(lnp.asarray(a1), lnp.asarray(a2)), want)
+    same(lnp.polymul(lnp.asarray(a1), a2), want)
+
+
+def test_polymul_of_a_matrix_is_numpys_value_error():
+    for mod in (np, lnp):
+        with pytest.raises(ValueError, match="1d"):
+            mod.polymul(mod.ones((2, 2)), mod.ones(2))
+
+
+_X = np.linspace(-2.0, 2.0, 9)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, x: m.piecewise(x, [x < 0, x >= 0], [lambda v: -v, lambda v: v ** 2]),
+    lambda m, x: m.piecewise(x, [x < 0], [lambda v: m.sin(v) * 2, 1.5]),
+    lambda m, x: m.piecewise(x, x < 0, [7, lambda v: v * 2]),
+    lambda m, x: m.piecewise(x, [x < -1, x < 1], [lambda v: v + 1, lambda v: m.where(v > 0, v, 0)]),
+    lambda m, x: m.piecewise(x, [x < 0, x > 0.5], [lambda v, k: v * k, lambda v, k: v - k], 3.0),
+    lambda m, x: m.piecewise(x, [x > 9], [lambda v: v.astype(m.float32)]),
+    lambda m, x: m.piecewise(x.reshape(3, 3), [x.reshape(3, 3) > 0], [lambda v: v + 0.5, 0]),
+    lambda m, x: m.piecewise((x * 4).astype(m.int64), [x < 0], [lambda v: v * 1.6, 2.7]),
+    lambda m, x: m.piecewise(x[4], [True, False], [lambda v: v + 1, 0]),
+    lambda m, x: m.piecewise(x[:0], [x[:0] > 0], [lambda v: v + 1, 0]),
+    lambda m, x: m.piecewise(x > 0, [x > 1], [lambda v: ~v, True]),
+    lambda m, x: m.piecewise(x + 1j, [x < 0], [lambda v: v.conj(), 0]),
+])
+def test_piecewise_records_lazily(runtime, call):
+    """np.piecewise ran as an eager fallback; it is a select over the
+    conditions, each function called once on the raveled x (numpy calls it
+    on x[cond]: the same values for a pointwise function)."""
+    same(call(lnp, lnp.asarray(_X)), call(np, _X))
+
+
+@pytest.mark.parametrize("func", [lambda v: v.sum(), lambda v: v - v.mean(),
+                                  lambda v: np.sort(v)[::-1], lambda v: float(v.max()),
+                                  lambda v: np.asarray(v).cumsum()])
+def test_piecewise_of_a_function_that_is_not_pointwise_runs_numpys(func):
+    """Such a function sees x[cond] in numpy, not all of x: the graph shows
+    it is not pointwise (or it read its argument), so numpy's piecewise
+    runs, eagerly and counted, and gives numpy's answer."""
+    before = _fallbacks()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", lnp.LazyFallbackWarning)
+        got = lnp.piecewise(lnp.asarray(_X), [lnp.asarray(_X) < 0], [func, 1.5])
+    same(got, np.piecewise(_X, [_X < 0], [func, 1.5]))
+    assert _fallbacks() == before + 1
+
+
+def test_piecewise_errors_are_numpys():
+    for mod in (np, lnp):
+        with pytest.raises(ValueError, match="functions are expected"):
+            mod.piecewise(mod.asarray(_X), [mod.asarray(_X) < 0], [1, 2, 3])
+
+
+_A = np.arange(24.0).reshape(2, 3, 4) % 7
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, a: m.apply_along_axis(lambda v: v.sum(), 1, a),
+    lambda m, a: m.apply_along_axis(m.diff, 2, a),
+    lambda m, a: m.apply_along_axis(lambda v: m.outer(v, v), 1, a),
+    lambda m, a: m.apply_along_axis(lambda v: (v > 3).all(), 0, a),
+    lambda m, a: m.apply_along_axis(m.sort, -1, a),
+    lambda m, a: m.apply_along_axis(lambda v, k: v[:k] * 2, 0, a.astype(m.int32), 1),
+    lambda m, a: m.apply_along_axis(lambda v: v.max(), 0, a[0, 0]),
+    lambda m, a: m.apply_along_axis(lambda v: m.convolve(v, m.ones(2)), 1, a[:, :, 0] + 1j),
+    lambda m, a: m.apply_over_axes(m.sum, a, [0, 2]),
+    lambda m, a: m.apply_over_axes(m.mean, a, -1),
+    lambda m, a: m.apply_over_axes(m.max, a, 1),
+])
+def test_apply_along_and_over_axes_record_lazily(runtime, call):
+    """np.apply_along_axis and np.apply_over_axes ran as eager fallbacks;
+    func1d now runs on lazy 1-d slices (results stacked where numpy puts
+    them, the first result's dtype) and func on the lazy array per axis."""
+    same(call(lnp, lnp.asarray(_A)), call(np, _A))
+
+
+def test_apply_along_axis_errors_and_many_slices():
+    for mod in (np, lnp):
+        with pytest.raises(ValueError, match="iteration dimensions are 0"):
+            mod.apply_along_axis(lambda v: v, 1, mod.ones((0, 3)))
+        with pytest.raises(np.exceptions.AxisError):
+            mod.apply_along_axis(lambda v: v, 2, mod.ones((2, 3)))
+    host = np.arange(2000.0).reshape(1000, 2)
+    before = _fallbacks()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", lnp.LazyFallbackWarning)
+        got = lnp.apply_along_axis(lambda v: v[0] - v[1], 1, lnp.asarray(host))
+    same(got, np.apply_along_axis(lambda v: v[0] - v[1], 1, host))
+    assert _fallbacks() == before + 1  # 1000 slices: numpy's loop, eagerly and counted
+
+
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+def test_convolve_and_correlate_of_bools(runtime, mode):
+    """numpy convolves bools with its bool loop (an or of ands); lazy
+    convolve/correlate raised TypeError (found by polymul of bool arrays)."""
+    a, v = np.array([True, False, True, True]), np.array([True, True, False])
+    same(lnp.convolve(lnp.asarray(a), lnp.asarray(v), mode), np.convolve(a, v, mode))
+    same(lnp.correlate(lnp.asarray(a), v, mode), np.correlate(a, v, mode))
+    same(lnp.convolve(lnp.asarray(a), lnp.asarray(v).astype(lnp.int8), mode),
+         np.convolve(a, v.astype(np.int8), mode))

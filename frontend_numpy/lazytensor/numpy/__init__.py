@@ -19,6 +19,7 @@ import types as _types
 
 from lazytensor.core.runtime import sync
 from lazytensor.numpy import (  # each module registers its functions (``@implements``)
+    _apply,
     _creation,
     _extra,
     _math,

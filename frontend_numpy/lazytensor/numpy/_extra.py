@@ -26,6 +26,8 @@ from lazytensor.core.composite import tnp_shared as shared
 from lazytensor.core.composite.promotion import NUMPY, result_type
 from lazytensor.core.composite.rearrange import resized
 from lazytensor.core.ir import Node
+from lazytensor.core.ops import Op
+from lazytensor.core.registry import make
 from lazytensor.numpy import _shape, _ufuncs
 from lazytensor.numpy._base import lift, ndarray, node_of, wrap
 from lazytensor.numpy._dispatch import NUMPY_DIRS, eager, implements, to_host
@@ -272,19 +274,26 @@ def _operands_1d(a, v) -> tuple[Node, Node]:
     if x.shape[0] == 0 or y.shape[0] == 0:
         raise ValueError("v cannot be empty" if y.shape[0] == 0 else "a cannot be empty")
     dtype = ew.promote(NUMPY, x, y)
-    if dt.is_bool(dtype):
-        raise TypeError("lazytensor.numpy: convolution of bool arrays")
+    if dt.is_bool(dtype):  # numpy's bool loop: or of ands, i.e. a count > 0
+        dtype = dt.int32
     return ew.convert(x, dtype), ew.convert(y, dtype)
+
+
+def _bool_if(result: Node, a, v) -> Node:
+    """Back to bool when both operands were (counts of true products)."""
+    if all(dt.is_bool(node_of(o).dtype) for o in (a, v)):
+        return make(Op.NE, (result, ew.full(result.shape, 0, result.dtype)))
+    return result
 
 
 @implements("correlate")
 def correlate(a, v, mode="valid"):
-    return wrap(csignal.correlate(*_operands_1d(a, v), _signal_mode(mode)))
+    return wrap(_bool_if(csignal.correlate(*_operands_1d(a, v), _signal_mode(mode)), a, v))
 
 
 @implements("convolve")
 def convolve(a, v, mode="full"):
-    return wrap(csignal.convolve(*_operands_1d(a, v), _signal_mode(mode)))
+    return wrap(_bool_if(csignal.convolve(*_operands_1d(a, v), _signal_mode(mode)), a, v))
 
 
 _MODES = ("valid", "same", "full")
@@ -375,3 +384,15 @@ def bincount(x, weights=None, minlength=0):
     length = max(biggest + 1, minlength)
     w = ew.as_node(node_of(weights), dt.float64, idx.shape) if weights is not None else None
     return wrap(cstats.bincount(idx, length, w))
+
+
+@implements("sort_complex")
+def sort_complex(a):
+    """Sorted along the last axis (real part, then imaginary), as complex:
+    numpy's complex64 for 8- and 16-bit integers, complex128 otherwise."""
+    import lazytensor.numpy as lnp
+
+    b = lnp.sort(lnp.asarray(a))
+    if b.dtype.kind == "c":
+        return b
+    return b.astype(np.complex64 if b.dtype.char in "bhBH" else np.complex128)

@@ -2,8 +2,10 @@
 ``polyder``, ``polyint``, ``polyadd``, ``polysub``, written as numpy writes
 them with this frontend's own functions, so dtypes follow numpy's promotion
 and nothing is materialized. A ``poly1d`` argument is numpy's object and
-numpy's function handles it; ``polymul`` stays numpy's (it trims leading
-zero coefficients, which depends on the data).
+numpy's function handles it. ``polymul`` is a convolution of the operands
+without their leading zero coefficients (numpy's poly1d trims them): the
+result's length depends on the data, so the two counts of leading zeros
+(two integers) are read to the host; the coefficients stay lazy.
 """
 
 from __future__ import annotations
@@ -86,3 +88,28 @@ def polysub(a1, a2):
         return np.polysub(a1, a2)
     a1, a2 = _aligned(a1, a2)
     return a1 - a2
+
+
+def _leading_zeros(p) -> object:
+    """The count of leading zero coefficients of 1-d ``p`` (lazy 0-d int)."""
+    lnp = _lnp()
+    return lnp.argmax(lnp.concatenate((p != 0, lnp.ones(1, bool))))
+
+
+def _trimmed(p, zeros: int):
+    """``p`` without its ``zeros`` leading zeros; ``[0]`` when none is left (poly1d's)."""
+    lnp = _lnp()
+    return p[zeros:] if zeros < len(p) else lnp.zeros(1, p.dtype)
+
+
+@implements("polymul")
+def polymul(a1, a2):
+    """The product's coefficients: ``convolve`` of the trimmed operands."""
+    if _poly1d(a1, a2):
+        return np.polymul(a1, a2)
+    lnp = _lnp()
+    a1, a2 = lnp.atleast_1d(a1), lnp.atleast_1d(a2)
+    if a1.ndim > 1 or a2.ndim > 1:
+        raise ValueError("Polynomial must be 1d only.")
+    zeros = np.asarray(lnp.stack([_leading_zeros(a1), _leading_zeros(a2)]))  # one host read
+    return lnp.convolve(_trimmed(a1, int(zeros[0])), _trimmed(a2, int(zeros[1])))
