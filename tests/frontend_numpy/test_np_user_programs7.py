@@ -221,3 +221,28 @@ def test_convolve_and_correlate_of_bools(runtime, mode):
     same(lnp.correlate(lnp.asarray(a), v, mode), np.correlate(a, v, mode))
     same(lnp.convolve(lnp.asarray(a), lnp.asarray(v).astype(lnp.int8), mode),
          np.convolve(a, v.astype(np.int8), mode))
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.float32, np.uint8, bool, np.complex64])
+@pytest.mark.parametrize("invert", [False, True])
+def test_isin_with_a_large_table_searches_the_sorted_table(runtime, dtype, invert):
+    """np.isin compared every element with every test element (a
+    x.size * t.size bool table: 4M here, 1e10 for 1e5-element arrays); past
+    1M entries it now searches the sorted test elements (NaN never found,
+    -0.0 equals 0.0, as numpy)."""
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 3000, (50, 40)).astype(dtype)
+    t = rng.integers(0, 3000, 2000).astype(dtype)
+    if dtype == np.float32:
+        x[0, :2], t[:2] = [np.nan, -0.0], [np.nan, 0.0]
+    same(lnp.isin(lnp.asarray(x), lnp.asarray(t), invert=invert), np.isin(x, t, invert=invert))
+    same(lnp.isin(lnp.asarray(x), t[:3], invert=invert), np.isin(x, t[:3], invert=invert))
+
+
+def test_isin_kind_errors_are_numpys():
+    for mod in (np, lnp):
+        with pytest.raises(ValueError, match="Invalid kind"):
+            mod.isin(mod.asarray([1.0, 2.0]), [1.0], kind="hash")
+        with pytest.raises(ValueError, match="only supported for boolean or integer"):
+            mod.isin(mod.asarray([1.0, 2.0]), [1.0], kind="table")
+    same(lnp.isin(lnp.asarray([1, 2]), [1], kind="table"), np.isin([1, 2], [1], kind="table"))

@@ -20,6 +20,7 @@ from lazytensor.core.composite import pointwise
 from lazytensor.core.composite import reduction as cred
 from lazytensor.core.composite import shape as cs
 from lazytensor.core.composite import signal as csignal
+from lazytensor.core.composite import sorting as csort
 from lazytensor.core.composite import statistics as cstats
 from lazytensor.core.composite import take as ctake
 from lazytensor.core.composite import tnp_shared as shared
@@ -36,12 +37,27 @@ import numpy as np
 
 # ------------------------------------------------------------ element tests
 
+_BROADCAST_ISIN = 1 << 20  # x.size * t.size past which a compare table is too big
+
+
 @implements("isin")
 def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
-    """Whether each element occurs in ``test_elements`` (a broadcast compare)."""
+    """Whether each element occurs in ``test_elements``: a broadcast compare
+    for small tables, else a binary search in the sorted test elements
+    (memory linear in the sizes); numpy's ``kind`` checks."""
+    if kind not in (None, "sort", "table"):
+        raise ValueError(f"Invalid kind: '{kind}'. Please use None, 'sort' or 'table'.")
     x, t = node_of(element), node_of(test_elements)
     dtype = ew.promote(NUMPY, x, t)
-    return wrap(cstats.isin(ew.convert(x, dtype), ew.convert(t, dtype), bool(invert)))
+    if kind == "table" and not all(dt.is_int(d) or dt.is_bool(d) for d in (x.dtype, t.dtype)):
+        raise ValueError("The 'table' method is only supported for boolean or integer arrays. "
+                         "Please select 'sort' or None for kind.")
+    x, t = ew.convert(x, dtype), ew.convert(t, dtype)
+    if math.prod(x.shape) * math.prod(t.shape) <= _BROADCAST_ISIN or dt.is_complex(dtype):
+        return wrap(cstats.isin(x, t, bool(invert)))
+    table = csort.sort(cs.ravel(t))
+    found = make(Op.EQ, (ctake.take(table, csort.searchsorted(table, x), mode="clip"), x))
+    return wrap(make(Op.NOT, (found,)) if invert else found)
 
 
 def _inf_test(test):
