@@ -58,6 +58,14 @@ class Variable(ndarray):
             return self._h.node
         return _read(self, session)
 
+    def __tf_tensor__(self, dtype=None, name=None):
+        """As an array's, but never captured by a traced tf.function (its
+        value would be frozen there: ``lazytensor.tf._function``)."""
+        from lazytensor.tf import _function
+
+        _function.refuse_capture()
+        return ndarray.__tf_tensor__(self, dtype, name)
+
     def read_value(self) -> ndarray:
         return wrap(self._node())
 
