@@ -6,6 +6,7 @@ shape; see ``programs.py``)."""
 from __future__ import annotations
 
 import math
+import warnings
 
 import pytest
 import torch
@@ -40,3 +41,42 @@ def test_polygamma_grad_and_negative_order():
 
     same_on_both(program, rtol=1e-4, atol=1e-5)
     same_outcomes(lambda dev: [lambda: torch.polygamma(-1, torch.ones(3, device=dev))])
+
+
+POLYNOMIALS = [f"{s}chebyshev_polynomial_{k}" for s in ("", "shifted_") for k in "tuvw"] + [
+    "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l",
+    "legendre_polynomial_p"]
+
+
+@pytest.mark.parametrize("name", POLYNOMIALS)
+def test_orthogonal_polynomials_lowered_for_number_and_tensor_degrees(name):
+    """torch.special.<poly>(x, 3) with a Python degree raised a RuntimeError on
+    the lazy device (torch passes the n_scalar overload's wrapped number to
+    the Tensor overload, which the eager fallback refused); tensor degrees
+    ran eagerly. Now all are the core's recurrence: degrees truncated,
+    negative ones 0, int inputs give float32."""
+    f = getattr(torch.special, name)
+    x = torch.tensor([-9.5, -2.0, -1.0, -0.7, 0.0, 1e-10, 0.3, 0.5, 0.99, 1.0, 1.5, 4.0,
+                      math.inf, -math.inf])
+    degrees = torch.tensor([-2.0, 0.0, 1.0, 2.9, 3.0, 7.0, 9.0, 12.0, 5.0, 20.0, 4.0, 6.0,
+                            2.0, 3.0])
+    before = fallbacks()
+
+    def program(dev):
+        return [f(x.to(dev), 3), f(x.double().to(dev), 12), f(x.to(dev), degrees.to(dev)),
+                f(0.25, degrees.to(dev)), f(torch.arange(-3, 4).to(dev), 2),
+                f(x.to(dev), torch.tensor([2, -1, 0, 5]).repeat(4)[:14].to(dev)),
+                f(x.to(dev), 0), f(x.to(dev), -1)]
+
+    same_on_both(program, rtol=1e-5, atol=1e-5)
+    assert fallbacks() == before
+
+
+def test_orthogonal_polynomial_huge_degree_falls_back_counted():
+    x = torch.linspace(-1, 1, 7)
+    before = fallbacks()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        lazy = torch.special.legendre_polynomial_p(x.to(DEV), 500.0)
+    torch.testing.assert_close(lazy.cpu(), torch.special.legendre_polynomial_p(x, 500.0))
+    assert fallbacks() == before + 1

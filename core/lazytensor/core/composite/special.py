@@ -87,4 +87,88 @@ def polygamma(n: int, x: Node) -> Node:
     return convert(out, x.dtype)
 
 
-__all__ = ["polygamma"]
+def _two(x: Node) -> Node:
+    return make(Op.ADD, (x, x))
+
+
+def _chebyshev(first):
+    """Chebyshev kinds: P_0 = 1, P_1 = first(x), P_k = 2x P_{k-1} - P_{k-2}."""
+    def step(k: int, x: Node, older: Node, old: Node) -> Node:
+        return make(Op.SUB, (make(Op.MUL, (_two(x), old)), older))
+
+    return first, step
+
+
+def _weighted(first, a, b, c):
+    """P_1 = first(x), P_k = ((a(k) x + b(k)) P_{k-1} - c(k) P_{k-2}) / d(k)
+    with a, b, c, d given as ``(k) -> number`` (d folded into a, b, c)."""
+    def step(k: int, x: Node, older: Node, old: Node) -> Node:
+        lin = make(Op.MUL, (x, _c(float(a(k)), x)))
+        if b(k):
+            lin = make(Op.ADD, (lin, _c(float(b(k)), x)))
+        lin = make(Op.MUL, (lin, old))
+        return make(Op.SUB, (lin, make(Op.MUL, (_c(float(c(k)), x), older))))
+
+    return first, step
+
+
+_ORTHOGONAL = {
+    "chebyshev_t": _chebyshev(lambda x: x),
+    "chebyshev_u": _chebyshev(_two),
+    "chebyshev_v": _chebyshev(lambda x: make(Op.SUB, (_two(x), _c(1.0, x)))),
+    "chebyshev_w": _chebyshev(lambda x: make(Op.ADD, (_two(x), _c(1.0, x)))),
+    "hermite_h": _weighted(_two, lambda k: 2, lambda k: 0, lambda k: 2 * (k - 1)),
+    "hermite_he": _weighted(lambda x: x, lambda k: 1, lambda k: 0, lambda k: k - 1),
+    "laguerre_l": _weighted(lambda x: make(Op.SUB, (_c(1.0, x), x)), lambda k: -1 / k,
+                            lambda k: (2 * k - 1) / k, lambda k: (k - 1) / k),
+    "legendre_p": _weighted(lambda x: x, lambda k: (2 * k - 1) / k, lambda k: 0,
+                            lambda k: (k - 1) / k),
+}
+ORTHOGONAL_KINDS = frozenset(_ORTHOGONAL) | {f"shifted_{k}" for k in _ORTHOGONAL
+                                             if k.startswith("chebyshev")}
+
+
+def orthogonal_polynomial(kind: str, x: Node, n: Node, n_max: int) -> Node:
+    """The orthogonal polynomial ``kind`` (chebyshev_t/u/v/w and their
+    ``shifted_`` forms at 2x - 1, hermite_h, hermite_he, laguerre_l,
+    legendre_p) of degree trunc(n) at x, by its three-term recurrence
+    unrolled to the static bound ``n_max`` (the largest degree in n); 0
+    where trunc(n) < 0 (torch's value); x and n share dtype and shape.
+    Narrower floats step in float64 (the recurrence amplifies rounding near
+    |x| = 1), except where the recurrence in their own dtype overflows: its
+    inf or NaN is kept, as torch's kernel gives it.
+
+    >>> import numpy as np
+    >>> from lazytensor.core.runtime import constant
+    >>> x = constant(np.array([0.5, 2.0]), np.dtype("float32"))
+    >>> n = constant(np.array([3.0, 2.0]), np.dtype("float32"))
+    >>> orthogonal_polynomial("legendre_p", x, n, 3).shape
+    (2,)
+    """
+    own = _unrolled(kind, x, n, n_max)
+    if x.dtype == dt.float64:
+        return own
+    wide = _unrolled(kind, convert(x, dt.float64), convert(n, dt.float64), n_max)
+    return make(Op.SELECT, (npextra.isfinite(own), convert(wide, x.dtype), own))
+
+
+def _unrolled(kind: str, x: Node, n: Node, n_max: int) -> Node:
+    if kind.startswith("shifted_"):
+        kind, x = kind[len("shifted_"):], make(Op.SUB, (_two(x), _c(1.0, x)))
+    first, step = _ORTHOGONAL[kind]
+    degree = npextra.trunc(n)
+
+    def at(k: int, value: Node, out: Node) -> Node:
+        return make(Op.SELECT, (make(Op.EQ, (degree, _c(float(k), n))), value, out))
+
+    older, old = _c(1.0, x), first(x)
+    out = at(0, older, _c(0.0, x))
+    if n_max >= 1:
+        out = at(1, old, out)
+    for k in range(2, n_max + 1):
+        older, old = old, step(k, x, older, old)
+        out = at(k, old, out)
+    return out
+
+
+__all__ = ["ORTHOGONAL_KINDS", "orthogonal_polynomial", "polygamma"]

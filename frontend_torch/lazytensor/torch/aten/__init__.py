@@ -22,12 +22,13 @@ from lazytensor.torch.aten import (
     nn,
     nn_extra,
     reduction,
+    special,
     spectral,
     views,
 )
 
 FAMILIES = (elementwise, reduction, views, movement, indexing, linalg, nn, nn_extra, factories,
-            spectral, grads, amp)
+            spectral, special, grads, amp)
 
 
 def _merge() -> dict:
