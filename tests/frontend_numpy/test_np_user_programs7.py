@@ -246,3 +246,22 @@ def test_isin_kind_errors_are_numpys():
         with pytest.raises(ValueError, match="only supported for boolean or integer"):
             mod.isin(mod.asarray([1.0, 2.0]), [1.0], kind="table")
     same(lnp.isin(lnp.asarray([1, 2]), [1], kind="table"), np.isin([1, 2], [1], kind="table"))
+
+
+# -------------------------------------------------------------- ufuncs
+
+@pytest.mark.parametrize("name", ["less", "less_equal", "greater", "greater_equal", "equal",
+                                  "not_equal"])
+def test_int64_uint64_comparisons_are_exact(runtime, name):
+    """numpy compares int64 with uint64 exactly (its 'qQ->?' loops); lazy
+    comparisons crashed with the core's 'operand dtypes differ' TypeError
+    (found by test_umath's test_large_integer_direct_comparison)."""
+    a = np.array([-2**63, -1, 0, 1, 2**60, 2**60 + 1, 2**63 - 1], dtype=np.int64)[:, None]
+    b = np.array([0, 1, 2**60, 2**60 + 1, 2**63, 2**64 - 1], dtype=np.uint64)[None, :]
+    ufunc = getattr(np, name)
+    for x, y in ((a, b), (b, a)):
+        same(ufunc(lnp.asarray(x), lnp.asarray(y)), ufunc(x, y))
+        same(ufunc(lnp.asarray(x), y), ufunc(x, y))
+    out = lnp.zeros((7, 6), bool)
+    ufunc(lnp.asarray(a), lnp.asarray(b), out=out)
+    same(out, ufunc(a, b))

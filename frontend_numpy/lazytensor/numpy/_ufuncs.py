@@ -115,9 +115,32 @@ def compute(ufunc: np.ufunc, values: tuple, loop=None) -> tuple[Node, ...]:
                  for o, d in zip(operands, loop, strict=False)]
     else:
         nodes = _coerce(operands, loop[:nin])
+    if nin == 2 and loop[0] != loop[1] and ufunc in _SIGN_MIXED:
+        return (_sign_mixed_compare(_SIGN_MIXED[ufunc], *nodes),)
     out = impl.fn(*nodes)
     outs = out if type(out) is tuple else (out,)
     return tuple(convert(o, d) for o, d in zip(outs, loop[nin:], strict=False))
+
+
+# numpy's exact int64-uint64 comparison loops ('qQ->?', 'Qq->?'): the op on
+# the signed operand's bits read as unsigned, and what a negative one gives
+_SIGN_MIXED = {np.less: Op.LT, np.less_equal: Op.LE, np.greater: Op.GT,
+               np.greater_equal: Op.GE, np.equal: Op.EQ, np.not_equal: Op.NE}
+_TRUE_IF_NEGATIVE = frozenset({Op.LT, Op.LE, Op.NE})  # signed operand first
+_MIRRORED = {Op.LT: Op.GT, Op.LE: Op.GE, Op.GT: Op.LT, Op.GE: Op.LE, Op.EQ: Op.EQ, Op.NE: Op.NE}
+
+
+def _sign_mixed_compare(op: Op, x: Node, y: Node) -> Node:
+    """``x op y`` for one signed and one unsigned 64-bit operand, exactly
+    (no common dtype holds both): a negative signed value is below every
+    unsigned one; otherwise both compare as unsigned."""
+    if dt.is_unsigned(x.dtype):
+        x, y, op = y, x, _MIRRORED[op]
+    negative = make(Op.LT, (x, as_node(0, x.dtype, x.shape)))
+    same_sign = make(op, (convert(x, y.dtype), y))
+    if op in _TRUE_IF_NEGATIVE:
+        return make(Op.OR, (negative, same_sign))
+    return make(Op.AND, (make(Op.NOT, (negative,)), same_sign))
 
 
 def _check_int_power(operands) -> None:
