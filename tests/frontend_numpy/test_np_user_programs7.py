@@ -265,3 +265,19 @@ def test_int64_uint64_comparisons_are_exact(runtime, name):
     out = lnp.zeros((7, 6), bool)
     ufunc(lnp.asarray(a), lnp.asarray(b), out=out)
     same(out, ufunc(a, b))
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_power_of_zero(runtime, dtype):
+    """0 ** b for a complex b with a positive real part is 0 in numpy; lazy
+    power gave NaN+NaNj (exp(b * log 0)) whenever b had an imaginary part
+    (found by test_umath's TestPower.test_zero_power_nonzero)."""
+    zero = np.zeros(1, dtype)
+    exponents = [1 + 4j, 2 - 3j, 1 + 1j, 1 + 0j, 1 - 1j, -1 + 1j, -7 + 0j, 1j, -1j, 0, 0.5, 2, -2]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for p in exponents:
+            same(lnp.power(lnp.asarray(zero), p), np.power(zero, p))
+            same(lnp.asarray(zero) ** lnp.asarray(np.array([p], dtype)), zero ** np.array([p], dtype))
+            same(lnp.float_power(lnp.asarray(zero), p), np.float_power(zero, p))
+        z = np.array([1 + 2j, -3 + 0.5j, 0j, 2j], dtype)
+        same(lnp.asarray(z)[:, None] ** lnp.asarray(z), z[:, None] ** z, rtol=1e-5)
