@@ -10,6 +10,8 @@ import warnings
 
 import pytest
 import torch
+import torch.nn.functional as F
+from torch import nn
 
 from .conftest import DEV
 from .programs import fallbacks, same_on_both, same_outcomes
@@ -80,3 +82,54 @@ def test_orthogonal_polynomial_huge_degree_falls_back_counted():
         lazy = torch.special.legendre_polynomial_p(x.to(DEV), 500.0)
     torch.testing.assert_close(lazy.cpu(), torch.special.legendre_polynomial_p(x, 500.0))
     assert fallbacks() == before + 1
+
+
+def test_fractional_max_pool_lowered_values_indices_grads():
+    """F.fractional_max_pool2d/3d (nn.FractionalMaxPool2d/3d) ran as eager
+    fallbacks, forward and backward; now the core's per-plane windows give
+    torch's values and flat indices (first maximum, a NaN wins), unbatched
+    inputs too, and the gradient is the max-pool scatter."""
+    x2 = torch.randn(2, 3, 9, 8)
+    x2[1, 2, 4, 4] = math.nan
+    u2 = torch.rand(2, 3, 2)
+    x3, u3 = torch.randn(2, 2, 6, 7, 8), torch.rand(2, 2, 3)
+    before = fallbacks()
+
+    def program(dev):
+        a = x2.clone().to(dev).requires_grad_()
+        b = x3.clone().to(dev).requires_grad_()
+        out2, idx2 = F.fractional_max_pool2d(a, (2, 3), output_size=(4, 5), return_indices=True,
+                                             _random_samples=u2.to(dev))
+        out3, idx3 = F.fractional_max_pool3d(b, (2, 3, 2), output_size=(4, 3, 5),
+                                             return_indices=True, _random_samples=u3.to(dev))
+        flat = F.fractional_max_pool2d(a[0], 3, output_ratio=(0.5, 0.5),
+                                       _random_samples=u2[:1].to(dev))
+        weights = torch.arange(out2.numel(), dtype=torch.float32).reshape(out2.shape).to(dev)
+        ((out2.nan_to_num() * weights).sum() + out3.sum() + flat.sum()).backward()
+        return [out2, idx2, out3, idx3, flat, a.grad, b.grad]
+
+    same_on_both(program)
+    assert fallbacks() == before
+
+
+def test_fractional_max_pool_module_and_errors():
+    def program(dev):
+        pool = nn.FractionalMaxPool2d(3, output_ratio=(0.5, 0.5), return_indices=True).to(dev)
+        out, idx = pool(torch.randn(2, 4, 12, 10, device=dev))
+        shapes = [(out.shape, out.dtype, idx.dtype)]
+        x = torch.randn(1, 2, 5, 5)
+        calls = [
+            lambda: F.fractional_max_pool2d(x.to(dev), 3, output_size=4),
+            lambda: F.fractional_max_pool2d(x[0, 0].to(dev), 2, output_size=3),
+            lambda: F.fractional_max_pool2d(x.to(dev), 2, output_size=3,
+                                            _random_samples=torch.rand(1, 2, 2).double().to(dev)),
+            lambda: F.fractional_max_pool2d(x.to(dev), 2, output_size=3,
+                                            _random_samples=torch.rand(1, 3, 2).to(dev)),
+            lambda: F.fractional_max_pool2d(x.to(dev), 2, output_size=3,
+                                            _random_samples=torch.rand(0, 2, 2).to(dev)),
+            lambda: F.fractional_max_pool3d(x.to(dev), 3, output_size=4),
+        ]
+        assert shapes == [((2, 4, 6, 5), torch.float32, torch.int64)]
+        return calls
+
+    same_outcomes(program)

@@ -9,10 +9,10 @@ shapes them."""
 from __future__ import annotations
 
 import numpy as np
-from lazytensor.core import Node, constant
+from lazytensor.core import Node, Op, constant, make
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import activations as act
-from lazytensor.core.composite import bags, ctc, layers, losses, resize
+from lazytensor.core.composite import bags, ctc, fractional, layers, losses, resize
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import nn as cnn
 from lazytensor.core.composite.creation import const
@@ -115,6 +115,69 @@ def _adaptive_max_pool(n: int):
 
 def _adaptive_max_pool_backward(n: int):
     def impl(grad, x, indices):
+        return wrap(cnn.max_pool_backward(node(grad), node(indices), node(x).shape, n))
+
+    return impl
+
+
+# -------------------------------------------------- fractional max pooling
+def _meta(t):
+    return torch.empty(t.shape, dtype=t.dtype, device="meta")
+
+
+def _zeros(t):
+    return torch.zeros(t.shape, dtype=t.dtype)
+
+
+def _check_samples(x, samples, n: int) -> None:
+    """torch's checks of ``_random_samples`` (it reads the first N rows);
+    a wrong input rank is left to the meta kernel's error."""
+    if x.dim() not in (n + 1, n + 2):
+        return
+    if samples.dtype != x.dtype:
+        raise RuntimeError("Expect _random_samples to have the same dtype as input")
+    if samples.dim() != 3:
+        raise RuntimeError(f"Expect _random_samples to have 3 dimensions, got {samples.dim()}")
+    if samples.shape[0] < (x.shape[0] if x.dim() == n + 2 else 1):
+        raise RuntimeError("Expect _random_samples.size(0) no less then input batch size.")
+    if samples.shape[1] != x.shape[-n - 1]:
+        raise RuntimeError("Expect _random_samples.size(1) equals to input channel size.")
+    if samples.shape[2] != n:
+        raise RuntimeError(f"Expect _random_samples.size(2) equals to {n}; got "
+                           f"{samples.shape[2]}.")
+
+
+def _fractional_max_pool(n: int):
+    """torch's shape and dtype checks come from its meta kernel; the pooling
+    is the core's ``fractional.fractional_max_pool``. torch's samples are
+    (W, H) in 2-d, (T, H, W) in 3-d; the core takes them outermost first."""
+    op = getattr(aten, f"fractional_max_pool{n}d").default
+
+    def impl(x, kernel_size, output_size, random_samples):
+        _check_samples(x, random_samples, n)
+        try:
+            op(_meta(x), kernel_size, output_size, _meta(random_samples))
+        except RuntimeError:  # the CPU kernel's message (the error path only)
+            op(_zeros(x), kernel_size, output_size, _zeros(random_samples))
+            raise
+        nx, ns = node(x), node(random_samples)
+        batched = nx.ndim == n + 2
+        if not batched:
+            nx = cnn.reshape(nx, (1, *nx.shape))
+        ns = make(Op.SLICE, (ns,), (0, 0, 0), (nx.shape[0], nx.shape[1], n), (1, 1, 1))
+        if n == 2:
+            ns = make(Op.REV, (ns,), (2,))
+        values, indices = fractional.fractional_max_pool(nx, ns, size_list(kernel_size),
+                                                          size_list(output_size))
+        if not batched:
+            values, indices = (cnn.reshape(v, v.shape[1:]) for v in (values, indices))
+        return wrap(values), wrap(indices)
+
+    return impl
+
+
+def _fractional_max_pool_backward(n: int):
+    def impl(grad, x, kernel_size, output_size, indices):
         return wrap(cnn.max_pool_backward(node(grad), node(indices), node(x).shape, n))
 
     return impl
@@ -250,6 +313,10 @@ TABLE = {
     aten.adaptive_max_pool3d: _adaptive_max_pool(3),
     aten.adaptive_max_pool2d_backward: _adaptive_max_pool_backward(2),
     aten.adaptive_max_pool3d_backward: _adaptive_max_pool_backward(3),
+    aten.fractional_max_pool2d: _fractional_max_pool(2),
+    aten.fractional_max_pool3d: _fractional_max_pool(3),
+    aten.fractional_max_pool2d_backward: _fractional_max_pool_backward(2),
+    aten.fractional_max_pool3d_backward: _fractional_max_pool_backward(3),
     aten._trilinear: _trilinear, aten.rrelu_with_noise: _rrelu_with_noise,
     aten.hardshrink_backward: _grad_of(act.shrink_backward),
     aten.softshrink_backward: _grad_of(act.shrink_backward),
