@@ -7,6 +7,8 @@ lazy arrays) and must give the same values, dtypes, shapes and error types."""
 
 from __future__ import annotations
 
+import functools
+
 import lazytensor.tf as ltf
 import numpy as np
 import pytest
@@ -223,3 +225,201 @@ def test_tf_function_of_tensorflow_values_still_traces():
     for _ in range(3):
         out = f(tf.constant([1.0, 2.0]))
     assert len(calls) == 1 and isinstance(out, tf.Tensor)
+
+
+# ------------------------------------------------- Keras and tf.Variables
+
+def _keras_training(tape_cls, const, optimizer, steps=3):
+    """A small Keras model (Conv2D, LayerNormalization, Dense) trained on
+    lazy inputs with a Keras optimizer: losses, weights and last gradients."""
+    tf.keras.utils.set_random_seed(0)
+    x = np.random.default_rng(0).standard_normal((4, 5, 5, 2)).astype(np.float32)
+    model = tf.keras.Sequential([
+        tf.keras.layers.Conv2D(3, 3, activation="relu"), tf.keras.layers.LayerNormalization(),
+        tf.keras.layers.Flatten(), tf.keras.layers.Dense(4, activation="tanh"),
+        tf.keras.layers.Dense(1)])
+    model.build((None, 5, 5, 2))
+    opt = optimizer()
+    out = []
+    for _ in range(steps):
+        with tape_cls() as tape:
+            loss = tf.reduce_mean(model(const(x)) ** 2)
+        grads = tape.gradient(loss, model.trainable_variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables, strict=True))
+        out.append(loss)
+    return out + [tf.convert_to_tensor(v) for v in model.trainable_variables] + list(grads)
+
+
+@pytest.mark.parametrize("optimizer", ["SGD", "Adam"])
+def test_keras_layers_and_optimizers_under_the_lazy_tape_match_tf(optimizer):
+    """Keras layers called on lazy arrays computed lazily, but lazytensor's
+    tape returned None for their weights (tf.Variables read in TensorFlow:
+    silently wrong, and apply_gradients then raised 'No gradients provided').
+    The tape now runs a TensorFlow tape beside it and chains the two, so the
+    weights' gradients are TensorFlow's."""
+    make = functools.partial(getattr(tf.keras.optimizers, optimizer), 0.05)
+    want = _keras_training(tf.GradientTape, tf.constant, make)
+    got = _keras_training(ltf.GradientTape, lnp.asarray, make)
+    assert isinstance(got[0], ltf.Tensor)
+    for i, (g, w) in enumerate(zip(got, want, strict=True)):
+        assert_same(g, w, f"result {i}", precision="float16")
+
+
+def _mixed_variables(tape_cls, const, np_):
+    """tf.Variables used directly and through TensorFlow-only ops (slicing a
+    variable, tf.gather of it) beside lazy arrays."""
+    x = np.arange(12, dtype=np.float32).reshape(3, 4) / 10
+    w = tf.Variable(np.arange(8, dtype=np.float32).reshape(4, 2) / 8)
+    b = tf.Variable(np.zeros(2, np.float32))
+    table = tf.Variable(np.arange(10, dtype=np.float32).reshape(5, 2))
+    frozen = tf.Variable(2.0, trainable=False)
+    with tape_cls(persistent=True) as tape:
+        y = tf.matmul(const(x), w) + b
+        z = np_.sum(np_.tanh(y) * w[0]) * frozen + tf.reduce_sum(
+            tf.gather(table, [1, 1, 3]) * y[:1])
+    out = [z, *tape.gradient(z, [w, b, frozen]), tape.gradient(y, w)]
+    out.append(tf.convert_to_tensor(tape.gradient(z, table)))
+    out += tape.gradient(z, [w, b], unconnected_gradients=tf.UnconnectedGradients.ZERO)
+    return out
+
+
+def test_tf_variables_beside_lazy_arrays_get_tensorflows_gradients():
+    want = _mixed_variables(tf.GradientTape, tf.constant, tnp)
+    got = _mixed_variables(ltf.GradientTape, lnp.asarray, lnp)
+    for i, (g, w) in enumerate(zip(got, want, strict=True)):
+        if w is None:
+            assert g is None, f"result {i}"
+        else:
+            assert_same(g, w, f"result {i}")
+
+
+@pytest.mark.parametrize("optimizer", ["SGD", "Adam", "RMSprop"])
+def test_keras_optimizers_update_lazy_variables_as_tf(optimizer):
+    """Keras optimizers' apply_gradients on lazytensor Variables raised
+    AttributeError ('_unique_id', then 'constraint'); they now update them
+    as tf.Variables (the gradients are read back to TensorFlow: counted)."""
+    x = np.arange(12, dtype=np.float32).reshape(4, 3) / 5
+
+    def train(variable, tape_cls, const):
+        w, b = variable(np.ones((3, 2), np.float32)), variable(np.zeros(2, np.float32))
+        opt = getattr(tf.keras.optimizers, optimizer)(0.1)
+        for _ in range(3):
+            with tape_cls() as tape:
+                loss = tf.reduce_mean((const(x) @ w + b) ** 2)
+            opt.apply_gradients(zip(tape.gradient(loss, [w, b]), [w, b], strict=True))
+        return [tf.convert_to_tensor(w), tf.convert_to_tensor(b)]
+
+    assert_same(train(ltf.Variable, ltf.GradientTape, lnp.asarray),
+                train(tf.Variable, tf.GradientTape, tf.constant))
+
+
+# ------------------------------------------------------------ tf.image
+
+def _image(dtype=np.float32):
+    img = np.random.default_rng(3).uniform(0, 1, (2, 6, 7, 3)).astype(np.float32)
+    img[0, 0, :7] = [[0.5, 0.5, 0.5], [0.5, 0.5, 0.2], [0.2, 0.5, 0.5], [0.5, 0.2, 0.5],
+                     [0, 0, 0], [1, 1, 0.3], [0.3, 1, 1]]  # ties between channels, grey, black
+    return (img * 255).astype(dtype) if np.dtype(dtype).kind in "iu" else img.astype(dtype)
+
+
+IMAGE_OPS = {
+    "saturation_down": (lambda x: tf.image.adjust_saturation(x, 0.4), np.float32),
+    "saturation_up": (lambda x: tf.image.adjust_saturation(x, 3.0), np.float32),
+    "saturation_uint8": (lambda x: tf.image.adjust_saturation(x, 1.7), np.uint8),
+    "saturation_float64": (lambda x: tf.image.adjust_saturation(x, 0.5), np.float64),
+    "hue": (lambda x: tf.image.adjust_hue(x, 0.2), np.float32),
+    "hue_negative": (lambda x: tf.image.adjust_hue(x, -0.7), np.float32),
+    "hue_full_turn": (lambda x: tf.image.adjust_hue(x, 1.0), np.float32),
+    "hue_uint8": (lambda x: tf.image.adjust_hue(x, 0.33), np.uint8),
+    "hue_3d": (lambda x: tf.image.adjust_hue(x[0], 0.5), np.float32),
+    "sobel": (tf.image.sobel_edges, np.float32),
+    "sobel_float64": (tf.image.sobel_edges, np.float64),
+    "patches_valid": (lambda x: tf.image.extract_patches(x, [1, 3, 2, 1], [1, 2, 1, 1],
+                                                         [1, 1, 1, 1], "VALID"), np.float32),
+    "patches_same_dilated": (lambda x: tf.image.extract_patches(
+        x, [1, 3, 3, 1], [1, 2, 3, 1], [1, 1, 2, 1], "SAME"), np.float32),
+    "patches_empty": (lambda x: tf.image.extract_patches(x, [1, 7, 7, 1], [1, 1, 1, 1],
+                                                         [1, 1, 1, 1], "VALID"), np.float32),
+    "patches_uint8": (lambda x: tf.image.extract_patches(x, [1, 2, 2, 1], [1, 2, 2, 1],
+                                                         [1, 1, 1, 1], "SAME"), np.uint8),
+    "crop_bilinear": (lambda x: tf.image.crop_and_resize(
+        x, [[0.1, 0.2, 0.8, 0.9], [-0.2, 0.0, 1.3, 0.5], [0.5, 0.5, 0.5, 0.5]], [0, 1, 1],
+        [4, 5]), np.float32),
+    "crop_nearest_flipped": (lambda x: tf.image.crop_and_resize(
+        x, [[0.1, 0.2, 0.8, 0.9], [0.9, 0.8, 0.1, 0.0]], [1, 0], [3, 3], method="nearest",
+        extrapolation_value=-1.0), np.float32),
+    "crop_one_pixel_uint8": (lambda x: tf.image.crop_and_resize(
+        x, np.array([[0.1, 0.2, 0.8, 0.9]], np.float32), np.array([1], np.int32), [1, 1]),
+        np.uint8),
+}
+
+
+@pytest.mark.parametrize("case", sorted(IMAGE_OPS))
+def test_tf_image_filters_record_lazily(case):
+    """tf.image.adjust_saturation / adjust_hue / sobel_edges / extract_patches
+    / crop_and_resize of lazy images ran eagerly in TensorFlow (counted
+    fallbacks); they are now TensorFlow's CPU kernels on core ops."""
+    fn, dtype = IMAGE_OPS[case]
+    img = _image(dtype)
+    metrics.reset()
+    got = fn(lnp.asarray(img))
+    assert isinstance(got, ltf.Tensor)
+    assert not metrics.as_dict()["fallbacks"], metrics.as_dict()["fallbacks"]
+    assert_same(got, fn(tf.constant(img)), precision="float16" if dtype == np.uint8 else "float32")
+
+
+@pytest.mark.parametrize("case", ["saturation_float16", "hue_float16", "crop_bad_index",
+                                  "crop_empty_size", "patches_bad_sizes"])
+def test_tf_image_filters_errors_as_tensorflow(case):
+    img = _image()
+    fn = {
+        "saturation_float16": lambda x: tf.image.adjust_saturation(tf.cast(x, tf.float16), 0.5),
+        "hue_float16": lambda x: tf.image.adjust_hue(tf.cast(x, tf.float16), 0.5),
+        "crop_bad_index": lambda x: tf.image.crop_and_resize(x, [[0.0, 0.0, 1.0, 1.0]], [2],
+                                                             [2, 2]),
+        "crop_empty_size": lambda x: tf.image.crop_and_resize(x, [[0.0, 0.0, 1.0, 1.0]], [0],
+                                                              [0, 2]),
+        "patches_bad_sizes": lambda x: tf.image.extract_patches(x, [2, 2, 2, 1], [1, 1, 1, 1],
+                                                                [1, 1, 1, 1], "VALID"),
+    }[case]
+    errors = []
+    for const in (tf.constant, lnp.asarray):
+        with pytest.raises(Exception) as info:  # noqa: PT011  (the type is compared below)
+            fn(const(img))
+        errors.append(type(info.value))
+    assert errors[0] is errors[1]
+
+
+# ------------------------------------------- read-backs inside an operation
+
+READ_BACK = {  # ops whose result size is read back (a barrier) before the rest is built
+    "bincount": (lambda x: tf.math.bincount(x, minlength=3), np.int32),
+    "bincount_weights": (lambda x: tf.math.bincount(x, weights=tf.cast(x, tf.float32) * 0.5),
+                         np.int32),
+    "confusion_matrix": (lambda x: tf.math.confusion_matrix(x, x[::-1]), np.int32),
+    "sequence_mask": (lambda x: tf.sequence_mask(x), np.int32),
+    "segment_sum": (lambda x: tf.math.segment_sum(tf.cast(x, tf.float32), x), np.int32),
+    "boolean_mask": (lambda x: tf.boolean_mask(x, x > 0.5), np.float32),
+    "crop_and_resize": (lambda x: tf.image.crop_and_resize(
+        tf.reshape(x, (1, 2, 2, 1)), [[0.0, 0.0, 1.0, 1.0]], [0], [3, 3]), np.float32),
+}
+
+
+@pytest.mark.parametrize("case", sorted(READ_BACK))
+def test_ops_that_read_back_keep_the_buffers_they_use(case):
+    """tf.math.bincount of a value computed in a loop whose first input was
+    reassigned (k-means: ``cent = unsorted_segment_mean(...)``) raised
+    'Array has been deleted': the read-back inside the op (its size) ran a
+    graph that donated the input's buffer, and the op then built on the
+    node it had taken before. These ops take their inputs' nodes after the
+    read-back now."""
+    fn, dtype = READ_BACK[case]
+    data = np.array([0, 1, 2, 2], dtype) if dtype == np.int32 else \
+        np.array([0.25, 0.75, 1.0, 0.5], dtype)
+    results = []
+    for const in (tf.constant, lnp.asarray):
+        x = const(data)
+        y = x * 1  # pending on x's buffer
+        x = None  # the buffer's only handle is gone: donatable
+        results.append(fn(y))
+    assert_same(results[1], results[0])

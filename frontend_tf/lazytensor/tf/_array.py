@@ -291,8 +291,8 @@ def lift(value, dtype: np.dtype | None = None) -> Node:
     elif type(value) in WEAK or isinstance(value, np.generic):
         host_dtype = _host_dtype(value, dtype)
         node = scalar(np.asarray(value, host_dtype).item(), host_dtype)
-    elif _tf.is_tf_value(value):
-        node = get_runtime().from_host(_tf.eager_value(value)).node
+    elif _tf.is_tf_value(value) or _tf.keras_variable(value):
+        node = tf_value_node(value)
     elif isinstance(value, (list, tuple)) and _holds_arrays(value):
         return _stack(weak_joined(value), dtype)
     else:
@@ -302,6 +302,22 @@ def lift(value, dtype: np.dtype | None = None) -> Node:
 
         node = convert(node, dtype)
     return node
+
+
+def tf_value_node(value) -> Node:
+    """A tf.Tensor's or tf.Variable's value as a node; while a lazytensor
+    tape records, a leaf that its gradient chains to TensorFlow's tape
+    (``_tf_variables``: gradients with respect to tf.Variables, Keras
+    weights)."""
+    if _tf.keras_variable(value):
+        value = value.value  # its tf.Variable
+    if RECORDING.active is not None and RECORDING.tapes:
+        from lazytensor.tf import _tf_variables
+
+        node = _tf_variables.leaf(value, RECORDING.tapes)
+        if node is not None:
+            return node
+    return get_runtime().from_host(_tf.eager_value(value)).node
 
 
 def _holds_arrays(values) -> bool:

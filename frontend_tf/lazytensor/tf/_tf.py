@@ -53,6 +53,13 @@ def is_tf_value(value) -> bool:
     return isinstance(value, (t.Tensor, t.Variable))
 
 
+def keras_variable(value) -> bool:
+    """A Keras variable of the TensorFlow backend (its ``value`` is a
+    tf.Variable; TensorFlow takes it as a tensor): a layer's weight."""
+    return type(value).__module__.startswith("keras") and "tensorflow" in sys.modules and \
+        isinstance(getattr(value, "value", None), tf().Variable)
+
+
 # TensorFlow functions that convert on purpose: the user asked for a tf.Tensor
 _EXPLICIT_CONVERSIONS = frozenset({
     "convert_to_tensor", "convert_to_tensor_v1", "convert_to_tensor_v2",

@@ -14,6 +14,7 @@ inside the tape (``print(loss)``) does not cut the gradient's graph.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import weakref
 from contextlib import contextmanager
@@ -28,8 +29,10 @@ from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
 from lazytensor.core.runtime import Handle
-from lazytensor.tf import _tf
+from lazytensor.tf import _tf, _tf_variables
 from lazytensor.tf._array import RECORDING, WEAK, Session, lift, ndarray, weak_stand_in, wrap
+
+_UNIQUE_IDS = itertools.count()
 
 
 def _alias(node: Node) -> Node:
@@ -42,7 +45,8 @@ class Variable(ndarray):
     ``assign_add``, ``assign_sub``, ``read_value``, ``numpy``; it takes part
     in every tnp function and operator like an array."""
 
-    __slots__ = ("trainable", "name")
+    __slots__ = ("trainable", "name", "_unique_id")
+    constraint = None  # tf.Variable's (Keras optimizers read it)
 
     def __init__(self, initial_value, trainable: bool = True, name: str | None = None,
                  dtype=None) -> None:
@@ -51,6 +55,7 @@ class Variable(ndarray):
         self._h.value()  # a variable holds device data from the start, as TensorFlow's
         self._session = self._sym = None
         self.trainable, self.name = trainable, name or "Variable"
+        self._unique_id = f"lazy{next(_UNIQUE_IDS)}"  # tf.Variable's key (Keras optimizers)
 
     def _node(self) -> Node:
         session = RECORDING.active
@@ -256,6 +261,8 @@ class GradientTape:
         self._used = False
         self._recording = False
         self._stops: dict[int, int] = {}  # session id -> its array count when this tape left it
+        self._tf_tape = None  # TensorFlow's tape for TensorFlow variables (_tf_variables)
+        self._leaves: list[tuple] = []  # (tf.Tensor, alias node) that entered the lazy graph
 
     def __enter__(self) -> GradientTape:
         if RECORDING.active is None:
@@ -268,9 +275,15 @@ class GradientTape:
         RECORDING.tapes.append(self)
         self._recording = True
         self._stops.pop(id(session), None)
+        if self._tf_tape is None:
+            self._tf_tape = _tf_variables.new_tape(self.watch_accessed_variables)
+        if self._tf_tape is not None:
+            self._tf_tape.__enter__()
         return self
 
     def __exit__(self, *exc) -> None:
+        if self._tf_tape is not None:
+            self._tf_tape.__exit__(None, None, None)
         RECORDING.tapes.remove(self)
         self._recording = False
         if RECORDING.tapes:  # an outer tape goes on recording in this session
@@ -293,6 +306,10 @@ class GradientTape:
         """Differentiate with respect to ``tensor`` (arrays, variables,
         nested lists/tuples/dicts of them) from now on."""
         for t in _flatten(tensor):
+            variable = _tf_variables.tf_variable(t)
+            if variable is not None and self._tf_tape is not None and self._recording:
+                self._tf_tape.watch(variable)
+                continue
             if not isinstance(t, ndarray) or not self._recording:
                 raise ValueError(f"GradientTape.watch needs a lazy array inside the tape, got "
                                  f"{type(t).__name__}")
@@ -305,7 +322,9 @@ class GradientTape:
             self._watch(t, alias)
 
     def watched_variables(self) -> tuple:
-        return tuple(k for k, _ in self._watched.values() if isinstance(k, Variable))
+        tf_variables = self._tf_tape.watched_variables() if self._tf_tape is not None else ()
+        return tuple(k for k, _ in self._watched.values() if isinstance(k, Variable)) + \
+            tuple(tf_variables)
 
     @contextmanager
     def stop_recording(self):
@@ -313,12 +332,19 @@ class GradientTape:
         saved = RECORDING.active
         RECORDING.active = None
         try:
-            yield
+            if self._tf_tape is not None:
+                with self._tf_tape.stop_recording():
+                    yield
+            else:
+                yield
         finally:
             RECORDING.active = saved
 
     def reset(self) -> None:
         self._watched.clear()
+        self._leaves.clear()
+        if self._tf_tape is not None:
+            self._tf_tape.reset()
         self._sessions.clear()
         self._stops.clear()
 
@@ -339,10 +365,22 @@ class GradientTape:
         self._use()
         output = self._objective(target, output_gradients)
         flat = _flatten(sources)
-        wrt = [self._source_nodes(s) for s in flat]
-        grads = _grads(output, wrt)
+        variables = [_tf_variables.tf_variable(s) for s in flat]
+        bridged = [v for v in variables if v is not None]
+        leaves = self._leaves if bridged else []
+        wrt = [[] if v is not None else self._source_nodes(s) for s, v in zip(flat, variables,
+                                                                               strict=True)]
+        grads = _grads(output, wrt + [[alias] for _, alias in leaves])
+        zeros = _zeros_wanted(unconnected_gradients)
+        if bridged:
+            tf_grads = iter(_tf_variables.chain(self._tf_tape, leaves, grads[len(wrt):],
+                                                bridged, zeros))
+            grads = [next(tf_grads) if v is not None else g
+                     for g, v in zip(grads, variables, strict=False)]
+        if not self.persistent:
+            self._leaves = []
         self._release()
-        if _zeros_wanted(unconnected_gradients):
+        if zeros:
             grads = [wrap(ew.full(tuple(s._h.node.shape), 0, s._h.node.dtype)) if g is None
                      else g for g, s in zip(grads, flat, strict=False)]
         return _unflatten(sources, iter(grads))

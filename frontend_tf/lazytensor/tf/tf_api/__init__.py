@@ -27,7 +27,8 @@ import importlib.util
 import sys
 
 # table modules, in registration order (later entries may not repeat an API)
-TABLES = ("math", "nn", "nn_extra", "linalg", "signal", "image", "counting", "control")
+TABLES = ("math", "nn", "nn_extra", "linalg", "signal", "image", "image_filters", "counting",
+          "control")
 
 
 def paths_by_table() -> dict[str, list[str]]:

@@ -30,7 +30,7 @@ from lazytensor.core.ir import Node
 from lazytensor.core.registry import CoreError, DTypeError
 from lazytensor.core.runtime import get_runtime, scalar
 from lazytensor.tf import _tf
-from lazytensor.tf._array import ndarray
+from lazytensor.tf._array import RECORDING, ndarray, tf_value_node
 from lazytensor.tf.numpy._lower import box, from_eager, note_fallback, to_eager
 
 _INSTALLED: list[bool] = []
@@ -156,6 +156,8 @@ def _taped_by_tensorflow(args: tuple, kwargs: dict) -> bool:
     """Whether a real ``tf.GradientTape`` records and a TensorFlow tensor or
     variable takes part: TensorFlow must then run the op itself, or its tape
     would not see it (lazy arrays enter it as constants, as before)."""
+    if RECORDING.tapes:  # a lazytensor tape records: it bridges TensorFlow's values
+        return False
     if "tensorflow.python.eager.record" in sys.modules:
         from tensorflow.python.eager import record
 
@@ -177,14 +179,14 @@ def eager(path: str, args: tuple, kwargs: dict):
 
 def is_tensor(value) -> bool:
     """A lazy array or a TensorFlow tensor (a value with its own dtype)."""
-    return isinstance(value, ndarray) or _tf.is_tf_value(value)
+    return isinstance(value, ndarray) or _tf.is_tf_value(value) or _tf.keras_variable(value)
 
 
 def natural_dtype(value) -> np.dtype:
     """The dtype ``tf.convert_to_tensor(value)`` gives, without a hint."""
     if isinstance(value, ndarray):
         return value._h.node.dtype
-    if _tf.is_tf_value(value):
+    if _tf.is_tf_value(value) or _tf.keras_variable(value):
         return _tf.as_np_dtype(value.dtype)
     if isinstance(value, (np.ndarray, np.generic)):
         return value.dtype
@@ -217,8 +219,8 @@ def tensor(value, dtype: np.dtype | None = None) -> Node:
         return value._node()
     if isinstance(value, Node):
         return value
-    if _tf.is_tf_value(value):
-        return get_runtime().from_host(_tf.eager_value(value)).node
+    if _tf.is_tf_value(value) or _tf.keras_variable(value):
+        return tf_value_node(value)
     target = dtype if dtype is not None and _fits(value, dtype) else natural_dtype(value)
     if isinstance(value, (bool, int, float, complex, np.generic)):
         return scalar(np.asarray(value).astype(target).item(), target)

@@ -345,6 +345,7 @@ def _boolean_mask(tensor_, mask, axis=None, name="boolean_mask"):
     if x.shape[ax:ax + m.ndim] != m.shape:
         raise ValueError(f"Shapes {x.shape[ax:ax + m.ndim]} and {m.shape} are incompatible")
     keep = np.flatnonzero(wrap(m).numpy())
+    x = tensor(tensor_)  # after the barrier: buffers read before may be donated
     flat = core_shape.reshape(x, x.shape[:ax] + (-1,) + x.shape[ax + m.ndim:])
     return take(flat, get_runtime().from_host(keep.astype(np.int64)).node, ax, "clip")
 

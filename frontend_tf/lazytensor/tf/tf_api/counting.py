@@ -44,7 +44,9 @@ def _checked(node: Node, op: str) -> Node:
 
 
 def _read(*nodes: Node) -> np.ndarray:
-    """The 0-d ``nodes`` read back together (one barrier), as int64."""
+    """The 0-d ``nodes`` read back together (one barrier), as int64. The
+    barrier may donate the buffers that pending nodes taken before it read:
+    callers take their arguments' nodes again after it (``tensor(arr)``)."""
     both = cs.stack([convert(n, dt.int64) for n in nodes], 0)
     return wrap(both).numpy()
 
@@ -71,6 +73,9 @@ def _bincount(arr, weights=None, minlength=None, maxlength=None, dtype=None, nam
             if math.prod(x.shape) else (0, -1)
         if low < 0:
             raise _invalid("Input arr must be non-negative!")
+        x = tensor(arr)  # after the barrier (see _read)
+        x = x if dt.is_int(x.dtype) else convert(x, dt.int32)
+        w = None if weights is None else tensor(weights)
         size = max(top + 1, lo) if lo is not None else top + 1
         size = size if hi is None else min(size, hi)
     if w is not None and w.shape != x.shape:
@@ -104,6 +109,7 @@ def _confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype
         tops = _read(reduction.reduce("max", convert(a, dt.int64)),
                      reduction.reduce("max", convert(b, dt.int64)))
         num_classes = int(tops.max()) + 1
+        a, b = _squeezed(tensor(labels), tensor(predictions))  # after the barrier (_read)
     n = host_int(num_classes)
     for arg, given in (("labels", labels), ("predictions", predictions)):
         host = array_ops.host_indices(given)  # known on the host: checked as TensorFlow's
@@ -140,6 +146,7 @@ def _sequence_mask(lengths, maxlen=None, dtype=None, name=None):
         if not dt.is_int(n.dtype) or not math.prod(n.shape):
             raise NotImplementedError("sequence_mask's float or empty lengths")
         m, kind = int(_read(reduction.reduce("max", n))[0]), n.dtype
+        n = tensor(lengths)  # after the barrier (see _read)
     else:
         m, kind = host_int(maxlen), natural_dtype(maxlen)
         if not isinstance(m, int):

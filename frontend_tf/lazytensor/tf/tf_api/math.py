@@ -359,6 +359,7 @@ def _segment(kind: str):
                 else "segment ids must be >= 0")
         top = reduction.reduce("max", ids) if ids.shape[0] else None
         n = 0 if top is None else int(wrap(top).numpy()) + 1
+        ids = tensor(segment_ids)  # after the barrier: buffers read before may be donated
         return cnn.segment_reduce(check(tensor(data), REAL, "Segment"), ids, n, kind,
                                   0 if kind in ("max", "min") else None)
 
