@@ -400,6 +400,8 @@ READ_BACK = {  # ops whose result size is read back (a barrier) before the rest 
     "sequence_mask": (lambda x: tf.sequence_mask(x), np.int32),
     "segment_sum": (lambda x: tf.math.segment_sum(tf.cast(x, tf.float32), x), np.int32),
     "boolean_mask": (lambda x: tf.boolean_mask(x, x > 0.5), np.float32),
+    "tnp_compress": (lambda x: (lnp if isinstance(x, ltf.Tensor) else tnp).compress(x > 0.5, x),
+                     np.float32),
     "crop_and_resize": (lambda x: tf.image.crop_and_resize(
         tf.reshape(x, (1, 2, 2, 1)), [[0.0, 0.0, 1.0, 1.0]], [0], [3, 3]), np.float32),
 }

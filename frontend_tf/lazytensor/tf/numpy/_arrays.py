@@ -365,7 +365,8 @@ def _compress(condition, a, axis=None):
     """The core's compress on the host condition; tnp's own ValueErrors (the
     core's ShapeError would surface as TensorFlow's InvalidArgumentError):
     its boolean_mask pads a short condition with False, refuses a long one."""
-    x, cond = node_of(a), np.asarray(_nonzero_mask(condition))
+    cond = np.asarray(_nonzero_mask(condition))  # first: the read-back may donate buffers
+    x = node_of(a)  # that a node taken before it reads
     if cond.ndim != 1:
         raise ValueError("condition must be a 1-d array.")
     if axis is None or x.ndim == 0:
