@@ -277,7 +277,31 @@ def test_complex_power_of_zero(runtime, dtype):
     with np.errstate(invalid="ignore", divide="ignore"):
         for p in exponents:
             same(lnp.power(lnp.asarray(zero), p), np.power(zero, p))
-            same(lnp.asarray(zero) ** lnp.asarray(np.array([p], dtype)), zero ** np.array([p], dtype))
+            exponent = np.array([p], dtype)
+            same(lnp.asarray(zero) ** lnp.asarray(exponent), zero ** exponent)
             same(lnp.float_power(lnp.asarray(zero), p), np.float_power(zero, p))
         z = np.array([1 + 2j, -3 + 0.5j, 0j, 2j], dtype)
         same(lnp.asarray(z)[:, None] ** lnp.asarray(z), z[:, None] ** z, rtol=1e-5)
+
+
+@pytest.mark.parametrize("write", [
+    lambda m, a: a.__setitem__(m.zeros(a.shape, bool) | (m.arange(a.size).reshape(a.shape) == 1),
+                               m.array([2.5 + 1j])),
+    lambda m, a: a.__setitem__(([0], [1]), m.array([2.5 + 1j])),
+    lambda m, a: a.__setitem__((slice(None), 1), m.array([2.5 + 1j, 3j])),
+    lambda m, a: a.fill(m.array(2.5 + 1j)),
+])
+@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+def test_writing_complex_values_into_a_real_array_warns(runtime, write, dtype):
+    """numpy warns ComplexWarning whenever complex values are stored into a
+    real array (a dtype rule); lazy arrays warned only when JAX happened to
+    compile a new graph (found by test_indexing's
+    test_boolean_index_cast_assign). The real part is stored, as numpy."""
+    want, got = np.zeros((2, 3), dtype), lnp.zeros((2, 3), dtype)
+    with pytest.warns(np.exceptions.ComplexWarning):
+        write(np, want)
+    for _ in range(2):  # the second time the graph is cached
+        with pytest.warns(np.exceptions.ComplexWarning) as seen:
+            write(lnp, got)
+        assert seen[0].filename == __file__
+    same(got, want)

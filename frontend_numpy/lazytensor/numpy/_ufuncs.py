@@ -11,6 +11,8 @@ one convert/broadcast per operand, one composite, one handle.
 from __future__ import annotations
 
 import operator
+import os
+import warnings
 
 from lazytensor.core import dtypes as dt
 from lazytensor.core import layout as _layout
@@ -21,6 +23,7 @@ from lazytensor.core.composite.elementwise import as_node, broadcast_shapes, con
 from lazytensor.core.composite.numerics import reduce_runs
 from lazytensor.core.composite.reduction import normalize_axis, reduce_where
 from lazytensor.core.ir import Node
+from lazytensor.core.metrics import user_stacklevel
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import RECORDED, CoreError, make
 from lazytensor.core.runtime import get_runtime, scalar
@@ -52,6 +55,9 @@ def _key(operand):
     return operand.dtype if type(operand) is Node else type(operand)
 
 
+_OWN_DIRS = (os.path.dirname(os.path.abspath(__file__)),)
+
+
 def stored(value, dtype: np.dtype):
     """``value`` lifted to be stored into a ``dtype`` array (``a[i] = v``,
     ``full``, ``fill``): a Python int beyond an integer dtype's range raises
@@ -61,6 +67,10 @@ def stored(value, dtype: np.dtype):
         lo, hi = INT_BOUNDS[dtype]
         if not lo <= lifted <= hi:
             raise OverflowError(f"Python integer {lifted} out of bounds for {dtype}")
+    if type(lifted) is Node and dt.is_complex(lifted.dtype) and dtype.kind in "iuf":
+        warnings.warn("Casting complex values to real discards the imaginary part",
+                      np.exceptions.ComplexWarning, stacklevel=user_stacklevel(_OWN_DIRS))
+        return make(Op.REAL, (lifted,))
     return lifted
 
 
