@@ -654,10 +654,11 @@ def test_unlowered_tensorflow_apis_count_as_eager_fallbacks():
     tf.convert_to_tensor(x), tf.constant(x), np.asarray(x)
     assert isinstance(tf.nn.relu(x), ltf.Tensor)
     assert metrics.as_dict()["fallbacks"] == {}
-    with pytest.warns(UserWarning, match="adjust_hue is not lowered"):
-        got = tf.image.adjust_hue(x, 0.1)
-    np.testing.assert_allclose(got.numpy(), tf.image.adjust_hue(image, 0.1).numpy(), rtol=1e-6)
-    assert metrics.as_dict()["fallbacks"] == {"tf image_ops_impl.adjust_hue": 1}
+    spd = image[..., 0] @ image[..., 0].T + np.eye(4, dtype=np.float32)
+    with pytest.warns(UserWarning, match="matrix_square_root is not lowered"):
+        got = tf.linalg.sqrtm(lnp.asarray(spd))  # (adjust_hue, lowered since, was the example)
+    np.testing.assert_allclose(got.numpy(), tf.linalg.sqrtm(spd).numpy(), rtol=1e-6)
+    assert metrics.as_dict()["fallbacks"] == {"tf gen_linalg_ops.matrix_square_root": 1}
     assert metrics.as_dict()["counters"]["eager_fallbacks"] == 1
     # tf.Tensor + lazy array: lazy where TensorFlow dispatches the operator
     # to us (tnp's numpy behaviour on), else TensorFlow's eager add, counted

@@ -156,13 +156,21 @@ class ndarray(HandleArray):  # noqa: N801  (tnp's name)
         every TF op accept a lazy array (it materializes). A TensorFlow API
         that no table lowers converting it is an eager fallback: counted in
         the metrics under that API's name and warned once."""
+        return self._to_tf(dtype, name, sys._getframe(1))
+
+    def _to_tf(self, dtype, name, frame):
+        """``__tf_tensor__`` called from ``frame``."""
         tf = _tf.tf()
-        api = _tf.unlowered_caller(sys._getframe(1))
+        api = _tf.unlowered_caller(frame)
         if api is not None:
             from lazytensor.tf.numpy._lower import note_fallback
 
             note_fallback(f"tf {api}", "is not lowered: TensorFlow runs it eagerly")
         tensor = tf.constant(self._h.numpy(), name=name)
+        if RECORDING.tapes:
+            from lazytensor.tf import _tf_variables
+
+            _tf_variables.exit_point(self, tensor)
         return tensor if dtype is None else tf.cast(tensor, dtype)
 
     def is_tensor_like(self) -> bool:

@@ -1,24 +1,29 @@
-"""TensorFlow variables (Keras weights) under a lazytensor ``GradientTape``.
+"""The TensorFlow side of a lazytensor ``GradientTape``: tf.Variables
+(Keras weights) and TensorFlow APIs that run eagerly on lazy arrays.
 
-Keras layers and tf.Variables compute in TensorFlow: a variable's read,
-``tf.cast(layer.kernel, ...)``, ``var[0]`` run eagerly there, and their
-results enter the lazy graph as data. While a lazytensor tape records, it
-runs a TensorFlow tape of its own (persistent; watching accessed variables
-as the lazytensor tape does), and every floating TensorFlow tensor that
-enters the lazy graph once that TensorFlow tape has watched a variable
-becomes a *leaf*: an alias node the lazytensor tape can differentiate.
-``gradient(loss, tf_variables)`` then chains the two: the lazy graph's
-gradients with respect to the leaves are the TensorFlow tape's output
-gradients (``tf_tape.gradient(leaves, variables, output_gradients=...)``).
-Gradients with respect to TensorFlow variables are TensorFlow's own tensors
-(``tf.IndexedSlices`` for gathered rows), as ``tf.GradientTape`` gives them.
+Keras layers and tf.Variables compute in TensorFlow (a variable's read,
+``tf.cast(layer.kernel, ...)``, ``var[0]``), and so does an eager fallback
+(an API no table lowers: its lazy arguments are converted); their results
+enter the lazy graph as data. While a lazytensor tape records, it runs a
+TensorFlow tape of its own (persistent; watching accessed variables as the
+lazytensor tape does). A lazy array converted to TensorFlow is an *exit
+point*: the TensorFlow tape watches the converted tensor. A floating
+TensorFlow tensor that enters the lazy graph once that tape has watched
+something is a *leaf*: an alias node the lazytensor tape differentiates.
+``gradient`` then alternates (``bridged``): lazy gradients of the leaves
+are the TensorFlow tape's output gradients, TensorFlow's gradients of the
+exit points are the next lazy step's. Gradients with respect to TensorFlow
+variables are TensorFlow's own tensors (``tf.IndexedSlices`` for gathered
+rows), as ``tf.GradientTape`` gives them; each crossing reads values back.
 """
 
 from __future__ import annotations
 
+import functools
 import sys
 
 from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import reduction
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
@@ -49,15 +54,16 @@ def new_tape(watch_accessed_variables: bool):
 def leaf(value, tapes: list) -> Node | None:
     """``value`` (a tf.Tensor or tf.Variable) as a leaf of the recording
     ``tapes`` (lazytensor tapes) whose TensorFlow tape has watched a
-    variable; None when there are none (a tensor computed before any
-    variable was watched cannot depend on one) or the value is not floating."""
+    variable or an exit point; None when there are none (a tensor computed
+    before anything was watched cannot depend on it) or it is not floating."""
     tf = _tf.tf()
     if not tf.executing_eagerly():
         return None
     tensor = tf.convert_to_tensor(value) if isinstance(value, tf.Variable) else value
     if not dt.is_inexact(_tf.as_np_dtype(tensor.dtype)):
         return None
-    takers = [t for t in tapes if t._tf_tape is not None and t._tf_tape.watched_variables()]
+    takers = [t for t in tapes if t._tf_tape is not None and (
+        t._exits or t._tf_tape.watched_variables())]
     if not takers:
         return None
     data = get_runtime().from_host(_tf.eager_value(tensor)).node
@@ -67,14 +73,75 @@ def leaf(value, tapes: list) -> Node | None:
     return alias
 
 
-def chain(tf_tape, leaves: list, leaf_grads: list, variables: list, zeros: bool) -> list:
-    """The variables' gradients: the TensorFlow tape's, with the lazy
-    gradients of the leaves as its output gradients."""
+def exit_point(array, tensor) -> None:
+    """``array`` (lazy) converted to the TensorFlow ``tensor`` while tapes
+    record (an eager fallback's input, Keras converting it): their
+    TensorFlow tapes watch ``tensor``, so gradients flow back through what
+    TensorFlow computes from it (``bridged``)."""
+    from lazytensor.tf._array import RECORDING
+
+    if RECORDING.active is None or not dt.is_inexact(_tf.as_np_dtype(tensor.dtype)):
+        return
+    tapes = [t for t in RECORDING.tapes if t._tf_tape is not None]
+    if tapes:
+        node = array._node()
+        for tape in tapes:
+            tape._tf_tape.watch(tensor)
+            tape._exits.append((node, tensor))
+
+
+def _host_tensor(value):
+    """A lazy gradient as a tf.Tensor (read back, no tape hook)."""
+    return _tf.tf().constant(value.numpy())
+
+
+def _added(a, b):
+    if a is None or b is None:
+        return b if a is None else a
+    return a + b
+
+
+def bridged(tape, output: Node | None, wrt: list, variables: list, tf_targets: list,
+            lazy_grads) -> list:
+    """Gradients across the TensorFlow boundary, one per source (``wrt``:
+    the lazy sources' nodes; ``variables``: tf.Variables or None). Reverse
+    mode alternates: the lazy graph's gradients (``lazy_grads``) with respect
+    to the lazy sources and the leaves (TensorFlow tensors that entered it),
+    then TensorFlow's tape from the leaves (and TensorFlow-side targets) to
+    the variables and to the exit points (lazy arrays converted to
+    TensorFlow), whose gradients start the next lazy step, until no new
+    gradient crosses."""
     tf = _tf.tf()
-    unconnected = tf.UnconnectedGradients.ZERO if zeros else tf.UnconnectedGradients.NONE
-    pairs = [(t, g) for (t, _), g in zip(leaves, leaf_grads, strict=True) if g is not None]
-    if not pairs:
-        return [tf.zeros_like(v) if zeros else None for v in variables]
-    return tf_tape.gradient([t for t, _ in pairs], variables,
-                            output_gradients=[tf.convert_to_tensor(g) for _, g in pairs],
-                            unconnected_gradients=unconnected)
+    leaves, exits = list(tape._leaves), list(tape._exits)
+    tf_vars = [v for v in variables if v is not None]
+    lazy_totals: list = [None] * len(wrt)
+    tf_totals: list = [None] * len(tf_vars)
+    objective, pairs = output, list(tf_targets)
+    for _ in range(len(exits) + 2):
+        if objective is not None:
+            grads = lazy_grads(objective, wrt + [[alias] for _, alias in leaves])
+            lazy_totals = [_added(t, g) for t, g in zip(lazy_totals, grads, strict=False)]
+            pairs += [(t, _host_tensor(g)) for (t, _), g in zip(leaves, grads[len(wrt):],
+                                                                strict=True) if g is not None]
+        if not pairs:
+            break
+        found = tape._tf_tape.gradient([t for t, _ in pairs], tf_vars + [t for _, t in exits],
+                                       output_gradients=[g for _, g in pairs])
+        tf_totals = [_added(t, g) for t, g in zip(tf_totals, found, strict=False)]
+        terms = []
+        for (node, _), g in zip(exits, found[len(tf_vars):], strict=True):
+            if g is not None:
+                data = get_runtime().from_host(tf.convert_to_tensor(g).numpy()).node
+                terms.append(_total(make(Op.MUL, (node, data))))
+        objective = functools.reduce(lambda a, b: make(Op.ADD, (a, b)), terms) if terms \
+            else None
+        pairs = []
+        if objective is None:
+            break
+    tf_iter = iter(tf_totals)
+    return [next(tf_iter) if v is not None else g
+            for g, v in zip(lazy_totals, variables, strict=True)]
+
+
+def _total(node: Node) -> Node:
+    return node if node.shape == () else reduction.reduce("sum", node)

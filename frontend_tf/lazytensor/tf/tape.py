@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import sys
 import weakref
 from contextlib import contextmanager
 
@@ -69,7 +70,7 @@ class Variable(ndarray):
         from lazytensor.tf import _function
 
         _function.refuse_capture()
-        return ndarray.__tf_tensor__(self, dtype, name)
+        return self._to_tf(dtype, name, sys._getframe(1))
 
     def read_value(self) -> ndarray:
         return wrap(self._node())
@@ -263,6 +264,7 @@ class GradientTape:
         self._stops: dict[int, int] = {}  # session id -> its array count when this tape left it
         self._tf_tape = None  # TensorFlow's tape for TensorFlow variables (_tf_variables)
         self._leaves: list[tuple] = []  # (tf.Tensor, alias node) that entered the lazy graph
+        self._exits: list[tuple] = []  # (node, tf.Tensor): lazy values converted to TensorFlow
 
     def __enter__(self) -> GradientTape:
         if RECORDING.active is None:
@@ -343,6 +345,7 @@ class GradientTape:
     def reset(self) -> None:
         self._watched.clear()
         self._leaves.clear()
+        self._exits.clear()
         if self._tf_tape is not None:
             self._tf_tape.reset()
         self._sessions.clear()
@@ -366,24 +369,35 @@ class GradientTape:
         output = self._objective(target, output_gradients)
         flat = _flatten(sources)
         variables = [_tf_variables.tf_variable(s) for s in flat]
-        bridged = [v for v in variables if v is not None]
-        leaves = self._leaves if bridged else []
         wrt = [[] if v is not None else self._source_nodes(s) for s, v in zip(flat, variables,
                                                                                strict=True)]
-        grads = _grads(output, wrt + [[alias] for _, alias in leaves])
-        zeros = _zeros_wanted(unconnected_gradients)
-        if bridged:
-            tf_grads = iter(_tf_variables.chain(self._tf_tape, leaves, grads[len(wrt):],
-                                                bridged, zeros))
-            grads = [next(tf_grads) if v is not None else g
-                     for g, v in zip(grads, variables, strict=False)]
+        tf_targets = self._tf_targets(target, output_gradients)
+        if self._exits or tf_targets or any(v is not None for v in variables):
+            grads = _tf_variables.bridged(self, output, wrt, variables, tf_targets, _grads)
+        else:
+            grads = _grads(output, wrt)
         if not self.persistent:
-            self._leaves = []
+            self._leaves, self._exits = [], []
         self._release()
-        if zeros:
-            grads = [wrap(ew.full(tuple(s._h.node.shape), 0, s._h.node.dtype)) if g is None
-                     else g for g, s in zip(grads, flat, strict=False)]
+        if _zeros_wanted(unconnected_gradients):
+            tf = _tf.tf() if any(v is not None for v in variables) else None
+            grads = [g if g is not None else tf.zeros_like(v) if v is not None else
+                     wrap(ew.full(tuple(s._h.node.shape), 0, s._h.node.dtype))
+                     for g, s, v in zip(grads, flat, variables, strict=False)]
         return _unflatten(sources, iter(grads))
+
+    def _tf_targets(self, target, output_gradients) -> list:
+        """(tf.Tensor, its output gradient) for the TensorFlow tensors among
+        ``target`` (computed by TensorFlow from lazy values: ``bridged``)."""
+        if self._tf_tape is None:
+            return []
+        flat = _flatten(target)
+        cts = _flatten(output_gradients) if output_gradients is not None else [None] * len(flat)
+        tf = _tf.tf()
+        return [(t, tf.ones_like(t) if ct is None else tf.cast(tf.constant(_tf.host_value(ct)),
+                                                                   t.dtype))
+                for t, ct in zip(flat, cts, strict=False)
+                if isinstance(t, tf.Tensor) and t.dtype.is_floating]
 
     def jacobian(self, target, sources, unconnected_gradients="none",
                  parallel_iterations=None, experimental_use_pfor=True):

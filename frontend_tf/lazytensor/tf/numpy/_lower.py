@@ -22,10 +22,17 @@ from lazytensor.core.composite.promotion import TNP
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import CoreError, make
-from lazytensor.core.runtime import get_runtime
 from lazytensor.core.trees import tree_map
 from lazytensor.tf import _tf
-from lazytensor.tf._array import lift, ndarray, node_of, operand, weak_stand_in, wrap
+from lazytensor.tf._array import (
+    lift,
+    ndarray,
+    node_of,
+    operand,
+    tf_value_node,
+    weak_stand_in,
+    wrap,
+)
 
 Impl = Callable[..., object]
 
@@ -56,15 +63,13 @@ def lowered(name: str, impl: Impl, errors: dict | None = None) -> Callable:
 
 def to_eager(value):
     """Lazy arrays (also inside lists/tuples/dicts) as tf.Tensors, for eager tnp."""
-    tf = _tf.tf()
-    return tree_map(lambda v: tf.constant(v.numpy()) if isinstance(v, ndarray) else v, value)
+    return tree_map(lambda v: v.__tf_tensor__() if isinstance(v, ndarray) else v, value)
 
 
 def from_eager(value):
     """tf.Tensors (also inside lists/tuples) from eager tnp as lazy arrays."""
     tensor = _tf.tf().Tensor
-    return tree_map(lambda v: wrap(get_runtime().from_host(v.numpy()).node)
-                    if isinstance(v, tensor) else v, value)
+    return tree_map(lambda v: wrap(tf_value_node(v)) if isinstance(v, tensor) else v, value)
 
 
 _FRONTEND_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # lazytensor/tf

@@ -10,19 +10,23 @@ not eager TensorFlow's (its kernels' stream cannot be reproduced lazily);
 the kept fraction, the 1 / (1 - rate) scaling and ``noise_shape``
 broadcasting are. ``tf.nn.pool`` checks TensorFlow's arguments, then is
 ``nn``'s max/avg pooling, or a dilated window (VALID padding only, as
-TensorFlow's).
+TensorFlow's). ``tf.nn.ctc_loss`` with dense labels is the core's CTC.
 """
 
 from __future__ import annotations
 
 import numbers
 
+import numpy as np
 from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import ctc, reduction
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import nn as cnn
+from lazytensor.core.composite import shape as cs
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
+from lazytensor.core.runtime import get_runtime
 from lazytensor.tf import _rng, _tf
 from lazytensor.tf.tf_api import nn
 from lazytensor.tf.tf_api._dispatch import host_int, is_tensor, tensor
@@ -128,9 +132,49 @@ def _pool(input, window_shape, pooling_type, strides=None, padding="VALID",  # n
     return cnn.dilated_avg_pool(nn._floating(x, "AvgPool"), window, dilation, channels_last=last)
 
 
+def _ctc_loss(labels, logits, label_length, logit_length, logits_time_major=True,
+              unique=None, blank_index=None, name=None):
+    """TensorFlow's dense-label CTC loss (float32 logits): the negative log
+    likelihood of each padded label row under log_softmax(logits), by the
+    core's forward recursion (``composite.ctc``); its gradient is the
+    core's autodiff of it. Sparse labels, ``unique``, lengths TensorFlow
+    rejects and labels that no alignment fits in their frames run eagerly in
+    TensorFlow (its errors; its finite loss where the core's is inf). The
+    lengths and labels are read on the host."""
+    x, y = tensor(logits), tensor(labels)
+    if unique is not None or label_length is None or x.ndim != 3 or y.ndim != 2 or \
+            x.dtype != dt.float32 or not dt.is_int(y.dtype):
+        raise NotImplementedError("ctc_loss arguments")  # -> eager TensorFlow
+    if not logits_time_major:
+        x = cs.transpose(x, (1, 0, 2))
+    frames, batch, classes = x.shape
+    blank = 0 if blank_index is None else host_int(blank_index)
+    blank = blank + classes if blank < 0 else blank
+    lengths, label_lengths = (_tf.host_value(v) for v in (logit_length, label_length))
+    if (y.shape[0] != batch or lengths.shape != (batch,) or label_lengths.shape != (batch,)
+            or not 0 <= blank < classes or (lengths > frames).any() or (lengths < 0).any()
+            or (label_lengths > y.shape[1]).any() or (label_lengths < 0).any()):
+        raise NotImplementedError("ctc_loss lengths")  # TensorFlow's errors
+    rows = _tf.host_value(labels)
+    if blank:  # TensorFlow's: the blank's logits first, labels below it one up
+        rows = np.where(rows < blank, rows + 1, rows)
+        x = cs.concatenate([cs.slice_axis(x, 2, blank, blank + 1), cs.slice_axis(x, 2, 0, blank),
+                            cs.slice_axis(x, 2, blank + 1, classes)], 2)
+    repeats = [int((r[1:n] == r[:n - 1]).sum()) if n > 1 else 0
+               for r, n in zip(rows, label_lengths, strict=True)]
+    if (label_lengths + np.asarray(repeats, np.int64) > lengths).any():
+        # no alignment fits: TensorFlow's kernel gives its own large finite loss, not inf
+        raise NotImplementedError("ctc_loss of an impossible alignment")
+    log_probs = reduction.log_softmax(x, 2)
+    targets = get_runtime().from_host(rows.astype(np.int64)).node
+    nll, _ = ctc.ctc_loss(log_probs, targets, tensor(logit_length), tensor(label_length), 0)
+    return nll
+
+
 APIS = {
     "nn.dropout": _dropout,
     "nn.pool": _pool,
+    "nn.ctc_loss": _ctc_loss,
 }
 
 __all__ = ["APIS"]
