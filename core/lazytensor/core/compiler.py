@@ -55,9 +55,19 @@ class ExecutableCache:
     """Executables by graph signature; ``explain`` says why a signature missed."""
 
     entries: dict = field(default_factory=dict)
+    interpreted: set = field(default_factory=set)  # structures run once uncompiled
 
     def get(self, signature: tuple) -> Executable | None:
         return self.entries.get(signature)
+
+    def first_sighting(self, p: Plan) -> bool:
+        """True the first time the plan's graph structure is asked about
+        (which buffers are donated or recycled aside), and remembers it."""
+        structure = p.signature[:4]
+        if structure in self.interpreted:
+            return False
+        self.interpreted.add(structure)
+        return True
 
     def put(self, signature: tuple, executable: Executable) -> None:
         self.entries[signature] = executable
@@ -268,8 +278,9 @@ def _baseline(pooled: int) -> tuple[int, int]:
     return nodes, buffers + pooled
 
 
-def _jitted(p: Plan):
-    """The jitted replay of the plan's graph and the arguments to call it with."""
+def _replay(p: Plan):
+    """The replay of the plan's graph (a function of the call arguments, in
+    ``jax.lax``) and the number of arguments it reads."""
     # the closure captures only data-free structure, never the plan's buffers;
     # skeleton nodes name their skeleton operands (lowering may match patterns)
     entries, bank_dtypes, n_data, roots = p.signature[0], p.bank_dtypes, len(p.data_args), p.roots
@@ -279,6 +290,7 @@ def _jitted(p: Plan):
     for n, index in zip(p.order, operand_index, strict=True):
         skeleton.append(Node(n.op, tuple(skeleton[j] for j in index), n.attrs, n.shape, n.dtype,
                              n.data if n.op is _CONST else None))
+    dead_after = _last_uses(operand_index, roots)
 
     def replay(*args):
         data = args[:n_data]
@@ -298,9 +310,31 @@ def _jitted(p: Plan):
                 values[i] = np.asarray(node.data, dtype=node.dtype)
             else:
                 values[i] = LOWERINGS[op](node, *[values[j] for j in operand_index[i]])
+                for j in dead_after[i]:  # run op by op, an intermediate dies here
+                    values[j] = None
         return [values[r] for r in roots]
 
-    n_args = n_data + len(p.scalar_banks)
+    return replay, n_data + len(p.scalar_banks)
+
+
+def _last_uses(operand_index: list, roots: tuple) -> list[tuple]:
+    """Per node position, the operand positions whose last use it is (roots
+    excluded): what an op-by-op replay can drop once that node is computed."""
+    last = {}
+    for i, index in enumerate(operand_index):
+        for j in index:
+            last[j] = i
+    for r in roots:
+        last.pop(r, None)
+    dead: list[list] = [[] for _ in operand_index]
+    for j, i in last.items():
+        dead[i].append(j)
+    return [tuple(d) for d in dead]
+
+
+def _jitted(p: Plan):
+    """The jitted replay of the plan's graph and the arguments to call it with."""
+    replay, n_args = _replay(p)
     donated = p.donate + tuple(range(n_args, n_args + len(p.scratch)))
     # scratch buffers are unused inputs, kept (keep_unused) only so that XLA
     # writes an output into their memory instead of faulting in fresh pages
@@ -327,6 +361,21 @@ def lower_text(p: Plan) -> str:
 
 def run(executable: Executable, p: Plan) -> list:
     return executable.compiled(*p.data_args, *p.scalar_banks, *p.scratch)
+
+
+def interpret(p: Plan) -> list:
+    """Run the plan's graph without compiling it whole: the same replay, op by
+    op, each ``jax.lax`` call dispatched on its own (JAX compiles and caches
+    each primitive per shape and dtype). Nothing is donated; an output that
+    is an input buffer is copied, as a compiled graph's outputs are fresh."""
+    replay, _ = _replay(p)
+    args = (*p.data_args, *p.scalar_banks)
+    outputs = []
+    for value in replay(*args):
+        if not isinstance(value, jax.Array) or any(value is a for a in args):
+            value = jax.numpy.array(value, copy=True)
+        outputs.append(value)
+    return outputs
 
 
 class RecyclePool:

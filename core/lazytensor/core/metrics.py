@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 COUNTERS = (
     "ops_recorded", "graphs_executed", "nodes_executed", "cache_hits", "cache_misses",
     "auto_cuts", "transfers_to_device", "transfers_to_host", "donated_buffers",
-    "eager_fallbacks",
+    "eager_fallbacks", "graphs_interpreted",
 )
-TIMERS = ("compile", "execute", "trace_plan")
+TIMERS = ("compile", "execute", "interpret", "trace_plan")
 MAX_MISS_REASONS = 50
 
 

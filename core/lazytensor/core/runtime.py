@@ -33,6 +33,19 @@ from lazytensor.core.registry import RECORDED, make
 DEFAULT_NODE_LIMIT = 5_000
 
 
+# A graph structure seen for the first time with at least this many nodes
+# runs op by op (``compiler.interpret``) and is compiled the second time it
+# is seen: a graph that runs once (a script's result, one cut of a loop that
+# never observes a value) never pays XLA's compile time, a step that repeats
+# compiles one step later. LAZYTENSOR_INTERPRET_NODES sets it (0: every new
+# structure; a huge number: never).
+DEFAULT_INTERPRET_NODES = 1_000
+
+
+def _interpret_nodes() -> int:
+    return int(os.environ.get("LAZYTENSOR_INTERPRET_NODES", DEFAULT_INTERPRET_NODES))
+
+
 class Handle:
     """A lazy tensor's storage: ``node`` is its current value."""
 
@@ -180,8 +193,10 @@ class RngState:
 class Runtime:
     """Live registry, graph cutting, executable cache, metrics and RNG."""
 
-    def __init__(self, node_limit: int = DEFAULT_NODE_LIMIT, donate: bool = True) -> None:
+    def __init__(self, node_limit: int = DEFAULT_NODE_LIMIT, donate: bool = True,
+                 interpret_nodes: int | None = None) -> None:
         self.metrics = Metrics()
+        self.interpret_nodes = _interpret_nodes() if interpret_nodes is None else interpret_nodes
         self.cache = compiler.ExecutableCache()
         self.rng = RngState()
         self.node_limit = node_limit
@@ -237,6 +252,25 @@ class Runtime:
             compiler.add_scratch(plan, self.pool)
         self.metrics.add_time("trace_plan", time.perf_counter() - start)
         executable = self.cache.get(plan.signature)
+        if executable is None and len(plan.order) >= self.interpret_nodes \
+                and self.cache.first_sighting(plan):
+            start = time.perf_counter()
+            outputs = compiler.interpret(plan)
+            self.metrics.add_time("interpret", time.perf_counter() - start)
+            self.metrics.count("graphs_interpreted")
+            self.metrics.count("graphs_executed")
+            self.metrics.count("nodes_executed", len(plan.order))
+        else:
+            outputs = self._run_compiled(plan, executable)
+        plan.scratch = []
+        if self.donate:
+            self.pool.give(outputs)
+        leaves = [data_leaf(out) for out in outputs]
+        for handle, node in zip(handles, nodes, strict=False):
+            handle._materialized(leaves[position[id(node)]])
+
+    def _run_compiled(self, plan: compiler.Plan, executable) -> list:
+        """Run the plan's executable, compiling it first on a cache miss."""
         if executable is None:
             self.metrics.miss(self.cache.explain(plan.signature))
             executable = compiler.build(plan)
@@ -252,12 +286,7 @@ class Runtime:
         self.metrics.count("nodes_executed", executable.nodes)
         self.metrics.count("donated_buffers", len(plan.donate))
         self.metrics.count("recycled_buffers", len(plan.scratch))
-        plan.scratch = []
-        if self.donate:
-            self.pool.give(outputs)
-        leaves = [data_leaf(out) for out in outputs]
-        for handle, node in zip(handles, nodes, strict=False):
-            handle._materialized(leaves[position[id(node)]])
+        return outputs
 
     def from_host(self, value, dtype: np.dtype | None = None) -> Handle:
         """Device data copied from a host value (numpy array or scalar)."""

@@ -1,0 +1,98 @@
+"""Tiered execution: a large graph structure seen for the first time runs op
+by op (``compiler.interpret``) and is compiled the second time it is seen."""
+
+import jax
+import numpy as np
+import pytest
+from lazytensor.core import Handle, Op, make
+from lazytensor.core.composite.elementwise import as_node
+from lazytensor.core.runtime import DEFAULT_INTERPRET_NODES, Runtime, constant, use_runtime
+
+F32 = np.dtype("float32")
+
+
+def _chain(x: Handle, steps: int, scale: float) -> Handle:
+    """``steps`` rounds of ``tanh(x * scale) + x``: 3 nodes (and a scalar) each."""
+    node = x.node
+    for _ in range(steps):
+        mul = make(Op.MUL, (node, as_node(scale, F32, node.shape)))
+        node = make(Op.ADD, (make(Op.TANH, (mul,)), node))
+    return Handle(node)
+
+
+def _expected(host: np.ndarray, steps: int, scale: float) -> np.ndarray:
+    x = host.astype(np.float32)
+    for _ in range(steps):
+        x = np.tanh(x * np.float32(scale)) + x
+    return x
+
+
+def test_a_large_new_graph_runs_uncompiled_then_compiles_once_it_repeats():
+    with use_runtime(Runtime(interpret_nodes=50)) as rt:
+        for step in range(4):
+            host = np.random.default_rng(step).standard_normal(6).astype(np.float32)
+            out = _chain(rt.from_host(host), 30, 0.5 + 0.1 * step).numpy()
+            np.testing.assert_allclose(out, _expected(host, 30, 0.5 + 0.1 * step), rtol=1e-5)
+            counters = rt.metrics.counters
+            assert counters["graphs_interpreted"] == 1  # the first sight only
+            assert counters["cache_misses"] == (step > 0)  # compiled on the second sight
+            assert counters["cache_hits"] == max(step - 1, 0)
+        assert rt.metrics.timers["interpret"][0] == 1 and rt.metrics.timers["compile"][0] == 1
+
+
+def test_small_graphs_compile_at_once():
+    with use_runtime(Runtime(interpret_nodes=1_000)) as rt:
+        _chain(rt.from_host(np.ones(3, np.float32)), 5, 0.5).numpy()
+        assert rt.metrics.counters["graphs_interpreted"] == 0
+        assert rt.metrics.counters["cache_misses"] == 1
+
+
+def test_interpreted_and_compiled_results_agree():
+    host = np.linspace(-2, 2, 12, dtype=np.float32).reshape(3, 4)
+    results = []
+    for limit in (0, 10**9):  # interpret everything new / never interpret
+        with use_runtime(Runtime(interpret_nodes=limit)) as rt:
+            x = rt.from_host(host)
+            total = Handle(make(Op.REDUCE_SUM, (_chain(x, 20, 0.3).node,), (1,)))
+            results.append(total.numpy())
+            assert rt.metrics.counters["graphs_interpreted"] == (limit == 0)
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-6)
+    assert results[0].dtype == results[1].dtype == F32 and results[0].shape == (3,)
+
+
+def test_interpreted_outputs_are_fresh_device_buffers():
+    """A root that is an input or a constant still comes back as a new
+    jax.Array, so donating it later can never free what the user holds."""
+    with use_runtime(Runtime(interpret_nodes=0)) as rt:
+        x = rt.from_host(np.arange(4, dtype=np.float32))
+        held = x.node.data
+        same = Handle(make(Op.RESHAPE, (x.node,), (4,)))  # jax returns its operand
+        const = Handle(constant(np.array([1, 2], np.int32), np.dtype("int32")))
+        rt.sync(extra=(same, const))
+        assert rt.metrics.counters["graphs_interpreted"] == 1
+        assert isinstance(const.node.data, jax.Array)
+        np.testing.assert_array_equal(const.numpy(), [1, 2])
+        assert same.node.data is not held
+        np.testing.assert_array_equal(same.numpy(), np.arange(4, dtype=np.float32))
+
+
+def test_the_threshold_comes_from_the_environment(monkeypatch):
+    monkeypatch.setenv("LAZYTENSOR_INTERPRET_NODES", "7")
+    assert Runtime().interpret_nodes == 7
+    monkeypatch.delenv("LAZYTENSOR_INTERPRET_NODES")
+    assert Runtime().interpret_nodes == DEFAULT_INTERPRET_NODES
+
+
+@pytest.mark.parametrize("donate", [True, False])
+def test_an_interpreted_step_then_compiled_steps_update_in_place(donate):
+    """A parameter rebound every step (the training-loop pattern): the
+    interpreted first step, then compiled ones with donation, all correct."""
+    with use_runtime(Runtime(interpret_nodes=20, donate=donate)) as rt:
+        w = rt.from_host(np.ones(5, np.float32))
+        expected = np.ones(5, np.float32)
+        for _ in range(4):
+            w = _chain(w, 10, 0.1)
+            w.numpy()
+            expected = _expected(expected, 10, 0.1)
+        np.testing.assert_allclose(w.numpy(), expected, rtol=1e-5)
+        assert rt.metrics.counters["graphs_interpreted"] == 1
