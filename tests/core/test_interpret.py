@@ -68,12 +68,25 @@ def test_interpreted_outputs_are_fresh_device_buffers():
         held = x.node.data
         same = Handle(make(Op.RESHAPE, (x.node,), (4,)))  # jax returns its operand
         const = Handle(constant(np.array([1, 2], np.int32), np.dtype("int32")))
-        rt.sync(extra=(same, const))
+        repeats = _chain(x, 10, 0.1)  # (a graph that repeats its operations)
+        rt.sync(extra=(same, const, repeats))
         assert rt.metrics.counters["graphs_interpreted"] == 1
         assert isinstance(const.node.data, jax.Array)
         np.testing.assert_array_equal(const.numpy(), [1, 2])
         assert same.node.data is not held
         np.testing.assert_array_equal(same.numpy(), np.arange(4, dtype=np.float32))
+
+
+def test_a_graph_of_distinct_operations_compiles_at_once():
+    """Op by op, JAX compiles every distinct operation on its own: a graph
+    that does not repeat its operations is cheaper compiled whole."""
+    with use_runtime(Runtime(interpret_nodes=0)) as rt:
+        node = rt.from_host(np.linspace(0.1, 1, 6, dtype=np.float32)).node
+        for op in (Op.EXP, Op.TANH, Op.NEG, Op.ABS, Op.SIN, Op.COS, Op.SQRT, Op.LOG):
+            node = make(op, (node,))
+        Handle(node).numpy()
+        assert rt.metrics.counters["graphs_interpreted"] == 0
+        assert rt.metrics.counters["cache_misses"] == 1
 
 
 def test_the_threshold_comes_from_the_environment(monkeypatch):

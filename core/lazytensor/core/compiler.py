@@ -363,6 +363,12 @@ def run(executable: Executable, p: Plan) -> list:
     return executable.compiled(*p.data_args, *p.scalar_banks, *p.scratch)
 
 
+def distinct_operations(order: list[Node]) -> int:
+    """How many different (op, attrs, shape, dtype) the graph computes: what
+    running it op by op makes JAX compile (leaves are arguments, not ops)."""
+    return len({(n.op, n.attrs, n.shape, n.dtype) for n in order if n.operands})
+
+
 def interpret(p: Plan) -> list:
     """Run the plan's graph without compiling it whole: the same replay, op by
     op, each ``jax.lax`` call dispatched on its own (JAX compiles and caches

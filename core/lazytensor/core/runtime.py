@@ -33,13 +33,17 @@ from lazytensor.core.registry import RECORDED, make
 DEFAULT_NODE_LIMIT = 5_000
 
 
-# A graph structure seen for the first time with at least this many nodes
-# runs op by op (``compiler.interpret``) and is compiled the second time it
-# is seen: a graph that runs once (a script's result, one cut of a loop that
-# never observes a value) never pays XLA's compile time, a step that repeats
-# compiles one step later. LAZYTENSOR_INTERPRET_NODES sets it (0: every new
-# structure; a huge number: never).
+# A graph structure seen for the first time runs op by op
+# (``compiler.interpret``), and is compiled the second time it is seen, when
+# it has at least this many nodes and repeats its operations (at most one
+# distinct op, attrs and shape per INTERPRET_REPEATS nodes: the cuts of a
+# loop that never observes a value). XLA compiles such a graph at 0.5-2 ms a
+# node; op by op, each distinct operation costs JAX one small compile (about
+# 5 ms) and every node about 60 us, so a graph of mostly distinct operations
+# (a training step) compiles at once. LAZYTENSOR_INTERPRET_NODES sets the
+# size (a huge number: never).
 DEFAULT_INTERPRET_NODES = 1_000
+INTERPRET_REPEATS = 10
 
 
 def _interpret_nodes() -> int:
@@ -252,8 +256,7 @@ class Runtime:
             compiler.add_scratch(plan, self.pool)
         self.metrics.add_time("trace_plan", time.perf_counter() - start)
         executable = self.cache.get(plan.signature)
-        if executable is None and len(plan.order) >= self.interpret_nodes \
-                and self.cache.first_sighting(plan):
+        if executable is None and self._interpret_first(plan):
             start = time.perf_counter()
             outputs = compiler.interpret(plan)
             self.metrics.add_time("interpret", time.perf_counter() - start)
@@ -268,6 +271,13 @@ class Runtime:
         leaves = [data_leaf(out) for out in outputs]
         for handle, node in zip(handles, nodes, strict=False):
             handle._materialized(leaves[position[id(node)]])
+
+    def _interpret_first(self, plan: compiler.Plan) -> bool:
+        """Whether this uncached graph runs op by op (see INTERPRET_NODES)."""
+        order = plan.order
+        return len(order) >= self.interpret_nodes \
+            and compiler.distinct_operations(order) * INTERPRET_REPEATS <= len(order) \
+            and self.cache.first_sighting(plan)
 
     def _run_compiled(self, plan: compiler.Plan, executable) -> list:
         """Run the plan's executable, compiling it first on a cache miss."""
