@@ -305,3 +305,26 @@ def test_writing_complex_values_into_a_real_array_warns(runtime, write, dtype):
             write(lnp, got)
         assert seen[0].filename == __file__
     same(got, want)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_power_by_integers_multiplies_as_numpy(runtime, dtype):
+    """numpy's complex power multiplies for an integral real exponent below
+    100 in magnitude (x ** 1 is x exactly, x ** 0 is 1); lazy power took
+    exp(b log x), off by an ulp (found by test_umath's
+    TestPower.test_power_complex, which asserts x ** 1 == x)."""
+    rng = np.random.default_rng(0)
+    x = ((rng.normal(size=40) + 1j * rng.normal(size=40)) * 3).astype(dtype)
+    x[:3] = [1 + 2j, 2 + 3j, 3 + 4j]
+    for p in (0, 1, 1 + 0j):
+        exponent = np.array(p, dtype)
+        same(lnp.asarray(x) ** lnp.asarray(exponent), x ** exponent, rtol=0)
+        same(lnp.power(lnp.asarray(x), exponent), x ** exponent, rtol=0)
+    tol = 1e-5 if dtype == np.complex64 else 1e-13
+    for p in (2, 3, 4, -1, -2, -3, 14, 99, -57, 2.5, 1j):
+        exponent = np.array(p, dtype)
+        with np.errstate(over="ignore", invalid="ignore"):
+            want = x ** exponent
+        finite = np.isfinite(want)
+        got = np.asarray(lnp.asarray(x) ** lnp.asarray(exponent))
+        same(got[finite], want[finite], rtol=tol)
