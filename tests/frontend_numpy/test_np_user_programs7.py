@@ -328,3 +328,39 @@ def test_complex_power_by_integers_multiplies_as_numpy(runtime, dtype):
         finite = np.isfinite(want)
         got = np.asarray(lnp.asarray(x) ** lnp.asarray(exponent))
         same(got[finite], want[finite], rtol=tol)
+
+
+_COMPLEX_SPECIALS = np.array([
+    complex(np.nan, 0), complex(0, np.nan), complex(np.nan, np.nan), 1, -1, 1j, -1j, 1 + 1j,
+    -1 - 1j, 0, np.inf, -np.inf, complex(0, np.inf), complex(0, -np.inf),
+    complex(np.inf, np.inf), complex(np.inf, -np.inf), complex(-np.inf, 2),
+    complex(5, -np.inf), 3 + 4j, -8 + 6j])
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_comparisons_with_a_nan_part_are_false(runtime, dtype):
+    """numpy orders complex numbers lexicographically, and any NaN part
+    makes <, <=, >, >= False; lazy ones said (0+nanj) < (1+0j) (the real
+    parts decided; found by test_umath's test_complex_nan_comparisons)."""
+    x = _COMPLEX_SPECIALS.astype(dtype)
+    for name in ("less", "less_equal", "greater", "greater_equal", "equal", "not_equal",
+                 "maximum", "minimum", "fmax", "fmin"):
+        ufunc = getattr(np, name)
+        with np.errstate(invalid="ignore"):
+            want = ufunc(x[:, None], x[None, :])
+        same(ufunc(lnp.asarray(x)[:, None], lnp.asarray(x)[None, :]), want)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_sign_of_infinite_parts(runtime, dtype):
+    """numpy's sign(inf + 0j) is 1, sign(-2 - inf j) is -1j; lazy sign gave
+    NaN (x / |x| is inf / inf there; found by test_umath's
+    TestSign.test_sign_complex)."""
+    x = _COMPLEX_SPECIALS.astype(dtype)
+    with np.errstate(invalid="ignore"):
+        want = np.sign(x)
+    got = lnp.sign(lnp.asarray(x))
+    same(got, want)
+    out = lnp.zeros(x.shape, dtype)
+    assert lnp.sign(lnp.asarray(x), out=out) is out
+    same(out, want)

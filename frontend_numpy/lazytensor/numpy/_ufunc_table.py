@@ -72,6 +72,28 @@ def _cpow(a: Node, b: Node, out: Node) -> Node:
     return _sel(make(Op.EQ, (b, c(0))), c(1), out)
 
 
+def _sign(x: Node) -> Node:
+    """numpy's complex sign: x / |x|, but an infinite part with a finite
+    other part is +-1 along its axis (x / |x| would be inf / inf = NaN)."""
+    out = cu.UFUNCS["sign"].fn(x)
+    if not dt.is_complex(x.dtype):
+        return out
+    re, im = make(Op.REAL, (x,)), make(Op.IMAG, (x,))
+
+    def inf(part: Node) -> Node:
+        return make(Op.EQ, (make(Op.ABS, (part,)), as_node(np.inf, part.dtype, part.shape)))
+
+    def finite(part: Node) -> Node:
+        return make(Op.IS_FINITE, (part,))
+
+    zero = as_node(0, re.dtype, re.shape)
+    along_re = make(Op.COMPLEX, (make(Op.SIGN, (re,)), zero))
+    along_im = make(Op.COMPLEX, (zero, make(Op.SIGN, (im,))))
+    out = _sel(make(Op.AND, (inf(re), finite(im))), along_re, out)
+    return _sel(make(Op.AND, (inf(im), finite(re))), along_im, out)
+
+
+UFUNCS[np.sign] = dataclasses.replace(UFUNCS[np.sign], fn=_sign)
 for _u in (np.power, np.float_power):
     UFUNCS[_u] = dataclasses.replace(UFUNCS[_u], fn=_numpy_complex_power(UFUNCS[_u].fn))
 ABOVE_RANGE = {getattr(np, name): answer for name, answer in cu.ABOVE_RANGE.items()}
@@ -80,7 +102,7 @@ MIRROR = {getattr(np, a): getattr(np, b) for a, b in cu.MIRROR.items()}
 
 def direct_op(ufunc: np.ufunc, dtype: np.dtype) -> Op | None:
     """The single primitive computing ``ufunc`` on loop dtype ``dtype``, if any."""
-    if ufunc in (np.power, np.float_power) and dtype.kind == "c":
-        return None  # (_numpy_complex_power)
+    if ufunc in (np.power, np.float_power, np.sign) and dtype.kind == "c":
+        return None  # (_numpy_complex_power, _sign)
     return cu.direct_op(ufunc.__name__, dtype)
 

@@ -248,7 +248,8 @@ def _complex_order(strict: bool):
         ra, rb = make(Op.REAL, (a,)), make(Op.REAL, (b,))
         ia, ib = make(Op.IMAG, (a,)), make(Op.IMAG, (b,))
         tie = make(Op.LT if strict else Op.LE, (ia, ib))
-        return _or(make(Op.LT, (ra, rb)), _and(make(Op.EQ, (ra, rb)), tie))
+        ordered = _or(make(Op.LT, (ra, rb)), _and(make(Op.EQ, (ra, rb)), tie))
+        return _and(ordered, _not(_or(isnan(a), isnan(b))))  # a NaN part: unordered
 
     return compare
 
