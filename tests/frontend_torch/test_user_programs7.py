@@ -133,3 +133,21 @@ def test_fractional_max_pool_module_and_errors():
         return calls
 
     same_outcomes(program)
+
+
+def test_many_upsampling_backwards_in_one_graph_cut_automatically(fresh_runtime):
+    """A graph with many bicubic-upsampling backwards crashed with a JAX
+    TypeError (gather of None): the automatic graph cut fired while the
+    backward's VJP was being traced on stand-in leaves, which have no value.
+    The core now holds automatic cuts during that trace."""
+    fresh_runtime.node_limit = 300
+
+    def program(dev):
+        x = torch.randn(1, 2, 5, 6).to(dev).requires_grad_()
+        outs = [F.interpolate(x * (i + 1), size=(7, 4), mode="bicubic", align_corners=i % 2 == 0)
+                for i in range(4)]
+        sum(o.sum() for o in outs).backward()
+        return [outs[-1], x.grad]
+
+    same_on_both(program, rtol=1e-4, atol=1e-4)
+    assert fresh_runtime.metrics.counters["auto_cuts"] >= 1

@@ -208,12 +208,23 @@ class Runtime:
         self.pool = compiler.RecyclePool()
         self._pending: list[weakref.ref] = []
         self._recorded_mark = RECORDED.recorded
+        self._cuts_held = 0
 
     def track(self, handle: Handle) -> None:
         self._pending.append(weakref.ref(handle))
-        if RECORDED.recorded - self._recorded_mark > self.node_limit:
+        if not self._cuts_held and RECORDED.recorded - self._recorded_mark > self.node_limit:
             self.metrics.count("auto_cuts")
             self.sync()
+
+    @contextmanager
+    def holding_cuts(self):
+        """No automatic graph cut inside: for tracing a function on stand-in
+        leaves (``nn.vjp``), whose handles cannot be materialized."""
+        self._cuts_held += 1
+        try:
+            yield
+        finally:
+            self._cuts_held -= 1
 
     def pending_handles(self) -> list[Handle]:
         """Live handles whose value is still a pending node."""

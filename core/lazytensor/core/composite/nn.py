@@ -39,7 +39,7 @@ from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import ShapeError, make
 from lazytensor.core.rules.contract import window_output
-from lazytensor.core.runtime import constant
+from lazytensor.core.runtime import constant, get_runtime
 
 Pads = Sequence[tuple[int, int]]
 _SPATIAL = "DHW"
@@ -53,7 +53,9 @@ def vjp(fn: Callable[..., Node], primals: Sequence[Node], cotangent: Node) -> li
 
     Shape/dtype rule: gradient i has primals[i]'s shape and dtype."""
     stand = [Node(Op.DATA, (), (), p.shape, p.dtype) for p in primals]
-    program, inputs, refs, out_ref = autodiff._trace(fn(*stand), stand)
+    with get_runtime().holding_cuts():  # stand-ins have no value to cut a graph at
+        out = fn(*stand)
+    program, inputs, refs, out_ref = autodiff._trace(out, stand)
     real = {id(s): p for s, p in zip(stand, primals, strict=False)}
     operands = tuple(real.get(id(i), i) for i in inputs)
     diff = tuple(dict.fromkeys(r for r in refs if r is not None))
