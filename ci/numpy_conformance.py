@@ -15,6 +15,9 @@ results are 0-d lazy arrays, as JAX's and CuPy's are), memory flags and
 in-place writes through ``out=`` into numpy arrays the test owns. The figure
 to watch is the pass count, per module. linalg's test_xerbla_override is
 deselected: it forks, and the child of a process with XLA's threads hangs.
+_core/tests/test_umath.py is not a default (about ten minutes; most of its
+failures are FloatingPointError under np.errstate, longdouble and numpy
+scalar types): run it with ``--modules`` when ufuncs change.
 
     python ci/numpy_conformance.py                 # the default modules
     python ci/numpy_conformance.py --modules lib/tests/test_shape_base.py
@@ -42,7 +45,7 @@ MODULES = (
     "linalg/tests/test_linalg.py", "fft/tests/test_pocketfft.py",
     "_core/tests/test_numeric.py", "_core/tests/test_shape_base.py",
     "_core/tests/test_function_base.py", "lib/tests/test_stride_tricks.py",
-    "lib/tests/test_polynomial.py",
+    "lib/tests/test_polynomial.py", "_core/tests/test_indexing.py",
 )
 # tests that cannot run in a process that already started XLA's threads: the
 # child that test_xerbla_override forks deadlocks
