@@ -368,8 +368,30 @@ def square(x: Node) -> Node:
 
 
 def ldexp(x: Node, exponent: Node) -> Node:
-    """x * 2**exponent (exponent an integer array)."""
-    return make(Op.MUL, (x, make(Op.EXP2, (convert(exponent, x.dtype),))))
+    """x * 2**exponent (exponent an integer array), exact as C's ldexp
+    where the result is normal: four multiplications by powers of two built
+    from their bits (EXP2 is not exact; one power alone would overflow).
+    Exponents beyond any finite result are clamped first."""
+    info = dt.finfo(x.dtype)
+    bias, nmant = info.maxexp - 1, info.nmant
+    ints = {2: dt.int16, 4: dt.int32, 8: dt.int64}[x.dtype.itemsize]
+    limit = 2 * bias + nmant + 2  # |exponent| past this: 0 or inf whatever x is
+    e = make(Op.CLAMP, (as_node(-limit, exponent.dtype, exponent.shape), exponent,
+                        as_node(limit, exponent.dtype, exponent.shape)))
+    e = convert(e, ints)
+    quarter = make(Op.SHIFT_RIGHT_ARITHMETIC, (e, as_node(2, ints, e.shape)))  # floor(e / 4)
+    rest = make(Op.SUB, (e, make(Op.MUL, (quarter, as_node(3, ints, e.shape)))))
+
+    def power_of_two(k: Node) -> Node:  # k in [1 - bias, bias]
+        field = make(Op.ADD, (k, as_node(bias, ints, k.shape)))
+        return make(Op.BITCAST_CONVERT, (make(Op.SHIFT_LEFT, (field, as_node(
+            nmant, ints, k.shape))),), x.dtype)
+
+    step = power_of_two(quarter)
+    out = x
+    for factor in (step, step, step, power_of_two(rest)):
+        out = make(Op.MUL, (out, factor))
+    return out
 
 
 def frexp(x: Node, exponent_dtype: np.dtype = dt.int32) -> tuple[Node, Node]:
