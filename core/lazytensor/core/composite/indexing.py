@@ -281,22 +281,37 @@ def apply_plan(x: Node, plan: IndexPlan, mode: str = "clip") -> Node:
 
 
 def _slice(x: Node, plan: IndexPlan) -> Node:
-    """REV the negative-step axes, one SLICE for the slices, then one
-    DYNAMIC_SLICE for the basic ints (kept as size-1 axes): integer indices
-    are scalar parameters, so ``x[i]`` in a loop compiles once."""
+    """REV the negative-step axes, one SLICE for strided slices, then one
+    DYNAMIC_SLICE for the basic ints (kept as size-1 axes) and the unit-step
+    slices: their starts are scalar parameters, so ``x[i]`` and
+    ``x[i:i + 50]`` in a loop compile once."""
     if plan.rev:
         x = make(Op.REV, (x,), plan.rev)
-    if plan.window is not None:
-        x = make(Op.SLICE, (x,), *plan.window)
-    if not plan.drop:
+    window = plan.window
+    if window is not None and (plan.rev or any(s != 1 for s in window[2])):
+        x = make(Op.SLICE, (x,), *window)
+        window = None
+    if window is None and not plan.drop:
         return x
-    sizes = tuple(1 if d in plan.drop else s for d, s in enumerate(x.shape))
-    return make(Op.DYNAMIC_SLICE, (x, *_int_starts(plan, [0] * x.ndim)), sizes)
+    lows = [0] * x.ndim if window is None else window[0]
+    ends = x.shape if window is None else [hi - lo for lo, hi in zip(*window[:2], strict=True)]
+    sizes = tuple(1 if d in plan.drop else s for d, s in enumerate(ends))
+    moving = _partial_axes(plan) if window is not None else ()
+    return make(Op.DYNAMIC_SLICE, (x, *_int_starts(plan, lows, moving)), sizes)
 
 
-def _int_starts(plan: IndexPlan, lows: Sequence[int]) -> list[Node]:
-    """Start-index scalars: parameters at the basic-int axes, constants elsewhere."""
-    return [scalar(start, INDEX) if d in plan.drop else index_constant(low)
+def _partial_axes(plan: IndexPlan) -> tuple[int, ...]:
+    """The sliced axes that keep only part of their length."""
+    return tuple(d for d, ((_, _, length), n) in enumerate(zip(plan.triples, plan.pre_shape,
+                                                                 strict=True))
+                 if d not in plan.drop and length != n)
+
+
+def _int_starts(plan: IndexPlan, lows: Sequence[int], moving: Sequence[int] = ()) -> list[Node]:
+    """Start-index scalars: parameters at the basic-int axes and the
+    ``moving`` (partly sliced) axes, constants elsewhere."""
+    return [scalar(start, INDEX) if d in plan.drop else
+            scalar(low, INDEX) if d in moving else index_constant(low)
             for d, ((start, _, _), low) in enumerate(zip(plan.triples, lows, strict=False))]
 
 
@@ -426,7 +441,8 @@ def _unslice(x: Node, plan: IndexPlan, update: Node) -> Node:
     if update.shape == x.shape:
         return update
     if all(s == 1 for s in strides):
-        return make(Op.DYNAMIC_UPDATE_SLICE, (x, update, *_int_starts(plan, lows)))
+        starts = _int_starts(plan, lows, _partial_axes(plan))
+        return make(Op.DYNAMIC_UPDATE_SLICE, (x, update, *starts))
     cfg = tuple((lo, n - lo - (length - 1) * st - 1, st - 1)
                 for lo, st, (_, _, length), n in zip(lows, strides, plan.triples, x.shape,
                                                      strict=False))

@@ -230,7 +230,7 @@ def _slice(x, d=0, start=None, end=None, step=1):
     index = (slice(None),) * d + (slice(lo, hi, step),)
     stride, offset = slice_layout(x.stride(), x.storage_offset(), d, lo,
                                   len(range(lo, hi, step)), step)
-    return wrap_view(x, lambda v: cs.slice_axis(v, d, lo, hi, step),
+    return wrap_view(x, lambda v: ix.getitem(v, index),
                      lambda b, v: ix.setitem(b, index, v), stride, offset)
 
 
