@@ -24,8 +24,8 @@ from collections.abc import Sequence
 import numpy as np
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
-from lazytensor.core.composite import reduction as red
 from lazytensor.core.composite.creation import iota
+from lazytensor.core.composite.nn import window_max
 from lazytensor.core.composite.shape import reshape
 from lazytensor.core.composite.take import take_along_axis
 from lazytensor.core.ir import Node
@@ -68,24 +68,8 @@ def _pass(value: Node, index: Node | None, axis: int, starts: Node, pool: int,
     def windows(x: Node) -> Node:
         return reshape(take_along_axis(x, idx, axis), shape)
 
-    win = windows(value)
-    k = iota(shape, axis + 1, dt.int64)
-    top = ew.broadcast_to(red.reduce("max", win, axis + 1, keepdims=True), shape)
-    pick = red.reduce("min", make(Op.SELECT, (make(Op.EQ, (win, top)), k, _c(pool, k))),
-                      axis + 1, keepdims=True)
-    if dt.is_inexact(value.dtype):
-        nan = red.reduce("max", make(Op.SELECT, (make(Op.NE, (win, win)), k, _c(-1, k))),
-                         axis + 1, keepdims=True)
-        pick = make(Op.SELECT, (make(Op.GE, (nan, _c(0, nan))), nan, pick))
-    flat = make(Op.MUL, (reshape(idx, shape), _c(plane, k)))
-    if index is not None:
-        flat = make(Op.ADD, (flat, windows(index)))
-    chosen = make(Op.EQ, (k, ew.broadcast_to(pick, shape)))
-
-    def picked(x: Node) -> Node:
-        return red.reduce("sum", make(Op.SELECT, (chosen, x, _c(0, x))), axis + 1)
-
-    return picked(win), picked(flat)
+    return window_max(windows(value), reshape(idx, shape),
+                      None if index is None else windows(index), axis, plane)
 
 
 def fractional_max_pool(x: Node, samples: Node, kernel: Sequence[int],

@@ -374,21 +374,30 @@ def _adaptive_max_pass(value: Node, index: Node | None, axis: int, out: int,
     def windows(x: Node) -> Node:
         return make(Op.GATHER, (x, table), offset_dims, (axis,), (axis,), (), (), sizes, "clip")
 
-    win = windows(value)
+    positions = make(Op.BROADCAST_IN_DIM, (constant(pos, dt.int64),), shape, (axis, axis + 1))
+    return window_max(windows(value), positions, None if index is None else windows(index),
+                      axis, plane)
+
+
+def window_max(win: Node, positions: Node, carried: Node | None, axis: int,
+               plane: int) -> tuple[Node, Node]:
+    """Per window (``win``: windows of ``axis`` along ``axis + 1``) its first
+    maximum (a NaN wins, as torch's max pools) and that element's flat index:
+    its ``positions`` entry times ``plane`` plus the ``carried`` index there
+    (the index into the inner axes, from an earlier pass)."""
+    shape, width = win.shape, win.shape[axis + 1]
     k = iota(shape, axis + 1)
     top = ew.broadcast_to(red.reduce("max", win, axis + 1, keepdims=True), shape)
     pick = red.reduce("min", make(Op.SELECT, (make(Op.EQ, (win, top)), k, _c(width, k))),
                       axis + 1, keepdims=True)
-    if dt.is_inexact(value.dtype):
+    if dt.is_inexact(win.dtype):
         nan = red.reduce("max", make(Op.SELECT, (make(Op.NE, (win, win)), k, _c(-1, k))),
                          axis + 1, keepdims=True)
         pick = make(Op.SELECT, (make(Op.GE, (nan, _c(0, nan))), nan, pick))
-    flat = make(Op.MUL, (make(Op.BROADCAST_IN_DIM, (constant(pos, dt.int64),), shape,
-                              (axis, axis + 1)), _c(plane, k)))
-    if index is not None:
-        flat = make(Op.ADD, (flat, windows(index)))
-    pick = ew.broadcast_to(pick, shape)
-    chosen = make(Op.EQ, (k, pick))
+    flat = make(Op.MUL, (positions, _c(plane, k)))
+    if carried is not None:
+        flat = make(Op.ADD, (flat, carried))
+    chosen = make(Op.EQ, (k, ew.broadcast_to(pick, shape)))
 
     def picked(x: Node) -> Node:
         return red.reduce("sum", make(Op.SELECT, (chosen, x, _c(0, x))), axis + 1)
