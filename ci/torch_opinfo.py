@@ -1,17 +1,19 @@
 """Run PyTorch's OpInfo database through lazytensor.torch and compare with eager.
 
 For every OpInfo in ``torch.testing._internal.common_methods_invocations.op_db``
-that supports float32 on the CPU, every sample input runs twice: eagerly on the
-CPU and on the lazy device (tensors moved with ``.to(lazytensor.torch.device())``).
-A sample is *correct* when both agree: same value (float32 tolerance, NaN equal
-to NaN), dtype and shape for every tensor output, equal non-tensor outputs, or
-both raise. A correct sample *fell back* when any ATen op it used ran through
+that supports the dtype under test (``--dtype``, float32 by default) on the CPU,
+every sample input runs twice: eagerly on the CPU and on the lazy device (tensors
+moved with ``.to(lazytensor.torch.device())``). A sample is *correct* when both
+agree: same value (a tolerance per dtype, see ``TOLERANCES``; integers and bool
+exact; NaN equal to NaN), dtype and shape for every tensor output, equal
+non-tensor outputs, or both raise. A correct sample *fell back* when any ATen op it used ran through
 the eager CPU fallback (metrics ``eager_fallbacks``). An op is *fully lowered*
 when all its samples are correct and none fell back.
 
     python ci/torch_opinfo.py                # every op (slow: run it in the background)
     python ci/torch_opinfo.py --ops add,mm   # some ops (names or name.variant)
     python ci/torch_opinfo.py --json out.json
+    python ci/torch_opinfo.py --dtype int64     # samples in another dtype
     python ci/torch_opinfo.py --max-samples 0   # every sample (default: the first 60)
 
 Each sample compiles its own graph (new shapes), so a few ops with a thousand
@@ -45,7 +47,16 @@ UNCHECKED_VALUES = (
 # positional arguments that OpInfo makes on the CPU whatever the device under
 # test, because torch requires them there (tensor_split's tensor of indices)
 CPU_ARGS = {"tensor_split": 0}
-RTOL, ATOL = 1.3e-6 * 10, 1e-5 * 10  # float32 with a margin for XLA's transcendental kernels
+# (rtol, atol) of floating and complex outputs, by the output's dtype: float32
+# with a margin for XLA's transcendental kernels; float64 tight; float16 and
+# bfloat16 loose, as torch's own toleranceOverride for low precision (XLA may
+# round intermediates where eager CPU kernels accumulate in float32)
+TOLERANCES = {
+    torch.float32: (1.3e-5, 1e-4), torch.complex64: (1.3e-5, 1e-4),
+    torch.float64: (1e-7, 1e-7), torch.complex128: (1e-7, 1e-7),
+    torch.float16: (1e-2, 1e-2), torch.bfloat16: (5e-2, 5e-2),
+}
+RTOL, ATOL = TOLERANCES[torch.float32]  # Python floats
 
 
 @dataclass
@@ -69,7 +80,8 @@ def op_name(op) -> str:
     return f"{op.name}.{op.variant_test_name}" if op.variant_test_name else op.name
 
 
-def float32_ops(names: list[str] | None = None) -> list:
+def supported_ops(names: list[str] | None = None, dtype: torch.dtype = torch.float32) -> list:
+    """The OpInfos (all, or those named) that support ``dtype`` on the CPU."""
     from torch.testing._internal.common_methods_invocations import op_db
 
     wanted = set(names or [])
@@ -78,7 +90,7 @@ def float32_ops(names: list[str] | None = None) -> list:
         if wanted and op_name(op) not in wanted and op.name not in wanted:
             continue
         try:
-            if torch.float32 not in op.supported_dtypes("cpu"):
+            if dtype not in op.supported_dtypes("cpu"):
                 continue
         except Exception:  # noqa: BLE001  (an OpInfo without CPU dtypes)
             continue
@@ -139,7 +151,8 @@ def _same(expected, actual, exact_values: bool) -> str | None:
 def _close(e: torch.Tensor, a: torch.Tensor) -> bool:
     if e.dtype == torch.bool or not (e.is_floating_point() or e.is_complex()):
         return torch.equal(e, a)
-    return torch.allclose(e, a, rtol=RTOL, atol=ATOL, equal_nan=True)
+    rtol, atol = TOLERANCES.get(e.dtype, (RTOL, ATOL))
+    return torch.allclose(e, a, rtol=rtol, atol=atol, equal_nan=True)
 
 
 def _max_diff(e: torch.Tensor, a: torch.Tensor):
@@ -188,13 +201,13 @@ def compare(eager, lazy, check_values: bool) -> tuple[bool, list[str], str]:
     return reason is None, fell, reason or ""
 
 
-def run_op(op, max_samples: int = 60) -> OpResult:
+def run_op(op, max_samples: int = 60, dtype: torch.dtype = torch.float32) -> OpResult:
     name = op_name(op)
     result = OpResult(name)
     start = time.perf_counter()
     check_values = not any(word in op.name for word in UNCHECKED_VALUES)
     try:
-        samples = list(op.sample_inputs("cpu", torch.float32, requires_grad=False))
+        samples = list(op.sample_inputs("cpu", dtype, requires_grad=False))
         if max_samples:
             samples = samples[:max_samples]
     except Exception as exc:  # noqa: BLE001
@@ -243,13 +256,14 @@ def totals(results: list[OpResult]) -> Totals:
 
 
 def run(names: list[str] | None = None, verbose: bool = True,
-        max_samples: int = 60) -> tuple[list[OpResult], Totals]:
+        max_samples: int = 60, dtype: torch.dtype = torch.float32,
+        ) -> tuple[list[OpResult], Totals]:
     results = []
     _use_lazy_mark_step()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for op in float32_ops(names):
-            r = run_op(op, max_samples)
+        for op in supported_ops(names, dtype):
+            r = run_op(op, max_samples, dtype)
             results.append(r)
             if verbose:
                 detail = "; ".join(r.failures) if r.status == "fail" else \
@@ -265,10 +279,16 @@ def main() -> int:
     parser.add_argument("--json", help="write per-op results and totals here")
     parser.add_argument("--max-samples", type=int, default=60,
                         help="samples per op (0: all)")
+    parser.add_argument("--dtype", default="float32",
+                        help="dtype of the samples (float32, float64, int64, bool, ...)")
     args = parser.parse_args()
     names = args.ops.split(",") if args.ops else None
-    results, t = run(names, max_samples=args.max_samples)
-    print(f"\nops: {t.ops}  fully lowered: {t.fully_lowered} ({t.lowered_rate:.1%})  "
+    dtype = getattr(torch, args.dtype, None)
+    if not isinstance(dtype, torch.dtype):
+        parser.error(f"--dtype: {args.dtype!r} is not a torch dtype")
+    results, t = run(names, max_samples=args.max_samples, dtype=dtype)
+    print(f"\ndtype: {dtype}  ops: {t.ops}  "
+          f"fully lowered: {t.fully_lowered} ({t.lowered_rate:.1%})  "
           f"correct with fallback: {t.fell_back_ops}  failing: {t.failed_ops}")
     print(f"samples: {t.samples}  correct: {t.correct} ({t.sample_rate:.1%})")
     if args.json:
