@@ -82,6 +82,26 @@ def test_value_held_by_another_pending_graph_is_not_donated(rt):
     np.testing.assert_array_equal(later.numpy(), np.full(4, 2.0, np.float32))
 
 
+
+def test_a_node_held_across_a_barrier_uses_its_computed_value(rt):
+    """A frontend takes an array's pending node, reads a value back (the
+    barrier donates the buffer below that node to the node's own output),
+    then builds on the node: the graph reads the node's computed value
+    instead of recomputing it from the donated buffer."""
+    x = rt.from_host(np.ones((4,), np.float32))
+    y = Handle(make(Op.NEG, (x.node,)))
+    del x
+    held = y.node
+    above = make(Op.EXP, (held,))  # built before the barrier, outside any handle
+    Handle(make(Op.ADD, (held, held))).numpy()
+    assert rt.metrics.counters["donated_buffers"] == 1
+    later = Handle(make(Op.MUL, (held, above)))
+    np.testing.assert_allclose(later.numpy(), np.full(4, -np.exp(-1.0), np.float32), 1e-6)
+    assert later.node.op is Op.DATA
+    del y  # the memo is weak: it never keeps a buffer from being donated
+    gc.collect()
+    assert held.memo() is None
+
 def test_graph_is_cut_automatically():
     with use_runtime(Runtime(node_limit=50)) as rt:
         x = rt.from_host(np.zeros(3, np.float32))

@@ -128,8 +128,9 @@ def plan(roots: list[Node], donatable=None, pool: RecyclePool | None = None) -> 
     updated every step is pooled output of the last step) can reach it."""
     if donatable is None:
         donatable = is_unreferenced if pool is None else pool.donatable
-    order = toposort(roots)
-    walk = _walk(order)
+    computed: dict = {}
+    order = toposort(roots, computed)
+    walk = _walk(order, computed)
     root_pos = tuple(walk.index[r] for r in roots)
     # only the lists named here hold the leaves now (see _calibrate)
     donate = _choose_donations(order, walk.data_leaves, walk.uses, [order[p] for p in root_pos],
@@ -193,9 +194,12 @@ class _Walk:
     uses: list = field(default_factory=list)  # position -> operand references
 
 
-def _walk(order: list[Node]) -> _Walk:
+def _walk(order: list[Node], computed: dict) -> _Walk:
     """One pass over the graph: signature entries, parameters, operand uses.
-    This runs on every execution, cache hit or not: keep it lean."""
+    This runs on every execution, cache hit or not: keep it lean.
+    ``computed`` (from ``toposort``): leaves standing for computed nodes,
+    which operands name by the node; they are never donated (their uses
+    are not the leaf's references)."""
     w = _Walk()
     index, entries, uses = w.index, w.entries, w.uses
     uses.extend([0] * len(order))
@@ -219,7 +223,11 @@ def _walk(order: list[Node]) -> _Walk:
         elif op is _DATA:
             entries.append((op, node.shape, node.dtype, len(w.data_args)))
             w.data_args.append(node.data)
-            w.data_leaves.append(i)
+            if computed and node in computed:
+                for stood_for in computed[node]:
+                    index[stood_for] = i
+            else:
+                w.data_leaves.append(i)
         elif op is _CONST:
             entries.append((op, node.shape, node.dtype, np.asarray(node.data).tobytes()))
         else:  # an operation without operands (iota, full)

@@ -24,9 +24,12 @@ _DATA, _SCALAR, _CONST = Op.DATA, Op.SCALAR, Op.CONST  # (enum class lookups are
 
 
 class Node:
-    """One recorded operation (or leaf). Never mutated after construction."""
+    """One recorded operation (or leaf). Never mutated after construction,
+    but for ``memo``: once a graph computed this node as one of its outputs,
+    a weak reference to the DATA leaf holding that value (see ``toposort``)."""
 
-    __slots__ = ("op", "operands", "attrs", "shape", "dtype", "key", "data", "__weakref__")
+    __slots__ = ("op", "operands", "attrs", "shape", "dtype", "key", "data", "memo",
+                 "__weakref__")
 
     def __init__(
         self,
@@ -43,6 +46,7 @@ class Node:
         self.shape = shape
         self.dtype = dtype
         self.data = data
+        self.memo = None
         if operands:  # (the common case first: a recorded op)
             key = hash((op, attrs, shape, dtype, *[o.key for o in operands]))
         elif op is _DATA:
@@ -72,9 +76,16 @@ def _const_bytes(value: Any) -> bytes:
     return np.asarray(value).tobytes()
 
 
-def toposort(roots: list[Node]) -> list[Node]:
+def toposort(roots: list[Node], computed: dict | None = None) -> list[Node]:
     """Nodes reachable from ``roots``, operands before users (iterative: graphs
     can be deeper than Python's recursion limit).
+
+    With ``computed`` (a dict), a node whose value an earlier graph computed
+    and whose DATA leaf is still alive (its ``memo``) stands for that leaf:
+    the leaf takes its place in the order, its operands are not visited, and
+    ``computed`` maps the leaf to the nodes it stands for. A frontend may hold
+    a node across a barrier (take an array's node, read a value back, build
+    on the node): the barrier may have donated the buffers below it.
 
     >>> import numpy as np
     >>> s = Node(Op.SCALAR, (), (), (), np.dtype("float32"), data=1.0)
@@ -89,6 +100,8 @@ def toposort(roots: list[Node]) -> list[Node]:
         if root in seen:
             continue
         add(root)
+        if computed is not None and root.memo is not None and _stand_in(root, computed, seen, order):
+            continue
         stack = [(root, iter(root.operands))]  # a node and its operands still to visit
         while stack:
             node, pending = stack[-1]
@@ -96,6 +109,9 @@ def toposort(roots: list[Node]) -> list[Node]:
                 if operand not in seen:
                     add(operand)
                     if operand.operands:
+                        if computed is not None and operand.memo is not None \
+                                and _stand_in(operand, computed, seen, order):
+                            continue
                         stack.append((operand, iter(operand.operands)))
                         break
                     append(operand)  # a leaf: done at once
@@ -103,3 +119,16 @@ def toposort(roots: list[Node]) -> list[Node]:
                 append(node)
                 stack.pop()
     return order
+
+
+def _stand_in(node: Node, computed: dict, seen: set, order: list) -> bool:
+    """Put ``node``'s computed leaf in the order in its place, if alive."""
+    leaf = node.memo()
+    if leaf is None:
+        node.memo = None
+        return False
+    if leaf not in seen:
+        seen.add(leaf)
+        order.append(leaf)
+    computed.setdefault(leaf, []).append(node)
+    return True

@@ -282,6 +282,9 @@ class Runtime:
         leaves = [data_leaf(out) for out in outputs]
         for handle, node in zip(handles, nodes, strict=False):
             handle._materialized(leaves[position[id(node)]])
+        for root, leaf in zip(roots, leaves, strict=True):
+            if root.operands:  # stands for its value while the leaf lives
+                root.memo = weakref.ref(leaf)
 
     def _interpret_first(self, plan: compiler.Plan) -> bool:
         """Whether this uncached graph runs op by op (see INTERPRET_NODES)."""
