@@ -459,10 +459,6 @@ def test_sparse_gradients_raise_a_clear_error():
         loss.backward()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a lazy tensor pickles as a CPU tensor plus lazytensor's _rebuild, which always "
-    "moves it back to the lazy device: torch.load(map_location='cpu') of a checkpoint "
-    "saved from lazy tensors gives lazy tensors (and needs lazytensor to unpickle)"))
 def test_lazy_checkpoint_loads_onto_the_cpu_with_map_location_cpu():
     buffer = io.BytesIO()
     torch.save({"w": torch.arange(3.0).to(DEV)}, buffer)

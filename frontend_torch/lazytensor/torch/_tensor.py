@@ -135,11 +135,26 @@ class LazyTensor(torch.Tensor):
         return copy
 
 
-def _rebuild(cpu: torch.Tensor, requires_grad: bool, is_param: bool = False) -> LazyTensor:
-    out = to_lazy(cpu)
+def _rebuild(cpu: torch.Tensor, requires_grad: bool, is_param: bool = False) -> torch.Tensor:
+    """A pickled lazy tensor back on the lazy device, or where ``torch.load``'s
+    ``map_location`` (a device, a string or a dict from ``'lazy:0'``) puts it."""
+    out = to_lazy(cpu) if _load_location() is None else cpu.to(_load_location())
     if is_param:
         return torch.nn.Parameter(out, requires_grad)
     return out.requires_grad_(requires_grad) if requires_grad else out
+
+
+def _load_location() -> torch.device | None:
+    """The device other than the lazy one that the running ``torch.load``
+    maps lazy tensors to (None: the lazy device; a callable map_location
+    sees only CPU storages, so it leaves them lazy)."""
+    where = torch.serialization._serialization_tls.map_location
+    if isinstance(where, dict):
+        where = where.get(str(DEVICE), where.get(DEVICE.type))
+    if not isinstance(where, (str, torch.device)):
+        return None
+    where = torch.device(where)
+    return None if where.type == DEVICE.type else where
 
 
 def _restore_location(storage, location: str):

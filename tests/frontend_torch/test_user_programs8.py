@@ -1,0 +1,319 @@
+"""Regression tests for bugs that ordinary PyTorch programs hit on the lazy
+device (eighth batch: OpInfo in dtypes other than float32, and user
+programs), each compared with eager torch on the CPU (values, dtype, shape;
+see ``programs.py``)."""
+
+from __future__ import annotations
+
+import io
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from .conftest import DEV
+from .programs import same_on_both, same_outcomes
+
+
+class _Block(nn.Module):
+    def __init__(self, c: int) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv2d(c, c, 3, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(c)
+        self.conv2 = nn.Conv2d(c, c, 3, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(c)
+
+    def forward(self, x):
+        y = F.relu(self.bn1(self.conv1(x)))
+        return F.relu(x + self.bn2(self.conv2(y)))
+
+
+def test_resnet_block_train_then_eval_under_inference_mode():
+    def program(dev):
+        model = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), _Block(8), _Block(8),
+                              nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(8, 4)).to(dev)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        x, y = torch.randn(6, 3, 8, 8).to(dev), torch.randint(0, 4, (6,)).to(dev)
+        losses = []
+        for _ in range(3):
+            loss = F.cross_entropy(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.detach())
+        model.eval()
+        with torch.inference_mode():
+            out = model(x)
+            pred = out.argmax(1)
+        bn = model[1].bn1
+        return [losses, out, pred, bn.running_mean, bn.running_var, bn.num_batches_tracked,
+                out.is_inference()]
+
+    same_on_both(program, rtol=1e-4, atol=1e-4)
+
+
+def test_clip_grad_norm_and_half_bfloat16_parameters():
+    def program(dev):
+        out = []
+        for dtype in (torch.float16, torch.bfloat16):
+            torch.manual_seed(1)
+            model = nn.Sequential(nn.Linear(5, 7), nn.GELU(), nn.Linear(7, 2)).to(dev).to(dtype)
+            opt = torch.optim.SGD(model.parameters(), lr=0.05)
+            x = torch.randn(4, 5).to(dev).to(dtype)
+            for _ in range(2):
+                loss = model(x).float().pow(2).mean()
+                opt.zero_grad()
+                loss.backward()
+                norm = nn.utils.clip_grad_norm_(model.parameters(), 0.5)
+                nn.utils.clip_grad_value_(model.parameters(), 0.1)
+                opt.step()
+                out += [loss.detach(), norm]
+            out += [p.detach() for p in model.parameters()]
+        return out
+
+    same_on_both(program, rtol=2e-2, atol=2e-2)
+
+
+def test_state_dict_round_trip_through_torch_save_between_devices():
+    def program(dev):
+        model = nn.Sequential(nn.Linear(4, 6, bias=False), nn.BatchNorm1d(6),
+                              nn.Linear(6, 1)).to(dev)
+        opt = torch.optim.Adam(model.parameters(), lr=0.01)
+        x, y = torch.randn(8, 4).to(dev), torch.randn(8, 1).to(dev)
+
+        def step():
+            loss = F.mse_loss(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            return loss.detach()
+
+        losses = [step(), step()]
+        buf = io.BytesIO()
+        torch.save({"model": model.state_dict(), "opt": opt.state_dict()}, buf)
+        buf.seek(0)
+        state = torch.load(buf, map_location="cpu")
+        cpu_model = nn.Sequential(nn.Linear(4, 6, bias=False), nn.BatchNorm1d(6),
+                                  nn.Linear(6, 1))
+        cpu_model.load_state_dict(state["model"])
+        model2 = cpu_model.to(dev)
+        opt2 = torch.optim.Adam(model2.parameters(), lr=0.01)
+        opt2.load_state_dict(state["opt"])
+        model, opt = model2, opt2
+        losses += [step(), step()]
+        return [losses, {k: v for k, v in model.state_dict().items()},
+                state["model"]["1.num_batches_tracked"].device.type]
+
+    same_on_both(program, rtol=1e-5, atol=1e-5)
+
+
+def test_scaled_dot_product_attention_causal_and_masks():
+    def program(dev):
+        q, k, v = (torch.randn(2, 3, 5, 8).to(dev) for _ in range(3))
+        bool_mask = (torch.rand(5, 5) > 0.3).to(dev)
+        bool_mask[:, 0] = True
+        float_mask = torch.randn(2, 1, 5, 5).to(dev)
+        return [F.scaled_dot_product_attention(q, k, v, is_causal=True),
+                F.scaled_dot_product_attention(q, k, v, attn_mask=bool_mask),
+                F.scaled_dot_product_attention(q, k, v, attn_mask=float_mask, scale=0.3),
+                F.scaled_dot_product_attention(q, k[:, :, :4], v[:, :, :4], is_causal=True),
+                F.scaled_dot_product_attention(q.double(), k.double(), v.double(),
+                                               is_causal=True)]
+
+    same_on_both(program, rtol=1e-5, atol=1e-5)
+
+
+def test_multihead_attention_batch_first_padding_mask_and_weights():
+    def program(dev):
+        mha = nn.MultiheadAttention(16, 4, batch_first=True, dropout=0.0).to(dev)
+        x = torch.randn(3, 6, 16).to(dev)
+        pad = torch.tensor([[False] * 6, [False] * 4 + [True] * 2,
+                            [False] * 2 + [True] * 4]).to(dev)
+        out, w = mha(x, x, x, key_padding_mask=pad, need_weights=True)
+        out2, w2 = mha(x, x, x, key_padding_mask=pad, need_weights=True,
+                       average_attn_weights=False)
+        mha.eval()
+        with torch.no_grad():
+            out3, w3 = mha(x, x, x, key_padding_mask=pad, need_weights=False)
+        (out.sum() + out2.pow(2).sum()).backward()
+        return [out, w, out2, w2, out3, w3, mha.in_proj_weight.grad]
+
+    same_on_both(program, rtol=1e-4, atol=1e-5)
+
+
+def test_integer_bookkeeping_confusion_matrix_floor_div_remainder_shifts():
+    def program(dev):
+        logits = torch.randn(40, 5).to(dev)
+        target = torch.randint(0, 5, (40,)).to(dev)
+        pred = logits.argmax(1)
+        acc = (pred == target).float().mean()
+        conf = torch.zeros(5, 5, dtype=torch.long, device=dev)
+        conf.index_put_((target, pred), torch.ones(40, dtype=torch.long, device=dev),
+                        accumulate=True)
+        conf2 = torch.zeros(25, dtype=torch.long, device=dev).scatter_add_(
+            0, target * 5 + pred, torch.ones_like(target)).view(5, 5)
+        a = torch.tensor([-7, -6, -1, 0, 1, 5, 7, -8]).to(dev)
+        b = torch.tensor([2, -4, 3, 5, -3, 2, -2, 3]).to(dev)
+        return [acc, conf, conf2,
+                torch.div(a, b, rounding_mode="floor"), torch.div(a, b, rounding_mode="trunc"),
+                a // b, a % b, a % 3, -7 % b, torch.fmod(a, b), torch.remainder(a, -3),
+                a << 2, a >> 1, a.to(torch.int32) >> torch.tensor(2, dtype=torch.int32),
+                (a & 6) | (b ^ 1), ~a, a // 2.5, torch.div(a, 2), a.int() // b.short(),
+                a.to(torch.uint8) >> 1, a.to(torch.int8) * 40]
+
+    same_on_both(program)
+
+
+def test_cumsum_cumprod_of_int_and_bool():
+    def program(dev):
+        m = (torch.rand(4, 6) > 0.5).to(dev)
+        i = torch.randint(-3, 4, (4, 6)).to(dev)
+        return [m.cumsum(1), m.cumsum(0, dtype=torch.int32), i.cumprod(1), m.cumprod(1),
+                i.to(torch.int8).cumsum(1), i.to(torch.uint8).cumsum(0), torch.cummax(i, 1),
+                torch.cummin(m, 0), m.sum(1), m.prod(0), i.to(torch.int32).sum(),
+                i.to(torch.int16).prod(1), torch.logcumsumexp(i.float(), 1),
+                m.long().cumsum(1).diff(dim=1)]
+
+    same_on_both(program)
+
+
+def test_where_with_python_scalars_of_other_dtypes():
+    def program(dev):
+        x = torch.randn(5).to(dev)
+        i = torch.arange(5).to(dev)
+        c = x > 0
+        h = x.half()
+        return [torch.where(c, x, 0), torch.where(c, 1, 0), torch.where(c, 1.5, 0),
+                torch.where(c, i, 2.5), torch.where(c, i, True), torch.where(c, True, False),
+                torch.where(c, h, 2.0), torch.where(c, i.int(), 3), torch.where(c, 2j, x),
+                torch.where(c, x.double(), 1), torch.where(c, i.to(torch.uint8), -1),
+                torch.where(c, h, x)]
+
+    same_on_both(program)
+
+
+def test_in_place_ops_on_views():
+    def program(dev):
+        x = torch.arange(12.).reshape(3, 4).to(dev)
+        x[:, 0].mul_(2)
+        x.diagonal().fill_(-1)
+        x[1].add_(x[2])
+        y = torch.arange(6.).reshape(2, 3).to(dev)
+        y.t_()
+        y[0].zero_()
+        z = torch.arange(8).to(dev)
+        z.view(2, 4)[1, ::2] += 10
+        w = torch.ones(3, 3).to(dev)
+        w.triu_().mul_(3).sub_(1)
+        u = torch.zeros(4, 4).to(dev)
+        u.diagonal(1).copy_(torch.tensor([1., 2., 3.]))
+        u.T[0].fill_(7)
+        v = torch.arange(6.).to(dev)
+        v.unsqueeze_(0).transpose_(0, 1).squeeze_()
+        return [x, y, y.stride(), z, w, u, v, v.shape]
+
+    same_on_both(program)
+
+
+def test_dropout_masks_are_reproducible_across_two_lazy_runs():
+    def run():
+        torch.manual_seed(123)
+        x = torch.ones(64, 32).to(DEV)
+        a = F.dropout(x, 0.5)
+        b = nn.Dropout(0.3)(x)
+        g = torch.Generator().manual_seed(5)
+        c = torch.rand(8, generator=g).to(DEV)
+        return a.cpu(), b.cpu(), c.cpu(), torch.randn(3).to(DEV).cpu()
+
+    first, second = run(), run()
+    for a, b in zip(first, second, strict=True):
+        assert torch.equal(a, b)
+
+
+def test_item_tolist_bool_in_training_loop_control_flow():
+    def program(dev):
+        model = nn.Linear(3, 1).to(dev)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        x, y = torch.randn(16, 3).to(dev), torch.randn(16, 1).to(dev)
+        best, history, steps = float("inf"), [], 0
+        while steps < 20:
+            loss = F.mse_loss(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            if bool(torch.isfinite(loss)) and loss.item() < best:
+                best = loss.item()
+            if (loss < 0.01) or steps > 6:
+                break
+            history.append(model.weight.grad.abs().max().tolist())
+            opt.step()
+            steps += 1
+        w = model.weight.detach()
+        return [best, history, steps, w.tolist(), int(w.argmax()), float(w.sum()),
+                w.shape[1] == 3, (w > 0).any().item(), w.numel()]
+
+    same_on_both(program)
+
+
+def test_one_hot_label_smoothing_ignore_index_and_ctc():
+    def program(dev):
+        logits = torch.randn(6, 5).to(dev).requires_grad_()
+        target = torch.tensor([0, 4, -100, 2, 1, -100]).to(dev)
+        l1 = nn.CrossEntropyLoss(label_smoothing=0.1, ignore_index=-100)(logits, target)
+        l2 = nn.CrossEntropyLoss(label_smoothing=0.2, reduction="none", ignore_index=4)(
+            logits, target.clamp(min=0))
+        l3 = F.cross_entropy(logits, F.one_hot(target.clamp(min=0), 5).float(),
+                             label_smoothing=0.1)
+        oh = F.one_hot(target.clamp(min=0))
+        (l1 + l2.sum() + l3).backward()
+        lp = torch.randn(7, 2, 4).log_softmax(2).to(dev)
+        tg = torch.tensor([[1, 2, 2], [3, 1, 0]]).to(dev)
+        ctc = nn.CTCLoss(blank=0, zero_infinity=True)(lp, tg, [7, 6], [3, 2])
+        return [l1, l2, l3, oh, logits.grad, ctc]
+
+    same_on_both(program, rtol=1e-5, atol=1e-5)
+
+
+def test_parameter_reassignment_requires_grad_toggles_and_detach_():
+    def program(dev):
+        model = nn.Linear(3, 2).to(dev)
+        model.weight = nn.Parameter(torch.ones(2, 3).to(dev))
+        model.bias.requires_grad_(False)
+        x = torch.randn(4, 3).to(dev)
+        model(x).sum().backward()
+        g1 = model.weight.grad.clone()
+        bias_grad = model.bias.grad
+        model.bias.requires_grad_(True)
+        h = model(x)
+        h2 = h * 2
+        h2.detach_()
+        model.weight.requires_grad_(False)
+        model(x).pow(2).sum().backward()
+        return [g1, bias_grad is None, model.bias.grad, h2, h2.requires_grad,
+                model.weight.requires_grad,
+                isinstance(model.weight, nn.Parameter)]
+
+    same_on_both(program)
+
+
+def test_integer_errors_match_torch():
+    same_outcomes(lambda dev: [
+        lambda: torch.tensor([True]).to(dev) - torch.tensor([True]).to(dev),
+        lambda: -torch.tensor([True]).to(dev),
+        lambda: torch.tensor([1.5]).to(dev) << 1,
+    ])
+
+
+def test_torch_load_map_location_moves_lazy_tensors_off_the_lazy_device():
+    """torch.load(buf, map_location='cpu') of a lazy state dict gave lazy
+    tensors (the pickled lazy tensor always came back on the lazy device);
+    now map_location (a string, device or dict from 'lazy:0') applies, as
+    to any tensor, and without it they come back lazy."""
+    buf = io.BytesIO()
+    torch.save({"w": torch.arange(3.).to(DEV), "p": nn.Parameter(torch.ones(2).to(DEV))}, buf)
+    for where, device_type in [("cpu", "cpu"), (torch.device("cpu"), "cpu"),
+                               ({"lazy:0": "cpu"}, "cpu"), (None, "lazy"), ("lazy", "lazy")]:
+        buf.seek(0)
+        state = torch.load(buf, map_location=where)
+        assert {v.device.type for v in state.values()} == {device_type}
+        assert torch.equal(state["w"].cpu(), torch.arange(3.))
+        assert isinstance(state["p"], nn.Parameter) and state["p"].requires_grad
