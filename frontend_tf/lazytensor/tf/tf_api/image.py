@@ -23,15 +23,14 @@ import numbers
 import numpy as np
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
-from lazytensor.core.composite import linalg as cl
-from lazytensor.core.composite import pointwise, rearrange, reduction
+from lazytensor.core.composite import image as cimage
+from lazytensor.core.composite import pointwise, rearrange
 from lazytensor.core.composite import resize as cresize
 from lazytensor.core.composite import shape as cs
 from lazytensor.core.composite.elementwise import convert
 from lazytensor.core.composite.npextra import const
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
-from lazytensor.core.registry import make
 from lazytensor.tf import _tf
 from lazytensor.tf.numpy._math import _floor_divide
 from lazytensor.tf.tf_api._dispatch import dtype_arg, host_int, tensor
@@ -241,11 +240,7 @@ def adjust_contrast(images, contrast_factor):
     flt = _as_float(x)
     if flt.dtype != dt.float32:  # no float16 CPU kernel: TensorFlow's NotFoundError
         raise NotImplementedError("adjust_contrast of float16")
-    mean = reduction.mean(flt, (x.ndim - 3, x.ndim - 2), keepdims=True)
-    centred = ew.apply(Op.SUB, flt, mean, dtype=dt.float32)
-    adjusted = ew.apply(Op.ADD, ew.apply(Op.MUL, centred, factor, dtype=dt.float32), mean,
-                        dtype=dt.float32)
-    return convert_dtype(adjusted, x.dtype, saturate=True)
+    return convert_dtype(cimage.adjust_contrast(flt, factor), x.dtype, saturate=True)
 
 
 def adjust_gamma(image, gamma=1, gain=1):
@@ -267,8 +262,7 @@ def rgb_to_grayscale(images, name=None):
     flt = convert_dtype(x, dt.float32)
     if not flt.ndim or flt.shape[-1] != 3:
         raise NotImplementedError("not an RGB image")  # TensorFlow's own error
-    gray = cl.tensordot(flt, tensor(_LUMA), (flt.ndim - 1,), (0,))
-    return convert_dtype(cs.expand_dims(gray, -1), x.dtype)
+    return convert_dtype(cimage.rgb_to_grayscale(flt, _LUMA), x.dtype)
 
 
 def grayscale_to_rgb(images, name=None):
@@ -282,15 +276,7 @@ def grayscale_to_rgb(images, name=None):
 
 
 def per_image_standardization(image):
-    x = convert(_image(image), dt.float32)
-    axes = (x.ndim - 3, x.ndim - 2, x.ndim - 1)
-    pixels = int(np.prod(x.shape[-3:]))
-    mean = reduction.mean(x, axes, keepdims=True)
-    std = reduction.std(x, axes, keepdims=True)
-    floor = float(np.float32(1.0) / np.sqrt(np.float32(pixels)))
-    adjusted = ew.apply(Op.MAX, std, floor, dtype=dt.float32)
-    return ew.apply(Op.DIV, ew.apply(Op.SUB, x, mean, dtype=dt.float32), adjusted,
-                    dtype=dt.float32)
+    return cimage.per_image_standardization(convert(_image(image), dt.float32))
 
 
 # ------------------------------------------------------------ HSV
@@ -306,64 +292,15 @@ def _rgb_image(value, op: str) -> Node:
     return x
 
 
-def _channels(x: Node) -> list[Node]:
-    last = x.ndim - 1
-    return [cs.squeeze(cs.slice_axis(x, last, i, i + 1), last) for i in range(3)]
-
-
-def _where(test: Node, a: Node, b: Node) -> Node:
-    return make(Op.SELECT, (test, a, b))
-
-
 def rgb_to_hsv(images, name=None):
-    """TensorFlow's RGBToHSV kernel: v the largest channel, s = range / v (0
-    where v is 0), h in [0, 1) from the channel that is largest (0 for grey)."""
-    x = _rgb_image(images, "RGBToHSV")
-
-    def f(op, *xs):
-        return ew.apply(op, *xs, dtype=x.dtype)
-
-    r, g, b = _channels(x)
-    value = f(Op.MAX, f(Op.MAX, r, g), b)
-    span = f(Op.SUB, value, f(Op.MIN, f(Op.MIN, r, g), b))
-    zero = ew.zeros_like(value)
-    saturation = _where(make(Op.GT, (value, zero)), f(Op.DIV, span, value), zero)
-    norm = f(Op.MUL, f(Op.DIV, 1, span), 1 / 6)
-    hue = _where(make(Op.EQ, (g, value)), f(Op.ADD, f(Op.MUL, norm, f(Op.SUB, b, r)), 2 / 6),
-                 f(Op.ADD, f(Op.MUL, norm, f(Op.SUB, r, g)), 4 / 6))
-    hue = _where(make(Op.EQ, (r, value)), f(Op.MUL, norm, f(Op.SUB, g, b)), hue)
-    hue = _where(make(Op.GT, (span, zero)), hue, zero)
-    hue = _where(make(Op.LT, (hue, zero)), f(Op.ADD, hue, 1), hue)
-    return cs.stack([hue, saturation, value], -1)
+    """TensorFlow's RGBToHSV kernel (the core's ``image.rgb_to_hsv``)."""
+    return cimage.rgb_to_hsv(_rgb_image(images, "RGBToHSV"))
 
 
 def hsv_to_rgb(images, name=None):
-    """TensorFlow's HSVToRGB kernel: chroma c = s * v, the hue's sextant
-    floor(6 h) picks where c and x = c (1 - |(6 h mod 2) - 1|) go (other
-    sextants: red c), plus m = v - c."""
-    x = _rgb_image(images, "HSVToRGB")
-
-    def f(op, *xs):
-        return ew.apply(op, *xs, dtype=x.dtype)
-
-    h, s, v = _channels(x)
-    c = f(Op.MUL, s, v)
-    m = f(Op.SUB, v, c)
-    dh = f(Op.MUL, h, 6)
-    sextant = ew.convert(make(Op.FLOOR, (dh,)), dt.int32)
-    halves = f(Op.DIV, dh, 2)
-    fmodu = f(Op.MUL, f(Op.SUB, halves, make(Op.FLOOR, (halves,))), 2)
-    other = f(Op.MUL, c, f(Op.SUB, 1, make(Op.ABS, (f(Op.SUB, fmodu, 1),))))
-    zero = ew.zeros_like(c)
-    tables = ((c, other, zero, zero, other, c), (other, c, c, other, zero, zero),
-              (zero, zero, other, c, c, other))
-    out = []
-    for table, other_sextants in zip(tables, (c, zero, zero), strict=True):
-        channel = other_sextants  # outside [0, 6): TensorFlow's default case, (c, 0, 0)
-        for k, part in enumerate(table):
-            channel = _where(ew.apply(Op.EQ, sextant, k, dtype=dt.int32), part, channel)
-        out.append(f(Op.ADD, channel, m))
-    return cs.stack(out, -1)
+    """TensorFlow's HSVToRGB kernel (the core's ``image.hsv_to_rgb``;
+    sextants outside [0, 6) are TensorFlow's default case, red c)."""
+    return cimage.hsv_to_rgb(_rgb_image(images, "HSVToRGB"))
 
 
 APIS = {
