@@ -7,7 +7,8 @@ unnormalized transform, in the direction taken: ``"none"`` (1),
 ``"ortho"`` (1/sqrt(n)) or ``"n"`` (1/n); numpy's ``norm=`` keywords and
 torch's normalization codes both map onto these three. Also the helpers
 around the transforms that numpy.fft, torch.fft and tf.signal share:
-cropping/zero-padding to a transform length, fftshift, and framing.
+cropping/zero-padding to a transform length, fftshift, framing, and the
+DCT-II/III written as real transforms of twice the length.
 """
 
 from __future__ import annotations
@@ -17,13 +18,14 @@ from collections.abc import Sequence
 
 import numpy as np
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite.elementwise import as_node, convert
+from lazytensor.core.composite.elementwise import apply, as_node, convert
 from lazytensor.core.composite.rearrange import roll
-from lazytensor.core.composite.shape import moveaxis
+from lazytensor.core.composite.shape import moveaxis, slice_axis
 from lazytensor.core.composite.take import take
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
-from lazytensor.core.registry import make
+from lazytensor.core.registry import DTypeError, make
+from lazytensor.core.runtime import get_runtime
 
 MAX_DIMS = 3  # XLA transforms at most three trailing dims at once
 _FACTORS = {"none": lambda n: 1.0, "ortho": lambda n: 1.0 / math.sqrt(n),
@@ -294,3 +296,63 @@ def overlap_and_add(frames: Node, step: int) -> Node:
         total = seg if total is None else make(Op.ADD, (total, seg))
     flat = make(Op.RESHAPE, (total,), (*batch, (count + pieces - 1) * step))
     return fit(flat, flat.ndim - 1, (count - 1) * step + length)
+
+
+def _upload(values: np.ndarray) -> Node:
+    """Host-computed weights as device data (hashed by shape and dtype)."""
+    return get_runtime().from_host(values).node
+
+
+def _phases(x: Node, sign: float) -> np.ndarray:
+    """2 exp(sign i pi k / 2N), k < N = x's last axis, in x's complex dtype."""
+    size, real = x.shape[-1], x.dtype.type
+    if x.dtype not in (dt.float32, dt.float64):
+        raise DTypeError(f"dct: a float32 or float64 input is needed, got {x.dtype.name}")
+    k = np.arange(size, dtype=real) * real(np.pi * 0.5) / real(size)
+    return (2.0 * np.exp(sign * 1j * k)).astype(dt.complex_dtype(x.dtype))
+
+
+def dct2(x: Node, ortho: bool = False) -> Node:
+    """DCT-II along the last axis of real ``x`` (N samples):
+    y_k = 2 sum_n x_n cos(pi k (2n + 1) / 2N), computed as
+    real(rfft(x, 2N)[:N] * 2 exp(-i pi k / 2N)); ``ortho`` scales y_0 by
+    1 / (2 sqrt(N)) and the others by 1 / sqrt(2N). Shape and dtype are
+    ``x``'s (float32 or float64).
+
+    >>> dct2(as_node(1.0, dt.float32, (3, 8))).shape
+    (3, 8)
+    """
+    scale = _phases(x, -1.0)
+    size, real = x.shape[-1], x.dtype.type
+    half = slice_axis(rfftn(x, (x.ndim - 1,), (2 * size,)), x.ndim - 1, 0, size)
+    out = make(Op.REAL, (apply(Op.MUL, half, _upload(scale), dtype=half.dtype),))
+    if ortho:
+        first = real(0.5) / np.sqrt(real(size))
+        weights = np.full(size, first * real(np.sqrt(2.0)), x.dtype)
+        weights[0] = first
+        out = apply(Op.MUL, out, _upload(weights), dtype=x.dtype)
+    return out
+
+
+def dct3(x: Node, ortho: bool = False) -> Node:
+    """DCT-III along the last axis of real ``x`` (N samples), the inverse
+    of ``dct2`` up to 2N (exactly with ``ortho``):
+    y_k = x_0 + 2 sum_{n>0} x_n cos(pi n (2k + 1) / 2N), computed as
+    irfft(2 exp(i pi k / 2N) * w x, 2N)[:N] with w = N (``ortho``:
+    sqrt(N) for x_0, sqrt(N / 2) for the others). Shape and dtype are
+    ``x``'s (float32 or float64).
+
+    >>> dct3(as_node(1.0, dt.float64, (8,)), ortho=True).shape
+    (8,)
+    """
+    scale = _phases(x, 1.0)
+    size, real = x.shape[-1], x.dtype.type
+    if ortho:
+        first = np.sqrt(real(size))
+        weights = np.full(size, first * real(np.sqrt(0.5)), x.dtype)
+        weights[0] = first
+    else:
+        weights = np.full(size, size, x.dtype)
+    x = apply(Op.MUL, x, _upload(weights), dtype=x.dtype)
+    spectrum = apply(Op.MUL, convert(x, scale.dtype), _upload(scale), dtype=scale.dtype)
+    return slice_axis(irfftn(spectrum, (x.ndim - 1,), (2 * size,), "n"), x.ndim - 1, 0, size)

@@ -1,5 +1,5 @@
 """``tf.signal`` on lazy arrays (the table ``APIS``; see
-``lazytensor.tf.tf_api``), on the core's transforms and framing
+``lazytensor.tf.tf_api``), on the core's transforms, framing and DCT-II/III
 (``lazytensor.core.composite.fourier``, shared with numpy.fft and torch.fft).
 
 Only TensorFlow's conventions live here: its transforms run over the
@@ -22,11 +22,10 @@ import numpy as np
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import fourier
-from lazytensor.core.composite import shape as cs
 from lazytensor.core.composite import stft as core_stft
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
-from lazytensor.core.registry import DTypeError, ShapeError, make
+from lazytensor.core.registry import DTypeError, ShapeError
 from lazytensor.tf import _tf
 from lazytensor.tf.tf_api._dispatch import host_int, tensor
 
@@ -195,53 +194,16 @@ def _dct_args(x: Node, dct_type, n, axis, norm) -> Node:
     return x if n is None else fourier.fit(x, x.ndim - 1, n)
 
 
-def _const(values: np.ndarray) -> Node:
-    return tensor(values)
-
-
-def _dct2(x: Node, norm) -> Node:
-    """TensorFlow's DCT-II: real(rfft(x, 2N)[:N] * 2 exp(-i pi k / 2N))."""
-    size, real = x.shape[-1], x.dtype.type
-    k = np.arange(size, dtype=real) * real(np.pi * 0.5) / real(size)
-    scale = (2.0 * np.exp(-1j * k)).astype(dt.complex_dtype(x.dtype))
-    spectrum = fourier.rfftn(x, (x.ndim - 1,), (2 * size,))
-    half = cs.slice_axis(spectrum, x.ndim - 1, 0, size)
-    out = make(Op.REAL, (ew.apply(Op.MUL, half, _const(scale), dtype=half.dtype),))
-    if norm == "ortho":
-        first = real(0.5) / np.sqrt(real(size))
-        weights = np.full(size, first * real(np.sqrt(2.0)), x.dtype)
-        weights[0] = first
-        out = ew.apply(Op.MUL, out, _const(weights), dtype=x.dtype)
-    return out
-
-
-def _dct3(x: Node, norm) -> Node:
-    """TensorFlow's DCT-III: irfft(2 exp(i pi k / 2N) * w x, 2N)[:N]."""
-    size, real = x.shape[-1], x.dtype.type
-    if norm == "ortho":
-        first = np.sqrt(real(size))
-        weights = np.full(size, first * real(np.sqrt(0.5)), x.dtype)
-        weights[0] = first
-    else:
-        weights = np.full(size, size, x.dtype)
-    x = ew.apply(Op.MUL, x, _const(weights), dtype=x.dtype)
-    k = np.arange(size, dtype=real) * real(np.pi * 0.5) / real(size)
-    scale = (2.0 * np.exp(1j * k)).astype(dt.complex_dtype(x.dtype))
-    spectrum = ew.apply(Op.MUL, ew.convert(x, scale.dtype), _const(scale), dtype=scale.dtype)
-    out = fourier.irfftn(spectrum, (x.ndim - 1,), (2 * size,), "n")
-    return cs.slice_axis(out, x.ndim - 1, 0, size)
-
-
 def dct(input, type=2, n=None, axis=-1, norm=None, name=None):  # noqa: A002
     x = _dct_args(tensor(input), type, n, axis, norm)
-    return _dct2(x, norm) if type == 2 else _dct3(x, norm)
+    return (fourier.dct2 if type == 2 else fourier.dct3)(x, norm == "ortho")
 
 
 def idct(input, type=2, n=None, axis=-1, norm=None, name=None):  # noqa: A002
     """``dct`` of the inverse type (3 for 2, 2 for 3), unscaled as
     TensorFlow's: ``idct(dct(x))`` is 2N x without ``norm``."""
     x = _dct_args(tensor(input), type, n, axis, norm)
-    return _dct3(x, norm) if type == 2 else _dct2(x, norm)
+    return (fourier.dct3 if type == 2 else fourier.dct2)(x, norm == "ortho")
 
 
 def mfccs_from_log_mel_spectrograms(log_mel_spectrograms, name=None):
