@@ -32,9 +32,9 @@ import numpy as np
 
 def canonical(dtype) -> np.dtype:
     """``dtype`` canonical (None: float64, as numpy's); dates, strings and
-    objects are numpy's alone."""
+    objects, structured and user-defined (void) dtypes are numpy's alone."""
     out = dt.canonical(dtype)
-    if out.kind in "mMUSO":
+    if out.kind in "mMUSOV":
         raise UnsupportedDtype(f"lazytensor.numpy does not support dtype {out}")
     return out
 

@@ -162,8 +162,10 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_NV, *, where=_NV, 
     x = node_of(a)
     compute, result = _stat_dtypes(x, dtype)
     ddof = _ddof(ddof, correction)
-    node = make(Op.SQRT, (_variance(x, axis, compute, ddof, _kd(keepdims), _where(where),
-                                    mean),))
+    node = _variance(x, axis, compute, ddof, _kd(keepdims), _where(where), mean)
+    if result == dt.float16:  # numpy's sqrt of the float16 variance (inf past its range)
+        node = ew.convert(node, result)
+    node = make(Op.SQRT, (node,))
     return finish(ew.convert(node, dt.real_dtype(result)), out)
 
 

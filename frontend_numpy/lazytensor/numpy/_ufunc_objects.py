@@ -14,8 +14,17 @@ from lazytensor.numpy._operators import array_ufunc
 import numpy as np
 
 
-class ufunc:  # noqa: N801  (numpy's name)
-    """A lazy wrapper of one ``numpy.ufunc``; other attributes are numpy's."""
+class _UfuncType(type):
+    """``isinstance(numpy.add, lazytensor.numpy.ufunc)`` holds, as a lazy
+    ufunc stands for numpy's own (numpy's tests collect ufuncs that way)."""
+
+    def __instancecheck__(cls, obj) -> bool:
+        return isinstance(obj, np.ufunc) or type.__instancecheck__(cls, obj)
+
+
+class ufunc(metaclass=_UfuncType):  # noqa: N801  (numpy's name)
+    """A lazy wrapper of one ``numpy.ufunc``; other attributes are numpy's.
+    It equals (and hashes as) the numpy ufunc that it wraps."""
 
     __slots__ = ("_np", "__name__")
 
@@ -65,6 +74,14 @@ class ufunc:  # noqa: N801  (numpy's name)
 
     def __getattr__(self, name: str):
         return getattr(self._np, name)
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, ufunc):
+            return self._np is getattr(other, "_np", other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._np)
 
     def __repr__(self) -> str:
         return f"<lazy ufunc '{self.__name__}'>"
