@@ -317,3 +317,25 @@ def test_torch_load_map_location_moves_lazy_tensors_off_the_lazy_device():
         assert {v.device.type for v in state.values()} == {device_type}
         assert torch.equal(state["w"].cpu(), torch.arange(3.))
         assert isinstance(state["p"], nn.Parameter) and state["p"].requires_grad
+
+
+def test_integer_arange_and_linspace_with_float_bounds_follow_torchs_cpu_kernel():
+    """arange(0, 3.1, dtype=int64) had 4 elements on the lazy device (numpy's
+    length rule on the float bounds; torch's int64 kernel truncates the
+    bounds first: 3), and linspace(4.3, 0, 50, dtype=int64) was off by one
+    in 15 places (torch's decomposition samples in float32 from the
+    untruncated ends; the CPU kernel truncates the ends and each double
+    sample). Silently wrong values; now torch's rules."""
+    def program(dev):
+        calls = [lambda a=a, t=t: torch.arange(*a, dtype=t, device=dev)
+                 for a in [(0, 3.1), (0.0, -8.000001, -4.0), (-0.9, 2.1, 2.0), (3.1,),
+                           (0.1, -7.9, -4.0), (-3.5, 4, 1.5), (True, 5.5)]
+                 for t in (torch.int64, torch.int32, torch.uint8)]
+        calls += [lambda a=a, t=t: torch.linspace(*a, dtype=t, device=dev)
+                  for a in [(4.3, -3, 50), (4.3, 0, 50), (0, 7, 50), (-2.5, 9.9, 7), (3, 3, 1)]
+                  for t in (torch.int64, torch.int16, torch.uint8)]
+        out = torch.empty(3, dtype=torch.int32, device=dev)
+        calls.append(lambda: torch.linspace(0.5, 10.7, 6, out=out))
+        return calls
+
+    same_outcomes(program)

@@ -87,8 +87,27 @@ def _arange(start, end=None, step=1, *, dtype=None, layout=None, device=None,
         raise RuntimeError(f"unsupported range: {first:g} -> {last:g}")
     if (stride > 0 and last < first) or (stride < 0 and last > first):
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
-    target = NUMPY_OF[_arange_dtype(values, dtype)]
-    return wrap(core_arange(*values, dtype=target))
+    dtype = _arange_dtype(values, dtype)
+    if not (dtype.is_floating_point or dtype.is_complex) and \
+            not all(isinstance(v, int) for v in values):
+        first, stride, size = _integer_range(first, last, stride, dtype)
+        if stride == 0:  # (a step truncated to 0: the start repeated)
+            return to_lazy(torch.full((size,), first, dtype=dtype))
+        last = first + stride * size
+    return wrap(core_arange(first, last, stride, dtype=NUMPY_OF[dtype]))
+
+
+def _integer_range(first, last, stride, dtype: torch.dtype) -> tuple[int, int, int]:
+    """torch's CPU kernel for an integer dtype and float bounds: start and
+    step truncated to integers; the length from the truncated bounds for
+    int64 (``torch.arange(0, 3.1, dtype=torch.int64)`` has 3 elements), from
+    the float ones for the other integer dtypes (int32: 4). Its errors are
+    the meta kernel's, which agrees with the CPU one for int64."""
+    if dtype == torch.int64:
+        size = torch.arange(first, last, stride, dtype=dtype, device="meta").numel()
+    else:
+        size = max(0, math.ceil((last - first) / stride))
+    return int(first), int(stride), size
 
 
 def _host_factory(name: str):

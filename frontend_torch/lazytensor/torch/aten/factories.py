@@ -18,7 +18,7 @@ from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import sampling
 from lazytensor.core.composite.elementwise import as_node, convert
 from lazytensor.torch._rng import next_key
-from lazytensor.torch._tensor import NUMPY_OF, scalar_type_name, wrap
+from lazytensor.torch._tensor import NUMPY_OF, scalar_type_name, to_lazy, wrap
 from lazytensor.torch.aten._common import aten, dense_strides, node
 
 import torch
@@ -159,6 +159,30 @@ def empty_strided(size, stride, *, dtype=None, **_):
     return _fresh(size, _target(dtype), 0, tuple(int(s) for s in stride))
 
 
+def _linspace_out(start, end, steps, *, out):
+    """linspace(..., out=), which torch.linspace's own kernel calls on the
+    lazy device. An integer ``out``: made on the host, as torch's CPU kernel
+    does it (start and end truncated to integers, each double sample
+    truncated; torch's decomposition samples in float32 from the untruncated
+    ends: linspace(4.3, 0, 50, dtype=int64) was off by one in 15 places).
+    Other dtypes: torch's decomposition."""
+    if out.dtype.is_floating_point or out.dtype.is_complex or \
+            any(isinstance(v, torch.Tensor) for v in (start, end)):
+        from torch._decomp import decomposition_table
+
+        return decomposition_table[aten.linspace.out](start, end, steps, out=out)
+    return _written_out(to_lazy(torch.linspace(start, end, steps, dtype=out.dtype)), out)
+
+
+def _written_out(result, out):
+    from lazytensor.torch._dispatch import resize_out, write
+
+    if tuple(out.shape) != tuple(result.shape):
+        resize_out(out, tuple(result.shape))
+    write(out, result)
+    return out
+
+
 def _filled(factory, value: float):
     """zeros/ones/empty_like and new_zeros/ones/empty: ``factory`` with its
     fill value given."""
@@ -177,13 +201,7 @@ def _randperm(n, *, generator=None, dtype=None, **_):
 
 def _randperm_out(n, *, generator=None, out):
     """randperm(..., out=): the permutation in ``out``'s dtype (resized)."""
-    from lazytensor.torch._dispatch import resize_out, write
-
-    result = _randperm(n, generator=generator, dtype=out.dtype)
-    if tuple(out.shape) != tuple(result.shape):
-        resize_out(out, tuple(result.shape))
-    write(out, result)
-    return out
+    return _written_out(_randperm(n, generator=generator, dtype=out.dtype), out)
 
 
 TABLE = {
@@ -197,6 +215,6 @@ TABLE = {
     aten.bernoulli_.float: _bernoulli_, aten.bernoulli_.Tensor: _bernoulli_,
     aten.bernoulli.default: _bernoulli, aten.bernoulli.p: _bernoulli,
     aten.exponential_: _exponential_,
-    aten.multinomial: _multinomial,
+    aten.multinomial: _multinomial, aten.linspace.out: _linspace_out,
     aten.randperm.out: _randperm_out, aten.randperm.generator_out: _randperm_out,
 }
