@@ -9,6 +9,7 @@ import lazytensor.torch as lt
 import pytest
 import torch
 import torch.nn.functional as F
+from lazytensor.core import get_runtime
 from torch import nn
 
 from .conftest import DEV
@@ -47,6 +48,30 @@ def test_in_place_ops_and_slice_writes():
         return {"x": x, "acc": acc, "y": y, "z": z}
 
     same_on_both(program)
+
+
+def test_boolean_mask_writes_of_one_value_need_no_barrier():
+    """``x[mask] = v`` with one value is a select: no host read of the mask
+    (a training loop that clips with it stays one graph per step)."""
+    def program(dev):
+        x = torch.randn(4, 5, 3).to(dev)
+        reads = get_runtime().metrics.counters["transfers_to_host"]
+        x[x > 0.5] = 0.0
+        x[x < -1] = torch.tensor(7.0)
+        x[torch.tensor([[True, False, True, False, False]] * 4)] = torch.tensor([2.5])
+        x[:, torch.tensor([True, False, True, True, False])] = -3
+        x.index_put_((x[..., 0] > 1,), torch.tensor(1.0), accumulate=True)
+        ints = torch.arange(20).reshape(4, 5).to(dev)
+        ints[ints % 3 == 0] = 100
+        flags = torch.zeros(6, dtype=torch.bool).to(dev)
+        flags[torch.tensor([1, 0, 1, 0, 0, 1], dtype=torch.bool)] = True
+        if dev != torch.device("cpu"):
+            assert get_runtime().metrics.counters["transfers_to_host"] == reads
+        return {"x": x, "ints": ints, "flags": flags}
+
+    same_on_both(program)
+    with pytest.raises(IndexError):  # a mask of the wrong shape: torch's IndexError
+        torch.zeros(3, 4, device=DEV)[torch.ones(4, dtype=torch.bool, device=DEV)] = 1.0
 
 
 def test_joining_splitting_masks_where():

@@ -73,10 +73,37 @@ def _index(x, indices):
 
 
 def _index_put(x, indices, values, accumulate=False):
+    masked = _masked_put(x, indices, values, accumulate)
+    if masked is not None:
+        return masked
     where = _index_tuple(tuple(x.shape), indices)
     n = node(x)
     return wrap(ix.setitem(n, where, convert(node(values), n.dtype),
                            "add" if accumulate else "set"))
+
+
+def _masked_put(x, indices, values, accumulate: bool):
+    """``x[..., mask] = v`` with one bool mask (the other entries full slices)
+    and one value (``v.numel() == 1``, ndim <= 1): a select where the mask
+    holds, with no barrier (which elements it writes does not change the
+    result's shape). None when the write needs the general path."""
+    entries = [i for i, t in enumerate(indices) if t is not None]
+    if len(entries) != 1 or not isinstance(values, torch.Tensor) or values.dim() > 1 \
+            or values.numel() != 1:
+        return None
+    start, mask = entries[0], indices[entries[0]]
+    if not isinstance(mask, torch.Tensor) or mask.dtype is not torch.bool or mask.dim() == 0:
+        return None
+    n = node(x)
+    if tuple(mask.shape) != n.shape[start:start + mask.dim()]:
+        return None  # the general path raises torch's IndexError
+    m = node(mask)
+    if m.shape != n.shape:
+        m = make(Op.BROADCAST_IN_DIM, (m,), n.shape, tuple(range(start, start + m.ndim)))
+    v = as_node(reshape(convert(node(values), n.dtype), ()), n.dtype, n.shape)
+    if accumulate:
+        v = make(Op.ADD, (n, v))
+    return wrap(make(Op.SELECT, (m, v, n)))
 
 
 def _index_select(x, d, index):
