@@ -61,3 +61,87 @@ def test_std_of_float16_is_the_root_of_the_float16_variance():
             want = a.std()
             same(lnp.asarray(a).std(), np.asarray(want))
             same(lnp.std(lnp.asarray(a), ddof=1), np.asarray(np.std(a, ddof=1)))
+
+
+# ------------------------------------------------------------ sorting
+
+def _complex_with_nans(dtype):
+    a = np.zeros(9, dtype=dtype)
+    a.real += [0, 0, 1, 1, 0, 1, np.nan, np.nan, np.nan]
+    a.imag += [0, 1, 0, 1, np.nan, np.nan, 0, 1, np.nan]
+    return a
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_sort_order_with_nans_is_numpys(runtime, dtype):
+    """numpy sorts R+Rj < R+nanj < nan+Rj < nan+nanj; the lazy sort ordered
+    lexicographically (0+nanj before 1+0j: silently wrong order), found by
+    numpy's test_multiarray TestMethods.test_sort."""
+    a = _complex_with_nans(dtype)
+    shuffled = a[np.random.default_rng(0).permutation(9)]
+    both = np.stack([shuffled, shuffled[::-1]])
+    same(lnp.sort(lnp.asarray(shuffled)), np.sort(shuffled))
+    for axis in (0, 1, None):
+        same(lnp.argsort(lnp.asarray(both), axis=axis), np.argsort(both, axis, kind="stable"))
+        same(lnp.sort(lnp.asarray(both), axis=axis), np.sort(both, axis))
+    x = lnp.asarray(shuffled)
+    x.sort(kind="heapsort")
+    same(x, np.sort(shuffled))
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_searchsorted_of_complex_values(runtime, side):
+    """searchsorted on complex arrays crashed when the graph ran (XLA has no
+    complex less-than); now numpy's complex order, NaN parts included,
+    with and without sorter; found by numpy's test_searchsorted_complex."""
+    a = _complex_with_nans(np.complex128)
+    v = np.array([[0.5 + 0j, 1 + 2j], [np.nan, 1j]])
+    same(lnp.asarray(a).searchsorted(lnp.asarray(a), side=side), a.searchsorted(a, side=side))
+    same(lnp.searchsorted(lnp.asarray(a), v, side), np.searchsorted(a, v, side))
+    same(lnp.searchsorted(lnp.asarray(a), 1 + 1j, side), np.asarray(np.searchsorted(a, 1 + 1j,
+                                                                                  side)))
+    shuffled = a[np.random.default_rng(1).permutation(9)]
+    sorter = np.argsort(shuffled, kind="stable")
+    same(lnp.searchsorted(lnp.asarray(shuffled), v, side, sorter=lnp.asarray(sorter)),
+         np.searchsorted(shuffled, v, side, sorter=sorter))
+
+
+@pytest.mark.parametrize(("sorter", "value", "error"), [
+    ([1.1], 0, TypeError), ([1, 2, 3, 4], 0, ValueError), ([1, 2, 3, 4, 5, 6], 0, ValueError),
+    ([0, 1, 2, 3, 5], 4, ValueError), ([-1, 0, 1, 2, 3], 0, ValueError)])
+def test_searchsorted_sorter_errors_are_numpys(sorter, value, error):
+    """A float sorter gave IndexError, a sorter of the wrong length or out
+    of bounds no error (numpy: TypeError, ValueError; numpy checks the
+    bounds of the indices that its search reads, a host sorter is checked
+    whole here)."""
+    a = np.array([5, 2, 1, 3, 4])
+    with pytest.raises(error):
+        np.searchsorted(a, value, sorter=sorter)
+    with pytest.raises(error):
+        lnp.searchsorted(lnp.asarray(a), value, sorter=sorter)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, d: d.sort(kind="\u00e4"), lambda m, d: d.argsort(kind="x"),
+    lambda m, d: m.sort(d, kind=""), lambda m, d: m.sort(d, kind=3),
+    lambda m, d: m.argsort(d, kind="stable", stable=True)])
+def test_sort_kind_errors_are_numpys(call):
+    """An unknown sort kind (or kind= beside stable=) was ignored; numpy
+    raises ValueError (TypeError for a kind that is no string)."""
+    with pytest.raises((ValueError, TypeError)) as want:
+        call(np, np.arange(10))
+    with pytest.raises(want.type):
+        call(lnp, lnp.arange(10))
+    assert lnp.sort(lnp.arange(3)[::-1], kind="Q").tolist() == [0, 1, 2]
+
+
+def test_partition_of_an_empty_array_skips_the_kth_check(runtime):
+    """numpy partitions an empty array with any kth; the lazy partition
+    raised ValueError 'kth(=0) out of bounds (0)' (numpy's
+    test_partition_empty_array)."""
+    a = np.array([]).reshape((3, 2, 1, 0))
+    for axis in (*range(-4, 4), None):
+        same(lnp.partition(lnp.asarray(a), 0, axis=axis), np.partition(a, 0, axis=axis))
+        same(lnp.argpartition(lnp.asarray(a), 0, axis=axis), np.argpartition(a, 0, axis=axis))
+    with pytest.raises(ValueError):
+        lnp.partition(lnp.arange(10.0), 10)

@@ -272,17 +272,60 @@ def ediff1d(ary, to_end=None, to_begin=None):
 
 # ---------------------------------------------------------------------- sorting
 
+def check_sort_kind(kind, stable) -> None:
+    """numpy's checks of ``kind=`` (its first letter names the algorithm;
+    every one gives the stable order here) and ``stable=`` beside it."""
+    if kind is None:
+        return
+    if stable is not None:
+        raise ValueError("`kind` and keyword parameters can't be provided at the same time. "
+                         "Use only one of them.")
+    if not isinstance(kind, str):
+        raise TypeError(f"sort kind must be str, not {type(kind).__name__}")
+    if not kind or kind[0].lower() not in "qmhs":
+        raise ValueError(f"sort kind must be one of 'quick', 'heap', or 'stable' (got {kind!r})")
+
+
+def complex_order(x: Node, axis: int) -> Node:
+    """numpy's argsort of complex values: by real part, then imaginary part,
+    with ``R + Rj < R + nanj < nan + Rj < nan + nanj`` (a NaN part puts a
+    value after every value without one there); stable."""
+    re, im = make(Op.REAL, (x,)), make(Op.IMAG, (x,))
+    re_nan, im_nan = make(Op.NE, (re, re)), make(Op.NE, (im, im))
+    zero = ew.full(x.shape, 0, re.dtype)
+    re_bit = ew.convert(re_nan, dt.int8)
+    nan_class = make(Op.ADD, (make(Op.ADD, (re_bit, re_bit)), ew.convert(im_nan, dt.int8)))
+    keys = [make(Op.SELECT, (im_nan, zero, im)), make(Op.SELECT, (re_nan, zero, re)),
+            nan_class]
+    return csort.lexsort(keys, axis)
+
+
+def _sorted(x: Node, axis) -> Node:
+    if not dt.is_complex(x.dtype):
+        return csort.sort(x, axis)
+    if axis is None:
+        x, axis = cs.ravel(x), 0
+    return ctake.take_along_axis(x, complex_order(x, axis), axis)
+
+
 @implements("sort")
 def sort(a, axis=-1, kind=None, order=None, *, stable=None):
     """A sorted copy (stable; NaNs last, as numpy)."""
+    check_sort_kind(kind, stable)
     x = node_of(a)
-    return wrap(csort.sort(x, axis) if x.ndim else x)
+    return wrap(_sorted(x, axis) if x.ndim else x)
 
 
 @implements("argsort")
 def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     """Indices that sort ``a`` (a stable sort: numpy's answer for ties)."""
-    return wrap(csort.argsort(node_of(a), axis))
+    check_sort_kind(kind, stable)
+    x = node_of(a)
+    if dt.is_complex(x.dtype) and x.ndim:
+        if axis is None:
+            x, axis = cs.ravel(x), 0
+        return wrap(complex_order(x, axis))
+    return wrap(csort.argsort(x, axis))
 
 
 @implements("lexsort")
@@ -298,7 +341,7 @@ def sort_in_place(a: ndarray, axis=-1, kind=None, order=None, *, stable=None) ->
     """``ndarray.sort``: sorts ``a`` itself."""
     from lazytensor.numpy._ufuncs import assign
 
-    assign(a, sort(a, axis)._h.node)
+    assign(a, sort(a, axis, kind, stable=stable)._h.node)
 
 
 # ------------------------------------------------------------------------ take

@@ -14,6 +14,7 @@ from lazytensor.core.composite import einsum as ceinsum
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import matrix as cm
 from lazytensor.core.composite import rearrange as cr
+from lazytensor.core.composite import shape as cs
 from lazytensor.core.composite import sorting as csort
 from lazytensor.core.composite import take as ctake
 from lazytensor.core.composite.promotion import NUMPY
@@ -25,6 +26,7 @@ from lazytensor.core.registry import make
 from lazytensor.numpy._base import lift, ndarray, node_of, wrap
 from lazytensor.numpy._dispatch import implements, to_lazy
 from lazytensor.numpy._indexing import setitem
+from lazytensor.numpy._math import complex_order
 from lazytensor.numpy._ufuncs import assign, store
 
 import numpy as np
@@ -147,7 +149,48 @@ def searchsorted(a, v, side="left", sorter=None):
     dtype = ew.promote(NUMPY, x, y)
     x = ew.as_node(x, dtype, getattr(x, "shape", ()))
     y = ew.as_node(y, dtype, getattr(y, "shape", ()))
-    return wrap(csort.searchsorted(x, y, side, None if sorter is None else node_of(sorter)))
+    if sorter is not None:
+        sorter = _sorter(sorter, x)
+    if dt.is_complex(dtype) and x.ndim == 1:
+        return wrap(_complex_searchsorted(x, y, side, sorter))
+    return wrap(csort.searchsorted(x, y, side, sorter))
+
+
+def _sorter(sorter, a: Node) -> Node:
+    """numpy's checks of searchsorted's ``sorter``: integers, one per element
+    of ``a`` and (host values) within its bounds."""
+    s = node_of(sorter)
+    if s.dtype.kind not in "iu":
+        raise TypeError("sorter must only contain integers")
+    if s.ndim != 1 or a.ndim != 1 or s.shape[0] != a.shape[0]:
+        raise ValueError("sorter.size must equal a.size")
+    if not isinstance(sorter, ndarray):
+        host = np.asarray(sorter)
+        if host.size and (host.min() < 0 or host.max() >= a.shape[0]):
+            raise ValueError("Sorter index out of range.")
+    return s
+
+
+def _complex_searchsorted(a: Node, v: Node, side: str, sorter: Node | None) -> Node:
+    """searchsorted of complex values in numpy's complex order: each v's
+    place in one stable sort of ``a`` and ``v`` together (v first for
+    'left', so equal elements of ``a`` follow it; last for 'right') minus
+    the elements of ``v`` sorted before it."""
+    if sorter is not None:
+        a = ctake.take(a, sorter)
+    flat = reshape(v, (-1,))
+    n, m = a.shape[0], flat.shape[0]
+    parts = (flat, a) if side == "left" else (a, flat)
+    order = complex_order(cs.concatenate(parts), 0)
+    position = cc.iota((n + m,), 0, dt.int64)
+    first_v = 0 if side == "left" else n
+    is_v = make(Op.AND, (make(Op.GE, (position, ew.full((n + m,), first_v, dt.int64))),
+                         make(Op.LT, (position, ew.full((n + m,), first_v + m, dt.int64)))))
+    v_so_far = csort.cumulative("cumsum", ctake.take(ew.convert(is_v, dt.int64), order), 0)
+    a_before = make(Op.SUB, (make(Op.ADD, (position, ew.full((n + m,), 1, dt.int64))), v_so_far))
+    place = csort.argsort(order, 0)  # the sorted position of each element
+    found = ctake.take(a_before, cs.slice_axis(place, 0, first_v, first_v + m))
+    return reshape(found, v.shape)
 
 
 @implements("partition")

@@ -83,7 +83,10 @@ def lexsort(keys: Sequence[Node], axis: int = -1) -> Node:
 
 
 def _check_kth(x: Node, kth: int | Sequence[int], axis: int) -> None:
+    """numpy's bounds check of kth, which an empty array skips."""
     n = x.shape[axis]
+    if 0 in x.shape:
+        return
     for k in as_axes(kth):
         if not -n <= k < n:
             raise ShapeError(f"kth(={k}) out of bounds ({n})")
