@@ -145,3 +145,48 @@ def test_partition_of_an_empty_array_skips_the_kth_check(runtime):
         same(lnp.argpartition(lnp.asarray(a), 0, axis=axis), np.argpartition(a, 0, axis=axis))
     with pytest.raises(ValueError):
         lnp.partition(lnp.arange(10.0), 10)
+
+
+# ------------------------------------------------------------ layout orders
+
+def test_ravel_and_reshape_in_a_fortran_arrays_order(runtime):
+    """np.array(..., order='F') ignored the order: ravel('A'/'K'),
+    reshape(-1, order='A') and flatten('A') of it gave the C order
+    ([0, 1, 2, 3] for numpy's [0, 2, 1, 3]: silently wrong values), found by
+    numpy's test_multiarray TestMethods.test_ravel; np.asarray(a, order=)
+    ignored the order too."""
+    host = [[0, 1], [2, 3]]
+    want, got = np.array(host, order="F"), lnp.array(host, order="F")
+    assert got.flags.f_contiguous and not got.flags.c_contiguous
+    for order in "CFAK":
+        same(got.ravel(order), want.ravel(order))
+        same(got.flatten(order), want.flatten(order))
+        same(lnp.ravel(got, order), np.ravel(want, order))
+    for order in "CFA":
+        same(got.reshape(-1, order=order), want.reshape(-1, order=order))
+        same(lnp.reshape(got, (4,), order=order), np.reshape(want, (4,), order=order))
+    lazy_c, host_c = lnp.arange(6).reshape(2, 3), np.arange(6).reshape(2, 3)
+    for order in "CFAK":
+        for make_lazy, make_host in ((lnp.array, np.array), (lnp.asarray, np.asarray)):
+            g, w = make_lazy(lazy_c, order=order), make_host(host_c, order=order)
+            assert (g.flags.c_contiguous, g.flags.f_contiguous) == (
+                w.flags.c_contiguous, w.flags.f_contiguous)
+            same(g.ravel("K"), w.ravel("K"))
+    assert lnp.asarray(got, order="C").flags.c_contiguous
+    assert lnp.asarray(got, order="f") is got
+    with pytest.raises(ValueError):
+        lnp.asarray(got, order="X")
+
+
+@pytest.mark.parametrize("dtype", ["?", "b", "h", "I", "f"])
+def test_conjugate_method_of_a_real_array_is_the_array(runtime, dtype):
+    """numpy's ndarray.conj() returns the array itself unless it is complex;
+    the lazy method gave a new array and, for bools, int8 (the ufunc's
+    loop): silently the wrong dtype. ``a.conjugate(out)`` raised TypeError."""
+    a = lnp.ones(10, dtype=dtype)
+    assert a.conj() is a and a.conjugate() is a
+    same(lnp.conjugate(a), np.conjugate(np.ones(10, dtype=dtype)))
+    c = lnp.array([1 - 1j, 1 + 1j, 23 + 23.0j])
+    out = lnp.empty_like(c)
+    assert c.conjugate(out) is out
+    same(out, np.array([1 - 1j, 1 + 1j, 23 + 23.0j]).conjugate())

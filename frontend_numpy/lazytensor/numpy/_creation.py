@@ -78,10 +78,14 @@ def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, lik
         node = ew.convert(node, dtype) if dtype is not None else node
         if copy is False and node is object._h.node:
             return object
-        return wrap(node)
+        order = order.upper() if isinstance(order, str) else order
+        fortran = object.flags.f_contiguous and not object.flags.c_contiguous
+        if order == "F" or order == "A" and fortran:
+            return wrap(node, _order(node, "F"))
+        return wrap(node, _like_strides(object, node, "K") if order == "K" else None)
     if copy is False:
         raise ValueError("Unable to avoid copy while creating a lazy array from host data.")
-    host = np.array(object, dtype=dtype, ndmin=ndmin)
+    host = np.array(object, dtype=dtype, ndmin=ndmin, order=order)
     if host.dtype.kind not in "biufc":  # strings, objects: numpy's own (eager) array
         note_fallback(f"numpy.array (dtype {host.dtype})")
         return host
@@ -92,9 +96,13 @@ def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, lik
 def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
     """``a`` itself when it already is a lazy array of ``dtype``."""
     dtype = as_dtype(dtype)
-    if isinstance(a, ndarray) and (dtype is None or dtype == a.dtype) and not copy:
+    order = order.upper() if isinstance(order, str) else order
+    if order not in (None, "C", "F", "A", "K"):
+        raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    if isinstance(a, ndarray) and (dtype is None or dtype == a.dtype) and not copy and (
+            order in (None, "K", "A") or a.flags[f"{order}_CONTIGUOUS"]):
         return a
-    return array(a, dtype, copy=True if copy is None else copy)
+    return array(a, dtype, copy=True if copy is None else copy, order=order or "K")
 
 
 @implements("asanyarray")

@@ -200,8 +200,12 @@ def resize(self, *new_shape, refcheck=True) -> None:
     self._h = wrap(cs.reshape(cr.resized(self._h.node, math.prod(shape), repeat=False), shape))._h
 
 
-def conj(self):
-    return _ufuncs.unary(np.conjugate, self)
+def conj(self, out=None):
+    """numpy's method: the array itself unless it is complex (a bool array
+    stays bool, where the ufunc ``np.conjugate`` gives int8)."""
+    if out is None and self.dtype.kind != "c":
+        return self
+    return np.conjugate(self, out=out)
 
 
 def tobytes(self, order="C") -> bytes:

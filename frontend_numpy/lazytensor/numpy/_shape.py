@@ -54,6 +54,9 @@ def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
     """numpy.reshape: a view when numpy's stride rule allows one, else a copy."""
     a = _lazy(a)
     shape = _shape_arg(shape if shape is not None else newshape)
+    if order == "A" and a._st is not None and a.ndim > 1 and _layout.is_f_contiguous(
+            a.shape, a.strides, a.itemsize):  # 'A': Fortran order for a Fortran array
+        order = "F"
     if order == "F":
         rev = tuple(range(a.ndim))[::-1]
         flipped = _views.transpose(a, rev)
