@@ -190,3 +190,31 @@ def test_conjugate_method_of_a_real_array_is_the_array(runtime, dtype):
     out = lnp.empty_like(c)
     assert c.conjugate(out) is out
     same(out, np.array([1 - 1j, 1 + 1j, 23 + 23.0j]).conjugate())
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, d: m.partition(d, 2, kind=1), lambda m, d: m.partition(d, 2, kind="nonsense"),
+    lambda m, d: m.argpartition(d, 2, kind="intro"), lambda m, d: d.partition(2, kind="\u00e4"),
+    lambda m, d: d.argpartition(2, axis=0, kind="x")])
+def test_partition_kind_errors_are_numpys(call):
+    """partition/argpartition ignored kind=; numpy accepts only
+    'introselect' (ValueError, TypeError for a kind that is no string)."""
+    with pytest.raises((ValueError, TypeError)) as want:
+        call(np, np.arange(10))
+    with pytest.raises(want.type):
+        call(lnp, lnp.arange(10))
+
+
+def test_put_errors_and_host_arrays():
+    """np.put on a list raised AttributeError (numpy: TypeError), on an empty
+    array with mode wrap/clip a bounds IndexError after a host division by
+    zero (numpy: IndexError 'cannot replace elements of an empty array'),
+    and on a host numpy array AttributeError (numpy writes it in place)."""
+    with pytest.raises(TypeError):
+        lnp.put([1, 2, 3], [0, 2], 5)
+    for mode in ("wrap", "clip"):
+        with pytest.raises(IndexError, match="cannot replace elements of an empty array"):
+            lnp.put(lnp.asarray([]), 1, 1, mode=mode)
+    host = np.array([1, 2, 3])
+    lnp.put(host, lnp.asarray([0, 2]), lnp.asarray(7))
+    same(host, np.array([7, 2, 7]))

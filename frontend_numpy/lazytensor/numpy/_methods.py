@@ -170,7 +170,7 @@ def setflags(self, write=None, align=None, uic=None) -> None:
 
 def partition(self, kth, axis=-1, kind="introselect", order=None) -> None:
     """In place, as numpy's method (a full sort is one valid partition)."""
-    _ufuncs.assign(self, _misc.partition(self, kth, axis)._h.node)
+    _ufuncs.assign(self, _misc.partition(self, kth, axis, kind)._h.node)
 
 
 def put(self, indices, values, mode="raise") -> None:

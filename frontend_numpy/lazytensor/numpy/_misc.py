@@ -24,7 +24,7 @@ from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
 from lazytensor.numpy._base import lift, ndarray, node_of, wrap
-from lazytensor.numpy._dispatch import implements, to_lazy
+from lazytensor.numpy._dispatch import implements, to_host, to_lazy
 from lazytensor.numpy._indexing import setitem
 from lazytensor.numpy._math import complex_order
 from lazytensor.numpy._ufuncs import assign, store
@@ -193,13 +193,22 @@ def _complex_searchsorted(a: Node, v: Node, side: str, sorter: Node | None) -> N
     return reshape(found, v.shape)
 
 
+def _check_select_kind(kind) -> None:
+    if not isinstance(kind, str):
+        raise TypeError(f"select kind must be str, not {type(kind).__name__}")
+    if kind != "introselect":
+        raise ValueError(f"select kind must be 'introselect' (got {kind!r})")
+
+
 @implements("partition")
 def partition(a, kth, axis=-1, kind="introselect", order=None):
+    _check_select_kind(kind)
     return wrap(csort.partition(node_of(a), kth, axis))
 
 
 @implements("argpartition")
 def argpartition(a, kth, axis=-1, kind="introselect", order=None):
+    _check_select_kind(kind)
     return wrap(csort.argpartition(node_of(a), kth, axis))
 
 
@@ -257,9 +266,15 @@ def einsum_path(*operands, optimize="greedy", einsum_call=False):
 @implements("put")
 def put(a, ind, v, mode="raise"):
     """In place: the flat positions ``ind`` of ``a`` receive ``v`` (repeated)."""
+    if isinstance(a, np.ndarray):  # a host array is written in place, by numpy
+        return np.put(a, to_host(ind), to_host(v), mode)
+    if not isinstance(a, ndarray):
+        raise TypeError(f"argument 1 must be numpy.ndarray, not {type(a).__name__}")
     flat = a.reshape(-1) if a._st is None else None
     positions = np.asarray(ind.__array__() if isinstance(ind, ndarray) else ind).ravel()
     n = a.size
+    if n == 0 and mode in ("wrap", "clip") and positions.size:
+        raise IndexError("cannot replace elements of an empty array")
     if mode == "wrap":
         positions = positions % n
     elif mode == "clip":
