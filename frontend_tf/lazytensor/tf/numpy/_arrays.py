@@ -17,7 +17,7 @@ from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import ShapeError, make
 from lazytensor.tf import _tf
-from lazytensor.tf._array import lift, node_of, operand, weak_joined, wrap
+from lazytensor.tf._array import lift, ndarray, node_of, operand, weak_joined, wrap
 from lazytensor.tf.numpy._lower import float_of, promoted, same_dtype
 
 
@@ -73,11 +73,18 @@ def _identity(n, dtype=float):
     return _eye(n, n, 0, dtype)
 
 
+def _same(a, dtype) -> bool:
+    """``a`` is a lazy array that tnp would return itself for (no cast asked)."""
+    return isinstance(a, ndarray) and (dtype is None or _dtype(dtype) == a._node().dtype)
+
+
 def _asarray(a, dtype=None):
-    return lift(a, _dtype(dtype))
+    return a if _same(a, dtype) else lift(a, _dtype(dtype))
 
 
 def _array(val, dtype=None, copy=True, ndmin=0):
+    if not copy and _same(val, dtype) and ndmin <= val.ndim:
+        return val
     x = lift(val, _dtype(dtype))
     return core_shape.reshape(x, (1,) * (ndmin - x.ndim) + x.shape) if ndmin > x.ndim else x
 
@@ -88,10 +95,19 @@ def _arange(start, stop=None, step=1, dtype=None):
     if dtype is None:
         values = (start, step) if stop is None else (start, step, stop)
         dtype = ew.promote(TNP, *(operand(v) for v in values))
+    if dt.is_complex(_dtype(dtype)):  # tf.range has no complex kernel: tnp casts a float64 range
+        return ew.convert(_arange(start, stop, step, np.float64), _dtype(dtype))
     own = _range_dtypes(start, stop, step)
     if own is not None and any(d.kind == "f" for d in own):
         return ew.convert(_tf_float_range(start, stop, step, own), _dtype(dtype))
     return creation.arange(start, stop, step, _dtype(dtype))
+
+
+def _size(x, axis=None):
+    if axis is not None:
+        raise NotImplementedError(
+            "axis argument is not supported in the current `np.size` implementation")
+    return np.int64(core_shape.size(node_of(x)))
 
 
 def _range_dtypes(*values) -> list[np.dtype] | None:
@@ -308,8 +324,7 @@ SHAPE = {
     "split": _split, "vsplit": _split_on(0), "hsplit": _split_on(1), "dsplit": _split_on(2),
     "append": _append,
     "shape": lambda a: _tf.tf().TensorShape(node_of(a).shape),
-    "ndim": lambda a: node_of(a).ndim, "size": lambda x, axis=None: np.int64(
-        core_shape.size(node_of(x))),
+    "ndim": lambda a: node_of(a).ndim, "size": _size,
     "isscalar": lambda num: node_of(num).ndim == 0,
 }
 

@@ -17,7 +17,7 @@ from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import linalg, npextra, numerics, reduction, tnp_shared, ufuncs
 from lazytensor.core.composite import shape as core_shape
-from lazytensor.core.composite.promotion import TNP
+from lazytensor.core.composite.promotion import TNP, result_type
 from lazytensor.core.composite.sorting import cumulative
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
@@ -334,22 +334,44 @@ def _sum_like(kind: str, bool_kind: str):
     return impl
 
 
-def _extreme(kind: str, prepare=lambda x: x):
-    """max/min (all/any: of the truthiness, ``npextra.truthy``)."""
+def _no_out(out) -> None:
+    if out is not None:  # tnp's arrays are immutable
+        raise ValueError("Setting out is not supported.")
+
+
+def _extreme(kind: str, prepare=lambda x: x, out: bool = False):
+    """max/min (all/any: of the truthiness, ``npextra.truthy``); ``out``:
+    the signature with ``out=`` (tnp's amax/amin)."""
     def impl(a, axis=None, keepdims=None):
         return reduction.reduce(kind, prepare(node_of(a)), axis, bool(keepdims))
 
-    return impl
+    def with_out(a, axis=None, out=None, keepdims=None):
+        _no_out(out)
+        return impl(a, axis, keepdims)
+
+    return with_out if out else impl
 
 
 def _mean(a, axis=None, dtype=None, out=None, keepdims=None):
-    x = float_of(lift(a, as_np_dtype(dtype)))
-    return reduction.mean(x, axis, bool(keepdims))
+    """tnp casts to ``dtype`` first and averages in it (an integer dtype
+    gives the truncated integer mean); without one, integers average as floats."""
+    _no_out(out)
+    if dtype is not None:
+        return reduction.mean(lift(a, as_np_dtype(dtype)), axis, bool(keepdims))
+    return reduction.mean(float_of(node_of(a)), axis, bool(keepdims))
 
 
 def _var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=None):
-    x = float_of(lift(a, as_np_dtype(dtype)))
-    return reduction.var(x, axis, bool(keepdims), ddof)
+    """tnp computes in ``result_type(a, dtype)`` and casts the variance to ``dtype``."""
+    _no_out(out)
+    x = node_of(a)
+    if dtype is None:
+        return reduction.var(float_of(x), axis, bool(keepdims), ddof)
+    want = as_np_dtype(dtype)
+    working = result_type(TNP, x.dtype, want)
+    if not dt.is_inexact(working):  # tf.math.reduce_variance's check
+        raise TypeError(f"Input must be either real or complex. Received integer type {working}.")
+    return ew.convert(reduction.var(ew.convert(x, working), axis, bool(keepdims), ddof), want)
 
 
 def _std(a, axis=None, keepdims=None):
@@ -473,7 +495,8 @@ MATH = {
     "maximum": _maximum_or_relu, "isclose": _isclose, "allclose": _allclose,
     "array_equal": _array_equal, "clip": _clip,
     "sum": _sum_like("sum", "any"), "prod": _sum_like("prod", "all"),
-    "amax": _extreme("max"), "max": _extreme("max"), "amin": _extreme("min"),
+    "amax": _extreme("max", out=True), "max": _extreme("max"),
+    "amin": _extreme("min", out=True),
     "min": _extreme("min"), "all": _extreme("all", npextra.truthy),
     "any": _extreme("any", npextra.truthy),
     "mean": _mean, "var": _var, "std": _std,

@@ -1,0 +1,174 @@
+"""Run TensorFlow's own tf.experimental.numpy tests with ``lazytensor.tf.numpy``.
+
+TensorFlow's source tree has tnp's tests (``tensorflow/python/ops/numpy_ops/
+*_test.py`` and ``tests/``: a port of JAX's numpy tests); the pip package does
+not ship them. Given a folder that holds them laid out as in TF's tree
+(``--source DIR``, with ``DIR/tensorflow/python/ops/numpy_ops/...``), this
+copies them into a scratch folder, rewrites the imports of tnp's modules
+(``np_array_ops``, ``np_math_ops``, ``np_arrays``, ``np_random``, the tests'
+``np_wrapper`` and ``tensorflow.experimental.numpy``) to ``lazytensor.tf.
+numpy``, and runs each module with pytest (they are ``tf.test.TestCase``
+classes; pytest collects those). TensorFlow itself stays TensorFlow:
+``ops.convert_to_tensor`` still builds ``tf.Tensor`` inputs, which is the
+interoperation a user relies on, and ``np_arrays.ndarray`` becomes the lazy
+array type, which is what the tests' ``assertIsInstance`` checks mean.
+
+The tests' ``if __name__ == "__main__"`` set TF's global state (the legacy
+dtype conversion mode, numpy methods on ``tf.Tensor``, tensor equality); a
+conftest does the same, since pytest never runs those blocks.
+
+Failures are expected where the tests check TF internals rather than tnp:
+``tf.function`` tracing (``def_function.function``, ``input_signature``,
+``jit_compile``), virtual CPU devices and ``backing_device``, string dtypes,
+``IndexedSlices``, and tnp methods monkey-patched onto ``tf.Tensor`` (the
+``np_arrays_test`` module is mostly that). docs/tf_support.md lists them.
+
+    python ci/tf_conformance.py --source /tmp/tftests
+    python ci/tf_conformance.py --source /tmp/tftests --modules np_math_ops_test.py --failures
+    python ci/tf_conformance.py --source /tmp/tftests --modules tests/np_test.py -k ReductionTest
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+PACKAGE = Path("tensorflow/python/ops/numpy_ops")
+MODULES = (
+    "np_array_ops_test.py", "np_math_ops_test.py", "np_logic_test.py", "np_arrays_test.py",
+    "np_random_test.py", "tests/np_indexing_test.py", "tests/np_einsum_test.py",
+    "tests/np_test.py",
+)
+
+CONFTEST = '''\
+# what the tests' __main__ blocks do before test.main()
+from tensorflow.python.framework import ops, tensor
+from tensorflow.python.ops.numpy_ops import np_math_ops
+
+tensor.enable_tensor_equality()
+ops.set_dtype_conversion_mode("legacy")
+np_math_ops.enable_numpy_methods_on_tensor()
+'''
+
+_TNP = "lazytensor.tf.numpy"
+_NP_OPS = r"tensorflow\.python\.ops\.numpy_ops"
+# (pattern, replacement): tnp's modules and the tests' np_wrapper -> lazytensor.tf.numpy
+TNP_RULES = (
+    (rf"^from {_NP_OPS} import (np_array_ops|np_math_ops|np_arrays|np_utils)\b",
+     rf"import {_TNP} as \1"),
+    (rf"^from {_NP_OPS} import np_random\b", f"from {_TNP} import random as np_random"),
+    (rf"^from {_NP_OPS} import np_dtypes\b", f"import {_TNP} as np_dtypes"),
+    (rf"^from {_NP_OPS}\.tests import np_wrapper as (\w+)", rf"import {_TNP} as \1"),
+    (rf"^import {_NP_OPS}\.tests\.np_wrapper as (\w+)", rf"import {_TNP} as \1"),
+    (rf"^from {_NP_OPS}\.tests\.np_wrapper import \*", f"from {_TNP} import *"),
+    (r"^import tensorflow\.experimental\.numpy as (\w+)", rf"import {_TNP} as \1"),
+    (r"^from tensorflow\.python\.ops import numpy_ops as (\w+)", rf"import {_TNP} as \1"),
+    (r"^from tensorflow\.experimental import numpy as (\w+)", rf"import {_TNP} as \1"),
+)
+# the tests' own helpers (config, test_util, extensions) are imported from the scratch folder
+HELPER_RULES = (
+    (rf"^from {_NP_OPS}\.tests import (\w+)", r"import \1"),
+    (rf"^import {_NP_OPS}\.tests\.(\w+) as (\w+)", r"import \1 as \2"),
+    (rf"^from {_NP_OPS}\.tests\.(\w+) import", r"from \1 import"),
+)
+_SUMMARY = re.compile(r"(\d+) (passed|failed|error|errors|skipped|xfailed|xpassed)")
+
+
+def rewrite(source: str, rules=TNP_RULES + HELPER_RULES) -> str:
+    for pattern, replacement in rules:
+        source = re.sub(pattern, replacement, source, flags=re.M)
+    return source
+
+
+def prepare(source: Path, folder: Path, modules: list[str], reference: bool = False) -> list[Path]:
+    """Rewritten copies of ``modules`` (paths under numpy_ops) and the
+    ``tests/`` helpers they import, flat in ``folder``; with ``reference``
+    the tests keep TensorFlow's own tnp (only the helpers' imports move)."""
+    root = source / PACKAGE
+    edit = functools.partial(rewrite, rules=HELPER_RULES) if reference else rewrite
+    (folder / "conftest.py").write_text(CONFTEST)
+    helpers = root / "tests"
+    if helpers.is_dir():
+        for helper in helpers.glob("*.py"):
+            if not helper.name.endswith("_test.py"):
+                (folder / helper.name).write_text(edit(helper.read_text()))
+    copies = []
+    for module in modules:
+        suffix = "_tf" if reference else "_lazy"
+        copy = folder / f"{module.replace('/', '_').removesuffix('.py')}{suffix}.py"
+        copy.write_text(edit((root / module).read_text()))
+        copies.append(copy)
+    return copies
+
+
+def run_module(copy: Path, failures: bool, select: str | None, timeout: int) -> dict:
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+               "-p", "no:randomly", "-o", "addopts=", "-rfE", copy.name]
+    if select:
+        command += ["-k", select]
+    try:
+        proc = subprocess.run(command, cwd=copy.parent, capture_output=True, text=True,
+                              timeout=timeout)
+        stdout, stderr = proc.stdout, proc.stderr
+    except subprocess.TimeoutExpired as expired:
+        out = expired.stdout or b""
+        stdout = out.decode() if isinstance(out, bytes) else out
+        stdout += f"\ntimed out after {timeout} s"
+        stderr = ""
+    lines = stdout.strip().splitlines() or [stderr[-300:]]
+    tail = next((line for line in reversed(lines) if _SUMMARY.search(line)), lines[-1])
+    counts = {kind.rstrip("s") if kind == "errors" else kind: int(n)
+              for n, kind in _SUMMARY.findall(tail)}
+    result = {"module": copy.name, "select": select, "summary": tail, **counts}
+    if failures:
+        result["failures"] = [line.split(" ", 1)[1] for line in lines
+                              if line.startswith(("FAILED ", "ERROR "))]
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--source", required=True,
+                        help="folder holding tensorflow/python/ops/numpy_ops/ from TF's sources")
+    parser.add_argument("--modules", help="comma-separated paths inside numpy_ops")
+    parser.add_argument("-k", dest="select", help="pytest -k expression (e.g. one class)")
+    parser.add_argument("--timeout", type=int, default=1800, help="seconds per module")
+    parser.add_argument("--json", help="write per-module counts here")
+    parser.add_argument("--failures", action="store_true", help="list the failing tests")
+    parser.add_argument("--reference", action="store_true",
+                        help="run the tests against TensorFlow's own tnp (what TF itself passes)")
+    parser.add_argument("--keep", help="copy the rewritten folder here (to rerun one test)")
+    args = parser.parse_args(argv)
+    modules = args.modules.split(",") if args.modules else list(MODULES)
+    source = Path(args.source)
+    missing = [m for m in modules if not (source / PACKAGE / m).is_file()]
+    if missing:
+        parser.error(f"not under {source / PACKAGE}: {', '.join(missing)}")
+    with tempfile.TemporaryDirectory() as tmp:
+        copies = prepare(source, Path(tmp), modules, args.reference)
+        if args.keep:
+            shutil.copytree(tmp, args.keep, dirs_exist_ok=True)
+        results = [run_module(c, args.failures, args.select, args.timeout) for c in copies]
+    for r in results:
+        print(f"{r['module']:40} {r.get('passed', 0):5} passed {r.get('failed', 0):5} failed "
+              f"{r.get('error', 0):3} errors {r.get('skipped', 0):4} skipped")
+        for failure in r.get("failures", []):
+            print(f"    {failure}")
+    passed = sum(r.get("passed", 0) for r in results)
+    failed = sum(r.get("failed", 0) + r.get("error", 0) for r in results)
+    print(f"\n{passed} passed, {failed} failed or errored "
+          f"({100 * passed / max(passed + failed, 1):.1f}% of the tests that ran)")
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
