@@ -339,3 +339,34 @@ def test_integer_arange_and_linspace_with_float_bounds_follow_torchs_cpu_kernel(
         return calls
 
     same_outcomes(program)
+
+
+def test_bool_and_integer_reductions_scans_and_dropout_backward_follow_torch():
+    """Found by the OpInfo run in bool and int64: prod/sum(dtype=torch.bool)
+    crashed at the barrier (XLA has no bool product: now all/any, torch's
+    values); cumsum/cumprod(dtype=bool) and logcumsumexp of integers crashed
+    there with jax's TypeError (now torch's NotImplementedError);
+    native_dropout_backward of an integer grad kept its dtype (silently
+    truncated: torch's float scale promotes to float32) and of a bool grad
+    crashed; index_add of bools with alpha crashed (bool multiply);
+    special.zeta(0, 0) was inf (torch: NaN for x < 1)."""
+    x = torch.tensor([[True, False], [False, False], [True, True]])
+
+    def program(dev):
+        b, i = x.to(dev), (x.long() * 3 - 1).to(dev)
+        return [lambda: b.prod(1, dtype=torch.bool), lambda: i.prod(0, dtype=torch.bool),
+                lambda: b.prod(dtype=torch.bool), lambda: i.sum(1, dtype=torch.bool),
+                lambda: (i.float() - 0.5).sum(dtype=torch.bool),
+                lambda: b.cumsum(0, dtype=torch.bool), lambda: i.cumprod(1, dtype=torch.bool),
+                lambda: i.logcumsumexp(0), lambda: b.logcumsumexp(1), lambda: b.cumsum(0),
+                lambda: torch.ops.aten.native_dropout_backward(i, b, 1.25),
+                lambda: torch.ops.aten.native_dropout_backward(b, b, 2.0),
+                lambda: torch.ops.aten.native_dropout_backward(i.half(), b, 1.25),
+                lambda: b.index_add(0, torch.tensor([2, 0]).to(dev), b[:2], alpha=False),
+                lambda: b.index_add(1, torch.tensor([1, 1]).to(dev), b, alpha=True)]
+
+    same_outcomes(program)
+    same_on_both(lambda dev: [  # (NaNs: compared by same_on_both)
+        torch.special.zeta(x.to(dev), x.to(dev)), torch.special.zeta(x.long().to(dev), 2.0),
+        torch.special.zeta(torch.tensor([0., 0.5, 1., 2., -1.]).to(dev),
+                           torch.tensor([0., 0., 0., 1., 1.]).to(dev))])

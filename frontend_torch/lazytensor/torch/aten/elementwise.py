@@ -18,7 +18,7 @@ from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import activations as act
 from lazytensor.core.composite import npextra, special, tnp_shared
 from lazytensor.core.composite import pointwise as pw
-from lazytensor.core.composite.elementwise import as_node, broadcast_shapes, convert
+from lazytensor.core.composite.elementwise import as_node, broadcast_shapes, convert, full
 from lazytensor.torch import _promotion as P
 from lazytensor.torch._promotion import key_of
 from lazytensor.torch._tensor import LazyTensor, wrap
@@ -92,6 +92,13 @@ def _unary(fn, kind):
         return wrap(convert(out, result), None if x.is_contiguous() else x.stride())
 
     return impl
+
+
+def _zeta(x: Node, q: Node) -> Node:
+    """Hurwitz zeta; NaN for x < 1, as torch's kernel (XLA's zeta(0, 0) is
+    inf)."""
+    below = make(Op.LT, (x, full(x.shape, 1, x.dtype)))
+    return make(Op.SELECT, (below, full(x.shape, float("nan"), x.dtype), make(Op.ZETA, (x, q))))
 
 
 def _neg(x: Node) -> Node:
@@ -281,7 +288,7 @@ BINARY = {  # (function of nodes, promotion kind)
     aten.logical_xor: (npextra.logical(Op.XOR), P.ALWAYS_BOOL),
     aten.igamma: (binary_op(Op.IGAMMA), P.INT_TO_FLOAT),
     aten.igammac: (binary_op(Op.IGAMMAC), P.INT_TO_FLOAT),
-    aten.special_zeta: (binary_op(Op.ZETA), P.INT_TO_FLOAT),
+    aten.special_zeta: (_zeta, P.INT_TO_FLOAT),
     aten.gcd: (tnp_shared.gcd, P.DEFAULT), aten.lcm: (tnp_shared.lcm, P.DEFAULT),
 }
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from lazytensor.core import Node, Op, get_runtime, make
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import along, take
+from lazytensor.core.composite import along, npextra, take
 from lazytensor.core.composite import indexing as ix
 from lazytensor.core.composite import nn as cnn
 from lazytensor.core.composite.elementwise import (
@@ -208,7 +208,7 @@ def _index_update(kind: str):
         else:
             value = source
         if kind == "add" and alpha != 1:
-            value = make(Op.MUL, (value, as_node(alpha, n.dtype, value.shape)))
+            value = npextra.mul_and(value, as_node(alpha, n.dtype, value.shape))  # (bool: and)
         return wrap(along.update_rows(n, d, idx, value, kind))
 
     return impl

@@ -20,6 +20,8 @@ from lazytensor.torch._rng import next_key
 from lazytensor.torch._tensor import NUMPY_OF, scalar_type_name, wrap
 from lazytensor.torch.aten._common import aten, dim, elementwise, node, opmath
 
+import torch
+
 REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
 
 
@@ -369,7 +371,16 @@ def _native_dropout(x, p, train):
 
 
 def _native_dropout_backward(grad, mask, scale):
-    return wrap(layers.dropout_backward(node(grad), node(mask), scale))
+    """torch's ``grad * mask * scale``: an integer or bool grad gives the
+    default float dtype (the float scale promotes it); a numeric mask
+    multiplies."""
+    g, m = node(grad), node(mask)
+    if not dt.is_inexact(g.dtype):
+        g = convert(g, NUMPY_OF[torch.get_default_dtype()])
+    if not dt.is_bool(m.dtype):
+        g = make(Op.MUL, (g, convert(m, g.dtype)))
+        m = as_node(True, dt.bool_, g.shape)
+    return wrap(layers.dropout_backward(g, m, scale))
 
 
 def _embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):

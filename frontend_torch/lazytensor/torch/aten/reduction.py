@@ -58,13 +58,19 @@ def _sum_dtype(x: Node, dtype) -> np.dtype:
     return dt.int64 if (dt.is_int(x.dtype) or dt.is_bool(x.dtype)) else x.dtype
 
 
+# sum/prod accumulated in bool (dtype=torch.bool) are any/all (XLA has no
+# bool add or multiply)
+_BOOL_KIND = {"sum": "any", "prod": "all"}
+
+
 def _accumulate(kind: str):
     """sum/prod: integer and bool inputs accumulate in int64 (torch's rule)."""
     def impl(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
         n = node(x)
         axes = dims(dim, n.ndim)
-        return wrap(accumulated(lambda v: R.reduce(kind, v, axes, keepdim), n,
-                                 _sum_dtype(n, dtype)))
+        target = _sum_dtype(n, dtype)
+        how = _BOOL_KIND[kind] if target == dt.bool_ else kind
+        return wrap(accumulated(lambda v: R.reduce(how, v, axes, keepdim), n, target))
 
     return impl
 
@@ -164,10 +170,17 @@ def _logsumexp(x, dim, keepdim=False):  # noqa: A002
     return wrap(R.logsumexp(n, dims(dim, n.ndim), keepdim))
 
 
+_SCAN_NAMES = {Op.CUMSUM: "cumsum", Op.CUMPROD: "cumprod", Op.CUMLOGSUMEXP: "logcumsumexp"}
+
+
 def _scan(op: Op):
     def impl(x, dim, *, dtype=None):  # noqa: A002
         n = node(x)
         target = _sum_dtype(n, dtype) if op in (Op.CUMSUM, Op.CUMPROD) else n.dtype
+        if (target == dt.bool_ and n.ndim) or (op is Op.CUMLOGSUMEXP and
+                                                not dt.is_inexact(target)):
+            raise NotImplementedError(  # (torch has no such kernel; XLA neither)
+                f"\"{_SCAN_NAMES[op]}_out_cpu\" not implemented for '{scalar_type_name(target)}'")
         if n.ndim == 0:
             return wrap(convert(n, target))
         d = _dim(dim, n.ndim)
