@@ -57,11 +57,11 @@ TOLERANCES = {
     torch.float16: (1e-2, 1e-2), torch.bfloat16: (5e-2, 5e-2),
 }
 RTOL, ATOL = TOLERANCES[torch.float32]  # Python floats
-# ops returning (values, indices) whose indices of equal values may differ
+# ops returning (values, indices), or indices, whose indices of equal values may differ
 # from eager's (torch fixes no order among ties; integer samples have many):
 # an index counts as correct when it points at eager's value. The number is
 # the position of ``dim`` among the sample's positional arguments.
-TIED_INDICES = {"topk": 1, "kthvalue": 1, "mode": 0}
+TIED_INDICES = {"topk": 1, "kthvalue": 1, "mode": 0, "sort": 0, "argsort": 0}
 
 
 @dataclass
@@ -185,19 +185,21 @@ def run_sample(op, sample, check_values: bool) -> tuple[bool, list[str], str]:
 
 def _tied_indices(op, sample, expected, actual):
     """``actual`` with eager's indices where its own point at the same values
-    (ties: torch documents no order among equal elements)."""
-    x, (values, indices) = sample.input, actual
-    if not isinstance(indices, torch.Tensor) or indices.shape != expected[1].shape or x.dim() == 0:
+    (ties: torch documents no order among equal elements unless stable)."""
+    x, pair = sample.input, isinstance(expected, tuple)
+    indices, wanted = (actual[1], expected[1]) if pair else (actual, expected)
+    if not isinstance(indices, torch.Tensor) or indices.shape != wanted.shape or \
+            x.dim() == 0 or sample.kwargs.get("stable"):
         return actual
     spot = TIED_INDICES[op.name]
     dim = sample.args[spot] if len(sample.args) > spot else sample.kwargs.get("dim", -1)
     if indices.dim() < x.dim():  # keepdim=False
-        indices, values = indices.unsqueeze(dim), expected[0].unsqueeze(dim)
-    else:
-        values = expected[0]
+        indices, wanted = indices.unsqueeze(dim), wanted.unsqueeze(dim)
+    values = expected[0].unsqueeze(dim) if pair and expected[0].dim() < x.dim() else \
+        expected[0] if pair else x.gather(dim, wanted)
     if indices.numel() and not torch.equal(x.gather(dim, indices), values):
         return actual
-    return type(actual)((actual[0], expected[1]))
+    return type(actual)((actual[0], expected[1])) if pair else expected
 
 
 def compare(eager, lazy, check_values: bool, fix=None) -> tuple[bool, list[str], str]:
