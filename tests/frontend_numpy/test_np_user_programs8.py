@@ -218,3 +218,21 @@ def test_put_errors_and_host_arrays():
     host = np.array([1, 2, 3])
     lnp.put(host, lnp.asarray([0, 2]), lnp.asarray(7))
     same(host, np.array([7, 2, 7]))
+
+
+# ------------------------------------------------------------ reductions of 0-d arrays
+
+@pytest.mark.parametrize("axis", [0, -1])
+@pytest.mark.parametrize("name", ["sum", "prod", "max", "amin", "any", "all", "argmax",
+                                  "argmin"])
+def test_reducing_a_0d_array_over_axis_0(runtime, name, axis):
+    """numpy reduces a 0-d array over axis 0 or -1; the lazy reductions
+    raised IndexError 'tuple index out of range' (max/min) or ValueError
+    (sum, any, argmax), found by numpy's test_multiarray
+    TestMinMax.test_scalar."""
+    for value in (1, 2.5):
+        got = getattr(lnp, name)(lnp.asarray(value), axis=axis)
+        same(got, np.asarray(getattr(np, name)(np.asarray(value), axis=axis)))
+    same(lnp.add.reduce(lnp.asarray(3.0), axis=axis), np.asarray(3.0))
+    with pytest.raises(ValueError):
+        getattr(lnp, name)(lnp.asarray(1.0), axis=1)

@@ -24,7 +24,7 @@ from lazytensor.core.registry import make
 from lazytensor.numpy._base import lift, ndarray, node_of, wrap
 from lazytensor.numpy._creation import as_dtype
 from lazytensor.numpy._dispatch import NUMPY_DIRS, implements
-from lazytensor.numpy._ufuncs import finish, reduce, scan
+from lazytensor.numpy._ufuncs import finish, reduce, scalar_axis, scan
 
 import numpy as np
 
@@ -205,6 +205,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=_NV):
 
 def _argreduce(kind: str, a, axis, out, keepdims) -> ndarray:
     x = node_of(a)
+    axis = scalar_axis(x, axis)
     if dt.is_complex(x.dtype):
         x = _complex_hits(kind, x, axis)
         kind = "argmax"

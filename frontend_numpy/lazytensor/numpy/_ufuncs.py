@@ -383,10 +383,18 @@ def inplace(ufunc: np.ufunc, target: ndarray, other):
 
 # ------------------------------------------------------- reduce / accumulate
 
+def scalar_axis(x: Node, axis):
+    """numpy reduces a 0-d array over axis 0 or -1 (its only element)."""
+    if x.ndim == 0 and not isinstance(axis, (bool, np.bool_, tuple)) and axis in (0, -1):
+        return None
+    return axis
+
+
 def reduce(ufunc, a, axis=0, dtype=None, out=None, keepdims=False, initial=_NO_VALUE,
            where=True):
     """``ufunc.reduce``: numpy's reduction dtype (add/multiply widen small ints)."""
     kind, loop, x = _reduction_operand(ufunc, _strong(a), dtype)
+    axis = scalar_axis(x, axis)
     mask = None if where is True else lift(where)
     node = reduce_where(kind, x, axis, keepdims, mask, None if initial is _NO_VALUE else initial)
     node = convert(node, loop) if kind not in ("all", "any") else node
