@@ -236,3 +236,100 @@ def test_reducing_a_0d_array_over_axis_0(runtime, name, axis):
     same(lnp.add.reduce(lnp.asarray(3.0), axis=axis), np.asarray(3.0))
     with pytest.raises(ValueError):
         getattr(lnp, name)(lnp.asarray(1.0), axis=1)
+
+
+# ------------------------------------------------------------ ufunc calls, out=
+
+def test_ufunc_outputs_given_by_position(runtime):
+    """numpy takes a ufunc's outputs after its inputs (``np.multiply(x, 2,
+    x)``, ``np.matmul(a, b, out)``); called through lazytensor.numpy this
+    crashed with resolve_dtypes' TypeError. Found by numpy's test_multiarray
+    TestMatmul.test_out_arg."""
+    x, want = lnp.arange(4.0), np.arange(4.0)
+    assert lnp.multiply(x, 2, x) is x
+    np.multiply(want, 2, want)
+    same(x, want)
+    a, b = np.ones((5, 2)), np.array([[1.0, 3.0], [5.0, 7.0]])
+    out = lnp.zeros((5, 2))
+    assert lnp.matmul(lnp.asarray(a), lnp.asarray(b), out) is out
+    same(out, a @ b)
+    q, r = lnp.zeros(3), lnp.zeros(3)
+    got = lnp.divmod(lnp.asarray([7.0, 8.0, 9.0]), 2.0, q, r)
+    assert got[0] is q and got[1] is r
+    same(q, np.array([3.0, 4.0, 4.0]))
+    same(r, np.array([1.0, 0.0, 1.0]))
+    q = lnp.zeros(3)
+    lnp.divmod(lnp.asarray([7.0, 8.0, 9.0]), 2.0, q)
+    same(q, np.array([3.0, 4.0, 4.0]))
+    host = np.zeros(3)
+    lnp.add(np.ones(3), 1, host)
+    same(host, np.full(3, 2.0))
+
+
+def test_positional_out_errors_are_numpys():
+    a, o = lnp.ones(3), lnp.zeros(3)
+    for call in (lambda m, a, o: m.add(a, a, o, o), lambda m, a, o: m.add(a, a, o, out=o)):
+        with pytest.raises(TypeError):
+            call(np, np.ones(3), np.zeros(3))
+        with pytest.raises(TypeError):
+            call(lnp, a, o)
+
+
+def test_dot_out_must_be_numpys_exact_array():
+    """np.dot(a, b, out) with an out of another dtype, shape or layout wrote
+    (and cast) into it; numpy raises ValueError (test_dot_3args_errors)."""
+    f, v = np.ones((4, 2)), np.ones((2, 3))
+    for make in (lambda m: m.empty((3, 4)).T, lambda m: m.empty((4, 6))[:, ::2],
+                 lambda m: m.empty((4, 3), np.float32), lambda m: m.empty((4,)),
+                 lambda m: m.empty((4, 3), complex)):
+        with pytest.raises(ValueError):
+            np.dot(f, v, make(np))
+        with pytest.raises(ValueError):
+            lnp.dot(lnp.asarray(f), lnp.asarray(v), make(lnp))
+    out = lnp.empty((4, 3))
+    assert lnp.dot(lnp.asarray(f), lnp.asarray(v), out) is out
+    same(out, f @ v)
+
+
+# ------------------------------------------------------------ choose, putmask, resize
+
+@pytest.mark.parametrize("choices", [
+    (1000, np.array([1], dtype=np.uint8)), (-1, np.array([1], dtype=np.uint8)),
+    (1.0, np.float32(3.0)), (1.0, np.array([3.0], dtype=np.float32)), (True, np.int8(2)),
+    (1, 2.5)])
+def test_choose_keeps_python_scalars_weak(runtime, choices):
+    """np.choose([0], (1000, uint8 array)) is uint8 (232) in numpy 2; the lazy
+    choose promoted the Python scalar as int64 (dtype and value silently
+    differed), found by numpy's TestChoose.test_output_dtype."""
+    lazy = tuple(lnp.asarray(c) if isinstance(c, np.ndarray) else c for c in choices)
+    same(lnp.choose([0], lazy), np.choose([0], choices))
+    same(lnp.choose(lnp.asarray([1, 0]), lazy), np.choose([1, 0], choices))
+
+
+def test_putmask_checks_and_host_arrays():
+    """np.putmask with a mask of another size broadcast it (numpy:
+    ValueError), took ``a`` by keyword (numpy: positional only, TypeError)
+    and crashed with AttributeError on a host numpy array (numpy writes it)."""
+    with pytest.raises(ValueError):
+        lnp.putmask(lnp.asarray([1, 2, 3]), [True], 5)
+    with pytest.raises(TypeError):
+        lnp.putmask(a=lnp.zeros(2), values=[-1, -2], mask=[0, 1])
+    host = np.array([1, 2, 3])
+    lnp.putmask(host, lnp.asarray([True, False, True]), lnp.asarray(9))
+    same(host, np.array([9, 2, 9]))
+    got, want = lnp.arange(6.0).reshape(2, 3), np.arange(6.0).reshape(2, 3)
+    lnp.putmask(got, got > 2, lnp.asarray([10.0, 20.0]))
+    np.putmask(want, want > 2, np.array([10.0, 20.0]))
+    same(got, want)
+
+
+def test_resize_without_a_shape_keeps_the_array(runtime):
+    """``x.resize()`` made the 3x3 array a 0-d array of its first element
+    (silently wrong); numpy leaves it unchanged (TestResize.test_none_shape)."""
+    for args in ((), (None,)):
+        x = lnp.eye(3)
+        x.resize(*args)
+        same(x, np.eye(3))
+    x = lnp.ones(1)
+    x.resize(())
+    assert x.shape == ()

@@ -101,8 +101,10 @@ def select(condlist, choicelist, default=0):
 def choose(a, choices, out=None, mode="raise"):
     """``choices[a[i]][i]``: a gather over the stacked, broadcast choices."""
     idx = node_of(a)
-    nodes = [node_of(c) for c in choices]
-    dtype = ew.promote(NUMPY, *nodes)
+    lifted = [lift(c) for c in choices]  # Python scalars stay weak, as numpy's promotion
+    dtype = ew.promote(NUMPY, *lifted)
+    nodes = [c if isinstance(c, Node) else np.asarray(c).astype(dtype) for c in lifted]
+    nodes = [node_of(c) for c in nodes]
     cs.broadcast_shapes(idx.shape, *(c.shape for c in nodes))  # a shape error before the check
     if mode == "raise" and isinstance(a, (list, np.ndarray)):
         host = np.asarray(a)

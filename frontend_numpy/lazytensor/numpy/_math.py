@@ -200,8 +200,14 @@ def _same(a, b) -> tuple[Node, Node]:
 
 @implements("dot")
 def dot(a, b, out=None):
-    """numpy.dot on the shared contraction (core ``tnp_shared.dot``)."""
-    return _finish(shared.dot(*_same(a, b)), out)
+    """numpy.dot on the shared contraction (core ``tnp_shared.dot``); an
+    ``out`` must be numpy's exact one: the result's dtype and shape, C order."""
+    node = shared.dot(*_same(a, b))
+    if out is not None and isinstance(out, (ndarray, np.ndarray)) and (
+            out.dtype != node.dtype or out.shape != node.shape or not out.flags.c_contiguous):
+        raise ValueError("output array is not acceptable (must have the right datatype, "
+                         "number of dimensions, and be a C-Array)")
+    return _finish(node, out)
 
 
 @implements("vdot")

@@ -186,6 +186,8 @@ def resize(self, *new_shape, refcheck=True) -> None:
     after them. Only an array that owns its data (numpy's ValueError for a
     view); references are not counted (``refcheck`` is ignored), so views
     taken before keep the old values."""
+    if not new_shape:  # numpy: no shape given, nothing changes
+        return
     if self.base is not None:
         raise ValueError("cannot resize this array: it does not own its data")
     if self._st is not None:

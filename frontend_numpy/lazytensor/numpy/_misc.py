@@ -92,10 +92,16 @@ def put_along_axis(arr, indices, values, axis):
 
 
 @implements("putmask")
-def putmask(a, mask, values):
+def putmask(a, /, mask, values):
     """In place: ``a.flat[i] = values.flat[i % values.size]`` where ``mask``
     holds (numpy repeats ``values`` by position): one lazy select."""
+    if isinstance(a, np.ndarray):  # a host array is written in place, by numpy
+        return np.putmask(a, to_host(mask), to_host(values))
+    if not isinstance(a, ndarray):
+        raise TypeError(f"argument a of putmask must be a numpy array, not {type(a).__name__}")
     target = a._h.node
+    if math.prod(np.shape(mask) if not isinstance(mask, ndarray) else mask.shape) != a.size:
+        raise ValueError("putmask: mask and data must be the same size")
     v = lift(values)
     if isinstance(v, Node) and 0 in v.shape:
         return  # numpy: nothing to repeat, a unchanged

@@ -40,6 +40,8 @@ class ufunc(metaclass=_UfuncType):  # noqa: N801  (numpy's name)
 
     def _call(self, args: tuple, kwargs: dict):
         np_ufunc = self._np
+        if len(args) > np_ufunc.nin:  # numpy's positional outputs: out=
+            args, kwargs = _positional_out(np_ufunc, args, kwargs)
         if args and type(args[0]) is not ndarray and not kwargs and all(
                 type(a) in WEAK_TYPES or isinstance(a, np.generic) for a in args):
             # only host scalars: numpy's own answer, a numpy scalar (bit for bit
@@ -85,6 +87,20 @@ class ufunc(metaclass=_UfuncType):  # noqa: N801  (numpy's name)
 
     def __repr__(self) -> str:
         return f"<lazy ufunc '{self.__name__}'>"
+
+
+def _positional_out(np_ufunc: np.ufunc, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """``f(a, b, out0, ...)`` as ``f(a, b, out=(out0, ...))``, numpy's rules."""
+    outs = args[np_ufunc.nin:]
+    if len(outs) > np_ufunc.nout:
+        raise TypeError(f"{np_ufunc.__name__}() takes from {np_ufunc.nin} to "
+                        f"{np_ufunc.nargs} positional arguments but {len(args)} were given")
+    if "out" in kwargs:
+        raise TypeError("cannot specify 'out' as both a positional and keyword argument")
+    if np_ufunc.nout == 1:
+        return args[:np_ufunc.nin], {**kwargs, "out": outs[0]}
+    outs += (None,) * (np_ufunc.nout - len(outs))
+    return args[:np_ufunc.nin], {**kwargs, "out": outs}
 
 
 def all_ufuncs() -> dict[str, ufunc]:
