@@ -333,3 +333,42 @@ def test_resize_without_a_shape_keeps_the_array(runtime):
     x = lnp.ones(1)
     x.resize(())
     assert x.shape == ()
+
+
+# ------------------------------------------------------------ arange, longdouble
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.arange(start=0, stop=3), lambda m: m.arange(stop=3),
+    lambda m: m.arange(1, stop=3), lambda m: m.arange(0, 10, 2, float),
+    lambda m: m.arange(2, dtype=bool), lambda m: m.arange(1, 0, dtype=bool),
+    lambda m: m.arange(True, False, -1)])
+def test_arange_keywords_and_booleans(runtime, call):
+    """np.arange(start=0, stop=3) raised TypeError (the first argument was
+    positional only) and dtype=bool raised 'unsupported dtype'; numpy's
+    TestArange.test_start_stop_kwarg and test_arange_booleans."""
+    same(call(lnp), call(np))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.arange(start=4), lambda m: m.arange(), lambda m: m.arange(3, dtype=bool),
+    lambda m: m.arange(0, m.inf), lambda m: m.arange(0, -m.inf), lambda m: m.arange(m.inf),
+    lambda m: m.arange(0, 1, m.nan), lambda m: m.arange(0.0, m.inf, 1.0)])
+def test_arange_errors_are_numpys(call):
+    """An infinite length raised OverflowError and a NaN step numpy's
+    ValueError with another message; start= without stop counted from 0."""
+    with pytest.raises((TypeError, ValueError)) as want:
+        call(np)
+    with pytest.raises(want.type, match=str(want.value)[:20].replace("(", r"\(")
+                       .replace(")", r"\)")):
+        call(lnp)
+
+
+def test_a_longdouble_scalar_is_a_clear_type_error():
+    """A numpy longdouble scalar operand (np.where(c, np.longdouble(0), ...),
+    c + np.longdouble(1)) reached XLA and crashed inside jit's argument
+    check; it is the same TypeError as a longdouble array now."""
+    c = lnp.ones(5, dtype=bool)
+    for call in (lambda: lnp.where(c, np.longdouble(0), np.longdouble(1)),
+                 lambda: c + np.longdouble(1), lambda: lnp.asarray(np.ones(2, np.longdouble))):
+        with pytest.raises(TypeError, match="extended precision"):
+            call()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import weakref
 
+from lazytensor.core import dtypes as dt
 from lazytensor.core import layout as _layout
 from lazytensor.core.arrays import HandleArray
 from lazytensor.core.ir import Node
@@ -226,7 +227,7 @@ def generic_node(value: np.generic) -> Node:
     dtype = value.dtype
     if dtype.kind not in "biufc":
         raise UnsupportedDtype(f"lazytensor.numpy does not support dtype {dtype}")
-    return scalar(value.item(), dtype)
+    return scalar(value.item(), dt.canonical(dtype))  # (longdouble: a TypeError here)
 
 
 def host_node(value) -> Node:

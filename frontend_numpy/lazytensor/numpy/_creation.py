@@ -5,6 +5,8 @@ creation composites. Fill values become scalar parameters (no recompiles).
 
 from __future__ import annotations
 
+import math
+
 from lazytensor.core import dtypes as dt
 from lazytensor.core import layout as _layout
 from lazytensor.core.composite import creation as cc
@@ -193,17 +195,43 @@ def _number(value):
 
 
 @implements("arange")
-def arange(start_or_stop, /, stop=None, step=None, *, dtype=None, device=None, like=None):
-    """numpy.arange: int64 for integer arguments, float64 otherwise."""
-    start, stop, step = (_number(v) for v in (start_or_stop, stop, step))
+def arange(start_or_stop=None, /, stop=None, step=None, dtype=None, *, start=None,
+           device=None, like=None):
+    """numpy.arange: int64 for integer arguments, float64 otherwise; start and
+    stop may be keywords, as numpy's."""
+    if start is not None and (start_or_stop is not None or stop is None):
+        raise TypeError("arange() requires stop to be specified." if stop is None else
+                        "arange() got multiple values for argument 'start'")
+    start, stop, step = (_number(v) for v in (start_or_stop if start is None else start,
+                                              stop, step))
     if stop is None:
+        if start is None:
+            raise TypeError("arange() requires stop to be specified.")
         start, stop = 0, start
+    start = 0 if start is None else start
     step = 1 if step is None else step
+    _check_length(start, stop, step)
     dtype = as_dtype(dtype)
+    if dtype == dt.bool_:  # numpy: False, True at most
+        if cc.arange_length(start, stop, step) > 2:
+            raise TypeError("arange() is only supported for booleans when the result has at "
+                            "most length 2.")
+        return wrap(ew.convert(cc.arange(start, stop, step, dt.int64), dtype))
     if dtype is not None and dtype.kind == "c" and not any(
             isinstance(v, complex) for v in (start, stop, step)):  # real values, complex type
         return wrap(ew.convert(cc.arange(start, stop, step, dt.real_dtype(dtype)), dtype))
     return wrap(cc.arange(start, stop, step, dtype))
+
+
+def _check_length(start, stop, step) -> None:
+    """numpy's errors for a length that is NaN or infinite."""
+    if any(isinstance(v, complex) for v in (start, stop, step)) or step == 0:
+        return
+    length = (stop - start) / step
+    if math.isnan(length):
+        raise ValueError("arange: cannot compute length")
+    if math.isinf(length):
+        raise ValueError("Maximum allowed size exceeded")
 
 
 def _range_dtype(*values) -> np.dtype:
