@@ -4,6 +4,8 @@ on lazy arrays, each compared with numpy's own result."""
 
 from __future__ import annotations
 
+import re
+
 import lazytensor.numpy as lnp
 import numpy as np
 import pytest
@@ -372,3 +374,27 @@ def test_a_longdouble_scalar_is_a_clear_type_error():
                  lambda: c + np.longdouble(1), lambda: lnp.asarray(np.ones(2, np.longdouble))):
         with pytest.raises(TypeError, match="extended precision"):
             call()
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.array([[1, 2], [3, 4]], ndmax=2), lambda m: m.array([[1, 2], [3, 4]], ndmax=3),
+    lambda m: m.array(m.arange(6).reshape(2, 3), ndmax=2),
+    lambda m: m.array([[1, 2, 3], [4, 5, 6]], ndmax=1, dtype=object),
+    lambda m: m.array([[[1], [2]], [[3], [4]]], ndmax=2), lambda m: m.array([1, 2], ndmax=-1),
+    lambda m: m.array([[1], [2]], ndmax=1, ndmin=2),
+    lambda m: m.array(m.arange(6).reshape(2, 3), ndmax=1, dtype=object)])
+def test_array_ndmax_is_numpys(call):
+    """numpy 2.4's np.array(..., ndmax=) raised TypeError 'unexpected
+    keyword'; found by numpy's test_multiarray TestCreation.test_ndmax_*."""
+    try:
+        want = call(np)
+    except ValueError as error:
+        with pytest.raises(ValueError, match=re.escape(str(error)[:25])):
+            call(lnp)
+        return
+    got = call(lnp)
+    assert type(got) is (lnp.ndarray if want.dtype.kind in "biufc" else np.ndarray)
+    if want.dtype.kind in "biufc":
+        same(got, want)
+    else:
+        assert got.shape == want.shape and got.dtype == want.dtype

@@ -69,9 +69,19 @@ def _order(node: Node, order: str):
 # ------------------------------------------------------------- from data
 
 @implements("array")
-def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):
+def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, ndmax=None,
+          like=None):
     """A new lazy array from host data or another lazy array (a copy unless
-    ``copy=False`` and nothing needs changing)."""
+    ``copy=False`` and nothing needs changing); ``ndmax`` (numpy 2.4: how
+    deep nested sequences are read) is numpy's own on host data."""
+    if ndmax is not None:
+        limits = {"ndmax": ndmax}
+        if isinstance(object, ndarray):  # numpy's checks of ndmax on the array itself
+            np.array(np.broadcast_to(np.zeros((), object.dtype), object.shape), ndmin=ndmin,
+                     ndmax=ndmax, dtype=dtype)
+        else:
+            host = np.array(object, dtype=dtype, ndmin=ndmin, order=order, **limits)
+            return host if host.dtype.kind not in "biufc" else array(host)
     dtype = as_dtype(dtype)
     if isinstance(object, ndarray):
         node = object._h.node
