@@ -306,12 +306,15 @@ def test_integer_errors_match_torch():
 def test_torch_load_map_location_moves_lazy_tensors_off_the_lazy_device():
     """torch.load(buf, map_location='cpu') of a lazy state dict gave lazy
     tensors (the pickled lazy tensor always came back on the lazy device);
-    now map_location (a string, device or dict from 'lazy:0') applies, as
-    to any tensor, and without it they come back lazy."""
+    now map_location (a string, device, dict from 'lazy:0', or a callable
+    given the CPU storage and 'lazy:0') applies, as to any tensor, and
+    without it they come back lazy."""
     buf = io.BytesIO()
     torch.save({"w": torch.arange(3.).to(DEV), "p": nn.Parameter(torch.ones(2).to(DEV))}, buf)
     for where, device_type in [("cpu", "cpu"), (torch.device("cpu"), "cpu"),
-                               ({"lazy:0": "cpu"}, "cpu"), (None, "lazy"), ("lazy", "lazy")]:
+                               ({"lazy:0": "cpu"}, "cpu"), (None, "lazy"), ("lazy", "lazy"),
+                               (lambda storage, loc: storage, "cpu"),
+                               (lambda storage, loc: None, "lazy")]:
         buf.seek(0)
         state = torch.load(buf, map_location=where)
         assert {v.device.type for v in state.values()} == {device_type}

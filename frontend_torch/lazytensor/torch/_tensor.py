@@ -138,17 +138,22 @@ class LazyTensor(torch.Tensor):
 def _rebuild(cpu: torch.Tensor, requires_grad: bool, is_param: bool = False) -> torch.Tensor:
     """A pickled lazy tensor back on the lazy device, or where ``torch.load``'s
     ``map_location`` (a device, a string or a dict from ``'lazy:0'``) puts it."""
-    out = to_lazy(cpu) if _load_location() is None else cpu.to(_load_location())
+    where = _load_location(cpu)
+    out = to_lazy(cpu) if where is None else cpu.to(where)
     if is_param:
         return torch.nn.Parameter(out, requires_grad)
     return out.requires_grad_(requires_grad) if requires_grad else out
 
 
-def _load_location() -> torch.device | None:
+def _load_location(cpu: torch.Tensor) -> torch.device | None:
     """The device other than the lazy one that the running ``torch.load``
-    maps lazy tensors to (None: the lazy device; a callable map_location
-    sees only CPU storages, so it leaves them lazy)."""
+    maps lazy tensors to (None: the lazy device). A callable map_location
+    gets the CPU storage and the location ``'lazy:0'``: the device of the
+    storage it returns (``lambda storage, loc: storage``: the CPU)."""
     where = torch.serialization._serialization_tls.map_location
+    if callable(where):
+        moved = where(cpu.untyped_storage(), str(DEVICE))
+        where = None if moved is None else moved.device
     if isinstance(where, dict):
         where = where.get(str(DEVICE), where.get(DEVICE.type))
     if not isinstance(where, (str, torch.device)):
