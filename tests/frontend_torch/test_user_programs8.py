@@ -373,3 +373,20 @@ def test_bool_and_integer_reductions_scans_and_dropout_backward_follow_torch():
         torch.special.zeta(x.to(dev), x.to(dev)), torch.special.zeta(x.long().to(dev), 2.0),
         torch.special.zeta(torch.tensor([0., 0.5, 1., 2., -1.]).to(dev),
                            torch.tensor([0., 0., 0., 1., 1.]).to(dev))])
+
+
+def test_int16_and_int8_index_tensors_raise_as_torch():
+    """x[int16 tensor] and index_put_ with int8 indices worked on the lazy
+    device where torch raises IndexError (only long, int, byte and bool
+    tensors index); now the same IndexError. int32 indices still work."""
+    def program(dev):
+        x = torch.arange(12.).reshape(3, 4).to(dev)
+        calls = [lambda t=t: x[torch.tensor([2, 0]).to(t).to(dev)]
+                 for t in (torch.int16, torch.int8, torch.int32, torch.int64)]
+        calls += [lambda t=t: x.clone().index_put_((torch.tensor([1]).to(t).to(dev),),
+                                                   torch.tensor(1.).to(dev))
+                  for t in (torch.int16, torch.int8, torch.int32)]
+        calls.append(lambda: x[:, torch.tensor([3, 1]).int().to(dev)])
+        return calls
+
+    same_outcomes(program)

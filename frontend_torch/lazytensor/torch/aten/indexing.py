@@ -32,7 +32,8 @@ from lazytensor.torch.aten._common import aten, dim, node
 
 import torch
 
-_INDEX_DTYPES = (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8, torch.bool)
+# torch's rule: long, int, byte or bool (int16 and int8 raise)
+_INDEX_DTYPES = (torch.int64, torch.int32, torch.uint8, torch.bool)
 
 
 def _entry(t, size: int, axis: int):
