@@ -6,6 +6,7 @@ see ``programs.py``)."""
 from __future__ import annotations
 
 import io
+import math
 
 import torch
 import torch.nn.functional as F
@@ -390,3 +391,209 @@ def test_int16_and_int8_index_tensors_raise_as_torch():
         return calls
 
     same_outcomes(program)
+
+
+# ---- user programs of new kinds that passed when written (cheap coverage)
+
+def test_distributions_log_prob_entropy_kl_and_rsample():
+    from torch import distributions as dist
+
+    def program(dev):
+        mu = torch.randn(5).to(dev).requires_grad_()
+        log_sigma = torch.zeros(5).to(dev).requires_grad_()
+        n = dist.Normal(mu, log_sigma.exp())
+        x = mu + log_sigma.exp() * torch.randn(5).to(dev)
+        c = dist.Categorical(logits=torch.randn(5, 3).to(dev))
+        b = dist.Bernoulli(probs=torch.rand(5).to(dev))
+        kl = dist.kl_divergence(n, dist.Normal(torch.zeros(5).to(dev), torch.ones(5).to(dev)))
+        lp = n.log_prob(x).sum() + c.log_prob(torch.tensor([0, 1, 2, 1, 0]).to(dev)).sum()
+        (lp + kl.sum() + n.entropy().sum()).backward()
+        mvn = dist.MultivariateNormal(torch.zeros(3).to(dev), scale_tril=torch.eye(3).to(dev) * 2)
+        ind = dist.Independent(dist.Normal(mu, 1.0), 1)
+        return [x, lp, kl, c.entropy(), b.log_prob(torch.ones(5).to(dev)), mu.grad,
+                log_sigma.grad, mvn.log_prob(torch.ones(2, 3).to(dev)), ind.log_prob(mu),
+                dist.Beta(torch.tensor([2.]).to(dev), torch.tensor([3.]).to(dev)).log_prob(
+                    torch.tensor([0.3]).to(dev)),
+                dist.Gamma(torch.tensor([2.]).to(dev), 1.).log_prob(torch.tensor([1.5]).to(dev))]
+
+    same_on_both(program, rtol=1e-5, atol=1e-5)
+
+
+def test_schedulers_one_cycle_cosine_and_grad_hooks():
+    def program(dev):
+        model = nn.Linear(3, 3).to(dev)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, nesterov=True)
+        sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.5, total_steps=6)
+        seen = []
+        x = torch.randn(4, 3).to(dev)
+        out = []
+        for _ in range(5):
+            h = model(x)
+            h.register_hook(lambda g: seen.append(g.abs().sum()) or g * 0.5)
+            h.pow(2).mean().backward()
+            opt.step()
+            opt.zero_grad()
+            sched.step()
+            out.append(sched.get_last_lr()[0])
+        return [out, seen, model.weight.detach()]
+
+    same_on_both(program, rtol=1e-5, atol=1e-6)
+
+
+def test_pad_sequence_im2col_fold_and_uint8_images():
+    def program(dev):
+        seqs = [torch.arange(n, dtype=torch.float32).to(dev) for n in (3, 5, 1)]
+        padded = nn.utils.rnn.pad_sequence(seqs, batch_first=True, padding_value=-1.0)
+        img = torch.randint(0, 256, (2, 3, 6, 6), dtype=torch.uint8).to(dev)
+        x = img.float() / 255
+        x = (x - torch.tensor([0.5, 0.4, 0.3], device=dev).view(1, 3, 1, 1)) / 0.25
+        cols = F.unfold(x, 3, padding=1, stride=2)
+        back = F.fold(cols, (6, 6), 3, padding=1, stride=2)
+        q = (x * 40 + 128).clamp(0, 255).to(torch.uint8)
+        flipped = img.flip(-1)
+        return [padded, cols, back, q, flipped, img.sum(), img.float().mean((2, 3)),
+                (img > 128).sum(dtype=torch.int32), img.max(), img // 3, img * 2, img - 200,
+                img.to(torch.int8)]
+
+    same_on_both(program, rtol=1e-5, atol=1e-5)
+
+
+def test_ema_with_foreach_lerp_and_no_grad_param_updates():
+    def program(dev):
+        model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2)).to(dev)
+        ema = [p.detach().clone() for p in model.parameters()]
+        opt = torch.optim.AdamW(model.parameters(), lr=0.01, weight_decay=0.1, amsgrad=True)
+        x = torch.randn(5, 3).to(dev)
+        for _ in range(3):
+            model(x).square().sum().backward()
+            opt.step()
+            opt.zero_grad()
+            with torch.no_grad():
+                torch._foreach_lerp_(ema, [p.detach() for p in model.parameters()], 0.1)
+                for p in model.parameters():
+                    p.clamp_(-0.3, 0.3)
+        return ema + [p.detach() for p in model.parameters()]
+
+    same_on_both(program, rtol=1e-5, atol=1e-6)
+
+
+def test_mixed_dtype_arithmetic_and_conversions():
+    def program(dev):
+        i = torch.tensor([1, -2, 3, 7]).to(dev)
+        i32 = i.int()
+        f16 = torch.tensor([0.5, 1.5, -2.5, 3.25]).half().to(dev)
+        b = i > 0
+        return [i / 2, i / i32, i * 1.5, i + True, b + b, b * 3, b.sum(), b.float().mean(),
+                i32 * 2.5, i32 + i, f16 + i, f16 * 2.5, f16 + torch.tensor(1.0).to(dev),
+                i.double() + f16, torch.tensor(3).to(dev) * f16, i ** 2, i ** 0.5, 2 ** i,
+                i32.to(torch.uint8), torch.tensor([-1.7, 2.9, 300.0]).to(dev).to(torch.int32),
+                torch.tensor([0.2, -0.0, 2.0]).to(dev).bool(), i.float().round(),
+                torch.tensor([2.5, 3.5, -0.5]).to(dev).round(), i.sign(), b.int().cumsum(0),
+                torch.full((2,), 7, device=dev), torch.full((2,), 7.0, device=dev),
+                torch.full((2,), True, device=dev),
+                torch.zeros(2, dtype=torch.int16, device=dev) + 1.5]
+
+    same_on_both(program)
+
+
+def test_indexing_writes_with_masks_duplicates_and_scatter_reduce():
+    def program(dev):
+        x = torch.arange(12.).reshape(3, 4).to(dev)
+        x[x > 6] = -1.0
+        x[torch.tensor([0, 2]).to(dev), 1] += 5
+        y = torch.zeros(5).to(dev)
+        y.index_put_((torch.tensor([1, 1, 3]).to(dev),), torch.tensor([1., 2., 3.]).to(dev),
+                     accumulate=True)
+        z = torch.ones(2, 4).to(dev)
+        src = torch.arange(8.).reshape(2, 4).to(dev)
+        idx = torch.tensor([[0, 1, 0, 1], [2, 2, 3, 3]]).to(dev)
+        sr = [z.scatter_reduce(1, idx, src, r, include_self=inc)
+              for r in ("sum", "prod", "mean", "amax", "amin") for inc in (True, False)]
+        ir = torch.zeros(3, 2).to(dev).index_reduce_(
+            0, torch.tensor([0, 0, 2]).to(dev), torch.arange(6.).reshape(3, 2).to(dev), "amax",
+            include_self=False)
+        w = torch.arange(10).to(dev)
+        w[w % 3 == 0] *= -1
+        cl = torch.clamp(torch.randn(6).to(dev), min=torch.zeros(6).to(dev) - 0.5,
+                         max=torch.tensor(0.5).to(dev))
+        return [x, y, *sr, ir, w, cl, torch.where(w > 2, w, -w), w.masked_fill(w < 0, 100)]
+
+    same_on_both(program)
+
+
+def test_complex64_arithmetic_and_reductions():
+    def program(dev):
+        z = torch.randn(6, dtype=torch.complex64).to(dev)
+        w = torch.randn(6, dtype=torch.complex64).to(dev)
+        return [z * w, z / w, z.abs(), z.angle(), z.exp(), z.log(), z.sqrt(), z ** 2, z ** 0.5,
+                z.sum(), z.mean(), z.prod(), (z @ w), torch.vdot(z, w), z.real * 2, z.imag,
+                torch.sigmoid(z), torch.tanh(z), z.reciprocal(), torch.sgn(z),
+                z.conj().resolve_conj(),
+                z.cumsum(0), torch.linalg.vector_norm(z), z == w, torch.isclose(z, z + 1e-9),
+                z.to(torch.complex128), torch.complex(z.real, z.imag), z * 2, z + 1.5, z * True]
+
+    same_on_both(program, rtol=1e-5, atol=1e-5)
+
+
+def test_python_protocols_on_zero_dim_tensors():
+    import copy
+    import operator
+
+    def program(dev):
+        t = torch.tensor([3.7, -1.2, 2.0]).to(dev)
+        i = torch.tensor([2, 0, 1]).to(dev)
+        parts = [t[0], t[1], t[2]]
+        lst = ["a", "b", "c"]
+        out = [max(parts).item(), min(parts).item(), sum(parts), sorted(parts)[0].item(),
+               math.sqrt(t[0]), round(float(t[0]), 1), int(t[0]), float(t[1]), lst[i[0]],
+               list(range(i[0])), operator.index(i[2]), abs(t[1]).item(), -t[1], t[0] > 1,
+               bool(t[0] > 1), f"{t[0]:.2f}", t[2] == 2, complex(t[0]), divmod(7, int(i[0])),
+               torch.tensor([t[0].item(), t[1].item()]).to(dev),
+               torch.stack([p * 2 for p in parts]), torch.as_tensor([1, 2], device=dev),
+               t.new_tensor([1., 2.]), t.new_zeros(2, dtype=torch.int64), len(t), t.tolist(),
+               [float(v) for v in t], t[i], i.numel(), t.dim(), t.size(0), t.shape[-1],
+               hash(t) is not None, t[0].item().__class__.__name__, i[0].item().__class__.__name__,
+               copy.deepcopy(t), t.clone().detach(), torch.tensor(t[0].item() * 2), 3 in i,
+               t.any().item(), t.isfinite().all().item()]
+        return out
+
+    same_on_both(program)
+
+
+def test_bool_mask_bookkeeping_in_place():
+    def program(dev):
+        seen = torch.zeros(8, dtype=torch.bool, device=dev)
+        done = torch.zeros(8, dtype=torch.bool).to(dev)
+        steps = torch.zeros(8, dtype=torch.long, device=dev)
+        for t in range(4):
+            hit = torch.tensor([t % 2 == 0, True, False, t > 1, t == 3, False, True, t < 2]).to(dev)
+            seen |= hit
+            done ^= hit & ~seen.logical_not()
+            steps += (~done).long()
+            steps[done] -= 1
+        m = seen.clone()
+        m.logical_not_()
+        m.logical_and_(done)
+        k = seen.float()
+        k.masked_fill_(done, 2.0)
+        return [seen, done, steps, m, k, seen.sum(), (seen & done).any(), seen.int().argmax(),
+                torch.logical_xor(seen, done), seen.to(torch.uint8) * 200, seen.cumsum(0),
+                seen.nonzero(), torch.count_nonzero(done), seen.all(), done.float().mean(),
+                seen.eq(done).sum(), seen * done, seen + done, seen.max(), seen.long().sum()]
+
+    same_on_both(program)
+
+
+def test_autograd_functional_and_double_backward_in_float64():
+    def program(dev):
+        x = torch.randn(4, dtype=torch.float64).to(dev).requires_grad_()
+        f = lambda v: (v.sin() * v.exp()).sum()
+        (g,) = torch.autograd.grad(f(x), x, create_graph=True)
+        (h,) = torch.autograd.grad(g.sum(), x)
+        J = torch.autograd.functional.jacobian(lambda v: v.tanh() * 2, x.detach())
+        H = torch.autograd.functional.hessian(f, x.detach())
+        vjp = torch.autograd.functional.vjp(lambda v: v ** 3, x.detach(),
+                                            torch.ones(4, dtype=torch.float64).to(dev))
+        return [g, h, J, H, vjp[1]]
+
+    same_on_both(program, rtol=1e-10, atol=1e-10)
