@@ -398,3 +398,40 @@ def test_array_ndmax_is_numpys(call):
         same(got, want)
     else:
         assert got.shape == want.shape and got.dtype == want.dtype
+
+
+# ------------------------------------------------------------ ufunc dtype=, gufunc kwargs
+
+@pytest.mark.parametrize("n", [127, 300, 1000])
+def test_float16_sum_accumulates_in_float32(runtime, n):
+    """numpy's float16 add.reduce accumulates in float32 (pairwise) and
+    rounds once; the lazy sum accumulated in float16 (np.sum(arange(1, 128,
+    dtype=float16)) gave 8124 for numpy's 8128: silently wrong), found by
+    numpy's test_ufunc TestUfunc.test_sum."""
+    d = np.arange(1, n + 1, dtype=np.float16) / np.float16(7)
+    same(lnp.sum(lnp.asarray(d)), np.asarray(np.sum(d)), rtol=0)
+    same(lnp.add.reduce(lnp.asarray(d)), np.asarray(np.add.reduce(d)), rtol=0)
+    same(lnp.asarray(d).reshape(1, -1).sum(axis=1), d.reshape(1, -1).sum(axis=1), rtol=0)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, x: m.true_divide(x, 2.0, dtype=np.longdouble), lambda m, x: m.add(x, x, dtype="g"),
+    lambda m, x: m.sum(x, dtype="g"), lambda m, x: m.sqrt(x, dtype=np.clongdouble)])
+def test_a_longdouble_loop_is_a_clear_type_error(call):
+    """dtype=longdouble on a ufunc or a reduction reached XLA and failed
+    inside jit/convert_element_type; it is lazytensor's TypeError now."""
+    with pytest.raises(TypeError, match="extended precision"):
+        call(lnp, lnp.asarray([1.0, 2.0]))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, a, b: m.vecdot(a, b.T, axis=0), lambda m, a, b: m.vecdot(a, a, keepdims=True),
+    lambda m, a, b: m.matmul(a, b, axes=[(0, 1), (0, 1), (0, 1)]),
+    lambda m, a, b: m.matvec(a, b[:, 0], axes=[(-2, -1), -1, -1])])
+def test_gufunc_axes_axis_keepdims_run_numpys(call):
+    """np.vecdot(..., axis=), np.matmul(..., axes=) and keepdims= raised
+    TypeError 'unsupported keyword arguments'; they run numpy's gufunc
+    eagerly now (counted), found by numpy's test_ufunc test_axes_argument,
+    test_axis_argument, test_keepdims_argument, test_vecdot, test_matvec."""
+    a, b = np.arange(6.0).reshape(2, 3), np.arange(6.0).reshape(3, 2)
+    same(call(lnp, lnp.asarray(a), lnp.asarray(b)), call(np, a, b))

@@ -276,8 +276,16 @@ def unary(ufunc: np.ufunc, a):
     return wrap(outs[0], strides) if len(outs) == 1 else tuple(wrap(o, strides) for o in outs)
 
 
+_GUFUNC_KWARGS = frozenset({"axes", "axis", "keepdims"})
+
+
 def call(ufunc: np.ufunc, inputs: tuple, kwargs: dict):
-    """``ufunc(*inputs, **kwargs)`` with out=, where=, dtype=, casting=."""
+    """``ufunc(*inputs, **kwargs)`` with out=, where=, dtype=, casting=; a
+    gufunc's axes=/axis=/keepdims= run numpy's ufunc eagerly (counted)."""
+    if _GUFUNC_KWARGS.intersection(kwargs):
+        from lazytensor.numpy._dispatch import eager
+
+        return eager(f"numpy.{ufunc.__name__} (axes=/axis=/keepdims=)", ufunc, inputs, kwargs)
     out = kwargs.pop("out", None)
     where = kwargs.pop("where", True)
     casting = kwargs.pop("casting", "same_kind")
@@ -311,7 +319,10 @@ def _explicit_loop(ufunc, inputs, kwargs):
     keys = tuple(_key(lift(v)) for v in inputs)
     if signature is None:
         signature = (None,) * ufunc.nin + (np.dtype(dtype),) * ufunc.nout
-    return ufunc.resolve_dtypes((*keys, *(None,) * ufunc.nout), signature=signature)
+    loop = ufunc.resolve_dtypes((*keys, *(None,) * ufunc.nout), signature=signature)
+    for d in loop:  # longdouble: the clear TypeError, not XLA's
+        dt.canonical(d)
+    return loop
 
 
 def _normalize_out(out, nout: int):
@@ -395,6 +406,8 @@ def reduce(ufunc, a, axis=0, dtype=None, out=None, keepdims=False, initial=_NO_V
     """``ufunc.reduce``: numpy's reduction dtype (add/multiply widen small ints)."""
     kind, loop, x = _reduction_operand(ufunc, _strong(a), dtype)
     axis = scalar_axis(x, axis)
+    if kind == "sum" and x.dtype == dt.float16:  # numpy's half sums accumulate in float32
+        x = convert(x, dt.float32)
     mask = None if where is True else lift(where)
     node = reduce_where(kind, x, axis, keepdims, mask, None if initial is _NO_VALUE else initial)
     node = convert(node, loop) if kind not in ("all", "any") else node
@@ -433,7 +446,7 @@ def _reduction_operand(ufunc, x: Node, dtype) -> tuple[str, np.dtype, Node]:
 
 def _reduction_loop(ufunc, x: Node, dtype) -> np.dtype:
     if dtype is not None:
-        return np.dtype(dtype)
+        return dt.canonical(dtype)
     return ufunc.resolve_dtypes((None, x.dtype, None), reduction=True)[0]
 
 
