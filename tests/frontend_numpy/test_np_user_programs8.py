@@ -435,3 +435,17 @@ def test_gufunc_axes_axis_keepdims_run_numpys(call):
     test_axis_argument, test_keepdims_argument, test_vecdot, test_matvec."""
     a, b = np.arange(6.0).reshape(2, 3), np.arange(6.0).reshape(3, 2)
     same(call(lnp, lnp.asarray(a), lnp.asarray(b)), call(np, a, b))
+
+
+def test_a_flat_iterator_converts_to_a_host_array_in_one_read(runtime):
+    """``np.asarray(x.flat)``: the lazy flat iterator had no __array__, so
+    numpy read it as a sequence, one element (one graph) at a time, and
+    ``x.flat.__array__()`` raised AttributeError (numpy's TestFlat)."""
+    host = np.arange(20.0).reshape(4, 5)
+    x = lnp.asarray(host)
+    for got, want in ((x.flat, host.flat), (x[::2, ::2].flat, host[::2, ::2].flat),
+                      (x.T.flat, host.T.flat)):
+        same(np.asarray(got), np.asarray(want))
+        same(np.array(got, dtype=np.float32), np.array(want, dtype=np.float32))
+        same(got.__array__(), want.__array__())
+    same(lnp.asarray(x.T.flat), np.asarray(host.T.flat))

@@ -223,3 +223,9 @@ class FlatIter:
         from lazytensor.numpy._shape import flatten
 
         return flatten(self.base)
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        """The C-order ravel on the host, in one read (numpy would otherwise
+        read the iterator element by element, as a sequence)."""
+        host = np.ravel(self.base.__array__())
+        return host if dtype is None else host.astype(dtype, copy=False)
