@@ -393,6 +393,20 @@ def test_int16_and_int8_index_tensors_raise_as_torch():
     same_outcomes(program)
 
 
+def test_logaddexp_of_complex_numbers_follows_torch():
+    """torch.logaddexp of complex64 tensors crashed on the lazy device (the
+    shared numpy-style logaddexp mixed complex and real parts: 'ADD: operand
+    dtypes differ'); now torch's complex kernel, with its NaN and -inf
+    cases (found by the complex64 OpInfo run)."""
+    inf, nan = float("inf"), float("nan")
+    a = torch.tensor([1 + 2j, -3 + 0.5j, 0j, complex(inf, 0), complex(-inf, 0),
+                      complex(nan, 1), 3 + 0j, 2 + 1j], dtype=torch.complex64)
+    b = torch.tensor([0.5 - 1j, 2 + 2j, 0j, 1 + 0j, complex(-inf, 2), 1 + 0j, complex(1, nan),
+                      2 - 1j], dtype=torch.complex64)
+    same_on_both(lambda dev: [torch.logaddexp(a.to(dev), b.to(dev)),
+                              torch.logaddexp(a.to(dev).to(torch.complex128), b.to(dev))])
+
+
 # ---- user programs of new kinds that passed when written (cheap coverage)
 
 def test_distributions_log_prob_entropy_kl_and_rsample():
