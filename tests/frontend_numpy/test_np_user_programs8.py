@@ -449,3 +449,42 @@ def test_a_flat_iterator_converts_to_a_host_array_in_one_read(runtime):
         same(np.array(got, dtype=np.float32), np.array(want, dtype=np.float32))
         same(got.__array__(), want.__array__())
     same(lnp.asarray(x.T.flat), np.asarray(host.T.flat))
+
+
+# ------------------------------------------------------------ out= of reductions
+
+@pytest.mark.parametrize("call", [
+    lambda m, x: m.argmax(x, axis=0, keepdims=True, out=m.empty((2, 3), m.intp)),
+    lambda m, x: m.sum(x, axis=0, keepdims=True, out=m.empty((2, 3))),
+    lambda m, x: m.sum(x, axis=0, out=m.empty((2, 3))),
+    lambda m, x: m.max(x, axis=1, out=m.empty((4, 2))),
+    lambda m, x: m.mean(x, axis=0, out=m.empty((2, 3))),
+    lambda m, x: m.cumsum(x, axis=0, out=m.empty((2, 2, 3))),
+    lambda m, x: m.any(x, axis=0, out=m.empty((2, 3), bool)),
+    lambda m, x: m.round(x, out=m.empty((4, 2, 3))),
+    lambda m, x: m.median(x, axis=0, out=m.empty((2, 3))),
+    lambda m, x: m.take(x, [0], axis=0, out=m.empty((2, 3))),
+    lambda m, x: m.nanargmax(x, axis=0, out=m.empty((2, 3), m.intp)),
+    lambda m, x: m.add.reduce(x, 0, out=m.empty((2, 3))),
+    lambda m, x: m.add.accumulate(x, 0, out=m.empty((2, 2, 3)))])
+def test_a_reduction_out_of_a_larger_shape_is_numpys_value_error(call):
+    """A reduction's out= of a shape that its result broadcasts to (argmax
+    with keepdims into (2, 3)) was filled with the broadcast result; numpy
+    raises ValueError (a reduction's out has the result's shape exactly),
+    found by numpy's TestArgmaxArgminCommon.test_np_argmin_argmax_keepdims."""
+    with pytest.raises(ValueError):
+        call(np, np.ones((2, 3)))
+    with pytest.raises(ValueError):
+        call(lnp, lnp.ones((2, 3)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, x: m.add(x, 1, out=m.empty((4, 2, 3))),
+    lambda m, x: m.outer(x[0], x[0], out=m.empty((2, 3, 3))),
+    lambda m, x: m.clip(x, 0, 1, out=m.empty((2, 2, 3))),
+    lambda m, x: m.quantile(x, 0.5, axis=0, out=m.empty((2, 3))),
+    lambda m, x: m.isposinf(x, out=m.empty((2, 2, 3), bool)),
+    lambda m, x: m.sum(x, axis=0, out=m.empty((3,)))])
+def test_ufunc_like_outs_still_broadcast(runtime, call):
+    host = call(np, np.arange(6.0).reshape(2, 3))
+    same(call(lnp, lnp.arange(6.0).reshape(2, 3)), host)

@@ -66,7 +66,7 @@ def _inf_test(test):
         if dt.is_complex(node.dtype):
             raise TypeError("This operation is not supported for complex values because "
                             "it would be ambiguous.")
-        return _ufuncs.finish(test(node), out)
+        return _ufuncs.finish_broadcast(test(node), out)
 
     return impl
 

@@ -66,7 +66,7 @@ def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue,
         result = _ufuncs.call(np.minimum, (result, hi), {})
     if lo is None and hi is None:  # numpy's copy: positive(a) (bool has no loop)
         result = _ufuncs.call(np.positive, (a,), {})
-    return _finish(result._h.node, out) if out is not None else result
+    return _ufuncs.finish_broadcast(result._h.node, out) if out is not None else result
 
 
 def _inside_range(dtype: np.dtype, lo, hi) -> tuple:
@@ -222,7 +222,7 @@ def inner(a, b, /):
 
 @implements("outer")
 def outer(a, b, out=None):
-    return _finish(shared.outer(*_same(a, b)), out)
+    return _ufuncs.finish_broadcast(shared.outer(*_same(a, b)), out)
 
 
 @implements("tensordot")

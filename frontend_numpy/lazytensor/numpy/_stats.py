@@ -16,6 +16,7 @@ from lazytensor.core.composite import statistics as cstats
 from lazytensor.numpy._base import ndarray, node_of, wrap
 from lazytensor.numpy._dispatch import eager, implements
 from lazytensor.numpy._ufuncs import finish as _finish
+from lazytensor.numpy._ufuncs import finish_broadcast
 
 import numpy as np
 
@@ -55,7 +56,7 @@ def _quantile(a, q, axis, out, method, keepdims, name: str, weights):
     if size == 0:
         raise IndexError(f"index -1 is out of bounds for axis 0 with size {size}")
     dtype = _result_dtype(x.dtype, q, qs)
-    return _finish(cstats.quantile(x, qs, axis, bool(keepdims), dtype, method), out)
+    return finish_broadcast(cstats.quantile(x, qs, axis, bool(keepdims), dtype, method), out)
 
 
 @implements("quantile")

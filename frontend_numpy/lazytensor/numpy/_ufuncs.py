@@ -347,11 +347,30 @@ def _masked(node: Node, where, old: Node | None) -> Node:
 
 def finish(node: Node, out):
     """A reduction's result: a new array, or written into ``out`` (numpy's
-    reductions cast into ``out`` unsafely)."""
+    reductions cast into ``out`` unsafely), which must have the result's
+    shape exactly (numpy's ValueError; no broadcasting, unlike a ufunc's)."""
+    if out is None:
+        return wrap(node)
+    _exact_out(out, node)
+    store(np.add, out, node, casting="unsafe")
+    return out
+
+
+def finish_broadcast(node: Node, out):
+    """``finish`` for the functions whose ``out`` may be larger, as a ufunc's
+    (numpy's clip, outer, isposinf, quantile): the result broadcasts into it."""
     if out is None:
         return wrap(node)
     store(np.add, out, node, casting="unsafe")
     return out
+
+
+def _exact_out(out, node: Node) -> None:
+    shape = getattr(out, "shape", None)
+    if shape is not None and tuple(shape) != node.shape:
+        what = "number of dimensions" if len(shape) != node.ndim else "shape"
+        raise ValueError(f"output array has the wrong {what}: found {tuple(shape)} but "
+                         f"expected {node.shape}")
 
 
 def store(ufunc, target, node: Node, where=True, casting="same_kind", i=0) -> None:
@@ -461,6 +480,7 @@ def _finish(ufunc, node: Node, out):
     if out is None or (isinstance(out, tuple) and out[0] is None):
         return wrap(node)
     target = out[0] if isinstance(out, tuple) else out
+    _exact_out(target, node)
     store(ufunc, target, node, casting="unsafe")
     return target
 
