@@ -49,9 +49,11 @@ MODULES = (
 
 CONFTEST = '''\
 # what the tests' __main__ blocks do before test.main()
-from tensorflow.python.framework import ops, tensor
-from tensorflow.python.ops.numpy_ops import np_math_ops
+from tensorflow.python.framework import dtypes, ops, tensor
+from tensorflow.python.ops.numpy_ops import np_dtypes, np_math_ops
 
+if not hasattr(np_dtypes, "bfloat16"):  # the tests are TF master's; older np_dtypes lack it
+    np_dtypes.bfloat16 = dtypes.bfloat16.as_numpy_dtype
 tensor.enable_tensor_equality()
 ops.set_dtype_conversion_mode("legacy")
 np_math_ops.enable_numpy_methods_on_tensor()
@@ -59,15 +61,12 @@ np_math_ops.enable_numpy_methods_on_tensor()
 
 _TNP = "lazytensor.tf.numpy"
 _NP_OPS = r"tensorflow\.python\.ops\.numpy_ops"
-# (pattern, replacement): tnp's modules and the tests' np_wrapper -> lazytensor.tf.numpy
+# (pattern, replacement): tnp's modules -> lazytensor.tf.numpy
 TNP_RULES = (
     (rf"^from {_NP_OPS} import (np_array_ops|np_math_ops|np_arrays|np_utils)\b",
      rf"import {_TNP} as \1"),
     (rf"^from {_NP_OPS} import np_random\b", f"from {_TNP} import random as np_random"),
     (rf"^from {_NP_OPS} import np_dtypes\b", f"import {_TNP} as np_dtypes"),
-    (rf"^from {_NP_OPS}\.tests import np_wrapper as (\w+)", rf"import {_TNP} as \1"),
-    (rf"^import {_NP_OPS}\.tests\.np_wrapper as (\w+)", rf"import {_TNP} as \1"),
-    (rf"^from {_NP_OPS}\.tests\.np_wrapper import \*", f"from {_TNP} import *"),
     (r"^import tensorflow\.experimental\.numpy as (\w+)", rf"import {_TNP} as \1"),
     (r"^from tensorflow\.python\.ops import numpy_ops as (\w+)", rf"import {_TNP} as \1"),
     (r"^from tensorflow\.experimental import numpy as (\w+)", rf"import {_TNP} as \1"),
@@ -78,6 +77,66 @@ HELPER_RULES = (
     (rf"^import {_NP_OPS}\.tests\.(\w+) as (\w+)", r"import \1 as \2"),
     (rf"^from {_NP_OPS}\.tests\.(\w+) import", r"from \1 import"),
 )
+# tests/np_wrapper.py (the ``tnp`` of the JAX-port tests): TF's numpy behavior
+# switched on, as the original does, and tnp's namespace (lazytensor.tf.numpy,
+# or with --reference tensorflow.experimental.numpy: the original's star
+# imports of TF's private modules miss names such as result_type in TF 2.21)
+WRAPPER = '''\
+import numpy as onp
+from tensorflow.python.ops.numpy_ops import np_dtypes as _tf_dtypes
+from tensorflow.python.ops.numpy_ops import np_random
+from tensorflow.python.ops.numpy_ops.np_config import enable_numpy_behavior
+
+import {module} as _tnp
+
+np_random.DEFAULT_RANDN_DTYPE = onp.float32
+enable_numpy_behavior()
+
+
+def __getattr__(name):
+    # tnp's functions, arrays and dtypes; np_wrapper's extra dtype helpers
+    # (canonicalize_dtype, default_float_type) are np_dtypes'
+    try:
+        return getattr(_tnp, name)
+    except AttributeError:
+        return getattr(_tf_dtypes, name)
+'''
+# tests/extensions.py serves test_util's _CompileAndCheck (tf.function and XLA
+# compilation of the test function) and a few tests (grad, sort_key_val).
+# Without the file in --source: lazytensor compiles implicitly, so ``jit`` runs
+# the function once per argument tuple and returns that result on a repeat
+# call (the check that a compiled function does not rerun Python), the
+# no-retrace check is skipped, ``eval_on_shapes`` runs the function, and a test
+# that uses anything else is skipped.
+EXTENSIONS_STUB = '''\
+import unittest
+
+
+def most_precise_int_dtype(x):
+    return object()  # never equal: the no-retrace check is tf.function's
+
+
+def jit(f=None, static_argnums=(), **kwargs):
+    if f is None:
+        return lambda g: jit(g, static_argnums, **kwargs)
+    results = {}
+
+    def run(*args, **kw):
+        key = (tuple(map(id, args)), tuple(sorted(kw)))
+        if key not in results:
+            results[key] = f(*args, **kw)
+        return results[key]
+
+    return run
+
+
+def eval_on_shapes(f, static_argnums=()):
+    return f
+
+
+def __getattr__(name):
+    raise unittest.SkipTest(f"extensions.{name}: tests/extensions.py not in --source")
+'''
 _SUMMARY = re.compile(r"(\d+) (passed|failed|error|errors|skipped|xfailed|xpassed)")
 
 
@@ -99,6 +158,10 @@ def prepare(source: Path, folder: Path, modules: list[str], reference: bool = Fa
         for helper in helpers.glob("*.py"):
             if not helper.name.endswith("_test.py"):
                 (folder / helper.name).write_text(edit(helper.read_text()))
+        if not (helpers / "extensions.py").is_file():
+            (folder / "extensions.py").write_text(EXTENSIONS_STUB)
+        module = "tensorflow.experimental.numpy" if reference else _TNP
+        (folder / "np_wrapper.py").write_text(WRAPPER.format(module=module))
     copies = []
     for module in modules:
         suffix = "_tf" if reference else "_lazy"

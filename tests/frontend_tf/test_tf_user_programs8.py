@@ -98,3 +98,54 @@ def test_asarray_and_array_return_the_same_array():
     assert lnp.array(z, copy=False, ndmin=1) is z
     assert lnp.array(z, copy=False, ndmin=2) is not z
     assert lnp.array(z) is not z
+
+
+# ---------------------------------------------- tests/np_test.py (JAX-port tests)
+
+SPACES = {
+    # array end points: lazytensor raised TypeError ("only 0-dimensional
+    # arrays can be converted to Python scalars") for numpy arrays
+    "linspace_arrays": lambda m: m.linspace(np.array([0.0, 1.0]),
+                                            np.array([[1.0, 3.0], [2.0, 5.0]]), 5),
+    "linspace_axis": lambda m: m.linspace(np.array([0.0, 1.0]), 4.0, 3, axis=1),
+    "linspace_retstep": lambda m: m.linspace(np.array([0.0, 1.0], np.float32),
+                                             np.array([2.0, 3.0], np.float32), 4,
+                                             endpoint=False, retstep=True),
+    "logspace_arrays": lambda m: m.logspace(np.array([0.0, 1.0]), np.array([2.0, 3.0]), 4,
+                                            base=2),
+    "logspace_axis": lambda m: m.logspace(np.array([[0.0], [1.0]]), 2.0, 3, axis=1),
+    "geomspace_signs_axis": lambda m: m.geomspace(np.array([1.0, -2.0]),
+                                                  np.array([100.0, -8.0]), 3, axis=1),
+    "geomspace_array_scalar": lambda m: m.geomspace(np.array([1.0, 2.0]), 16.0, 5),
+    "geomspace_no_endpoint": lambda m: m.geomspace(np.array([1.0, 2.0], np.float32),
+                                                   np.array([16.0, 4.0], np.float32), 4,
+                                                   endpoint=False),
+    "geomspace_one": lambda m: m.geomspace(np.array([3.0, 2.0]), np.array([16.0, 4.0]), 1),
+    "geomspace_none": lambda m: m.geomspace(np.array([3.0, 2.0]), np.array([16.0, 4.0]), 0),
+    # order="F": lazytensor raised ValueError("Unsupported order argument F")
+    "reshape_fortran": lambda m: m.reshape(np.arange(6), (3, -1), order="F"),
+    "reshape_fortran_3d": lambda m: m.reshape(np.arange(24.0).reshape(2, 3, 4), (4, 6),
+                                              order="F"),
+    "reshape_fortran_empty": lambda m: m.reshape(np.zeros((7, 0)), (0, 42, 101), order="F"),
+    "ones_numpy_float_shape": lambda m: m.ones(np.float32(2)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SPACES))
+def test_spaces_of_array_end_points_and_fortran_reshape(case):
+    got, want = _both(SPACES[case])
+    assert_same(got, want, case)
+
+
+@pytest.mark.parametrize("shape", [1.5, (2, 1.5)])
+def test_float_shape_raises_type_error(shape):
+    # tnp converts shapes to int32 tensors (TypeError); lazytensor truncated 1.5 to 1
+    _same_error(lambda m: m.zeros(shape))
+
+
+def test_broadcast_to_error_says_unable_to_broadcast():
+    # testBroadcastToIssue1522 matches TensorFlow's message
+    with pytest.raises(Exception) as want:
+        tnp.broadcast_to(np.ones((2, 3)), (1, 3))
+    with pytest.raises(want.type, match="Unable to broadcast tensor of shape"):
+        lnp.broadcast_to(np.ones((2, 3)), (1, 3))

@@ -6,6 +6,8 @@ argument conventions and default dtypes (``ones(dtype=None)`` is float32,
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import creation, einsum, matrix, rearrange, sorting, take, tnp_shared
@@ -28,6 +30,10 @@ def _dtype(dtype, default=None):
 def _shape_arg(shape) -> tuple[int, ...]:
     if isinstance(shape, (int, np.integer)):
         return (int(shape),)
+    if isinstance(shape, float) or (isinstance(shape, (list, tuple))
+                                    and any(isinstance(s, float) for s in shape)):
+        # tnp converts the shape to an int32 tensor: a Python float is refused
+        raise TypeError(f"Cannot convert {shape!r} to EagerTensor of dtype int32")
     return tuple(int(s) for s in _tf.host_value(shape).ravel())
 
 
@@ -164,7 +170,8 @@ def _linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=float, ax
 
 
 def _end(value, dtype: np.dtype):
-    return ew.convert(value._node(), dtype) if hasattr(value, "_node") else value
+    """An end point: Python numbers as they are, arrays (lazy, numpy, tf) as nodes."""
+    return value if type(value) in (int, float, complex, bool) else ew.convert(lift(value), dtype)
 
 
 def _logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
@@ -178,9 +185,41 @@ def _geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
              for v in (start, stop)]
     num_kind = dt.float32 if _tf.prefer_float32() else float
     out = _dtype(dtype) or result_type(TNP, *kinds, num_kind, _tf.default_float())
-    result = creation.geomspace(float(start), float(stop), int(num), endpoint, out,
-                                np.promote_types(out, dt.float32))
-    return core_shape.moveaxis(result, 0, axis) if axis else result
+    compute = np.promote_types(out, dt.float32)
+    if all(type(v) in (int, float) for v in (start, stop)):
+        result = creation.geomspace(float(start), float(stop), int(num), endpoint, out, compute)
+        return core_shape.moveaxis(result, 0, axis) if axis else result
+    return _geomspace_arrays(_end(start, compute), _end(stop, compute), int(num), endpoint,
+                             out, axis, compute)
+
+
+def _geomspace_arrays(start, stop, num, endpoint, out, axis, compute):
+    """geomspace of array end points (tnp's): a base-10 logspace between
+    log10(|start|) and log10(|stop|) (signs taken from start), the end samples
+    set to the end points exactly, the sample axis moved to ``axis``."""
+    lo, hi = core_shape.broadcast_arrays(*(v if isinstance(v, Node) else ew.as_node(v, compute)
+                                           for v in (start, stop)))
+    zero = ew.as_node(0, compute, lo.shape)
+    sign = make(Op.SELECT, (make(Op.LT, (lo, zero)), ew.as_node(-1, compute, lo.shape),
+                            ew.as_node(1, compute, lo.shape)))
+    lo, hi = make(Op.MUL, (lo, sign)), make(Op.MUL, (hi, sign))
+    y = creation.logspace(_log10(lo), _log10(hi), num, endpoint, 10.0, compute, 0, compute)
+    if num > 0:
+        rows = [core_shape.reshape(lo, (1, *lo.shape))]
+        end = num - 1 if endpoint and num > 1 else num
+        if end > 1:
+            rows.append(make(Op.SLICE, (y,), (1,) + (0,) * lo.ndim, (end, *lo.shape),
+                             (1,) * y.ndim))
+        if end < num:
+            rows.append(core_shape.reshape(hi, (1, *hi.shape)))
+        y = make(Op.CONCATENATE, tuple(rows), 0) if len(rows) > 1 else rows[0]
+    y = make(Op.MUL, (y, core_shape.broadcast_to(sign, y.shape)))
+    y = core_shape.moveaxis(y, 0, axis) if y.ndim > 1 and axis else y
+    return ew.convert(y, out)
+
+
+def _log10(x):
+    return make(Op.DIV, (make(Op.LOG, (x,)), ew.as_node(math.log(10.0), x.dtype, x.shape)))
 
 
 def _tri(N, M=None, k=0, dtype=None):  # noqa: N803
@@ -229,9 +268,17 @@ CREATION = {
 # ------------------------------------------------------------------- shape
 
 def _reshape(a, newshape, order="C"):
-    if order != "C":
+    if order not in ("C", "F"):
         raise ValueError(f"Unsupported order argument {order}")
-    return core_shape.reshape(node_of(a), _shape_arg(newshape))
+    x = node_of(a)
+    if order == "C":
+        return core_shape.reshape(x, _shape_arg(newshape))
+    # Fortran order, as tnp does it: reverse the axes, reshape to the reversed
+    # shape in C order, reverse back
+    shape = core_shape.reshape(x, _shape_arg(newshape)).shape  # resolves -1
+    flipped = core_shape.reshape(core_shape.transpose(x, tuple(reversed(range(x.ndim)))),
+                                 shape[::-1])
+    return core_shape.transpose(flipped, tuple(reversed(range(len(shape)))))
 
 
 def _atleast(n: int):
@@ -294,7 +341,13 @@ def _append(arr, values, axis=None):
 
 
 def _broadcast_to(array, shape):
-    return core_shape.broadcast_to(node_of(array), _shape_arg(shape))
+    x, shape = node_of(array), _shape_arg(shape)
+    pairs = zip(x.shape[::-1], shape[::-1], strict=False)
+    if x.ndim > len(shape) or any(a not in (1, b) for a, b in pairs):
+        raise _tf.tf().errors.InvalidArgumentError(
+            None, None, f"Unable to broadcast tensor of shape [{','.join(map(str, x.shape))}] "
+                        f"to tensor of shape [{','.join(map(str, shape))}]")
+    return core_shape.broadcast_to(x, shape)
 
 
 def _broadcast_arrays(*args, **kwargs):
