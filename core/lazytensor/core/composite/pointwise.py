@@ -86,7 +86,8 @@ def lerp(start: Node, end: Node, weight: float) -> Node:
 def lerp_tensor(start: Node, end: Node, weight: Node) -> Node:
     """``lerp`` with a weight array: the side is chosen per element."""
     diff = make(Op.SUB, (end, start))
-    low = make(Op.LT, (make(Op.ABS, (weight,)), _p(0.5, weight)))
+    mag = make(Op.ABS, (weight,))  # (real for a complex weight)
+    low = make(Op.LT, (mag, _p(0.5, mag)))
     a = make(Op.ADD, (start, make(Op.MUL, (weight, diff))))
     b = make(Op.ADD, (end, make(Op.MUL, (make(Op.SUB, (weight, _p(1.0, weight))), diff))))
     return make(Op.SELECT, (low, a, b))
