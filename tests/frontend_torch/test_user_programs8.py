@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import math
+import warnings
 
 import torch
 import torch.nn.functional as F
@@ -405,6 +406,38 @@ def test_logaddexp_of_complex_numbers_follows_torch():
                       2 - 1j], dtype=torch.complex64)
     same_on_both(lambda dev: [torch.logaddexp(a.to(dev), b.to(dev)),
                               torch.logaddexp(a.to(dev).to(torch.complex128), b.to(dev))])
+
+
+def test_lerp_with_a_complex_weight_tensor():
+    """torch.lerp(a, b, w) with complex tensors crashed on the lazy device
+    (the core compared |w|, a real, with a complex 0.5: 'LT: operand dtypes
+    differ'); now torch's value (found by the complex64 OpInfo run)."""
+    a = torch.tensor([1 + 2j, -3 + 0.5j, 0j])
+    b = torch.tensor([2 - 1j, 0j, 4 + 4j])
+    w = torch.tensor([0.3 + 0.1j, 0.8 - 0.5j, -0.2j])
+    same_on_both(lambda dev: [torch.lerp(a.to(dev), b.to(dev), w.to(dev)),
+                              torch.lerp(a.to(dev), b.to(dev), 0.7),
+                              a.clone().to(dev).lerp_(b.to(dev), w.to(dev))])
+
+
+def test_eager_fallbacks_resolve_conjugate_views_inside_torch_dispatch():
+    """torch.linalg.lstsq of complex matrices (an eager fallback) gave wrong
+    residuals, some negative: the CPU kernel multiplies by a conj() view, and
+    inside __torch_dispatch__ the Conjugate key is excluded, so the view was
+    read unconjugated. Silently wrong; the fallback now runs its kernel with
+    the Conjugate, Negative and ZeroTensor keys enabled (found by the
+    complex64 OpInfo run)."""
+    g = torch.Generator().manual_seed(3)
+    a = torch.randn(5, 3, dtype=torch.complex64, generator=g)
+    b = torch.randn(5, 2, dtype=torch.complex64, generator=g)
+
+    def program(dev):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = torch.linalg.lstsq(a.to(dev), b.to(dev), driver="gelsd")
+        return [out.solution, out.residuals, out.rank, out.singular_values]
+
+    same_on_both(program, rtol=1e-4, atol=1e-4)
 
 
 # ---- user programs of new kinds that passed when written (cheap coverage)

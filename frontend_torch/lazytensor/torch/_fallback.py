@@ -56,6 +56,22 @@ def _read_only(op_name: str):
     return backward
 
 
+# dispatch keys that __torch_dispatch__ runs with excluded (they sit above the
+# Python key) but that the CPU kernels need: a kernel that multiplies by a
+# conj() view (lstsq's complex residuals) ignored the conjugation
+_VIEW_KEYS = (torch._C.DispatchKey.Conjugate, torch._C.DispatchKey.Negative,
+              torch._C.DispatchKey.ZeroTensor)
+
+
+def _view_keys_enabled():
+    """A guard under which the eager CPU kernel resolves conj/neg views and
+    zero tensors as it does outside ``__torch_dispatch__``."""
+    exclude = torch._C._dispatch_tls_local_exclude_set()
+    for key in _VIEW_KEYS:
+        exclude = exclude.remove(key)
+    return torch._C._ForceDispatchKeyGuard(torch._C._dispatch_tls_local_include_set(), exclude)
+
+
 def eager(func):
     """The fallback implementation of one ATen overload."""
     name = str(func)
@@ -78,7 +94,8 @@ def eager(func):
             return x
 
         cpu_args, cpu_kwargs = tree_map(to_host, args), tree_map(to_host, kwargs)
-        result = func(*cpu_args, **cpu_kwargs)
+        with _view_keys_enabled():
+            result = func(*cpu_args, **cpu_kwargs)
         _write_back(positions, names, args, kwargs, cpu_args, cpu_kwargs)
 
         def back(x):
