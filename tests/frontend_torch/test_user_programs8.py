@@ -440,6 +440,19 @@ def test_eager_fallbacks_resolve_conjugate_views_inside_torch_dispatch():
     same_on_both(program, rtol=1e-4, atol=1e-4)
 
 
+def test_logsumexp_of_complex_tensors_follows_torch():
+    """torch.logsumexp of a complex tensor crashed on the lazy device (the
+    core's real logsumexp: 'IS_FINITE: expected a real floating operand');
+    now torch's complex rule: shifted by the largest real part (found by the
+    complex64 OpInfo run)."""
+    g = torch.Generator().manual_seed(4)
+    z = torch.randn(3, 4, dtype=torch.complex64, generator=g) * 5
+    z[1, 2] = complex(float("-inf"), 0)
+    same_on_both(lambda dev: [torch.logsumexp(z.to(dev), 1), torch.logsumexp(z.to(dev), (0, 1)),
+                              torch.logsumexp(z.to(dev), 0, keepdim=True),
+                              torch.logsumexp(z[:0].to(dev), 0)], rtol=1e-5, atol=1e-5)
+
+
 # ---- user programs of new kinds that passed when written (cheap coverage)
 
 def test_distributions_log_prob_entropy_kl_and_rsample():
