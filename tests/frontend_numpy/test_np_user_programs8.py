@@ -488,3 +488,19 @@ def test_a_reduction_out_of_a_larger_shape_is_numpys_value_error(call):
 def test_ufunc_like_outs_still_broadcast(runtime, call):
     host = call(np, np.arange(6.0).reshape(2, 3))
     same(call(lnp, lnp.arange(6.0).reshape(2, 3)), host)
+
+
+@pytest.mark.parametrize("exponent", [np.int64(-2), np.int8(-1), np.array([1, -1, 2]),
+                                      [1, -1, 2], [[1, 2, -3]]])
+def test_integer_power_by_a_negative_host_exponent_raises(exponent):
+    """``int_array ** np.int64(-2)`` (a numpy scalar or host array exponent)
+    gave garbage ([1, 0, -8198552921648689607]: silently wrong); numpy
+    raises ValueError, as the lazy power already did for a Python int."""
+    a = lnp.asarray([1, 2, 3])
+    with pytest.raises(ValueError, match="negative integer powers"):
+        np.power(np.asarray([1, 2, 3]), exponent)
+    for call in (lambda: a ** exponent, lambda: lnp.power(a, exponent)):
+        with pytest.raises(ValueError, match="negative integer powers"):
+            call()
+    same(lnp.power(a, np.int8(2)), np.power(np.array([1, 2, 3]), np.int8(2)))
+    same(lnp.asarray([2.0]) ** np.int64(-2), np.array([2.0]) ** np.int64(-2))

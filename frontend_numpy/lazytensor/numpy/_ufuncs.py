@@ -119,7 +119,7 @@ def compute(ufunc: np.ufunc, values: tuple, loop=None) -> tuple[Node, ...]:
     if fixed is not None:
         return (fixed,)
     if ufunc is np.power and loop[0].kind in "iu":
-        _check_int_power(operands)
+        _check_int_power(operands, values)
     if impl.gufunc:
         nodes = [as_node(o, d) if type(o) is not Node else convert(o, d)
                  for o, d in zip(operands, loop, strict=False)]
@@ -153,9 +153,15 @@ def _sign_mixed_compare(op: Op, x: Node, y: Node) -> Node:
     return make(Op.AND, (make(Op.NOT, (negative,)), same_sign))
 
 
-def _check_int_power(operands) -> None:
-    exponent = operands[1]
-    if type(exponent) is int and exponent < 0:
+def _check_int_power(operands, values) -> None:
+    """numpy's ValueError for a negative integer exponent that the host
+    holds (a Python int, a numpy scalar or array, a list)."""
+    exponent, given = operands[1], values[1]
+    if type(exponent) is Node and exponent.op is Op.SCALAR:
+        exponent = exponent.data
+    elif isinstance(given, (np.ndarray, list, tuple)):
+        exponent = np.min(given, initial=0)
+    if isinstance(exponent, (int, np.integer)) and exponent < 0:
         raise ValueError("Integers to negative integer powers are not allowed.")
 
 
@@ -247,6 +253,8 @@ def binary(ufunc: np.ufunc, a, b):
         ky = y.dtype if type(y) is Node else type(y)
     try:
         plan = _PLANS.get((ufunc, kx, ky)) or _plan(ufunc, (kx, ky))
+        if ufunc is np.power and plan.dx.kind in "iu" and isinstance(b, (np.ndarray, list)):
+            _check_int_power((x, y), (a, b))  # a host exponent array: numpy's check
         node = _fast_binary(plan, x, y) if plan.op is not None else None
         if node is None:
             (node,) = compute(ufunc, (x, y))
