@@ -453,6 +453,22 @@ def test_logsumexp_of_complex_tensors_follows_torch():
                               torch.logsumexp(z[:0].to(dev), 0)], rtol=1e-5, atol=1e-5)
 
 
+def test_matrix_exp_in_half_precision_is_computed_in_float32():
+    """torch.linalg.matrix_exp of a bfloat16 or float16 matrix crashed at the
+    barrier on the lazy device (XLA's solve has no half-precision kernel:
+    NotImplementedError wrapping a KeyError); now computed in float32 and
+    rounded. Eager torch's own CPU kernel gives NaN for these inputs (every
+    element of the OpInfo samples), so the reference here is eager float32
+    rounded to the half dtype (found by the bfloat16 OpInfo run)."""
+    g = torch.Generator().manual_seed(5)
+    x = torch.randn(2, 4, 4, generator=g) * 0.7
+    for dtype in (torch.bfloat16, torch.float16):
+        got = torch.linalg.matrix_exp(x.to(dtype).to(DEV)).cpu()
+        want = torch.linalg.matrix_exp(x.to(dtype).float()).to(dtype)
+        assert got.dtype == dtype and got.shape == want.shape
+        torch.testing.assert_close(got, want, rtol=1e-2, atol=1e-2)
+
+
 # ---- user programs of new kinds that passed when written (cheap coverage)
 
 def test_distributions_log_prob_entropy_kl_and_rsample():

@@ -132,8 +132,12 @@ def _inv_ex(x, *, check_errors=False):
 
 
 def _matrix_exp(x):
+    """matrix_exp; float16/bfloat16 computed in float32 (XLA's solve has no
+    half-precision kernel: the barrier crashed with a KeyError)."""
     n = node(x)
     _square("linalg.matrix_exp", n)
+    if n.dtype in (dt.float16, dt.bfloat16):
+        return wrap(convert(nplinalg.expm(convert(n, dt.float32)), n.dtype))
     return wrap(nplinalg.expm(n))
 
 
