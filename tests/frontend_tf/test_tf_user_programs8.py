@@ -149,3 +149,19 @@ def test_broadcast_to_error_says_unable_to_broadcast():
         tnp.broadcast_to(np.ones((2, 3)), (1, 3))
     with pytest.raises(want.type, match="Unable to broadcast tensor of shape"):
         lnp.broadcast_to(np.ones((2, 3)), (1, 3))
+
+
+# -------------------------------------------- tests/np_indexing_test.py
+
+@pytest.mark.parametrize("index", [0.0, (0, 0.0), np.float32(1.0), slice(0.5, 2), [0.0, 1.0],
+                                   np.array([0.5])], ids=repr)
+def test_float_index_raises_numpy_index_error(index):
+    # under numpy behaviour tnp raises numpy's IndexError ("only integers, slices
+    # ... are valid indices"); lazytensor raised IndexError with tf.Tensor's
+    # message, TypeError for a float slice bound and InvalidArgumentError for a
+    # float list
+    with pytest.raises(IndexError) as want:
+        tnp.zeros((2, 2))[index]
+    with pytest.raises(IndexError, match="only integers, slices") as got:
+        lnp.zeros((2, 2))[index]
+    assert str(got.value) == str(want.value)

@@ -137,10 +137,9 @@ def _getitem(self: ndarray, key):
     entries = [_index_entry(k) for k in (key if isinstance(key, tuple) else (key,))]
     node = self._node()
     for entry in entries:
-        if not isinstance(entry, _INDEX_TYPES):
-            raise IndexError("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) "
-                             f"and scalar tf.int32/tf.int64 tensors are valid indices, got "
-                             f"{entry!r}")
+        bad = _non_integer(entry)
+        if not isinstance(entry, _INDEX_TYPES) or bad is not None:
+            _invalid_index(entry if bad is None else bad)
         if isinstance(entry, np.ndarray) and entry.dtype == bool and \
                 entry.shape != node.shape[:entry.ndim]:
             raise ValueError(f"boolean index of shape {entry.shape} does not match the indexed "
@@ -148,6 +147,28 @@ def _getitem(self: ndarray, key):
     if isinstance(key, tuple):
         return lowered("__getitem__", lambda: _tnp_getitem(node, entries), _INDEX_ERRORS)()
     return lowered("__getitem__", lambda: indexing.getitem(node, entries[0]), _INDEX_ERRORS)()
+
+
+def _non_integer(entry):
+    """The float part of an index entry that tnp refuses (a float slice bound,
+    float list or array), or None."""
+    if isinstance(entry, slice):
+        return next((b for b in (entry.start, entry.stop, entry.step)
+                     if isinstance(b, (float, np.floating))), None)
+    if isinstance(entry, list) and any(isinstance(v, (float, np.floating)) for v in entry):
+        return entry
+    if isinstance(entry, np.ndarray) and entry.dtype.kind in "fc":
+        return entry
+    return None
+
+
+def _invalid_index(entry):
+    """tnp's error: numpy's IndexError under numpy behaviour, else tf.Tensor's TypeError."""
+    if _tf.numpy_behavior():
+        raise IndexError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) "
+                         f"and integer or boolean arrays are valid indices, got {entry!r}")
+    raise TypeError("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and "
+                    f"scalar tf.int32/tf.int64 tensors are valid indices, got {entry!r}")
 
 
 def _is_array_index(entry) -> bool:

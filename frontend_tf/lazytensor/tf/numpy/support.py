@@ -76,6 +76,30 @@ DEVIATIONS = (
     "arguments) raise tnp's types, as the op tests check.",
     "`tnp.experimental_enable_numpy_behavior(dtype_conversion_mode='all'/'safe')` (the new "
     "type promotion) is not modelled: lnp follows the legacy mode's rules.",
+    "Errors that depend on the data raise when TensorFlow's kernel sees the values: integer "
+    "`//` and `%` by zero raise InvalidArgumentError in eager tnp, while a lazy graph gives "
+    "XLA's result (no error at record time, and none at execution).",
+)
+
+# TensorFlow's own tnp tests (not in the pip package), run by ci/tf_conformance.py
+CONFORMANCE = (
+    "TensorFlow's source tree has tnp's own tests (`tensorflow/python/ops/numpy_ops/"
+    "*_test.py`, and `tests/`: a port of JAX's numpy tests). `python ci/tf_conformance.py "
+    "--source DIR` (DIR holds `tensorflow/python/ops/numpy_ops/` from TF's sources) copies "
+    "them to a scratch folder, imports `lazytensor.tf.numpy` where they import tnp's modules "
+    "(`np_array_ops`, `np_math_ops`, `np_arrays`, `np_random`, the tests' `np_wrapper`), "
+    "sets TF's global state as their `__main__` blocks do, and runs each module with pytest; "
+    "`--reference` runs the same copies on TensorFlow's own tnp, `-k` selects tests, "
+    "`--failures` lists them. `tf.Tensor` inputs (`ops.convert_to_tensor`) stay TensorFlow's.",
+    "Without `tests/extensions.py` in DIR, test_util's compile check (`tf.function`/XLA "
+    "compilation of the test function) runs the function once per argument tuple, and tests "
+    "of `extensions.*` helpers (grad, index_update, dynamic_slice, sort_key_val) skip.",
+    "Failures left, by design: `tf.function` tracing and `input_signature` inside tests, "
+    "virtual CPU devices and `backing_device`, string arrays, `IndexedSlices`, "
+    "`np_arrays.ndarray` being `tf.Tensor` (np_arrays_test checks tf.Tensor's monkey-patched "
+    "methods), `.shape` as a tuple and `dtype.type` (TensorFlow 2.21 fails those too), and "
+    "tests newer than the installed TensorFlow (TensorFlow 2.21 fails them as well: "
+    "`--reference` shows which).",
 )
 
 _NOTES = {"lowered": "", "fallback": "eager tnp on materialized inputs, warned once, counted",
@@ -107,6 +131,10 @@ def markdown() -> str:
         "Deliberate differences from eager tnp:",
         "",
         *(f"- {d}" for d in DEVIATIONS),
+        "",
+        "TensorFlow's own tnp tests:",
+        "",
+        *(f"- {c}" for c in CONFORMANCE),
         "",
         "| function | status | note |",
         "|---|---|---|",
