@@ -469,6 +469,33 @@ def test_matrix_exp_in_half_precision_is_computed_in_float32():
         torch.testing.assert_close(got, want, rtol=1e-2, atol=1e-2)
 
 
+def test_half_precision_norm_statistics_keep_torchs_cpu_dtypes():
+    """native_layer_norm, native_batch_norm and _batch_norm_with_update of
+    bfloat16/float16 inputs saved their mean and rstd in float32 on the lazy
+    device (torch's CPU kernels keep the input's dtype unless a parameter is
+    float32); the layer and batch norm backward in half precision now see
+    the same statistics as eager (found by the bfloat16 OpInfo run)."""
+    g = torch.Generator().manual_seed(6)
+    x = torch.randn(4, 3, 5, generator=g)
+    w, b = torch.rand(3, generator=g) + 0.5, torch.randn(3, generator=g)
+
+    def program(dev):
+        out = []
+        for dtype in (torch.bfloat16, torch.float16):
+            xd = x.to(dtype).to(dev)
+            out += list(torch.ops.aten.native_layer_norm(xd, [5], None, None, 1e-5))
+            out += list(torch.ops.aten.native_layer_norm(xd, [5], torch.ones(5).to(dev), None,
+                                                         1e-5))
+            rm, rv = torch.zeros(3).to(dtype).to(dev), torch.ones(3).to(dtype).to(dev)
+            out += list(torch.ops.aten._batch_norm_with_update(
+                xd, w.to(dtype).to(dev), b.to(dtype).to(dev), rm, rv, 0.1, 1e-5)) + [rm, rv]
+            out += list(torch.ops.aten.native_batch_norm(xd, w.to(dev), None, None, None, True,
+                                                         0.1, 1e-5))
+        return out
+
+    same_on_both(program, rtol=2e-2, atol=2e-2)
+
+
 # ---- user programs of new kinds that passed when written (cheap coverage)
 
 def test_distributions_log_prob_entropy_kl_and_rsample():

@@ -6,6 +6,7 @@ stats, torch's index layout of max pooling."""
 
 from __future__ import annotations
 
+import numpy as np
 from lazytensor.core import Node, Op, make
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import activations as act
@@ -208,7 +209,18 @@ def _layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):
                            f"with shape [*, {', '.join(map(str, normalized_shape))}], but got "
                            f"input of size{list(nx.shape)}")
     out, mean, rstd = norm.layer_norm(nx, k, _opt(weight), _opt(bias), eps)
-    return wrap(out), wrap(mean), wrap(rstd)
+    target = _stats_dtype(nx, weight, bias)
+    return wrap(out), wrap(convert(mean, target)), wrap(convert(rstd, target))
+
+
+def _stats_dtype(nx: Node, *params) -> np.dtype:
+    """The dtype of the saved statistics of a half-precision norm: torch's
+    CPU kernels keep the input's dtype unless a parameter is float32 (mixed
+    types), where they keep float32."""
+    if nx.dtype not in (dt.float16, dt.bfloat16):
+        return nx.dtype
+    mixed = any(p is not None and NUMPY_OF[p.dtype] != nx.dtype for p in params)
+    return dt.float32 if mixed else nx.dtype
 
 
 def _layer_norm_backward(grad, x, normalized_shape, mean, rstd, weight, bias, output_mask):
@@ -232,10 +244,11 @@ def _batch_norm(x, weight, bias, running_mean, running_var, training, momentum, 
         mean, invstd = layers.running_stats(node(running_mean), node(running_var), eps,
                                             nx.dtype)
     out = norm.batch_norm(nx, _opt(weight), _opt(bias), mean, invstd)
+    target = _stats_dtype(nx, weight, bias, running_mean, running_var)
     if not training:
-        empty = as_node(0, mean.dtype, (0,))
+        empty = as_node(0, target, (0,))
         return wrap(out), wrap(empty), wrap(empty)
-    return wrap(out), wrap(mean), wrap(invstd)
+    return wrap(out), wrap(convert(mean, target)), wrap(convert(invstd, target))
 
 
 def _batch_norm_backward(grad, x, weight, running_mean, running_var, save_mean, save_invstd,
@@ -249,6 +262,14 @@ def _batch_norm_backward(grad, x, weight, running_mean, running_var, save_mean, 
     gx, gw, gb = norm.batch_norm_backward(node(grad), nx, _opt(weight), mean, invstd, train)
     outs = (gx, gw, gb)
     return tuple(wrap(o) if keep else None for o, keep in zip(outs, output_mask, strict=False))
+
+
+def _with_update(x, weight, bias, running_mean, running_var, momentum, eps):
+    """_batch_norm_with_update (what F.batch_norm records in training): the
+    statistics in torch's CPU dtypes (torch's decomposition kept float32 for
+    half inputs) and its empty uint8 reserve."""
+    out = _batch_norm(x, weight, bias, running_mean, running_var, True, momentum, eps)
+    return (*out, wrap(as_node(0, dt.uint8, (0,))))
 
 
 def _legit(x, weight, bias, running_mean, running_var, training, momentum, eps):
@@ -415,6 +436,7 @@ TABLE = {
     aten._adaptive_avg_pool3d_backward: opmath(_adaptive_avg_pool_backward(3)),
     aten.native_layer_norm: _layer_norm, aten.native_layer_norm_backward: _layer_norm_backward,
     aten.native_batch_norm: _batch_norm, aten.native_batch_norm_backward: _batch_norm_backward,
+    aten._batch_norm_with_update.default: _with_update,
     aten._native_batch_norm_legit.default: _legit,
     aten._native_batch_norm_legit.no_stats: _legit_no_stats,
     aten._native_batch_norm_legit_no_training: _legit_no_training,
