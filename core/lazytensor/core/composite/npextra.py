@@ -343,7 +343,14 @@ def heaviside(x: Node, h0: Node, keep_nan: bool = True) -> Node:
 
 def _log_base(base: float):
     def log(x: Node) -> Node:
-        return make(Op.DIV, (make(Op.LOG, (x,)), const(math.log(base), x)))
+        ln = make(Op.LOG, (x,))
+        if not dt.is_complex(x.dtype):
+            return make(Op.DIV, (ln, const(math.log(base), x)))
+        # each part divided by the real ln(base), as numpy and C++'s complex / real:
+        # a complex division would make log2(0j) = (-inf + 0j) / ln 2 -inf + nanj
+        re, im = make(Op.REAL, (ln,)), make(Op.IMAG, (ln,))
+        scale = const(math.log(base), re)
+        return make(Op.COMPLEX, (make(Op.DIV, (re, scale)), make(Op.DIV, (im, scale))))
 
     return log
 
