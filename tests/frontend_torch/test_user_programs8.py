@@ -354,7 +354,8 @@ def test_bool_and_integer_reductions_scans_and_dropout_backward_follow_torch():
     native_dropout_backward of an integer grad kept its dtype (silently
     truncated: torch's float scale promotes to float32) and of a bool grad
     crashed; index_add of bools with alpha crashed (bool multiply);
-    special.zeta(0, 0) was inf (torch: NaN for x < 1)."""
+    special.zeta(0, 0) was inf (torch: NaN for x < 1) and zeta(x, q) at the
+    poles q = 0, -1, -2... NaN (torch: inf)."""
     x = torch.tensor([[True, False], [False, False], [True, True]])
 
     def program(dev):
@@ -374,7 +375,9 @@ def test_bool_and_integer_reductions_scans_and_dropout_backward_follow_torch():
     same_on_both(lambda dev: [  # (NaNs: compared by same_on_both)
         torch.special.zeta(x.to(dev), x.to(dev)), torch.special.zeta(x.long().to(dev), 2.0),
         torch.special.zeta(torch.tensor([0., 0.5, 1., 2., -1.]).to(dev),
-                           torch.tensor([0., 0., 0., 1., 1.]).to(dev))])
+                           torch.tensor([0., 0., 0., 1., 1.]).to(dev)),
+        torch.special.zeta(torch.tensor([9, 5, 2, 3, 7]).to(dev),  # poles: inf
+                           torch.tensor([-7, 0, -2, -1, 1]).to(dev))])
 
 
 def test_int16_and_int8_index_tensors_raise_as_torch():

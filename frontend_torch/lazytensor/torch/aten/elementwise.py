@@ -95,10 +95,13 @@ def _unary(fn, kind):
 
 
 def _zeta(x: Node, q: Node) -> Node:
-    """Hurwitz zeta; NaN for x < 1, as torch's kernel (XLA's zeta(0, 0) is
-    inf)."""
+    """Hurwitz zeta with torch's kernel's edge values: NaN for x < 1 (XLA's
+    zeta(0, 0) is inf), inf at the poles q = 0, -1, -2... (XLA: NaN)."""
+    pole = make(Op.AND, (make(Op.LE, (q, full(q.shape, 0, q.dtype))),
+                         make(Op.EQ, (q, make(Op.FLOOR, (q,))))))
+    out = make(Op.SELECT, (pole, full(x.shape, float("inf"), x.dtype), make(Op.ZETA, (x, q))))
     below = make(Op.LT, (x, full(x.shape, 1, x.dtype)))
-    return make(Op.SELECT, (below, full(x.shape, float("nan"), x.dtype), make(Op.ZETA, (x, q))))
+    return make(Op.SELECT, (below, full(x.shape, float("nan"), x.dtype), out))
 
 
 def _logaddexp(a: Node, b: Node) -> Node:
