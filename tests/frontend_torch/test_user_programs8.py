@@ -499,6 +499,20 @@ def test_half_precision_norm_statistics_keep_torchs_cpu_dtypes():
     same_on_both(program, rtol=2e-2, atol=2e-2)
 
 
+def test_geometric_fills_integer_tensors_as_torch():
+    """Tensor.geometric_ of an int64/int32/uint8 tensor raised
+    NotImplementedError on the lazy device (torch's decomposition draws with
+    uniform_, which has no integer kernel) where torch fills it; now sampled
+    in float32 and converted: dtype and shape as eager, values >= 1 with mean
+    near 1/p, and torch's error for p outside (0, 1) (found by the int64
+    OpInfo run)."""
+    for dtype in (torch.int64, torch.int32, torch.uint8):
+        got = torch.zeros(4000, dtype=dtype).to(DEV).geometric_(0.25).cpu()
+        assert got.dtype == dtype and got.shape == (4000,) and got.min() >= 1
+        assert abs(got.double().mean().item() - 4.0) < 0.4
+    same_outcomes(lambda dev: [lambda: torch.zeros(3, dtype=torch.long).to(dev).geometric_(1.5)])
+
+
 # ---- user programs of new kinds that passed when written (cheap coverage)
 
 def test_distributions_log_prob_entropy_kl_and_rsample():

@@ -183,6 +183,18 @@ def _written_out(result, out):
     return out
 
 
+def _geometric(self, p, *, generator=None):
+    """geometric: torch's decomposition, sampled in float32 for an integer
+    tensor (torch fills integer tensors too; the decomposition's uniform_
+    refused them with a NotImplementedError)."""
+    from torch._decomp import decomposition_table
+
+    sample = decomposition_table[aten.geometric.default]
+    if self.dtype.is_floating_point:
+        return sample(self, p, generator=generator)
+    return sample(self.to(torch.float32), p, generator=generator).to(self.dtype)
+
+
 def _filled(factory, value: float):
     """zeros/ones/empty_like and new_zeros/ones/empty: ``factory`` with its
     fill value given."""
@@ -216,5 +228,6 @@ TABLE = {
     aten.bernoulli.default: _bernoulli, aten.bernoulli.p: _bernoulli,
     aten.exponential_: _exponential_,
     aten.multinomial: _multinomial, aten.linspace.out: _linspace_out,
+    aten.geometric.default: _geometric,
     aten.randperm.out: _randperm_out, aten.randperm.generator_out: _randperm_out,
 }
