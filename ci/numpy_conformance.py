@@ -17,11 +17,19 @@ to watch is the pass count, per module. linalg's test_xerbla_override is
 deselected: it forks, and the child of a process with XLA's threads hangs.
 _core/tests/test_umath.py is not a default (about ten minutes; most of its
 failures are FloatingPointError under np.errstate, longdouble and numpy
-scalar types): run it with ``--modules`` when ufuncs change.
+scalar types): run it with ``--modules`` when ufuncs change. Neither are
+_core/tests/test_ufunc.py (about twenty minutes: test_ufunc_at_inner_loops
+replays 3,000 one-element writes per case; most failures are longdouble,
+object loops and ufunc internals) and _core/tests/test_multiarray.py (the
+ndarray itself, far too long whole: run it per class with ``-k``, as below;
+TestMethods.test_sort_degraded, a 500,000-step Python loop of element swaps,
+is deselected, and TestBool/TestArgmaxArgminCommon take minutes).
 
     python ci/numpy_conformance.py                 # the default modules
     python ci/numpy_conformance.py --modules lib/tests/test_shape_base.py
     python ci/numpy_conformance.py --json out.json --failures
+    python ci/numpy_conformance.py --modules _core/tests/test_multiarray.py \
+        -k "TestMethods or TestDot or TestChoose" --failures
 """
 
 from __future__ import annotations
@@ -46,10 +54,13 @@ MODULES = (
     "_core/tests/test_numeric.py", "_core/tests/test_shape_base.py",
     "_core/tests/test_function_base.py", "lib/tests/test_stride_tricks.py",
     "lib/tests/test_polynomial.py", "_core/tests/test_indexing.py",
+    "_core/tests/test_numerictypes.py",
 )
 # tests that cannot run in a process that already started XLA's threads: the
-# child that test_xerbla_override forks deadlocks
-DESELECT = ("linalg_tests_test_linalg_lazy.py::test_xerbla_override",)
+# child that test_xerbla_override forks deadlocks; test_sort_degraded swaps
+# elements one at a time in a Python loop of 500,000 steps (hours, lazily)
+DESELECT = ("linalg_tests_test_linalg_lazy.py::test_xerbla_override",
+            "_core_tests_test_multiarray_lazy.py::TestMethods::test_sort_degraded")
 
 CONFTEST = '''\
 import functools
@@ -98,10 +109,10 @@ def prepare(folder: Path, modules: list[str]) -> list[Path]:
     return copies
 
 
-def run_module(copy: Path, failures: bool) -> dict:
+def run_module(copy: Path, failures: bool, select: str | None = None) -> dict:
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
-         "-o", "addopts=", "-rfE", copy.name,
+         "-o", "addopts=", "-rfE", copy.name, *(["-k", select] if select else []),
          *(f"--deselect={test}" for test in DESELECT if test.startswith(copy.name + "::"))],
         cwd=copy.parent, capture_output=True, text=True, timeout=1800)
     lines = proc.stdout.strip().splitlines() or [proc.stderr[-300:]]
@@ -120,10 +131,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--modules", help="comma-separated paths inside numpy")
     parser.add_argument("--json", help="write per-module counts here")
     parser.add_argument("--failures", action="store_true", help="list the failing tests")
+    parser.add_argument("-k", dest="select", help="pytest's -k expression (classes, tests)")
     args = parser.parse_args(argv)
     modules = args.modules.split(",") if args.modules else list(MODULES)
     with tempfile.TemporaryDirectory() as tmp:
-        results = [run_module(copy, args.failures) for copy in prepare(Path(tmp), modules)]
+        results = [run_module(copy, args.failures, args.select)
+                   for copy in prepare(Path(tmp), modules)]
     for r in results:
         print(f"{r['module']:48} {r.get('passed', 0):5} passed {r.get('failed', 0):5} failed "
               f"{r.get('error', 0):3} errors")
