@@ -340,3 +340,30 @@ def test_user_program_round8(program):
     if program not in COUNTED:
         assert not metrics.as_dict()["fallbacks"], metrics.as_dict()["fallbacks"]
     assert_same(got, want, program)
+
+
+def test_asarray_of_indexed_slices_is_the_dense_gradient():
+    # a gather's gradient is a tf.IndexedSlices; tnp.asarray/array make it dense
+    # (ArrayCreationTest.testIndexedSlices); lazytensor raised TypeError
+    emb = tf.Variable(np.arange(12.0).reshape(4, 3))
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(tf.gather(emb, [1, 3, 1]) ** 2)
+    grad = tape.gradient(y, emb)
+    assert isinstance(grad, tf.IndexedSlices)
+    for fn in (lambda m: m.asarray(grad), lambda m: m.array(grad, copy=False),
+               lambda m: m.sum(m.asarray(grad) * 2.0, axis=0)):
+        got, want = _both(fn)
+        assert_same(got, want)
+
+
+def test_array_of_indexed_slices_with_lazy_values():
+    # ArrayCreationTest.testIndexedSlices: the slices' values are tnp arrays;
+    # TensorFlow's own densifying returned a lazy array where it wanted a
+    # tf.Tensor (RuntimeError)
+    def dense(m):
+        slices = tf.IndexedSlices(values=m.ones([2, 3], dtype=np.int64),
+                                  indices=tf.constant([1, 9]), dense_shape=[10, 3])
+        return m.array(slices, copy=False)
+
+    got, want = _both(dense)
+    assert_same(got, want)

@@ -301,6 +301,8 @@ def lift(value, dtype: np.dtype | None = None) -> Node:
         node = scalar(np.asarray(value, host_dtype).item(), host_dtype)
     elif _tf.is_tf_value(value) or _tf.keras_variable(value):
         node = tf_value_node(value)
+    elif _tf.indexed_slices(value):
+        node = _dense_of_slices(value)
     elif isinstance(value, (list, tuple)) and _holds_arrays(value):
         return _stack(weak_joined(value), dtype)
     else:
@@ -310,6 +312,17 @@ def lift(value, dtype: np.dtype | None = None) -> Node:
 
         node = convert(node, dtype)
     return node
+
+
+def _dense_of_slices(value) -> Node:
+    """A tf.IndexedSlices as its dense tensor: the value rows summed into the
+    rows that ``indices`` name (its values may be lazy arrays)."""
+    from lazytensor.core.composite import nn
+
+    if value.dense_shape is None:
+        raise ValueError("Tensor conversion requested for IndexedSlices without dense_shape")
+    rows = int(np.asarray(_tf.host_value(value.dense_shape)).ravel()[0])
+    return nn.segment_reduce(lift(value.values), lift(value.indices), rows)
 
 
 def tf_value_node(value) -> Node:

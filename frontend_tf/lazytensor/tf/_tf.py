@@ -53,6 +53,12 @@ def is_tf_value(value) -> bool:
     return isinstance(value, (t.Tensor, t.Variable))
 
 
+def indexed_slices(value) -> bool:
+    """A tf.IndexedSlices (what the tape gives for a gather's gradient);
+    tnp.asarray converts it to its dense tensor."""
+    return "tensorflow" in sys.modules and isinstance(value, tf().IndexedSlices)
+
+
 def keras_variable(value) -> bool:
     """A Keras variable of the TensorFlow backend (its ``value`` is a
     tf.Variable; TensorFlow takes it as a tensor): a layer's weight."""
@@ -184,6 +190,6 @@ def raise_as_tf(error: Exception, table: dict | None = None) -> NoReturn:
 
 
 __all__ = [
-    "CoreError", "ERRORS", "Traced", "as_np_dtype", "as_tf_dtype", "default_float", "is_tf_value",
-    "numpy_behavior", "prefer_float32", "raise_as_tf", "tf", "tnp",
+    "CoreError", "ERRORS", "Traced", "as_np_dtype", "as_tf_dtype", "default_float",
+    "indexed_slices", "is_tf_value", "numpy_behavior", "prefer_float32", "raise_as_tf", "tf", "tnp",
 ]
