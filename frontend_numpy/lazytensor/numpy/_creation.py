@@ -220,8 +220,8 @@ def arange(start_or_stop=None, /, stop=None, step=None, dtype=None, *, start=Non
         start, stop = 0, start
     start = 0 if start is None else start
     step = 1 if step is None else step
-    _check_length(start, stop, step)
     dtype = as_dtype(dtype)
+    _check_length(start, stop, step)
     if dtype == dt.bool_:  # numpy: False, True at most
         if cc.arange_length(start, stop, step) > 2:
             raise TypeError("arange() is only supported for booleans when the result has at "
@@ -235,8 +235,8 @@ def arange(start_or_stop=None, /, stop=None, step=None, dtype=None, *, start=Non
 
 def _check_length(start, stop, step) -> None:
     """numpy's errors for a length that is NaN or infinite."""
-    if any(isinstance(v, complex) for v in (start, stop, step)) or step == 0:
-        return
+    if not all(isinstance(v, (int, float)) for v in (start, stop, step)) or step == 0:
+        return  # (complex, dates: numpy's own rules)
     length = (stop - start) / step
     if math.isnan(length):
         raise ValueError("arange: cannot compute length")
