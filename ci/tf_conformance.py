@@ -32,13 +32,13 @@ from __future__ import annotations
 
 import argparse
 import functools
-import json
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from _suites import report, run_module
 
 PACKAGE = Path("tensorflow/python/ops/numpy_ops")
 MODULES = (
@@ -137,7 +137,6 @@ def eval_on_shapes(f, static_argnums=()):
 def __getattr__(name):
     raise unittest.SkipTest(f"extensions.{name}: tests/extensions.py not in --source")
 '''
-_SUMMARY = re.compile(r"(\d+) (passed|failed|error|errors|skipped|xfailed|xpassed)")
 
 
 def rewrite(source: str, rules=TNP_RULES + HELPER_RULES) -> str:
@@ -171,31 +170,6 @@ def prepare(source: Path, folder: Path, modules: list[str], reference: bool = Fa
     return copies
 
 
-def run_module(copy: Path, failures: bool, select: str | None, timeout: int) -> dict:
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-               "-p", "no:randomly", "-o", "addopts=", "-rfE", copy.name]
-    if select:
-        command += ["-k", select]
-    try:
-        proc = subprocess.run(command, cwd=copy.parent, capture_output=True, text=True,
-                              timeout=timeout)
-        stdout, stderr = proc.stdout, proc.stderr
-    except subprocess.TimeoutExpired as expired:
-        out = expired.stdout or b""
-        stdout = out.decode() if isinstance(out, bytes) else out
-        stdout += f"\ntimed out after {timeout} s"
-        stderr = ""
-    lines = stdout.strip().splitlines() or [stderr[-300:]]
-    tail = next((line for line in reversed(lines) if _SUMMARY.search(line)), lines[-1])
-    counts = {kind.rstrip("s") if kind == "errors" else kind: int(n)
-              for n, kind in _SUMMARY.findall(tail)}
-    result = {"module": copy.name, "select": select, "summary": tail, **counts}
-    if failures:
-        result["failures"] = [line.split(" ", 1)[1] for line in lines
-                              if line.startswith(("FAILED ", "ERROR "))]
-    return result
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--source", required=True,
@@ -219,17 +193,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.keep:
             shutil.copytree(tmp, args.keep, dirs_exist_ok=True)
         results = [run_module(c, args.failures, args.select, args.timeout) for c in copies]
-    for r in results:
-        print(f"{r['module']:40} {r.get('passed', 0):5} passed {r.get('failed', 0):5} failed "
-              f"{r.get('error', 0):3} errors {r.get('skipped', 0):4} skipped")
-        for failure in r.get("failures", []):
-            print(f"    {failure}")
-    passed = sum(r.get("passed", 0) for r in results)
-    failed = sum(r.get("failed", 0) + r.get("error", 0) for r in results)
-    print(f"\n{passed} passed, {failed} failed or errored "
-          f"({100 * passed / max(passed + failed, 1):.1f}% of the tests that ran)")
-    if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=1))
+    report(results, "", args.json)
     return 0
 
 
