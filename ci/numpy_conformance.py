@@ -35,14 +35,13 @@ is deselected, and TestBool/TestArgmaxArgminCommon take minutes).
 from __future__ import annotations
 
 import argparse
-import json
 import re
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import numpy
+from _suites import report, run_module
 
 MODULES = (
     "lib/tests/test_shape_base.py", "lib/tests/test_twodim_base.py",
@@ -92,9 +91,6 @@ for _name in dir(numpy.testing):
 
 _IMPORT = re.compile(r"^import numpy as np$", re.M)
 _PRIVATE = re.compile(r"\bnp\.(_\w+)")  # numpy's private modules stay numpy's
-_SUMMARY = re.compile(r"(\d+) (passed|failed|error|errors|skipped|xfailed|xpassed)")
-
-
 def prepare(folder: Path, modules: list[str]) -> list[Path]:
     """The rewritten copies of ``modules`` (paths inside numpy) in ``folder``."""
     root = Path(numpy.__file__).parent
@@ -109,21 +105,8 @@ def prepare(folder: Path, modules: list[str]) -> list[Path]:
     return copies
 
 
-def run_module(copy: Path, failures: bool, select: str | None = None) -> dict:
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
-         "-o", "addopts=", "-rfE", copy.name, *(["-k", select] if select else []),
-         *(f"--deselect={test}" for test in DESELECT if test.startswith(copy.name + "::"))],
-        cwd=copy.parent, capture_output=True, text=True, timeout=1800)
-    lines = proc.stdout.strip().splitlines() or [proc.stderr[-300:]]
-    tail = next((line for line in reversed(lines) if _SUMMARY.search(line)), lines[-1])
-    counts = {kind.rstrip("s") if kind == "errors" else kind: int(n)
-              for n, kind in _SUMMARY.findall(tail)}
-    result = {"module": copy.name, "summary": tail, **counts}
-    if failures:
-        result["failures"] = [line.split(" ", 1)[1] for line in lines
-                              if line.startswith(("FAILED ", "ERROR "))]
-    return result
+def _deselected(copy: Path) -> tuple:
+    return tuple(f"--deselect={test}" for test in DESELECT if test.startswith(copy.name + "::"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -135,19 +118,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     modules = args.modules.split(",") if args.modules else list(MODULES)
     with tempfile.TemporaryDirectory() as tmp:
-        results = [run_module(copy, args.failures, args.select)
+        results = [run_module(copy, args.failures, args.select, extra=_deselected(copy))
                    for copy in prepare(Path(tmp), modules)]
-    for r in results:
-        print(f"{r['module']:48} {r.get('passed', 0):5} passed {r.get('failed', 0):5} failed "
-              f"{r.get('error', 0):3} errors")
-        for failure in r.get("failures", []):
-            print(f"    {failure}")
-    passed = sum(r.get("passed", 0) for r in results)
-    failed = sum(r.get("failed", 0) + r.get("error", 0) for r in results)
-    print(f"\nnumpy {numpy.__version__}: {passed} passed, {failed} failed or errored "
-          f"({100 * passed / max(passed + failed, 1):.1f}% of the tests that ran)")
-    if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=1))
+    report(results, f"numpy {numpy.__version__}: ", args.json)
     return 0
 
 
