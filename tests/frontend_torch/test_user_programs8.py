@@ -15,24 +15,12 @@ from torch import nn
 
 from .conftest import DEV
 from .programs import same_on_both, same_outcomes
-
-
-class _Block(nn.Module):
-    def __init__(self, c: int) -> None:
-        super().__init__()
-        self.conv1 = nn.Conv2d(c, c, 3, padding=1, bias=False)
-        self.bn1 = nn.BatchNorm2d(c)
-        self.conv2 = nn.Conv2d(c, c, 3, padding=1, bias=False)
-        self.bn2 = nn.BatchNorm2d(c)
-
-    def forward(self, x):
-        y = F.relu(self.bn1(self.conv1(x)))
-        return F.relu(x + self.bn2(self.conv2(y)))
+from .test_programs import ResidualBlock
 
 
 def test_resnet_block_train_then_eval_under_inference_mode():
     def program(dev):
-        model = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), _Block(8), _Block(8),
+        model = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), ResidualBlock(8), ResidualBlock(8),
                               nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(8, 4)).to(dev)
         opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
         x, y = torch.randn(6, 3, 8, 8).to(dev), torch.randint(0, 4, (6,)).to(dev)
