@@ -19,7 +19,7 @@ from lazytensor.core import layout as _layout
 from lazytensor.core.composite import indexing as ci
 from lazytensor.core.composite import npextra as npx
 from lazytensor.core.composite import sorting as csort
-from lazytensor.core.composite.elementwise import as_node, broadcast_shapes, convert
+from lazytensor.core.composite.elementwise import as_node, broadcast_shapes, broadcast_to, convert
 from lazytensor.core.composite.numerics import reduce_runs
 from lazytensor.core.composite.reduction import normalize_axis, reduce_where
 from lazytensor.core.ir import Node
@@ -218,10 +218,11 @@ def _fast_binary(plan: _Plan, x, y) -> Node | None:
         if x.dtype is not dx and x.dtype != dx:
             x = make(_CONVERT, (x,), dx)
         if type(y) is Node:
-            if x.shape != y.shape:
-                return None
             if y.dtype is not dx and y.dtype != dx:
                 y = make(_CONVERT, (y,), dx)
+            if x.shape != y.shape:  # (the nodes _coerce would make: convert, then broadcast)
+                shape = broadcast_shapes(x.shape, y.shape)
+                x, y = broadcast_to(x, shape), broadcast_to(y, shape)
             return _record(op, x, y, plan.out)
         bounds = plan.bounds
         if bounds is not None and not bounds[0] <= y <= bounds[1]:
