@@ -392,17 +392,20 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
 
 
 def _host_unique(name: str):
-    """The Array API's ``numpy.unique_*`` functions: like ``unique``, their
-    shapes depend on the data, so numpy runs them on the materialized input
-    (its own NaN and result-tuple rules) and the results are lazy again."""
-    def unique_function(x, /):
-        return to_lazy(getattr(np, name)(_host(x)))
+    """The Array API's ``numpy.unique_*`` functions and the set operations
+    (``setdiff1d``...): like ``unique``, their shapes depend on the data, so
+    numpy runs them on the materialized arrays (its own NaN, sorting and
+    result-tuple rules) and the results are lazy again."""
+    def unique_function(*args, **kwargs):
+        return to_lazy(getattr(np, name)(*(_host(a) if isinstance(a, ndarray) else a
+                                           for a in args), **kwargs))
 
     unique_function.__name__ = unique_function.__qualname__ = name
     return unique_function
 
 
-for _name in ("unique_values", "unique_counts", "unique_inverse", "unique_all"):
+for _name in ("unique_values", "unique_counts", "unique_inverse", "unique_all",
+              "intersect1d", "union1d", "setdiff1d", "setxor1d"):
     implements(_name)(_host_unique(_name))
 
 
