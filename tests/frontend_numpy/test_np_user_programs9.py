@@ -319,3 +319,143 @@ def test_kalman_filter_loop():
     rng = np.random.default_rng(8)
     zs = 0.7 * np.arange(25) + rng.normal(0, 0.7, size=25)
     check(kalman_filter, zs, rtol=1e-7)
+
+
+def particle_deposit(np, pos, mass):
+    """Cloud-in-cell deposit of particles on a periodic 2-D grid with
+    np.add.at (repeated cells accumulate), the same mass with np.bincount
+    weights on flattened cell indices, and a density contrast."""
+    n = 16
+    cell = pos * n
+    i0 = np.floor(cell).astype(np.int64)
+    frac = cell - i0
+    rho = np.zeros((n, n))
+    for dx in (0, 1):
+        for dy in (0, 1):
+            w = (frac[:, 0] if dx else 1 - frac[:, 0]) * (frac[:, 1] if dy else 1 - frac[:, 1])
+            np.add.at(rho, ((i0[:, 0] + dx) % n, (i0[:, 1] + dy) % n), mass * w)
+    flat = np.ravel_multi_index((i0[:, 0], i0[:, 1]), (n, n))
+    ngp = np.bincount(flat, weights=mass, minlength=n * n).reshape(n, n)
+    delta = rho / rho.mean() - 1
+    return rho, ngp, float(rho.sum()), delta.max(), np.count_nonzero(ngp)
+
+
+def test_particle_deposit_with_add_at_and_bincount():
+    rng = np.random.default_rng(9)
+    check(particle_deposit, rng.random((300, 2)), rng.uniform(0.5, 1.5, 300), rtol=1e-9)
+
+
+def gaussian_on_a_grid(np, mu, cov):
+    """A bivariate normal density evaluated on an np.meshgrid through the
+    inverse covariance (einsum of the quadratic form), integrated with
+    np.trapezoid twice, its gradient with np.gradient, and the mode."""
+    x = np.linspace(-4, 4, 41)
+    y = np.linspace(-3, 3, 31)
+    X, Y = np.meshgrid(x, y)
+    d = np.stack([X - mu[0], Y - mu[1]], axis=-1)
+    inv = np.linalg.inv(cov)
+    q = np.einsum("...i,ij,...j->...", d, inv, d)
+    pdf = np.exp(-0.5 * q) / (2 * np.pi * np.sqrt(np.linalg.det(cov)))
+    total = np.trapezoid(np.trapezoid(pdf, x, axis=1), y)
+    gy, gx = np.gradient(pdf, y, x)
+    iy, ix = np.unravel_index(np.argmax(pdf), pdf.shape)
+    return pdf, float(total), gx, gy, (float(x[ix]), float(y[iy]))
+
+
+def test_gaussian_density_on_a_meshgrid():
+    check(gaussian_on_a_grid, np.array([0.5, -0.25]), np.array([[1.0, 0.3], [0.3, 0.5]]))
+
+
+def tiny_regression_net(np, X, y, seed):
+    """A one-hidden-layer tanh network for regression trained with
+    mini-batch SGD with momentum, batches from a seeded permutation, the
+    backward pass by hand; per-epoch losses as Python floats."""
+    rng = np.random.default_rng(seed)
+    W1 = rng.normal(0, 0.5, (X.shape[1], 16))
+    b1 = np.zeros(16)
+    W2 = rng.normal(0, 0.5, (16, 1))
+    b2 = np.zeros(1)
+    params = [W1, b1, W2, b2]
+    velocity = [np.zeros_like(p) for p in params]
+    losses = []
+    for epoch in range(4):
+        perm = rng.permutation(len(X))
+        for start in range(0, len(X), 16):
+            idx = perm[start:start + 16]
+            xb, yb = X[idx], y[idx, None]
+            h = np.tanh(xb @ W1 + b1)
+            pred = h @ W2 + b2
+            err = pred - yb
+            dW2 = h.T @ err / len(xb)
+            db2 = err.mean(axis=0)
+            dh = err @ W2.T * (1 - h ** 2)
+            dW1 = xb.T @ dh / len(xb)
+            db1 = dh.mean(axis=0)
+            for p, v, g in zip(params, velocity, (dW1, db1, dW2, db2)):
+                v *= 0.9
+                v -= 0.05 * g
+                p += v
+        losses.append(round(float(np.mean((np.tanh(X @ W1 + b1) @ W2 + b2 - y[:, None]) ** 2)), 9))
+    return W1, b2, losses
+
+
+def test_tiny_regression_net_with_momentum():
+    rng = np.random.default_rng(10)
+    X = rng.uniform(-2, 2, size=(64, 2))
+    check(tiny_regression_net, X, np.sin(X[:, 0]) * X[:, 1], 11, rtol=1e-7)
+
+
+def clean_sensor_table(np, table):
+    """Cleaning a table of sensor readings: NaNs imputed with the column
+    np.nanmean, outliers beyond 3 robust z-scores (median/MAD) clipped,
+    station codes counted with np.unique(return_counts=True)."""
+    station = table[:, 0].astype(np.int64)
+    values = table[:, 1:].copy()
+    missing = np.isnan(values)
+    col_mean = np.nanmean(values, axis=0)
+    values[missing] = np.take(col_mean, np.nonzero(missing)[1])
+    med = np.median(values, axis=0)
+    mad = np.median(np.abs(values - med), axis=0) * 1.4826
+    z = (values - med) / mad
+    outliers = np.abs(z) > 3
+    values = np.where(outliers, med + np.sign(z) * 3 * mad, values)
+    codes, counts = np.unique(station, return_counts=True)
+    per_station = np.array([values[station == c].mean(axis=0) for c in codes])
+    return (values, missing.sum(axis=0), outliers.sum(), codes, counts, per_station,
+            np.nanstd(table[:, 1:], axis=0))
+
+
+def test_clean_a_sensor_table():
+    rng = np.random.default_rng(12)
+    table = np.column_stack([rng.integers(0, 4, 60), rng.normal(20, 2, (60, 3))])
+    table[rng.random((60, 4)) < 0.1] = np.nan
+    table[:, 0] = np.nan_to_num(table[:, 0], nan=1.0)
+    table[[3, 17], 2] = [60.0, -40.0]
+    check(clean_sensor_table, table)
+
+
+def spearman_and_ranks(np, a, b):
+    """Spearman's rank correlation from double argsorts (average ranks for
+    ties through np.unique's inverse), np.corrcoef of the ranks, and
+    percentile ranks of new values with np.searchsorted."""
+    def ranks(v):
+        order = np.argsort(v, kind="stable")
+        r = np.empty(len(v))
+        r[order] = np.arange(1, len(v) + 1)
+        vals, inv = np.unique(v, return_inverse=True)
+        sums = np.bincount(inv, weights=r)
+        return (sums / np.bincount(inv))[inv]
+
+    ra, rb = ranks(a), ranks(b)
+    rho = np.corrcoef(ra, rb)[0, 1]
+    sorted_a = np.sort(a)
+    new = np.array([-1.0, 0.0, 0.5, 3.0])
+    pct = 100.0 * np.searchsorted(sorted_a, new, side="right") / len(a)
+    top = np.argsort(-a, kind="stable")[:5]
+    return ra, float(rho), pct, top
+
+
+def test_spearman_correlation_and_ranks():
+    rng = np.random.default_rng(13)
+    a = np.round(rng.normal(size=40), 1)  # ties
+    check(spearman_and_ranks, a, a + rng.normal(0, 0.5, 40))
