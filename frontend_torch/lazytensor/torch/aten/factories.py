@@ -106,6 +106,19 @@ def _bernoulli(x, p=None, *, generator=None):
     return wrap(convert(make(Op.LT, (u, convert(probs, u.dtype))), n.dtype))
 
 
+def _gamma_like(sample, kernel: str):
+    """_standard_gamma/_sample_dirichlet: the core's sampler on a float32 or
+    float64 tensor of concentrations; other dtypes raise as torch's kernel."""
+    def impl(alpha, generator=None):
+        n = node(alpha)
+        if n.dtype not in (dt.float32, dt.float64):
+            raise NotImplementedError(f"\"{kernel}\" not implemented for "
+                                      f"'{scalar_type_name(n.dtype)}'")
+        return wrap(sample(next_key(generator), n))
+
+    return impl
+
+
 def _multinomial(x, num_samples, replacement=False, *, generator=None):
     """Category indices drawn from (unnormalized) probabilities along the
     last dim: without replacement, the top ``num_samples`` of log(p) plus
@@ -229,5 +242,7 @@ TABLE = {
     aten.exponential_: _exponential_,
     aten.multinomial: _multinomial, aten.linspace.out: _linspace_out,
     aten.geometric.default: _geometric,
+    aten._standard_gamma.default: _gamma_like(sampling.gamma, "gamma_cpu"),
+    aten._sample_dirichlet.default: _gamma_like(sampling.dirichlet, "dirichlet"),
     aten.randperm.out: _randperm_out, aten.randperm.generator_out: _randperm_out,
 }

@@ -1,0 +1,398 @@
+"""Ordinary PyTorch programs (GANs, sequence models, reinforcement learning,
+contrastive and graph learning, schedulers...) written as a user writes
+them, run eagerly on the CPU and lazily from the same seed and compared
+(values, dtypes, shapes; see ``programs.py``); where a program marks steps,
+the later steps must neither recompile nor fall back."""
+
+from __future__ import annotations
+
+import lazytensor.torch as lt
+import torch
+import torch.nn.functional as F
+from lazytensor.core import get_runtime
+from torch import nn
+
+from .conftest import DEV
+from .programs import same_on_both
+
+
+def counters() -> dict:
+    c = get_runtime().metrics.counters
+    return {k: c[k] for k in ("cache_misses", "eager_fallbacks")}
+
+
+def steady(dev, first: dict | None) -> dict | None:
+    """On the lazy device: the counters now (first call) or a check that
+    they did not move since ``first`` (later calls)."""
+    if dev != DEV:
+        return None
+    if first is None:
+        return counters()
+    assert counters() == first, (counters(), first, get_runtime().metrics.miss_reasons[-3:])
+    return first
+
+
+def step_mark(dev) -> None:
+    if dev == DEV:
+        lt.mark_step()
+
+
+def test_gan_with_two_optimizers_and_detach():
+    def program(dev):
+        gen = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 2)).to(dev)
+        disc = nn.Sequential(nn.Linear(2, 16), nn.LeakyReLU(0.2), nn.Linear(16, 1)).to(dev)
+        opt_g = torch.optim.Adam(gen.parameters(), lr=2e-3, betas=(0.5, 0.999))
+        opt_d = torch.optim.Adam(disc.parameters(), lr=2e-3, betas=(0.5, 0.999))
+        bce = nn.BCEWithLogitsLoss()
+        real = (torch.randn(64, 2) * 0.5 + torch.tensor([2.0, -1.0])).to(dev)
+        noise = torch.randn(5, 64, 4).to(dev)
+        ones, zeros = torch.ones(64, 1, device=dev), torch.zeros(64, 1, device=dev)
+        out, first = [], None
+        for step in range(5):
+            fake = gen(noise[step])
+            d_loss = bce(disc(real), ones) + bce(disc(fake.detach()), zeros)
+            opt_d.zero_grad()
+            d_loss.backward()
+            opt_d.step()
+            g_loss = bce(disc(fake), ones)
+            opt_g.zero_grad()
+            g_loss.backward()
+            opt_g.step()
+            step_mark(dev)
+            out += [d_loss.detach(), g_loss.detach()]
+            if step >= 1:
+                first = steady(dev, first)
+        return out + [p.detach() for p in gen.parameters()]
+
+    same_on_both(program, rtol=1e-4, atol=1e-5)
+
+
+def test_dcgan_generator_and_discriminator_blocks():
+    def program(dev):
+        gen = nn.Sequential(
+            nn.ConvTranspose2d(8, 16, 4, 1, 0, bias=False), nn.BatchNorm2d(16), nn.ReLU(True),
+            nn.ConvTranspose2d(16, 8, 4, 2, 1, bias=False), nn.BatchNorm2d(8), nn.ReLU(True),
+            nn.ConvTranspose2d(8, 1, 4, 2, 1, bias=False), nn.Tanh())
+        disc = nn.Sequential(
+            nn.Conv2d(1, 8, 4, 2, 1, bias=False), nn.LeakyReLU(0.2, inplace=True),
+            nn.Conv2d(8, 16, 4, 2, 1, bias=False), nn.BatchNorm2d(16),
+            nn.LeakyReLU(0.2, inplace=True), nn.Conv2d(16, 1, 4, 1, 0, bias=False),
+            nn.Flatten(), nn.Sigmoid())
+
+        def init(m):
+            if isinstance(m, (nn.Conv2d, nn.ConvTranspose2d)):
+                nn.init.normal_(m.weight, 0.0, 0.02)
+            elif isinstance(m, nn.BatchNorm2d):
+                nn.init.normal_(m.weight, 1.0, 0.02)
+                nn.init.zeros_(m.bias)
+
+        # initialised on the CPU: lazy random fills draw other numbers
+        gen, disc = gen.apply(init).to(dev), disc.apply(init).to(dev)
+        opt_g = torch.optim.Adam(gen.parameters(), lr=2e-4, betas=(0.5, 0.999))
+        opt_d = torch.optim.Adam(disc.parameters(), lr=2e-4, betas=(0.5, 0.999))
+        real = torch.rand(4, 1, 16, 16).to(dev) * 2 - 1
+        out = []
+        for _ in range(2):
+            z = torch.randn(4, 8, 1, 1, device="cpu").to(dev)
+            fake = gen(z)
+            label = torch.full((4, 1), 1.0, device=dev)
+            opt_d.zero_grad()
+            d_real = F.binary_cross_entropy(disc(real), label)
+            d_real.backward()
+            d_fake = F.binary_cross_entropy(disc(fake.detach()), label.fill_(0.0))
+            d_fake.backward()
+            opt_d.step()
+            g_loss = F.binary_cross_entropy(disc(fake), label.fill_(1.0))
+            opt_g.zero_grad()
+            g_loss.backward()
+            opt_g.step()
+            out += [d_real.detach(), d_fake.detach(), g_loss.detach(), fake.detach()]
+        return out + [gen[1].running_mean, gen[1].running_var, disc[3].num_batches_tracked]
+
+    same_on_both(program, rtol=1e-4, atol=1e-4)
+
+
+class Encoder(nn.Module):
+    def __init__(self, vocab, hidden):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, hidden)
+        self.gru = nn.GRU(hidden, hidden, batch_first=True)
+
+    def forward(self, src):
+        outputs, h = self.gru(self.emb(src))
+        return outputs, h
+
+
+class Decoder(nn.Module):
+    def __init__(self, vocab, hidden):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, hidden)
+        self.gru = nn.GRU(hidden * 2, hidden, batch_first=True)
+        self.out = nn.Linear(hidden, vocab)
+
+    def forward(self, token, h, enc):
+        scores = torch.bmm(enc, h.transpose(0, 1).transpose(1, 2)).squeeze(2)
+        context = (scores.softmax(-1).unsqueeze(2) * enc).sum(1, keepdim=True)
+        x = torch.cat([self.emb(token).unsqueeze(1), context], dim=2)
+        output, h = self.gru(x, h)
+        return self.out(output.squeeze(1)), h
+
+
+def test_seq2seq_gru_teacher_forcing_and_greedy_decoding():
+    def program(dev):
+        vocab, hidden, sos = 12, 16, 0
+        enc, dec = Encoder(vocab, hidden).to(dev), Decoder(vocab, hidden).to(dev)
+        params = list(enc.parameters()) + list(dec.parameters())
+        opt = torch.optim.RMSprop(params, lr=3e-3)
+        src = torch.randint(1, vocab, (4, 6)).to(dev)
+        tgt = src.flip(1)
+        out = []
+        for epoch in range(2):
+            enc_out, h = enc(src)
+            token = torch.full((4,), sos, dtype=torch.long, device=dev)
+            loss = 0
+            for t in range(tgt.size(1)):
+                logits, h = dec(token, h, enc_out)
+                loss = loss + F.cross_entropy(logits, tgt[:, t])
+                token = tgt[:, t] if epoch == 0 else logits.argmax(-1).detach()
+            opt.zero_grad()
+            (loss / tgt.size(1)).backward()
+            nn.utils.clip_grad_norm_(params, 1.0)
+            opt.step()
+            out.append(loss.item())
+        with torch.no_grad():
+            enc_out, h = enc(src)
+            token = torch.zeros(4, dtype=torch.long, device=dev)
+            decoded = []
+            for _ in range(6):
+                logits, h = dec(token, h, enc_out)
+                token = torch.argmax(logits, dim=-1)
+                decoded.append(token)
+            decoded = torch.stack(decoded, 1)
+        return out + [decoded, (decoded == tgt).float().mean()]
+
+    same_on_both(program, rtol=1e-4, atol=1e-5)
+
+
+def test_lstm_language_model_packed_tied_weights_and_clipping():
+    class LM(nn.Module):
+        def __init__(self, vocab=20, dim=12):
+            super().__init__()
+            self.emb = nn.Embedding(vocab, dim, padding_idx=0)
+            self.lstm = nn.LSTM(dim, dim, num_layers=2, batch_first=True, dropout=0.0)
+            self.head = nn.Linear(dim, vocab)
+            self.head.weight = self.emb.weight
+
+        def forward(self, x, lengths):
+            packed = nn.utils.rnn.pack_padded_sequence(self.emb(x), lengths, batch_first=True,
+                                                       enforce_sorted=False)
+            out, _ = self.lstm(packed)
+            out, _ = nn.utils.rnn.pad_packed_sequence(out, batch_first=True,
+                                                      total_length=x.size(1))
+            return self.head(out)
+
+    def program(dev):
+        model = LM().to(dev)
+        opt = torch.optim.SGD(model.parameters(), lr=0.5)
+        lengths = torch.tensor([7, 4, 6, 2])
+        x = torch.randint(1, 20, (4, 8))
+        x = x.masked_fill(torch.arange(8)[None] >= lengths[:, None], 0).to(dev)
+        out = []
+        for _ in range(3):
+            logits = model(x[:, :-1], (lengths - 1).clamp(min=1))
+            loss = F.cross_entropy(logits.reshape(-1, 20), x[:, 1:].reshape(-1), ignore_index=0)
+            opt.zero_grad()
+            loss.backward()
+            norm = nn.utils.clip_grad_norm_(model.parameters(), max_norm=0.25)
+            opt.step()
+            out += [loss.detach(), norm, torch.exp(loss.detach())]
+        return out + [model.emb.weight.detach(), model.head.weight is model.emb.weight]
+
+    same_on_both(program, rtol=1e-4, atol=1e-5)
+
+
+def test_reinforce_with_normal_policy_discounted_returns_and_entropy_bonus():
+    class Policy(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.body = nn.Sequential(nn.Linear(3, 32), nn.Tanh())
+            self.mu = nn.Linear(32, 2)
+            self.log_std = nn.Parameter(torch.zeros(2))
+
+        def forward(self, s):
+            h = self.body(s)
+            return torch.distributions.Normal(self.mu(h), self.log_std.exp())
+
+    def program(dev):
+        policy = Policy().to(dev)
+        opt = torch.optim.Adam(policy.parameters(), lr=1e-2)
+        gamma, out = 0.9, []
+        # the exploration noise comes from the CPU (lazy draws differ from eager's)
+        noise = torch.randn(2, 6, 2).to(dev)
+        for episode in range(2):
+            state = torch.randn(3).to(dev)
+            log_probs, rewards, entropies = [], [], []
+            for t in range(6):
+                dist = policy(state)
+                action = (dist.mean + dist.stddev * noise[episode, t]).detach()
+                log_probs.append(dist.log_prob(action).sum())
+                entropies.append(dist.entropy().sum())
+                rewards.append(-(action ** 2).sum().item())
+                state = torch.cat([state[1:], action[:1]]).detach()
+            returns, g = [], 0.0
+            for r in reversed(rewards):
+                g = r + gamma * g
+                returns.insert(0, g)
+            returns = torch.tensor(returns, device=dev)
+            returns = (returns - returns.mean()) / (returns.std() + 1e-8)
+            loss = -(torch.stack(log_probs) * returns).sum() - 0.01 * torch.stack(entropies).sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            out += [loss.detach(), returns, sum(rewards)]
+        return out + [p.detach() for p in policy.parameters()]
+
+    same_on_both(program, rtol=1e-4, atol=1e-5)
+
+
+def test_clip_style_contrastive_loss_with_learned_temperature():
+    def program(dev):
+        img_enc = nn.Sequential(nn.Linear(10, 16), nn.GELU(), nn.Linear(16, 8)).to(dev)
+        txt_enc = nn.Sequential(nn.Embedding(30, 8), nn.Flatten(), nn.Linear(24, 8)).to(dev)
+        logit_scale = nn.Parameter(torch.tensor(2.0).log().to(dev))
+        opt = torch.optim.AdamW(list(img_enc.parameters()) + list(txt_enc.parameters())
+                                + [logit_scale], lr=1e-2, weight_decay=0.05)
+        images, texts = torch.randn(6, 10).to(dev), torch.randint(0, 30, (6, 3)).to(dev)
+        labels = torch.arange(6, device=dev)
+        out = []
+        for _ in range(3):
+            a = F.normalize(img_enc(images), dim=-1)
+            b = F.normalize(txt_enc(texts), p=2, dim=1)
+            logits = logit_scale.exp().clamp(max=100) * a @ b.t()
+            loss = (F.cross_entropy(logits, labels) + F.cross_entropy(logits.T, labels)) / 2
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            acc = (logits.argmax(1) == labels).float().mean()
+            out += [loss.detach(), acc, logit_scale.detach().clone()]
+        return out
+
+    same_on_both(program, rtol=1e-4, atol=1e-5)
+
+
+def test_transformer_encoder_classifier_with_padding_mask_and_one_cycle():
+    class Classifier(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = nn.Embedding(25, 16, padding_idx=0)
+            self.pos = nn.Parameter(torch.randn(1, 10, 16) * 0.02)
+            layer = nn.TransformerEncoderLayer(16, 4, dim_feedforward=32, dropout=0.0,
+                                               batch_first=True)
+            self.encoder = nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=False)
+            self.head = nn.Linear(16, 3)
+
+        def forward(self, tokens):
+            pad = tokens == 0
+            h = self.encoder(self.emb(tokens) + self.pos[:, :tokens.size(1)],
+                             src_key_padding_mask=pad)
+            keep = (~pad).unsqueeze(-1).float()
+            return self.head((h * keep).sum(1) / keep.sum(1))
+
+    def program(dev):
+        model = Classifier().to(dev)
+        opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+        sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=1e-2, total_steps=4)
+        tokens = torch.randint(1, 25, (5, 10))
+        tokens[1, 6:] = 0
+        tokens[3, 3:] = 0
+        tokens, y = tokens.to(dev), torch.tensor([0, 1, 2, 1, 0]).to(dev)
+        out, first = [], None
+        for step in range(4):
+            loss = F.cross_entropy(model(tokens), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            step_mark(dev)
+            out += [loss.detach(), sched.get_last_lr()[0]]
+            if step >= 1:
+                first = steady(dev, first)
+        model.eval()
+        with torch.no_grad():
+            acc = (model(tokens).argmax(-1) == y).float().mean()
+        return out + [acc]
+
+    same_on_both(program, rtol=1e-4, atol=1e-5)
+
+
+def test_gradient_accumulation_with_tensor_dataset_and_dataloader():
+    def program(dev):
+        torch.manual_seed(3)
+        x, y = torch.randn(48, 6), torch.randint(0, 3, (48,))
+        loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, y), batch_size=8,
+                                             shuffle=True,
+                                             generator=torch.Generator().manual_seed(5))
+        model = nn.Sequential(nn.Linear(6, 24), nn.SiLU(), nn.Dropout(0.0),
+                              nn.Linear(24, 3)).to(dev)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, nesterov=True)
+        accum, out, first = 3, [], None
+        opt.zero_grad()
+        for i, (xb, yb) in enumerate(loader):
+            xb, yb = xb.to(dev), yb.to(dev)
+            loss = F.cross_entropy(model(xb), yb) / accum
+            loss.backward()
+            if (i + 1) % accum == 0:
+                opt.step()
+                opt.zero_grad(set_to_none=True)
+                step_mark(dev)
+                if i >= 5:
+                    first = steady(dev, first)
+            out.append(loss.detach())
+        model.eval()
+        correct = total = 0
+        with torch.no_grad():
+            for xb, yb in torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, y),
+                                                      batch_size=16):
+                pred = model(xb.to(dev)).argmax(1)
+                correct += (pred == yb.to(dev)).sum().item()
+                total += yb.numel()
+        return out + [correct / total]
+
+    same_on_both(program, rtol=1e-4, atol=1e-5)
+
+
+def test_ema_buffer_teacher_and_functional_call():
+    class EMA(nn.Module):
+        def __init__(self, model, decay=0.9):
+            super().__init__()
+            self.decay = decay
+            for name, p in model.named_parameters():
+                self.register_buffer(name.replace(".", "_"), p.detach().clone())
+
+        @torch.no_grad()
+        def update(self, model):
+            for name, p in model.named_parameters():
+                buf = getattr(self, name.replace(".", "_"))
+                buf.mul_(self.decay).add_(p.detach(), alpha=1 - self.decay)
+
+        def params(self, model):
+            return {n: getattr(self, n.replace(".", "_")) for n, _ in model.named_parameters()}
+
+    def program(dev):
+        model = nn.Sequential(nn.Linear(5, 8), nn.ReLU(), nn.Linear(8, 1)).to(dev)
+        ema = EMA(model).to(dev)
+        opt = torch.optim.SGD(model.parameters(), lr=0.05)
+        x, y = torch.randn(16, 5).to(dev), torch.randn(16, 1).to(dev)
+        out = []
+        for _ in range(4):
+            loss = F.smooth_l1_loss(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            ema.update(model)
+            with torch.no_grad():
+                teacher = torch.func.functional_call(model, ema.params(model), (x,))
+            out += [loss.detach(), F.mse_loss(teacher, y)]
+        return out + [dict(ema.state_dict())]
+
+    same_on_both(program, rtol=1e-5, atol=1e-6)
