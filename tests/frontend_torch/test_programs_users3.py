@@ -420,3 +420,29 @@ def test_mixup_with_beta_and_dirichlet_sampling_is_lowered():
         torch.testing.assert_close(a.mean(0), e.mean(0), rtol=0.05, atol=0.03, msg=name)
         torch.testing.assert_close(a.std(0), e.std(0), rtol=0.08, atol=0.03, msg=name)
     assert torch.allclose(lazy["dirichlet"].sum(1).cpu(), torch.ones(20000))
+
+
+def test_evaluation_loop_accumulating_predictions_from_an_empty_tensor():
+    """torch.cat skips 1-d empty tensors but promotes with their dtype:
+    predictions (int64) appended to ``torch.tensor([])`` are float32. The
+    lazy cat gave int64 (silently another dtype)."""
+    def program(dev):
+        model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3)).to(dev)
+        x, y = torch.randn(30, 4), torch.randint(0, 3, (30,))
+        loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, y), batch_size=8)
+        all_preds, all_labels = torch.tensor([], device=dev), torch.tensor([], device=dev)
+        all_probs = torch.empty(0, device=dev)
+        model.eval()
+        with torch.no_grad():
+            for xb, yb in loader:
+                logits = model(xb.to(dev))
+                all_preds = torch.cat((all_preds, logits.argmax(1)))
+                all_labels = torch.cat([all_labels, yb.to(dev)])
+                all_probs = torch.cat([all_probs, logits.softmax(1).max(1).values])
+        acc = (all_preds == all_labels).float().mean()
+        confident = all_preds[all_probs > all_probs.median()]
+        return [all_preds, all_labels, all_probs, acc, confident,
+                torch.cat([torch.tensor([], device=dev), torch.empty(0, dtype=torch.long,
+                                                                     device=dev)])]
+
+    same_on_both(program, rtol=1e-5, atol=1e-6)

@@ -64,15 +64,20 @@ def _lift(x):
 
 # ------------------------------------------------------------ joins etc.
 def _cat(tensors, d=0):
+    """torch.cat: 1-d empty tensors are skipped, but their dtypes still take
+    part in the promotion (cat([tensor([]), int64]) is float32)."""
+    if not tensors:
+        return None
+    out = result_type(*tensors)
     live = [t for t in tensors if not (t.dim() == 1 and t.shape[0] == 0)]
     if not live:
-        return wrap(node(tensors[0])) if tensors else None
+        return wrap(convert(node(tensors[0]), out))
     n = live[0].dim()
     for t in live[1:]:
         if t.dim() != n:
             raise RuntimeError(
                 f"Tensors must have same number of dimensions: got {n} and {t.dim()}")
-    return wrap(cs.concatenate([node(t) for t in live], dim(d, n), result_type(*live)))
+    return wrap(cs.concatenate([node(t) for t in live], dim(d, n), out))
 
 
 def _stack(tensors, d=0):
