@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from lazytensor.core import autodiff
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import reduction as R
 from lazytensor.core.composite.elementwise import as_node, broadcast_to, convert
@@ -136,6 +137,20 @@ def gamma(key: Node, alpha: Node, tries: int = 16) -> Node:
     sample = make(Op.SELECT, (small, make(Op.MUL, (sample, boost)), sample))
     tiny = c(float(dt.finfo(dtype).tiny))
     return make(Op.SELECT, (make(Op.GT, (sample, tiny)), sample, tiny))
+
+
+def gamma_grad(alpha: Node, x: Node) -> Node:
+    """The reparameterization gradient d x / d alpha of Gamma(alpha, 1)
+    samples ``x`` (alpha's shape and dtype), by implicit differentiation of
+    the CDF: -(d/d alpha P(alpha, x)) / pdf(x; alpha), P the regularized
+    lower incomplete gamma function."""
+    x = autodiff.stop_gradient(x)
+    (dp,) = autodiff.grad(make(Op.IGAMMA, (alpha, x)), [alpha])
+    one = as_node(1.0, alpha.dtype, alpha.shape)
+    log_pdf = make(Op.SUB, (make(Op.SUB, (make(Op.MUL, (make(Op.SUB, (alpha, one)),
+                                                         make(Op.LOG, (x,)))), x)),
+                            make(Op.LGAMMA, (alpha,))))
+    return make(Op.NEG, (make(Op.DIV, (dp, make(Op.EXP, (log_pdf,)))),))
 
 
 def dirichlet(key: Node, alpha: Node) -> Node:

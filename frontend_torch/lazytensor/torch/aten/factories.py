@@ -244,5 +244,7 @@ TABLE = {
     aten.geometric.default: _geometric,
     aten._standard_gamma.default: _gamma_like(sampling.gamma, "gamma_cpu"),
     aten._sample_dirichlet.default: _gamma_like(sampling.dirichlet, "dirichlet"),
+    aten._standard_gamma_grad.default: lambda alpha, x: wrap(sampling.gamma_grad(node(alpha),
+                                                                                 node(x))),
     aten.randperm.out: _randperm_out, aten.randperm.generator_out: _randperm_out,
 }
