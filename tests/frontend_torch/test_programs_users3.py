@@ -15,7 +15,7 @@ from torch import nn
 
 from .conftest import DEV
 from .programs import fallbacks as fallbacks_now
-from .programs import same_on_both
+from .programs import same_on_both, same_outcomes
 from .test_programs_users2 import steady, step_mark
 
 
@@ -479,3 +479,23 @@ def test_gamma_reparameterized_gradients_are_lowered():
         got = torch._standard_gamma_grad(alpha.to(dtype).to(DEV), x.to(dtype).to(DEV))
         assert got.dtype == dtype
         torch.testing.assert_close(got.cpu(), want, rtol=3e-4, atol=0)
+
+
+def test_class_index_targets_of_other_integer_dtypes_raise_as_torch():
+    """Segmentation masks read from numpy often arrive as int32: torch's
+    losses reject them (nll_loss/cross_entropy take int64 or uint8, the 2-d
+    form and multi_margin_loss int64 only); the lazy losses computed them."""
+    def program(dev):
+        logits = torch.arange(24.0).reshape(2, 3, 2, 2).to(dev)
+        mask = torch.tensor([[[0, 1], [2, 1]], [[2, 2], [0, 1]]])
+        calls = []
+        for dtype in (torch.int32, torch.uint8, torch.int16, torch.bool, torch.int64):
+            m = mask.to(dtype).to(dev)
+            calls += [lambda m=m: F.cross_entropy(logits, m),
+                      lambda m=m: F.cross_entropy(logits[..., 0, 0], m[:, 0, 0]),
+                      lambda m=m: F.nll_loss(logits[..., 0, 0].log_softmax(1), m[:, 0, 0]),
+                      lambda m=m: F.multi_margin_loss(logits[..., 0, 0], m[:, 0, 0])]
+        # (values compared exactly: rounded to 3 decimals)
+        return [lambda call=call: call().round(decimals=3) for call in calls]
+
+    same_outcomes(program)

@@ -316,10 +316,25 @@ def _safe_softmax(x, d, dtype=None):
 
 
 # ------------------------------------------------------------------ losses
+def _nll_target(target: Node, byte_ok: bool) -> Node:
+    """torch's class-index target checks: int64 or uint8 (``byte_ok``; both
+    nll_loss and nll_loss2d check this first), then int64 only (nll_loss2d)."""
+    if target.dtype == dt.int64 or (byte_ok and target.dtype == dt.uint8):
+        return target
+    name = scalar_type_name(target.dtype)
+    raise RuntimeError(f"expected target dtype to be Long or Byte, but got {name}" if byte_ok
+                       else f"expected scalar type Long but found {name}")
+
+
 def _nll(x, target, weight=None, reduction=1, ignore_index=-100):
-    loss, total = losses.nll_loss(node(x), node(target), _opt(weight), REDUCTIONS[reduction],
-                                  ignore_index, 1)
+    loss, total = losses.nll_loss(node(x), _nll_target(node(target), True), _opt(weight),
+                                  REDUCTIONS[reduction], ignore_index, 1)
     return wrap(loss), wrap(total)
+
+
+def _nll2d(x, target, weight=None, reduction=1, ignore_index=-100):
+    _nll_target(_nll_target(node(target), True), False)
+    return _nll(x, target, weight, reduction, ignore_index)
 
 
 def _nll_backward(grad, x, target, weight, reduction, ignore_index, total_weight):
@@ -445,7 +460,7 @@ TABLE = {
     aten._log_softmax_backward_data: opmath(_softmax_backward(True)),
     aten._safe_softmax: opmath(_safe_softmax),
     aten.nll_loss_forward: opmath(_nll), aten.nll_loss_backward: opmath(_nll_backward),
-    aten.nll_loss2d_forward: opmath(_nll),
+    aten.nll_loss2d_forward: opmath(_nll2d),
     aten.nll_loss2d_backward: opmath(_nll_backward),
     aten.mse_loss: opmath(_mse), aten.mse_loss_backward: opmath(_mse_backward),
     aten.gelu: _gelu, aten.gelu_backward: _gelu_backward,

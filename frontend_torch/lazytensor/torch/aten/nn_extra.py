@@ -214,6 +214,9 @@ def _multi_margin(x: Node, target, p=1, margin=1, weight=None, reduction=1) -> N
 def _multi_margin_loss(x, target, p=1, margin=1, weight=None, reduction=1):
     if p not in (1, 2):
         raise RuntimeError("only p == 1 and p == 2 supported")
+    if target.dtype != torch.int64:
+        raise RuntimeError(f"expected scalar type Long but found "
+                           f"{scalar_type_name(node(target).dtype)}")
     return wrap(_multi_margin(node(x), target, p, margin, weight, reduction))
 
 
