@@ -1,7 +1,7 @@
 """A ninth round of ordinary numpy programs, written as a scientist writes
 them, each run with numpy and with ``lazytensor.numpy`` on the same data and
 compared (values with a dtype-fitting tolerance, dtype, shape, Python
-types); no eager fallback may run (the ``runtime`` fixture), a second run on
+types); no eager fallback may run (the ``runtime`` fixture), a third run on
 the same data must find every graph in the compile cache, and the programs
 also run through numpy's protocols with lazy arrays passed in."""
 
@@ -54,17 +54,24 @@ def _materialize(out):
         np.asarray(out)
 
 
-def check(program, *inputs, rtol=None, protocol=True):
+def check(program, *inputs, rtol=None, protocol=True, fallbacks=frozenset()):
     """``program(np, *inputs)`` with numpy, lazily through the namespace
-    (twice: the second run compiles nothing) and through numpy's protocols."""
+    (three times: the third run compiles nothing; the runtime may run a large
+    graph op by op on its first sighting and compile it on the second) and
+    through numpy's protocols; only the numpy functions named in
+    ``fallbacks`` may run eagerly."""
     want = program(np, *inputs)
-    _compare(program(lnp, *_lazy(inputs)), want, program.__name__, rtol)
     metrics = get_runtime().metrics
+    before = dict(metrics.fallbacks)
+    _compare(program(lnp, *_lazy(inputs)), want, program.__name__, rtol)
+    _materialize(program(lnp, *_lazy(inputs)))
     misses = metrics.counters["cache_misses"]
     _materialize(program(lnp, *_lazy(inputs)))
     assert metrics.counters["cache_misses"] == misses, metrics.miss_reasons[-3:]
     if protocol:
         _compare(program(np, *_lazy(inputs)), want, f"{program.__name__} (protocol)", rtol)
+    fell_back = {k for k, v in metrics.fallbacks.items() if v > before.get(k, 0)}
+    assert fell_back == set(fallbacks), f"eager fallbacks: {fell_back}"
 
 
 # ------------------------------------------------------------ programs

@@ -15,6 +15,7 @@ import weakref
 from lazytensor.core import dtypes as dt
 from lazytensor.core import layout as _layout
 from lazytensor.core.arrays import HandleArray
+from lazytensor.core.composite.shape import stack_nested
 from lazytensor.core.ir import Node
 from lazytensor.core.runtime import Handle, get_runtime, scalar
 from lazytensor.numpy._errors import UnsupportedDtype
@@ -231,11 +232,42 @@ def generic_node(value: np.generic) -> Node:
 
 
 def host_node(value) -> Node:
-    """Host data (numpy array, nested lists, objects with __array__) as a leaf."""
+    """Host data (numpy array, nested lists, objects with __array__) as a leaf;
+    a (nested) list holding lazy arrays as their stack (recorded, not read)."""
+    node = nested_node(value)
+    if node is not None:
+        return node
     array = np.asarray(value)
     if array.dtype.kind not in "biufc":
         raise UnsupportedDtype(f"lazytensor.numpy does not support dtype {array.dtype}")
     return get_runtime().from_host(array).node
+
+
+def nested_node(value) -> Node | None:
+    """A (nested) list or tuple holding lazy arrays as the stack of its items
+    (numpy's dtype discovery), recorded without reading them; None for other
+    values and for ragged or non-numeric lists."""
+    if isinstance(value, (list, tuple)) and _holds_lazy(value):
+        return stack_nested(value, _item_node)
+    return None
+
+
+def _holds_lazy(items) -> bool:
+    return any(isinstance(v, ndarray) or isinstance(v, (list, tuple)) and _holds_lazy(v)
+               for v in items)
+
+
+def _item_node(item) -> Node | None:
+    """An item of a list that ``np.array`` reads, as a node: lazy and host
+    arrays, numpy and Python scalars (strong: numpy's default dtypes) of
+    numeric dtypes; None for anything else (numpy's conversion decides)."""
+    if isinstance(item, ndarray):
+        return item._h.node
+    if type(item) in WEAK_TYPES or isinstance(item, (np.ndarray, np.generic)):
+        host = np.asarray(item)
+        if host.dtype.kind in "biufc" and host.dtype != np.longdouble:
+            return node_of(item)
+    return None
 
 
 def node_of(value) -> Node:

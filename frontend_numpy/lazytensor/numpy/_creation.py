@@ -21,11 +21,12 @@ from lazytensor.numpy._base import (
     lift,
     mark_explicit,
     ndarray,
+    nested_node,
     node_of,
     wrap,
     wrap_handle,
 )
-from lazytensor.numpy._dispatch import eager, implements, note_fallback
+from lazytensor.numpy._dispatch import eager, implements, note_fallback, to_host
 from lazytensor.numpy._errors import UnsupportedDtype
 from lazytensor.numpy._ufuncs import stored
 
@@ -97,6 +98,11 @@ def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, ndm
         return wrap(node, _like_strides(object, node, "K") if order == "K" else None)
     if copy is False:
         raise ValueError("Unable to avoid copy while creating a lazy array from host data.")
+    stacked = nested_node(object)  # a list of lazy arrays: their stack, not read
+    if stacked is not None:
+        return array(wrap(stacked), dtype, copy=None, order=order, ndmin=ndmin)
+    if isinstance(object, (list, tuple)):  # numpy reads a 0-d lazy item as a sequence
+        object = to_host(object)
     host = np.array(object, dtype=dtype, ndmin=ndmin, order=order)
     if host.dtype.kind not in "biufc":  # strings, objects: numpy's own (eager) array
         note_fallback(f"numpy.array (dtype {host.dtype})")

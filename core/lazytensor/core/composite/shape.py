@@ -262,6 +262,26 @@ def stack(xs: Sequence[Node], axis: int = 0, dtype: np.dtype | None = None,
     return concatenate([expand_dims(x, axis) for x in xs], axis, dtype, policy)
 
 
+def stack_nested(items: Sequence, leaf, policy: Policy = NUMPY) -> Node | None:
+    """A nested list/tuple of arrays and scalars as one array, read as
+    ``np.array(items)`` reads it: ``leaf(item)`` makes each item that is no
+    list a node (None: it cannot); None too for an empty or ragged level,
+    where the frontend's own conversion decides (and raises).
+
+    Shape rule: ``(len(items), *item shape)``; dtype: the items' promoted
+    dtype under ``policy``."""
+    nodes = []
+    for item in items:
+        node = stack_nested(item, leaf, policy) if isinstance(item, (list, tuple)) \
+            else leaf(item)
+        if node is None:
+            return None
+        nodes.append(node)
+    if not nodes or any(n.shape != nodes[0].shape for n in nodes):
+        return None
+    return stack(nodes, 0, None, policy)
+
+
 def hstack(xs: Sequence[Node], dtype: np.dtype | None = None, policy: Policy = NUMPY) -> Node:
     """Concatenate along axis 1 (axis 0 when every input is 1-d or 0-d)."""
     xs = [atleast_1d(x) for x in xs]

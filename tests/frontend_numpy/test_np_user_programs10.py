@@ -1,0 +1,319 @@
+"""More ordinary numpy programs (the ninth round, continued), checked as in
+test_np_user_programs9.py: numpy's result against the lazy one through the
+namespace (the third run compiles nothing) and through numpy's
+protocols, with no eager fallback but the one a program names."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_np_user_programs9 import check
+
+pytestmark = [pytest.mark.usefixtures("own_runtime"),
+              pytest.mark.filterwarnings("ignore::lazytensor.numpy.LazyFallbackWarning")]
+
+
+def binned_statistics(np, x, y):
+    """Binning a scatter with np.digitize on quantile edges, per-bin count,
+    mean and standard deviation from np.bincount weights, and the bin of new
+    points with np.searchsorted."""
+    edges = np.quantile(x, np.linspace(0, 1, 6))
+    which = np.clip(np.digitize(x, edges[1:-1]), 0, 4)
+    n = np.bincount(which, minlength=5)
+    s = np.bincount(which, weights=y, minlength=5)
+    s2 = np.bincount(which, weights=y * y, minlength=5)
+    mean = s / n
+    std = np.sqrt(s2 / n - mean ** 2)
+    centres = 0.5 * (edges[1:] + edges[:-1])
+    slope, intercept = np.polyfit(centres, mean, 1)
+    new_bins = np.searchsorted(edges, np.array([-0.5, 0.1, 0.9, 2.0])) - 1
+    return edges, n, mean, std, float(slope), new_bins
+
+
+def test_binned_statistics_with_digitize_and_bincount():
+    rng = np.random.default_rng(20)
+    x = rng.random(200)
+    check(binned_statistics, x, 3 * x + rng.normal(0, 0.2, 200))
+
+
+def markov_chain(np, P, seed):
+    """A Markov chain's stationary distribution three ways: the eigenvector
+    of P^T for eigenvalue 1 (np.linalg.eig, complex results made real),
+    np.linalg.matrix_power, and a least-squares solve of (P^T - I) pi = 0
+    with sum(pi) = 1; then a simulated path's visit frequencies."""
+    P = P / P.sum(axis=1, keepdims=True)
+    w, v = np.linalg.eig(P.T)
+    k = np.argmin(np.abs(w - 1))
+    pi_eig = np.real(v[:, k]) / np.real(v[:, k]).sum()
+    pi_pow = np.linalg.matrix_power(P, 64)[0]
+    n = P.shape[0]
+    A = np.vstack([P.T - np.eye(n), np.ones((1, n))])
+    b = np.zeros(n + 1)
+    b[-1] = 1
+    pi_lsq = np.linalg.lstsq(A, b, rcond=None)[0]
+    rng = np.random.default_rng(seed)
+    cum = np.cumsum(P, axis=1)
+    state, visits = 0, np.zeros(n, dtype=np.int64)
+    for u in rng.random(300):
+        state = int(np.searchsorted(cum[state], u))
+        visits[state] += 1
+    return pi_eig, pi_pow, pi_lsq, visits, bool(np.allclose(pi_eig, pi_lsq))
+
+
+def test_markov_chain_stationary_distribution():
+    rng = np.random.default_rng(21)
+    # np.linalg.eig (a general eigenproblem) has no core op: it runs numpy's
+    check(markov_chain, rng.random((4, 4)) + 0.1, 5, rtol=1e-8,
+          fallbacks={"numpy.linalg.eig"})
+
+
+def vectorized_newton(np, a):
+    """Cube roots of many numbers at once by Newton's method, iterating
+    while any point has not converged and freezing the converged ones."""
+    x = np.where(a > 1, a / 3, 1.0)
+    done = np.zeros(a.shape, dtype=bool)
+    iters = 0
+    while not np.all(done) and iters < 60:
+        fx = x ** 3 - a
+        step = fx / (3 * x ** 2)
+        x = np.where(done, x, x - step)
+        done |= np.abs(step) < 1e-12 * np.abs(x)
+        iters += 1
+    return x, iters, float(np.max(np.abs(x - np.cbrt(a))))
+
+
+def test_vectorized_newton_cube_roots():
+    check(vectorized_newton, np.geomspace(0.01, 1e6, 25), rtol=1e-12)
+
+
+def lorenz_rk4(np, state0):
+    """The Lorenz system integrated with classical RK4 in a fixed-step
+    Python loop, the trajectory stacked from a list, a Poincare-style
+    crossing count with np.diff of signs."""
+    sigma, rho, beta = 10.0, 28.0, 8.0 / 3.0
+
+    def f(s):
+        x, y, z = s
+        return np.array([sigma * (y - x), x * (rho - z) - y, x * y - beta * z])
+
+    h = 0.01
+    s = state0.copy()
+    traj = [s]
+    for _ in range(60):
+        k1 = f(s)
+        k2 = f(s + h / 2 * k1)
+        k3 = f(s + h / 2 * k2)
+        k4 = f(s + h * k3)
+        s = s + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        traj.append(s)
+    traj = np.stack(traj)
+    crossings = np.count_nonzero(np.diff(np.sign(traj[:, 0])))
+    return traj, crossings, traj.min(axis=0), np.linalg.norm(traj[-1])
+
+
+def test_lorenz_rk4_loop():
+    check(lorenz_rk4, np.array([1.0, 1.0, 1.0]), rtol=1e-9)
+
+
+def fft_lowpass(np, signal, fs):
+    """Low-pass filtering with the real FFT: np.fft.rfftfreq, a smooth
+    cutoff mask, np.fft.irfft back to the signal's length, the dominant
+    frequency from the power spectrum, and the filter's SNR gain in dB."""
+    n = len(signal)
+    spec = np.fft.rfft(signal - signal.mean())
+    freqs = np.fft.rfftfreq(n, d=1 / fs)
+    power = np.abs(spec) ** 2 / n
+    peak = freqs[np.argmax(power)]
+    mask = 1 / (1 + (freqs / 12.0) ** 8)
+    smooth = np.fft.irfft(spec * mask, n=n) + signal.mean()
+    noise_before = np.var(signal - np.sin(2 * np.pi * 5 * np.arange(n) / fs))
+    noise_after = np.var(smooth - np.sin(2 * np.pi * 5 * np.arange(n) / fs))
+    return smooth, float(peak), 10 * np.log10(noise_before / noise_after), power[:8]
+
+
+def test_fft_lowpass_filter():
+    rng = np.random.default_rng(22)
+    fs, n = 200.0, 256
+    t = np.arange(n) / fs
+    check(fft_lowpass, np.sin(2 * np.pi * 5 * t) + 0.4 * rng.normal(size=n), fs, rtol=1e-8)
+
+
+def bootstrap_ci(np, sample, seed):
+    """A percentile bootstrap of the mean and the median with resampling
+    indices from rng.integers, a bias estimate, and the BCa-free basic
+    interval; results as Python floats and a small array."""
+    rng = np.random.default_rng(seed)
+    B = 400
+    idx = rng.integers(0, len(sample), size=(B, len(sample)))
+    boots = sample[idx]
+    means = boots.mean(axis=1)
+    medians = np.median(boots, axis=1)
+    lo, hi = np.percentile(means, [2.5, 97.5])
+    basic = 2 * sample.mean() - np.array([hi, lo])
+    bias = medians.mean() - np.median(sample)
+    return (float(lo), float(hi), basic, float(bias), float(medians.std(ddof=1)),
+            np.histogram(means, bins=8)[0])
+
+
+def test_bootstrap_confidence_interval():
+    rng = np.random.default_rng(23)
+    check(bootstrap_ci, rng.exponential(2.0, 50), 24)
+
+
+def resize_and_augment(np, img):
+    """Image augmentation as in a data loader: a bilinear resize with
+    fancy indexing on floor/ceil coordinates, a horizontal flip and np.rot90,
+    a gamma curve, and conversion back to uint8 with clipping."""
+    h, w = img.shape[:2]
+    H, W = 24, 30
+    ys = np.linspace(0, h - 1, H)
+    xs = np.linspace(0, w - 1, W)
+    y0, x0 = np.floor(ys).astype(int), np.floor(xs).astype(int)
+    y1, x1 = np.minimum(y0 + 1, h - 1), np.minimum(x0 + 1, w - 1)
+    wy, wx = (ys - y0)[:, None, None], (xs - x0)[None, :, None]
+    f = img.astype(np.float32) / 255
+    top = f[y0][:, x0] * (1 - wx) + f[y0][:, x1] * wx
+    bottom = f[y1][:, x0] * (1 - wx) + f[y1][:, x1] * wx
+    out = top * (1 - wy) + bottom * wy
+    out = out[:, ::-1] ** np.float32(0.8)
+    out = np.rot90(out, k=1, axes=(0, 1))
+    u8 = np.clip(np.round(out * 255), 0, 255).astype(np.uint8)
+    gray = (u8 @ np.array([0.299, 0.587, 0.114])).astype(np.uint8)
+    return out, u8, gray, u8.mean(axis=(0, 1))
+
+
+def test_image_resize_and_augment():
+    rng = np.random.default_rng(25)
+    check(resize_and_augment, rng.integers(0, 256, size=(16, 20, 3), dtype=np.uint8))
+
+
+def csr_matvec(np, dense, x):
+    """Sparse matrix times vector in CSR form built by hand: np.nonzero for
+    the pattern, row pointers from np.bincount + np.cumsum, products summed
+    per row with np.add.reduceat and with np.repeat + np.bincount; a few
+    Jacobi iterations on the same matrix."""
+    rows, cols = np.nonzero(dense)
+    data = dense[rows, cols]
+    indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=dense.shape[0]))])
+    prod = data * x[cols]
+    y1 = np.add.reduceat(prod, indptr[:-1])
+    row_of = np.repeat(np.arange(dense.shape[0]), np.diff(indptr))
+    y2 = np.bincount(row_of, weights=prod, minlength=dense.shape[0])
+    diag = np.diag(dense)
+    u = np.zeros_like(x)
+    for _ in range(10):
+        Au = np.bincount(row_of, weights=data * u[cols], minlength=dense.shape[0])
+        u = u + (x - Au) / diag
+    return y1, y2, indptr, u, float(np.linalg.norm(dense @ u - x))
+
+
+def test_csr_matvec_and_jacobi():
+    rng = np.random.default_rng(26)
+    A = np.where(rng.random((12, 12)) < 0.25, rng.normal(size=(12, 12)), 0.0)
+    A += np.diag(np.abs(A).sum(axis=1) + 1.0)
+    check(csr_matvec, A, rng.normal(size=12))
+
+
+def gmm_em(np, x):
+    """A two-component 1-D Gaussian mixture fitted by EM: responsibilities
+    through a log-sum-exp, weighted means and variances, the log-likelihood
+    per iteration until it stops improving."""
+    w = np.array([0.5, 0.5])
+    mu = np.array([x.min(), x.max()])
+    var = np.array([1.0, 1.0])
+    history = []
+    for _ in range(40):
+        logp = np.log(w) - 0.5 * np.log(2 * np.pi * var) - 0.5 * (x[:, None] - mu) ** 2 / var
+        m = logp.max(axis=1, keepdims=True)
+        lse = m + np.log(np.exp(logp - m).sum(axis=1, keepdims=True))
+        resp = np.exp(logp - lse)
+        nk = resp.sum(axis=0)
+        w = nk / len(x)
+        mu = (resp * x[:, None]).sum(axis=0) / nk
+        var = (resp * (x[:, None] - mu) ** 2).sum(axis=0) / nk
+        history.append(float(lse.sum()))
+        if len(history) > 1 and history[-1] - history[-2] < 1e-8:
+            break
+    return w, mu, var, len(history), resp.argmax(axis=1)
+
+
+def test_gaussian_mixture_em():
+    rng = np.random.default_rng(27)
+    check(gmm_em, np.concatenate([rng.normal(-2, 0.7, 60), rng.normal(3, 1.2, 40)]), rtol=1e-7)
+
+
+def poisson_gauss_seidel(np, f):
+    """The 2-D Poisson equation by red-black Gauss-Seidel sweeps on a
+    checkerboard mask with slices, until the residual norm drops below a
+    tolerance; the Cholesky-based multivariate log-density of the result."""
+    n = f.shape[0]
+    h2 = (1.0 / (n - 1)) ** 2
+    u = np.zeros_like(f)
+    ii, jj = np.indices((n - 2, n - 2))
+    red = (ii + jj) % 2 == 0
+    sweeps = 0
+    for sweeps in range(1, 200):  # noqa: B007
+        for colour in (red, ~red):
+            nb = u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:]
+            inner = u[1:-1, 1:-1]
+            inner[colour] = ((nb + h2 * f[1:-1, 1:-1]) / 4)[colour]
+        r = (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:]
+             - 4 * u[1:-1, 1:-1]) / h2 + f[1:-1, 1:-1]
+        if np.linalg.norm(r) < 1e-2:
+            break
+    C = np.cov(u[1:-1, 1:-1]) + 1e-3 * np.eye(n - 2)
+    L = np.linalg.cholesky(C)
+    sign, logdet = np.linalg.slogdet(C)
+    z = np.linalg.solve(L, u[1:-1, n // 2])
+    return u, sweeps, float(logdet), float(-0.5 * z @ z), sign
+
+
+def test_poisson_red_black_gauss_seidel():
+    x = np.linspace(0, 1, 14)
+    X, Y = np.meshgrid(x, x)
+    check(poisson_gauss_seidel, 2 * np.pi ** 2 * np.sin(np.pi * X) * np.sin(np.pi * Y), rtol=1e-7)
+
+
+# ------------------------------------------------------------ fixed bugs
+
+@pytest.mark.parametrize("build", [
+    lambda x, xp: xp.array([x[0] * 2, x[1] - x[0], x[2]]),
+    lambda x, xp: xp.array([x, x * 2]),
+    lambda x, xp: xp.array([[x[0], 2], [3, x[1]]]),
+    lambda x, xp: xp.array((x, np.ones(3, np.int8))),
+    lambda x, xp: xp.array([x[0], 1.0, True], dtype=np.int32),
+    lambda x, xp: xp.array([x, [1, 2, 3]], ndmin=3),
+    lambda x, xp: xp.asarray([x[0], np.float16(2)]),
+    lambda x, xp: xp.mean([x[0], x[2]]),
+], ids=["0d", "1d", "nested", "tuple-host", "dtype", "ndmin", "asarray", "mean"])
+def test_array_of_a_list_of_lazy_arrays_records_without_reading_them(build):
+    """np.array([...]) of lazy arrays (lorenz_rk4's ``np.array([sigma * (y -
+    x), ...])``) read every item to the host: one graph run per call, 240 in
+    60 RK4 steps; now the items' stack is recorded, with numpy's dtype
+    discovery (Python scalars strong)."""
+    from lazytensor.core.runtime import get_runtime
+
+    import lazytensor.numpy as lnp
+
+    host = np.array([1.5, -2.0, 0.25], np.float32)
+    x = lnp.asarray(host) * 1
+    metrics = get_runtime().metrics
+    runs = metrics.counters.get("graphs_executed", 0)
+    got = build(x, lnp)
+    assert metrics.counters.get("graphs_executed", 0) == runs
+    want = build(host, np)
+    assert isinstance(got, lnp.ndarray)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_array_of_a_ragged_list_of_lazy_arrays_is_numpys_value_error():
+    """A ragged list still gets numpy's error; a list mixing a 0-d lazy
+    number and a string raised ValueError ('setting an array element with a
+    sequence': numpy read the lazy item as a sequence), now numpy's array."""
+    import lazytensor.numpy as lnp
+
+    x = lnp.arange(3.0)
+    with pytest.raises(ValueError, match="inhomogeneous"):
+        lnp.array([x, x[:2]])
+    assert lnp.array([x[1], "a"]).tolist() == ["1.0", "a"]  # numpy's own string array
