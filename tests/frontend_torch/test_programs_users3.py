@@ -8,7 +8,9 @@ from __future__ import annotations
 import copy
 import io
 import math
+import warnings
 
+import pytest
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -499,3 +501,40 @@ def test_class_index_targets_of_other_integer_dtypes_raise_as_torch():
         return [lambda call=call: call().round(decimals=3) for call in calls]
 
     same_outcomes(program)
+
+
+def test_message_passing_with_compact_index_dtypes_follows_torchs_checks():
+    """Edge lists stored compactly (int32, int16, uint8) or as floats: each
+    gather/scatter/index_*/take/embedding accepts the index dtypes torch
+    accepts and raises torch's error otherwise (the lazy ops computed with
+    any integer index, and raised IndexError for float or bool indices);
+    torch.where still takes a uint8 condition, with torch's warning."""
+    def program(dev):
+        h = torch.arange(12.0).reshape(4, 3).to(dev)
+        calls = []
+        for dtype in (torch.int64, torch.int32, torch.int16, torch.uint8, torch.float32,
+                      torch.bool):
+            src = torch.tensor([0, 1, 3, 1]).to(dtype).to(dev)
+            dst = torch.tensor([1, 2, 0, 0]).to(dtype).to(dev)
+            # (contiguous: eager CPU gather misreads an expanded int32 index)
+            rows = src.view(4, 1).expand(4, 3).contiguous()
+            calls += [lambda s=src: h.index_select(0, s),
+                      lambda s=src, d=dst: torch.zeros_like(h).index_add_(0, d, h[s.long()]),
+                      lambda s=src: torch.zeros_like(h).index_copy(0, s[:2], h[:2]),
+                      lambda s=src: h.index_fill(0, s[:1], -1.0),
+                      lambda r=rows: h.gather(0, r),
+                      lambda r=rows: torch.zeros_like(h).scatter_add_(0, r, h),
+                      lambda r=rows: torch.zeros_like(h).scatter_reduce(0, r, h, "amax"),
+                      lambda r=rows: torch.zeros_like(h).scatter_(0, r, 1.0),
+                      lambda s=src: torch.take(h, s)]
+            if dtype != torch.bool:  # (torch names a bool tensor's type CPUBoolType there)
+                calls.append(lambda s=src: F.embedding(s, h))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # where's uint8 deprecation warning
+            calls.append(lambda: torch.where(torch.tensor([0, 2], dtype=torch.uint8).to(dev),
+                                             h[0, :2], 0.0))
+        return calls
+
+    same_outcomes(program)
+    with pytest.warns(UserWarning, match="uint8 condition"):
+        torch.where(torch.tensor([1], dtype=torch.uint8).to(DEV), 1.0, 0.0)

@@ -13,15 +13,19 @@ the dispatcher's ``implicit`` resolver runs the same kernel).
 
 from __future__ import annotations
 
+import warnings
+
 from lazytensor.core import Node, Op, make
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import activations as act
 from lazytensor.core.composite import npextra, special, tnp_shared
 from lazytensor.core.composite import pointwise as pw
 from lazytensor.core.composite.elementwise import as_node, broadcast_shapes, convert, full
+from lazytensor.core.metrics import user_stacklevel
+from lazytensor.torch import _fallback
 from lazytensor.torch import _promotion as P
 from lazytensor.torch._promotion import key_of
-from lazytensor.torch._tensor import LazyTensor, wrap
+from lazytensor.torch._tensor import LazyTensor, scalar_type_name, wrap
 from lazytensor.torch.aten._common import (
     aten,
     binary_op,
@@ -406,10 +410,16 @@ _true_divide = _binary(binary_op(Op.DIV), P.INT_TO_FLOAT)
 # ---------------------------------------------------------------- ternary
 def _where(cond, a, b):
     c = operand(cond)
+    if c.dtype == dt.uint8:  # still accepted by torch, with its deprecation warning
+        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated "
+                      "and will be removed in a future version of PyTorch. Use a boolean "
+                      "condition instead.", UserWarning,
+                      stacklevel=user_stacklevel(_fallback._LIBRARY_DIRS))
+        c = make(Op.NE, (c, as_node(0, c.dtype, c.shape)))
     if not dt.is_bool(c.dtype):
         raise RuntimeError(
             f"where expected condition to be a boolean tensor, but got a tensor with dtype "
-            f"{cond.dtype}"
+            f"{scalar_type_name(c.dtype)}"
         )
     result = P.dtypes_of(P.NO_OPMATH, a, b)[1]
     values = [c, operand(a), operand(b)]

@@ -36,6 +36,44 @@ import torch
 _INDEX_DTYPES = (torch.int64, torch.int32, torch.uint8, torch.bool)
 
 
+_LONG, _INT_OR_LONG = (torch.int64,), (torch.int32, torch.int64)
+# torch's index dtype check per op: (accepted dtypes, error type, message,
+# formatted with the dtype's name)
+_INDEX_CHECKS = {
+    "gather": (_INT_OR_LONG, RuntimeError, "gather(): Expected dtype int32/int64 for index"),
+    "scatter": (_INT_OR_LONG, RuntimeError, "scatter(): Expected dtype int32/int64 for index"),
+    "index_select": (_INT_OR_LONG, RuntimeError,
+                     "index_select(): Expected dtype int32 or int64 for index"),
+    "index_add": (_INT_OR_LONG, RuntimeError,
+                  "index_add_(): Expected dtype int32/int64 for index but got: {}"),
+    "index_copy": (_LONG, RuntimeError,
+                   "index_copy_(): Expected a long tensor for index, but got {}"),
+    "index_fill": (_LONG, IndexError, "index_fill_(): Expected dtype int64 for index."),
+    "take": (_LONG, RuntimeError, "take(): Expected a long tensor for index, but got {}"),
+    "embedding": (_INT_OR_LONG, RuntimeError,
+                  "Expected tensor for argument #1 'indices' to have one of the following "
+                  "scalar types: Long, Int; but got torch.{}Tensor instead (while checking "
+                  "arguments for embedding)"),
+}
+
+_EMPTY_UNCHECKED = frozenset({"gather", "scatter"})  # torch checks only non-empty indices
+
+
+def index_checked(op: str, impl, position: int):
+    """``impl`` after torch's check of the dtype of its index argument
+    (positional argument ``position``) for ``op``."""
+    accepted, error, message = _INDEX_CHECKS[op]
+
+    def checked(*args, **kwargs):
+        index = args[position] if len(args) > position else kwargs.get("index")
+        if isinstance(index, torch.Tensor) and index.dtype not in accepted and \
+                (index.numel() or op not in _EMPTY_UNCHECKED):
+            raise error(message.format(scalar_type_name(NUMPY_OF[index.dtype])))
+        return impl(*args, **kwargs)
+
+    return checked
+
+
 def _entry(t, size: int, axis: int):
     """One ``indices`` entry as a core index (None -> full slice)."""
     if t is None:
@@ -323,10 +361,15 @@ TABLE = {
     aten.index_reduce: _index_reduce, aten.searchsorted.Tensor: _searchsorted,
     aten.searchsorted.Scalar: _searchsorted,
     aten.index.Tensor: _index, aten.index_put: _index_put, aten._index_put_impl: _index_put,
-    aten.index_select: _index_select, aten.gather: _gather, aten.scatter: _scatter,
-    aten.scatter_add: _scatter_add, aten.scatter_reduce.two: _scatter_reduce,
-    aten.index_add: _index_update("add"), aten.index_copy: _index_update("set"),
-    aten.index_fill: _index_update("set"), aten.masked_fill: _masked_fill, aten.take: _take,
+    aten.index_select: index_checked("index_select", _index_select, 2),
+    aten.gather: index_checked("gather", _gather, 2),
+    aten.scatter: index_checked("scatter", _scatter, 2),
+    aten.scatter_add: index_checked("scatter", _scatter_add, 2),
+    aten.scatter_reduce.two: index_checked("scatter", _scatter_reduce, 2),
+    aten.index_add: index_checked("index_add", _index_update("add"), 2),
+    aten.index_copy: index_checked("index_copy", _index_update("set"), 2),
+    aten.index_fill: index_checked("index_fill", _index_update("set"), 2),
+    aten.masked_fill: _masked_fill, aten.take: index_checked("take", _take, 1),
     aten.masked_scatter: _masked_scatter, aten.put: _put,
     aten.masked_scatter_backward.default: _masked_scatter_backward,
 }

@@ -20,6 +20,7 @@ from lazytensor.torch import _promotion as P
 from lazytensor.torch._rng import next_key
 from lazytensor.torch._tensor import NUMPY_OF, scalar_type_name, wrap
 from lazytensor.torch.aten._common import aten, dim, elementwise, node, opmath
+from lazytensor.torch.aten.indexing import index_checked
 
 import torch
 
@@ -475,5 +476,6 @@ TABLE = {
     aten.softplus: _unary(act.softplus, P.DEFAULT),
     aten.log_sigmoid_forward: _log_sigmoid_forward,
     aten.native_dropout: _native_dropout, aten.native_dropout_backward: _native_dropout_backward,
-    aten.embedding: _embedding, aten.embedding_dense_backward: _embedding_backward,
+    aten.embedding: index_checked("embedding", _embedding, 1),
+    aten.embedding_dense_backward: _embedding_backward,
 }
