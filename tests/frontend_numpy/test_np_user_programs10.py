@@ -317,3 +317,188 @@ def test_array_of_a_ragged_list_of_lazy_arrays_is_numpys_value_error():
     with pytest.raises(ValueError, match="inhomogeneous"):
         lnp.array([x, x[:2]])
     assert lnp.array([x[1], "a"]).tolist() == ["1.0", "a"]  # numpy's own string array
+
+
+# ------------------------------------------------------------ more programs
+
+def welch_psd(np, x, fs):
+    """Welch's power spectral density: Hann-windowed half-overlapping
+    segments (np.hanning, fancy indexing with an index grid), the averaged
+    one-sided periodogram, the peak and the band power with np.trapezoid."""
+    nper = 64
+    step = nper // 2
+    starts = np.arange(0, len(x) - nper + 1, step)
+    segs = x[starts[:, None] + np.arange(nper)]
+    segs = segs - segs.mean(axis=1, keepdims=True)
+    win = np.hanning(nper)
+    scale = 1.0 / (fs * (win ** 2).sum())
+    spec = np.abs(np.fft.rfft(segs * win, axis=1)) ** 2 * scale
+    spec[:, 1:-1] *= 2
+    psd = spec.mean(axis=0)
+    f = np.fft.rfftfreq(nper, 1 / fs)
+    band = (f >= 8) & (f <= 12)
+    return f, psd, float(f[np.argmax(psd)]), float(np.trapezoid(psd[band], f[band])), \
+        np.blackman(8), np.hamming(5)
+
+
+def test_welch_power_spectral_density():
+    rng = np.random.default_rng(30)
+    t = np.arange(512) / 128.0
+    check(welch_psd, np.sin(2 * np.pi * 10 * t) + rng.normal(0, 1, 512), 128.0)
+
+
+def correlation_pairs(np, X):
+    """The strongest feature correlations: np.corrcoef, the upper triangle
+    with np.triu_indices, pairs ranked by |r|, the sub-matrix of the top
+    features with np.ix_, and its eigenvalues."""
+    C = np.corrcoef(X, rowvar=False)
+    iu, ju = np.triu_indices(C.shape[0], k=1)
+    r = C[iu, ju]
+    order = np.argsort(-np.abs(r), kind="stable")[:4]
+    pairs = [(int(iu[k]), int(ju[k]), round(float(r[k]), 6)) for k in order]
+    top = np.unique(np.concatenate([iu[order], ju[order]]))
+    sub = C[np.ix_(top, top)]
+    il = np.tril_indices(C.shape[0], -1)
+    return pairs, sub, np.linalg.eigvalsh(sub), C[il].sum(), C[np.diag_indices(3)]
+
+
+def test_correlation_pairs_with_triu_indices_and_ix():
+    rng = np.random.default_rng(31)
+    Z = rng.normal(size=(50, 3))
+    X = np.column_stack([Z, Z[:, 0] + 0.1 * rng.normal(size=50), Z[:, 1] - Z[:, 2],
+                         rng.normal(size=50)])
+    check(correlation_pairs, X)
+
+
+def svd_compression(np, img):
+    """Low-rank approximation of a float32 image with the SVD: the energy
+    captured per rank (cumsum of squared singular values), the smallest rank
+    keeping 95%, relative Frobenius errors, and the result as uint8."""
+    U, s, Vt = np.linalg.svd(img, full_matrices=False)
+    energy = np.cumsum(s ** 2) / np.sum(s ** 2)
+    k = int(np.searchsorted(energy, 0.95) + 1)
+    errors = []
+    for r in (1, 2, 4, k):
+        approx = (U[:, :r] * s[:r]) @ Vt[:r]
+        errors.append(float(np.linalg.norm(img - approx) / np.linalg.norm(img)))
+    approx = (U[:, :k] * s[:k]) @ Vt[:k]
+    return s, energy, k, np.round(errors, 4), np.clip(approx, 0, 255).astype(np.uint8).dtype.str
+
+
+def test_svd_image_compression():
+    rng = np.random.default_rng(32)
+    y, x = np.mgrid[0:24, 0:32]
+    img = (100 + 60 * np.sin(x / 5.0) * np.cos(y / 7.0) + rng.normal(0, 5, (24, 32)))
+    check(svd_compression, img.astype(np.float32), rtol=2e-4)
+
+
+def n_body(np, pos, vel, mass):
+    """A softened gravitational N-body system with kick-drift-kick leapfrog:
+    pairwise separations by broadcasting, np.fill_diagonal, accelerations
+    with einsum, energy and angular momentum (np.cross) conservation."""
+    G, eps, dt = 1.0, 0.05, 0.01
+
+    def accel(p):
+        d = p[None, :, :] - p[:, None, :]
+        r2 = (d ** 2).sum(-1) + eps ** 2
+        inv3 = r2 ** -1.5
+        np.fill_diagonal(inv3, 0.0)
+        return G * np.einsum("ij,ijk,j->ik", inv3, d, mass)
+
+    def energy(p, v):
+        d = p[None] - p[:, None]
+        r = np.sqrt((d ** 2).sum(-1) + eps ** 2)
+        i, j = np.triu_indices(len(mass), 1)
+        return 0.5 * (mass * (v ** 2).sum(1)).sum() - G * (mass[i] * mass[j] / r[i, j]).sum()
+
+    e0 = energy(pos, vel)
+    a = accel(pos)
+    for _ in range(25):
+        vel = vel + 0.5 * dt * a
+        pos = pos + dt * vel
+        a = accel(pos)
+        vel = vel + 0.5 * dt * a
+    L = np.cross(pos, mass[:, None] * vel).sum(axis=0)
+    return pos, vel, float(abs(energy(pos, vel) - e0) / abs(e0)), L
+
+
+def test_n_body_leapfrog():
+    rng = np.random.default_rng(33)
+    check(n_body, rng.normal(size=(8, 3)), 0.3 * rng.normal(size=(8, 3)),
+          rng.uniform(0.5, 1.5, 8), rtol=1e-7)
+
+
+def portfolio_report(np, prices, sector):
+    """Daily returns, cumulative growth with np.cumprod, drawdowns with
+    np.maximum.accumulate, a multi-key ranking with np.lexsort (sector, then
+    return descending), and fee brackets with np.select and np.piecewise."""
+    rets = np.diff(prices, axis=0) / prices[:-1]
+    growth = np.cumprod(1 + rets, axis=0)
+    peak = np.maximum.accumulate(growth, axis=0)
+    drawdown = (growth - peak) / peak
+    total = growth[-1] - 1
+    order = np.lexsort((-total, sector))
+    fee = np.select([total < 0, total < 0.05, total >= 0.05], [0.0, 0.01 * total, 0.02 * total])
+    tier = np.piecewise(total, [total < 0, total >= 0.1], [0, 2, 1])
+    sharpe = rets.mean(axis=0) / rets.std(axis=0, ddof=1) * np.sqrt(252)
+    return growth, drawdown.min(axis=0), order, fee, tier, sharpe
+
+
+def test_portfolio_report_with_lexsort_select_piecewise():
+    rng = np.random.default_rng(34)
+    prices = 100 * np.exp(np.cumsum(rng.normal(0.001, 0.02, (60, 6)), axis=0))
+    check(portfolio_report, prices, np.array([2, 0, 1, 0, 2, 1]))
+
+
+def test_ix_of_lazy_index_vectors_is_lazy():
+    """np.ix_ of lazy vectors (correlation_pairs' ``C[np.ix_(top, top)]``)
+    fell back to numpy (counted); integer vectors are now reshaped lazily,
+    boolean ones and lists are numpy's own on host."""
+    from lazytensor.core.runtime import get_runtime
+
+    import lazytensor.numpy as lnp
+
+    rows, mask = np.array([2, 0]), np.array([True, False, True])
+    M = np.arange(12.0).reshape(4, 3)
+    metrics = get_runtime().metrics
+    runs = metrics.counters.get("graphs_executed", 0)
+    r, c = lnp.ix_(lnp.asarray(rows) * 1, lnp.asarray(np.array([1, 2])))
+    assert metrics.counters.get("graphs_executed", 0) == runs
+    for got, want in ((r, rows[:, None]), (lnp.asarray(M)[r, c], M[np.ix_(rows, [1, 2])])):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(np.asarray(got), want)
+    got = lnp.ix_(lnp.asarray(rows), lnp.asarray(mask), [1])
+    for g, w in zip(got, np.ix_(rows, mask, [1]), strict=True):
+        np.testing.assert_array_equal(np.asarray(g), w)
+        assert g.shape == w.shape and g.dtype == w.dtype
+    with pytest.raises(ValueError, match="1 dimensional"):
+        lnp.ix_(lnp.ones((2, 2), dtype=int))
+    assert not metrics.fallbacks
+
+
+def test_bincount_over_fixed_labels_in_a_loop_reads_them_once():
+    """csr_matvec's Jacobi loop ran two graphs per np.bincount call (max and
+    min of the labels, each a barrier): 20 in 10 iterations. The bounds are
+    now read in one run and kept for a materialized vector, so the loop
+    records one graph; a write to the labels is seen."""
+    from lazytensor.core.runtime import get_runtime
+
+    import lazytensor.numpy as lnp
+
+    labels_host = np.array([0, 2, 2, 1, 4, 0])
+    labels = lnp.asarray(labels_host)
+    metrics = get_runtime().metrics
+    acc, acc_host = lnp.zeros(5), np.zeros(5)
+    lnp.bincount(labels)
+    runs = metrics.counters.get("graphs_executed", 0)
+    for k in range(4):
+        w = np.linspace(0, 1, 6) + k
+        acc = acc + lnp.bincount(labels, weights=lnp.asarray(w) * 2)
+        acc_host = acc_host + np.bincount(labels_host, weights=w * 2)
+    assert metrics.counters.get("graphs_executed", 0) == runs
+    np.testing.assert_allclose(np.asarray(acc), acc_host)
+    labels[1] = 7
+    labels_host[1] = 7
+    np.testing.assert_array_equal(np.asarray(lnp.bincount(labels)), np.bincount(labels_host))
+    with pytest.raises(ValueError, match="negative"):
+        lnp.bincount(labels - 1)

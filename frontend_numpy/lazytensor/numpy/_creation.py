@@ -26,7 +26,7 @@ from lazytensor.numpy._base import (
     wrap,
     wrap_handle,
 )
-from lazytensor.numpy._dispatch import eager, implements, note_fallback, to_host
+from lazytensor.numpy._dispatch import eager, implements, note_fallback, to_host, to_lazy
 from lazytensor.numpy._errors import UnsupportedDtype
 from lazytensor.numpy._ufuncs import stored
 
@@ -311,6 +311,18 @@ def tri(N, M=None, k=0, dtype=float, *, like=None):
 def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     nodes = [reshape(node_of(x), (-1,)) for x in xi]
     return tuple(wrap(n) for n in cc.meshgrid(*nodes, indexing=indexing, sparse=sparse))
+
+
+@implements("ix_")
+def ix_(*args):
+    """numpy's open mesh of index vectors: lazy 1-d integer vectors are
+    reshaped, not read (the sparse "ij" meshgrid); anything else (booleans,
+    whose nonzero indices decide the shape, lists) is numpy's own on host."""
+    if args and all(isinstance(a, ndarray) and a.ndim == 1 and a.dtype.kind in "iu"
+                    for a in args):
+        return tuple(wrap(n) for n in cc.meshgrid(*(a._h.node for a in args), indexing="ij",
+                                                  sparse=True))
+    return to_lazy(np.ix_(*to_host(args)))
 
 
 @implements("indices")
