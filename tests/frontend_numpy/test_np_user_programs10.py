@@ -502,3 +502,27 @@ def test_bincount_over_fixed_labels_in_a_loop_reads_them_once():
     np.testing.assert_array_equal(np.asarray(lnp.bincount(labels)), np.bincount(labels_host))
     with pytest.raises(ValueError, match="negative"):
         lnp.bincount(labels - 1)
+
+
+def test_vectorize_of_lazy_arrays_is_counted_and_lazy():
+    """np.vectorize from lazytensor.numpy was numpy's class: on lazy arrays
+    it read them silently (no fallback counted) and returned host arrays;
+    now the eager run is counted and its results are lazy."""
+    from lazytensor.core.runtime import get_runtime
+
+    import lazytensor.numpy as lnp
+
+    def step(t, k=1.0):
+        return 2 * t if t > 0 else -k * t
+
+    host = np.array([1.0, -2.0, 3.0])
+    metrics = get_runtime().metrics
+    before = metrics.fallbacks.get("numpy.vectorize", 0)
+    got = lnp.vectorize(step)(lnp.asarray(host) * 1, k=3.0)
+    want = np.vectorize(step)(host, k=3.0)
+    assert isinstance(got, lnp.ndarray) and got.dtype == want.dtype
+    np.testing.assert_array_equal(np.asarray(got), want)
+    assert metrics.fallbacks["numpy.vectorize"] == before + 1
+    pair = lnp.vectorize(lambda a: (a, a * 2), otypes=[int, int])(lnp.arange(3))
+    assert all(isinstance(p, lnp.ndarray) for p in pair)
+    np.testing.assert_array_equal(np.asarray(pair[1]), [0, 2, 4])

@@ -14,6 +14,10 @@ numpy's own piecewise, eagerly and counted.
 ``apply_along_axis`` calls ``func1d`` on each lazy 1-d slice and stacks the
 results when there are at most ``MAX_SLICES`` of them (the graph grows with
 each call); beyond that it runs eagerly in numpy, counted.
+
+``vectorize`` is numpy's class: its Python function runs once per element
+on host values (lazy inputs are materialized, counted as a fallback) and
+its results are lazy arrays again.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from lazytensor.core.ir import Node
 from lazytensor.core.ops import ELEMENTWISE
 from lazytensor.core.runtime import get_runtime
 from lazytensor.numpy._base import ndarray, wrap
-from lazytensor.numpy._dispatch import eager, implements
+from lazytensor.numpy._dispatch import eager, has_lazy, implements, to_lazy
 
 import numpy as np
 
@@ -174,3 +178,15 @@ def apply_over_axes(func, a, axes):
                 raise ValueError("function is not returning an array of the correct shape")
         val = res
     return val
+
+
+# -------------------------------------------------------- per element
+
+class vectorize(np.vectorize):  # noqa: N801  (numpy's name)
+    """numpy's ``vectorize``; with lazy inputs it runs eagerly (counted) and
+    returns lazy arrays, as every numpy function without a lazy mapping."""
+
+    def __call__(self, *args, **kwargs):
+        if has_lazy((args, kwargs)):
+            return eager("numpy.vectorize", super().__call__, args, kwargs)
+        return to_lazy(super().__call__(*args, **kwargs))
