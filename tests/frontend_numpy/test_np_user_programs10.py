@@ -526,3 +526,35 @@ def test_vectorize_of_lazy_arrays_is_counted_and_lazy():
     pair = lnp.vectorize(lambda a: (a, a * 2), otypes=[int, int])(lnp.arange(3))
     assert all(isinstance(p, lnp.ndarray) for p in pair)
     np.testing.assert_array_equal(np.asarray(pair[1]), [0, 2, 4])
+
+
+@pytest.mark.parametrize("kw", [dict(aweights=True), dict(fweights=True), dict(
+    fweights=True, aweights=True), dict(aweights=True, ddof=2), dict(fweights=True, bias=True)],
+    ids=["a", "f", "fa", "a-ddof2", "f-bias"])
+def test_cov_with_weights_is_lazy(kw):
+    """np.cov(..., aweights=...) fell back to numpy (counted; gmm_2d in
+    test_np_user_programs9); weighted covariances are now recorded."""
+    import lazytensor.numpy as lnp
+
+    rng = np.random.default_rng(40)
+    X, f, a = rng.normal(size=(3, 9)), rng.integers(0, 4, 9), rng.random(9)
+    host = {**kw, **{k: f if k == "fweights" else a for k in kw if k.endswith("weights")}}
+    lazy = {k: lnp.asarray(v) if k == "aweights" else v for k, v in host.items()}
+    for args, rowvar in (((X,), True), ((X.T,), False), ((X, X[:2] ** 2), True), ((X[0],), True)):
+        want = np.cov(*args, rowvar=rowvar, **host)
+        got = lnp.cov(*(lnp.asarray(t) for t in args), rowvar=rowvar, **lazy)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("bad", [dict(fweights=[1.5] * 9), dict(fweights=[-1] * 9),
+                                 dict(aweights=[-1.0] * 9), dict(aweights=[1.0] * 3),
+                                 dict(aweights=np.ones((9, 1)))])
+def test_cov_weight_errors_are_numpys(bad):
+    import lazytensor.numpy as lnp
+
+    X = np.arange(27.0).reshape(3, 9) ** 0.5
+    with pytest.raises(Exception) as want:
+        np.cov(X, **bad)
+    with pytest.raises(want.type, match=str(want.value)):
+        lnp.cov(lnp.asarray(X), **bad)

@@ -466,3 +466,40 @@ def test_spearman_correlation_and_ranks():
     rng = np.random.default_rng(13)
     a = np.round(rng.normal(size=40), 1)  # ties
     check(spearman_and_ranks, a, a + rng.normal(0, 0.5, 40))
+
+
+def gmm_2d(np, X):
+    """A two-component 2-D Gaussian mixture by EM: densities through
+    np.linalg.slogdet and solve, responsibilities, and each component's
+    covariance with np.cov(aweights=responsibilities); the log-likelihood
+    history; then a frequency-weighted covariance of rounded data."""
+    k = 2
+    mu = X[[0, -1]].copy()
+    covs = np.array([np.eye(2), np.eye(2)])
+    pis = np.full(k, 1 / k)
+    history = []
+    for _ in range(15):
+        logp = np.empty((len(X), k))
+        for j in range(k):
+            d = X - mu[j]
+            sign, logdet = np.linalg.slogdet(covs[j])
+            maha = np.sum(d * np.linalg.solve(covs[j], d.T).T, axis=1)
+            logp[:, j] = np.log(pis[j]) - 0.5 * (maha + logdet + 2 * np.log(2 * np.pi))
+        top = logp.max(axis=1, keepdims=True)
+        lse = top[:, 0] + np.log(np.exp(logp - top).sum(axis=1))
+        resp = np.exp(logp - lse[:, None])
+        history.append(round(float(lse.sum()), 8))
+        for j in range(k):
+            pis[j] = resp[:, j].mean()
+            mu[j] = np.average(X, axis=0, weights=resp[:, j])
+            covs[j] = np.cov(X, rowvar=False, aweights=resp[:, j], ddof=0) + 1e-6 * np.eye(2)
+    values, counts = np.unique(np.round(X[:, 0]), return_counts=True)
+    fcov = np.cov(values, fweights=counts)
+    return mu, covs, pis, history[-3:], float(fcov), resp.argmax(axis=1)
+
+
+def test_gaussian_mixture_2d_with_weighted_cov():
+    rng = np.random.default_rng(14)
+    X = np.concatenate([rng.multivariate_normal([0, 0], [[1, 0.5], [0.5, 1]], 40),
+                        rng.multivariate_normal([4, 3], [[0.6, -0.2], [-0.2, 0.4]], 30)])
+    check(gmm_2d, X, rtol=1e-7)

@@ -260,19 +260,44 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
 @implements("cov")
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *,
         dtype=None):
-    """Unweighted covariance (numpy computes in at least float64)."""
-    if fweights is not None or aweights is not None:
-        return eager("numpy.cov", np.cov, (m, y, rowvar, bias, ddof, fweights, aweights),
-                     {"dtype": dtype})
+    """Covariance (numpy computes in at least float64); observation weights
+    get numpy's shape errors, and its value checks (integral, non-negative)
+    where they are host data."""
     x = node_of(m)
     parts = [x] + ([node_of(y)] if y is not None else [])
     for name, part in zip("my", parts, strict=False):
         if part.ndim > 2:
             raise ValueError(f"{name} has more than 2 dimensions")
     target = as_dtype_or(dtype, np.result_type(*(p.dtype for p in parts), np.float64))
+    weighted = fweights is not None or aweights is not None
+    if weighted and (dtype is not None or target.kind == "c"):
+        return eager("numpy.cov", np.cov, (m, y, rowvar, bias, ddof, fweights, aweights),
+                     {"dtype": dtype})
     ddof = (0 if bias else 1) if ddof is None else ddof
     rows = [ew.convert(p, target) for p in parts]
-    return wrap(cstats.cov(rows[0], rows[1] if len(rows) > 1 else None, bool(rowvar), ddof))
+    n = x.shape[0 if not rowvar and x.ndim == 2 else -1] if x.ndim else 1
+    fw, aw = (_cov_weights(w, name, n, target) for w, name in
+              ((fweights, "fweights"), (aweights, "aweights")))
+    return wrap(cstats.cov(rows[0], rows[1] if len(rows) > 1 else None, bool(rowvar), ddof,
+                           fw, aw))
+
+
+def _cov_weights(weights, name: str, n: int, dtype: np.dtype) -> Node | None:
+    """np.cov's ``fweights``/``aweights`` as a node of ``dtype``, numpy's checks."""
+    if weights is None:
+        return None
+    if not isinstance(weights, ndarray):
+        host = np.asarray(weights, dtype=float)
+        if name == "fweights" and not np.all(host == np.around(host)):
+            raise TypeError("fweights must be integer")
+        if host.ndim <= 1 and host.shape[:1] == (n,) and np.any(host < 0):
+            raise ValueError(f"{name} cannot be negative")
+    w = node_of(weights)
+    if w.ndim > 1:
+        raise RuntimeError(f"cannot handle multidimensional {name}")
+    if w.shape != (n,):
+        raise RuntimeError(f"incompatible numbers of samples and {name}")
+    return ew.convert(w, dtype)
 
 
 def as_dtype_or(dtype, default) -> np.dtype:

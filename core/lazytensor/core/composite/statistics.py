@@ -153,11 +153,13 @@ def median(x: Node, axis: Axis = None, keepdims: bool = False) -> Node:
 
 # ---------------------------------------------------- covariance, correlation
 
-def cov(m: Node, y: Node | None = None, rowvar: bool = True, ddof: int = 1) -> Node:
+def cov(m: Node, y: Node | None = None, rowvar: bool = True, ddof: int = 1,
+        fweights: Node | None = None, aweights: Node | None = None) -> Node:
     """The covariance matrix of the variables in the rows of ``m`` (columns
-    when not ``rowvar``), plus those of ``y``; unweighted, divided by
-    ``n - ddof``; squeezed (a scalar for one variable). Operands share one
-    inexact dtype.
+    when not ``rowvar``), plus those of ``y``, divided by ``n - ddof``;
+    squeezed (a scalar for one variable). Operands share one inexact dtype.
+    With observation weights (frequency and/or reliability, 1-d of length
+    ``n``, in that dtype) see ``_weighted_cov``.
 
     >>> from lazytensor.core.runtime import constant
     >>> cov(constant(np.ones(4), np.dtype("float64"))).shape
@@ -168,6 +170,8 @@ def cov(m: Node, y: Node | None = None, rowvar: bool = True, ddof: int = 1) -> N
         flip = [m.ndim != 1] + [r.shape[0] != 1 for r in rows[1:]]
         rows = [cs.transpose(r) if f else r for r, f in zip(rows, flip, strict=True)]
     data = cs.concatenate(rows, 0)
+    if fweights is not None or aweights is not None:
+        return cs.squeeze(_weighted_cov(data, ddof, fweights, aweights))
     n = data.shape[1]
     mean = ew.broadcast_to(cred.mean(data, 1, keepdims=True), data.shape)
     centered = make(Op.SUB, (data, mean))
@@ -175,6 +179,32 @@ def cov(m: Node, y: Node | None = None, rowvar: bool = True, ddof: int = 1) -> N
     prod = matmul(centered, cs.transpose(conj))
     out = make(Op.DIV, (prod, npx.const(float(max(n - ddof, 0)), prod)))
     return cs.squeeze(out)
+
+
+def _weighted_cov(data: Node, ddof: int, fweights: Node | None,
+                  aweights: Node | None) -> Node:
+    """Weighted covariance of ``data``'s rows: weights ``w = f * a``, the
+    weighted mean, and the divisor ``sum(w) - ddof * sum(w * a) / sum(w)``
+    (``sum(w) - ddof`` without ``a``, ``sum(w)`` for ddof 0), at least 0."""
+    w = fweights if aweights is None else aweights if fweights is None \
+        else make(Op.MUL, (fweights, aweights))
+    w_sum = cred.reduce("sum", w, None)
+    wb = ew.broadcast_to(w, data.shape)
+    mean = make(Op.DIV, (cred.reduce("sum", make(Op.MUL, (data, wb)), (1,), keepdims=True),
+                         ew.broadcast_to(w_sum, (data.shape[0], 1))))
+    centered = make(Op.SUB, (data, ew.broadcast_to(mean, data.shape)))
+    conj = make(Op.CONJ, (centered,)) if dt.is_complex(centered.dtype) else centered
+    prod = matmul(centered, cs.transpose(make(Op.MUL, (conj, wb))))
+    fact = w_sum
+    if ddof and aweights is None:
+        fact = make(Op.SUB, (w_sum, npx.const(float(ddof), w_sum)))
+    elif ddof:
+        aw = cred.reduce("sum", make(Op.MUL, (w, aweights)), None)
+        fact = make(Op.SUB, (w_sum, make(Op.DIV, (make(
+            Op.MUL, (aw, npx.const(float(ddof), aw))), w_sum))))
+    fact = make(Op.MAX, (fact, npx.const(0.0, fact)))
+    scale = make(Op.DIV, (npx.const(1.0, fact), fact))  # numpy: c *= 1 / fact
+    return make(Op.MUL, (prod, ew.broadcast_to(scale, prod.shape)))
 
 
 def corrcoef(c: Node) -> Node:
