@@ -558,3 +558,25 @@ def test_cov_weight_errors_are_numpys(bad):
         np.cov(X, **bad)
     with pytest.raises(want.type, match=str(want.value)):
         lnp.cov(lnp.asarray(X), **bad)
+
+
+def test_r_and_c_of_lazy_arrays_are_counted_and_lazy():
+    """np.r_/np.c_ from lazytensor.numpy were numpy's objects: they read lazy
+    items silently and returned host arrays; now counted, results lazy."""
+    from lazytensor.core.runtime import get_runtime
+
+    import lazytensor.numpy as lnp
+
+    host = np.array([1.0, 2.0, 3.0])
+    x = lnp.asarray(host)
+    metrics = get_runtime().metrics
+    before = dict(metrics.fallbacks)
+    for got, want in ((lnp.r_[x, 0.0, x[:2]], np.r_[host, 0.0, host[:2]]),
+                      (lnp.c_[x, x * 2], np.c_[host, host * 2]),
+                      (lnp.r_["0,2", x, x], np.r_["0,2", host, host]),
+                      (lnp.r_[0:5:2, -1:1:3j], np.r_[0:5:2, -1:1:3j])):
+        assert isinstance(got, lnp.ndarray)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(np.asarray(got), want)
+    assert metrics.fallbacks["numpy.r_"] == before.get("numpy.r_", 0) + 2
+    assert metrics.fallbacks["numpy.c_"] == before.get("numpy.c_", 0) + 1

@@ -32,7 +32,7 @@ from lazytensor.numpy import (  # each module registers its functions (``@implem
     _shape,
     _stats,
 )
-from lazytensor.numpy._apply import vectorize
+from lazytensor.numpy._apply import c_, r_, vectorize
 from lazytensor.numpy._base import ndarray
 from lazytensor.numpy._dispatch import FUNCTIONS, eager, has_lazy, to_lazy
 from lazytensor.numpy._errors import LazyFallbackWarning

@@ -17,7 +17,7 @@ each call); beyond that it runs eagerly in numpy, counted.
 
 ``vectorize`` is numpy's class: its Python function runs once per element
 on host values (lazy inputs are materialized, counted as a fallback) and
-its results are lazy arrays again.
+its results are lazy arrays again; so do the ``r_`` and ``c_`` index tricks.
 """
 
 from __future__ import annotations
@@ -190,3 +190,22 @@ class vectorize(np.vectorize):  # noqa: N801  (numpy's name)
         if has_lazy((args, kwargs)):
             return eager("numpy.vectorize", super().__call__, args, kwargs)
         return to_lazy(super().__call__(*args, **kwargs))
+
+
+class _Concatenator:
+    """numpy's ``r_``/``c_`` (``np.r_[x, 0.0, y[:2]]``): lazy items are read
+    (counted as a fallback), and the result is lazy."""
+
+    def __init__(self, name: str) -> None:
+        self._name, self._np = name, getattr(np, name)
+
+    def __getitem__(self, key):
+        if has_lazy(key):
+            return eager(f"numpy.{self._name}", self._np.__getitem__, (key,), {})
+        return to_lazy(self._np[key])
+
+    def __len__(self) -> int:
+        return 0
+
+
+r_, c_ = _Concatenator("r_"), _Concatenator("c_")
