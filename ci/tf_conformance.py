@@ -19,9 +19,11 @@ conftest does the same, since pytest never runs those blocks.
 
 Failures are expected where the tests check TF internals rather than tnp:
 ``tf.function`` tracing (``def_function.function``, ``input_signature``,
-``jit_compile``), virtual CPU devices and ``backing_device``, string dtypes,
-``IndexedSlices``, and tnp methods monkey-patched onto ``tf.Tensor`` (the
-``np_arrays_test`` module is mostly that). docs/tf_support.md lists them.
+``jit_compile``), virtual CPU devices and ``backing_device``, ``IndexedSlices``,
+tnp methods monkey-patched onto ``tf.Tensor`` (the ``np_arrays_test`` module is
+mostly that), and ``np_interop_test``'s checks that a tnp array is a
+``tf.Tensor`` and that TensorFlow's own GradientTape watches one.
+docs/tf_support.md lists them.
 
     python ci/tf_conformance.py --source /tmp/tftests
     python ci/tf_conformance.py --source /tmp/tftests --modules np_math_ops_test.py --failures
@@ -43,7 +45,7 @@ from _suites import report, run_module
 PACKAGE = Path("tensorflow/python/ops/numpy_ops")
 MODULES = (
     "np_array_ops_test.py", "np_math_ops_test.py", "np_logic_test.py", "np_arrays_test.py",
-    "np_random_test.py", "tests/np_indexing_test.py", "tests/np_einsum_test.py",
+    "np_random_test.py", "np_interop_test.py", "tests/np_indexing_test.py", "tests/np_einsum_test.py",
     "tests/np_test.py",
 )
 
@@ -57,19 +59,29 @@ if not hasattr(np_dtypes, "bfloat16"):  # the tests are TF master's; older np_dt
 tensor.enable_tensor_equality()
 ops.set_dtype_conversion_mode("legacy")
 np_math_ops.enable_numpy_methods_on_tensor()
+
+# np_interop_test's three virtual CPUs: its setUp adds them only while TensorFlow
+# has not started, which under pytest (ReadmeTest runs first) it has
+from tensorflow.python.eager import context
+from tensorflow.python.framework import config
+
+config.set_logical_device_configuration(
+    config.list_physical_devices("CPU")[0], [context.LogicalDeviceConfiguration()] * 3)
 '''
 
 _TNP = "lazytensor.tf.numpy"
 _NP_OPS = r"tensorflow\.python\.ops\.numpy_ops"
-# (pattern, replacement): tnp's modules -> lazytensor.tf.numpy
+# (pattern, replacement): tnp's modules -> lazytensor.tf.numpy; np_dtypes stays
+# TensorFlow's: its dtypes are numpy's and its modes (allow_float64,
+# prefer_float32) are TensorFlow's global state, which lazytensor reads
 TNP_RULES = (
     (rf"^from {_NP_OPS} import (np_array_ops|np_math_ops|np_arrays|np_utils)\b",
      rf"import {_TNP} as \1"),
     (rf"^from {_NP_OPS} import np_random\b", f"from {_TNP} import random as np_random"),
-    (rf"^from {_NP_OPS} import np_dtypes\b", f"import {_TNP} as np_dtypes"),
     (r"^import tensorflow\.experimental\.numpy as (\w+)", rf"import {_TNP} as \1"),
     (r"^from tensorflow\.python\.ops import numpy_ops as (\w+)", rf"import {_TNP} as \1"),
     (r"^from tensorflow\.experimental import numpy as (\w+)", rf"import {_TNP} as \1"),
+    (r"^(\w+) = tf\.experimental\.numpy$", rf"import {_TNP} as \1"),  # np_interop_test
 )
 # the tests' own helpers (config, test_util, extensions) are imported from the scratch folder
 HELPER_RULES = (

@@ -53,6 +53,12 @@ def is_tf_value(value) -> bool:
     return isinstance(value, (t.Tensor, t.Variable))
 
 
+def holds_numbers(value) -> bool:
+    """A tf.Tensor or tf.Variable of numbers or bools (not strings, resources
+    or variants: numpy has no such dtype, it reads them as objects)."""
+    return np.dtype(value.dtype.as_numpy_dtype).kind != "O"
+
+
 def indexed_slices(value) -> bool:
     """A tf.IndexedSlices (what the tape gives for a gather's gradient);
     tnp.asarray converts it to its dense tensor."""
@@ -191,5 +197,5 @@ def raise_as_tf(error: Exception, table: dict | None = None) -> NoReturn:
 
 __all__ = [
     "CoreError", "ERRORS", "Traced", "as_np_dtype", "as_tf_dtype", "default_float",
-    "indexed_slices", "is_tf_value", "numpy_behavior", "prefer_float32", "raise_as_tf", "tf", "tnp",
+    "holds_numbers", "indexed_slices", "is_tf_value", "numpy_behavior", "prefer_float32", "raise_as_tf", "tf", "tnp",
 ]

@@ -25,6 +25,7 @@ from lazytensor.core.registry import CoreError, make
 from lazytensor.core.trees import tree_map
 from lazytensor.tf import _tf
 from lazytensor.tf._array import (
+    NonNumeric,
     lift,
     ndarray,
     node_of,
@@ -54,6 +55,9 @@ def lowered(name: str, impl: Impl, errors: dict | None = None) -> Callable:
             _tf.raise_as_tf(error, errors)
         except _tf.Traced:  # inside tf.function: tnp builds the graph
             return getattr(_tf.tnp(), name)(*to_eager(args), **to_eager(kwargs))
+        except NonNumeric:  # strings: tnp's own result, a tf.Tensor
+            note_fallback(f"tnp.{name}", "of non-numeric data runs eagerly in TensorFlow")
+            return from_eager(getattr(_tf.tnp(), name)(*to_eager(args), **to_eager(kwargs)))
 
     fn.__name__ = fn.__qualname__ = name
     fn.__module__ = "lazytensor.tf.numpy"
@@ -67,9 +71,11 @@ def to_eager(value):
 
 
 def from_eager(value):
-    """tf.Tensors (also inside lists/tuples) from eager tnp as lazy arrays."""
+    """tf.Tensors (also inside lists/tuples) from eager tnp as lazy arrays;
+    tensors of strings stay tf.Tensors (tnp's own arrays)."""
     tensor = _tf.tf().Tensor
-    return tree_map(lambda v: wrap(tf_value_node(v)) if isinstance(v, tensor) else v, value)
+    return tree_map(lambda v: wrap(tf_value_node(v))
+                    if isinstance(v, tensor) and _tf.holds_numbers(v) else v, value)
 
 
 _FRONTEND_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # lazytensor/tf
