@@ -60,6 +60,8 @@ class ufunc(metaclass=_UfuncType):  # noqa: N801  (numpy's name)
                          kwargs)
 
     def reduce(self, *args, **kwargs):
+        if len(args) > 3 and args[3] is Ellipsis:  # (array, axis, dtype, out)
+            raise TypeError("out=... is only allowed as a keyword argument.")
         return self._method("reduce", args, kwargs)
 
     def accumulate(self, *args, **kwargs):
@@ -97,6 +99,8 @@ def _positional_out(np_ufunc: np.ufunc, args: tuple, kwargs: dict) -> tuple[tupl
                         f"{np_ufunc.nargs} positional arguments but {len(args)} were given")
     if "out" in kwargs:
         raise TypeError("cannot specify 'out' as both a positional and keyword argument")
+    if Ellipsis in outs:
+        raise TypeError("out=... is only allowed as a keyword argument.")
     if np_ufunc.nout == 1:
         return args[:np_ufunc.nin], {**kwargs, "out": outs[0]}
     outs += (None,) * (np_ufunc.nout - len(outs))

@@ -16,18 +16,19 @@ import warnings
 
 from lazytensor.core import dtypes as dt
 from lazytensor.core import layout as _layout
+from lazytensor.core import masked
 from lazytensor.core.composite import indexing as ci
 from lazytensor.core.composite import npextra as npx
 from lazytensor.core.composite import sorting as csort
 from lazytensor.core.composite.elementwise import as_node, broadcast_shapes, broadcast_to, convert
 from lazytensor.core.composite.numerics import reduce_runs
-from lazytensor.core.composite.reduction import normalize_axis, reduce_where
+from lazytensor.core.composite.reduction import normalize_axes, normalize_axis, reduce_where
 from lazytensor.core.ir import Node
 from lazytensor.core.metrics import user_stacklevel
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import RECORDED, CoreError, make
 from lazytensor.core.runtime import get_runtime, scalar
-from lazytensor.numpy import _errors
+from lazytensor.numpy import _errors, _masked_writes
 from lazytensor.numpy._base import lift, ndarray, wrap
 from lazytensor.numpy._ufunc_table import ABOVE_RANGE, MIRROR, UFUNCS, direct_op
 
@@ -262,8 +263,12 @@ def binary(ufunc: np.ufunc, a, b):
     except CoreError as exc:
         raise _errors.translate(exc) from None
     if (type(a) is ndarray and a._st is not None) or (type(b) is ndarray and b._st is not None):
-        return wrap(node, _strides((a, b), node))
-    return wrap(node)
+        out = wrap(node, _strides((a, b), node))
+    else:
+        out = wrap(node)
+    if masked.TAGS:
+        _tag_masked(ufunc, _masked_writes.operands((a, b)), out)
+    return out
 
 
 def unary(ufunc: np.ufunc, a):
@@ -282,7 +287,12 @@ def unary(ufunc: np.ufunc, a):
     strides = a._st if type(a) is ndarray else None
     if strides is not None:
         strides = _strides((a,), outs[0])
-    return wrap(outs[0], strides) if len(outs) == 1 else tuple(wrap(o, strides) for o in outs)
+    if len(outs) > 1:
+        return tuple(wrap(o, strides) for o in outs)
+    out = wrap(outs[0], strides)
+    if masked.TAGS:
+        _tag_masked(ufunc, _masked_writes.operands((a,)), out)
+    return out
 
 
 _GUFUNC_KWARGS = frozenset({"axes", "axis", "keepdims"})
@@ -295,10 +305,15 @@ def call(ufunc: np.ufunc, inputs: tuple, kwargs: dict):
         from lazytensor.numpy._dispatch import eager
 
         return eager(f"numpy.{ufunc.__name__} (axes=/axis=/keepdims=)", ufunc, inputs, kwargs)
+    if kwargs.get("where", True) is not True and "out" not in kwargs:
+        warnings.warn("'where' used without 'out', expect unitialized memory in output. If "
+                      "this is intentional, use out=None.", UserWarning,
+                      stacklevel=user_stacklevel(_OWN_DIRS))
     out = kwargs.pop("out", None)
+    out = None if out is Ellipsis else out  # out=...: arrays, never scalars (ours always are)
     where = kwargs.pop("where", True)
     casting = kwargs.pop("casting", "same_kind")
-    loop = _explicit_loop(ufunc, inputs, kwargs)
+    loop = _explicit_loop(ufunc, inputs, kwargs, casting)
     kwargs.pop("order", None), kwargs.pop("subok", None)
     if kwargs:
         raise TypeError(f"{ufunc.__name__}() got unsupported keyword arguments {sorted(kwargs)}")
@@ -320,15 +335,37 @@ def call(ufunc: np.ufunc, inputs: tuple, kwargs: dict):
     return results[0] if ufunc.nout == 1 else tuple(results)
 
 
-def _explicit_loop(ufunc, inputs, kwargs):
-    dtype = kwargs.pop("dtype", None)
-    signature = kwargs.pop("signature", None)
-    if dtype is None and signature is None:
+def _explicit_loop(ufunc, inputs, kwargs, casting: str):
+    """The loop that dtype=/signature=/sig= ask for, checked by numpy under
+    ``casting`` (None: numpy's default loop, which same_kind always allows)."""
+    dtype, signature = kwargs.pop("dtype", None), kwargs.pop("signature", None)
+    sig = kwargs.pop("sig", None)  # numpy's older spelling
+    if sig is not None:
+        if signature is not None:
+            raise TypeError("cannot specify both 'sig' and 'signature'")
+        signature = sig
+    if dtype is not None:
+        if signature is not None:
+            raise TypeError("cannot specify both 'signature' and 'dtype'")
+        signature = (None,) * ufunc.nin + (np.dtype(dtype),) * ufunc.nout
+    if signature is None and casting == "same_kind":
         return None
     keys = tuple(_key(lift(v)) for v in inputs)
+    weak = casting == "equiv" and any(isinstance(k, type) for k in keys)
+    # (numpy 2.4's resolve_dtypes crashes where a Python scalar fails an
+    # 'equiv' casting; its ufunc call checks them as their default dtypes)
+    given = {} if signature is None else {"signature": signature}
+    loop = ufunc.resolve_dtypes((*keys, *(None,) * ufunc.nout),
+                                casting="unsafe" if weak else casting, **given)
+    if weak:
+        for k, d in zip(keys, loop, strict=False):
+            if isinstance(k, type) and d.kind != "O" and not np.can_cast(np.dtype(k), d, casting):
+                raise TypeError(f"cannot cast Python {k.__name__} to {d} under the casting "
+                                f"rule '{casting}'")
+        strong = tuple(d if isinstance(k, type) else k for k, d in zip(keys, loop, strict=False))
+        ufunc.resolve_dtypes((*strong, *(None,) * ufunc.nout), casting=casting, **given)
     if signature is None:
-        signature = (None,) * ufunc.nin + (np.dtype(dtype),) * ufunc.nout
-    loop = ufunc.resolve_dtypes((*keys, *(None,) * ufunc.nout), signature=signature)
+        return None
     for d in loop:  # longdouble: the clear TypeError, not XLA's
         dt.canonical(d)
     return loop
@@ -341,6 +378,8 @@ def _normalize_out(out, nout: int):
     if len(outs) != nout:
         raise ValueError(f"The 'out' tuple must have exactly {nout} entries: one per ufunc output")
     for o in outs:
+        if o is Ellipsis:
+            raise TypeError("must use `...` as `out=...` and not per-operand/in a tuple")
         if o is not None and not isinstance(o, (ndarray, np.ndarray)):
             raise TypeError(f"return arrays must be of ArrayType, not {type(o).__name__}")
     return outs
@@ -412,12 +451,20 @@ def assign(target: ndarray, node: Node) -> None:
 
 def inplace(ufunc: np.ufunc, target: ndarray, other):
     """``target op= other``: numpy's out=target with same_kind casting."""
+    found = _masked_writes.operands((target, other))  # before the store changes target
     try:
         (node,) = compute(ufunc, (target, other))
         store(ufunc, target, node)
     except CoreError as exc:
         raise _errors.translate(exc) from None
+    _tag_masked(ufunc, found, target)
     return target
+
+
+def _tag_masked(ufunc: np.ufunc, found, result: ndarray) -> None:
+    """``x[m] = f(x[m])``, ``x[m] += v`` (``_masked_writes``): when the
+    operands ``found`` were masked reads of one mask, ``result`` is one too."""
+    _masked_writes.tag_result(found, lambda full: compute(ufunc, full)[0], result)
 
 
 # ------------------------------------------------------- reduce / accumulate
@@ -434,6 +481,10 @@ def reduce(ufunc, a, axis=0, dtype=None, out=None, keepdims=False, initial=_NO_V
     """``ufunc.reduce``: numpy's reduction dtype (add/multiply widen small ints)."""
     kind, loop, x = _reduction_operand(ufunc, _strong(a), dtype)
     axis = scalar_axis(x, axis)
+    if initial is None and 0 in x.shape and any(  # initial=None: no identity, as max's
+            x.shape[i] == 0 for i in normalize_axes(axis, x.ndim)):
+        raise ValueError(f"zero-size array to reduction operation {ufunc.__name__} which "
+                         "has no identity")
     if kind == "sum" and x.dtype == dt.float16:  # numpy's half sums accumulate in float32
         x = convert(x, dt.float32)
     mask = None if where is True else lift(where)
@@ -486,9 +537,9 @@ def _strong(a) -> Node:
 
 def _finish(ufunc, node: Node, out):
     """reduce/accumulate's result: a new array, or cast unsafely into ``out`` (numpy's rule)."""
-    if out is None or (isinstance(out, tuple) and out[0] is None):
+    if out is None or out is Ellipsis or (isinstance(out, tuple) and out[0] is None):
         return wrap(node)
-    target = out[0] if isinstance(out, tuple) else out
+    (target,) = _normalize_out(out, 1)
     _exact_out(target, node)
     store(ufunc, target, node, casting="unsafe")
     return target

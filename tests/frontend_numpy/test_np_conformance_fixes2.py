@@ -1,0 +1,99 @@
+"""Regressions found by running numpy's own test suite on lazytensor.numpy
+(ci/numpy_conformance.py, round 2: test_ufunc, test_umath, test_multiarray
+and the lib modules). Each test compares with numpy itself (values, dtype,
+shape) or checks that the same exception type is raised."""
+
+from __future__ import annotations
+
+import warnings
+
+import lazytensor.numpy as lnp
+import numpy as np
+import pytest
+
+
+def _same(lazy, expected) -> None:
+    host = np.asarray(lazy)
+    expected = np.asarray(expected)
+    assert host.dtype == expected.dtype and host.shape == expected.shape
+    np.testing.assert_array_equal(host, expected)
+
+
+def _both(fn) -> None:
+    """fn(np) and fn(lnp) give the same array, or raise the same exception type."""
+    try:
+        expected = fn(np)
+    except Exception as exc:  # noqa: BLE001  (the type is what is compared)
+        with pytest.raises(type(exc)):
+            fn(lnp)
+        return
+    _same(fn(lnp), expected)
+
+
+# ------------------------------------------- ufunc keywords: sig=, casting=
+
+_F = np.arange(3.0) * 0.5
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"sig": "ii->i", "casting": "unsafe"}, {"sig": ("i4", "i4", "i4"), "casting": "unsafe"},
+    {"sig": (None, None, None)}, {"sig": "i", "casting": "unsafe"},
+    {"sig": ("i4",), "casting": "unsafe"}, {"sig": "ii->i", "dtype": int},
+    {"signature": "ii->i", "dtype": int}, {"sig": "ii->i", "signature": "ii->i"},
+    {"dtype": np.intp, "casting": "unsafe"}, {"dtype": np.intp},
+    {"signature": (None, None, np.intp), "casting": "unsafe"},
+    {"casting": "no"}, {"casting": "equiv"}, {"casting": "safe"}, {"casting": "bogus"},
+    {"dtype": "float32", "casting": "equiv"}, {"dtype": "float32", "casting": "same_kind"},
+    {"dtype": int, "casting": "safe"}, {"dtype": "f8", "casting": "equiv"}])
+@pytest.mark.parametrize("operands", [(_F, 0.5), (_F.astype("i4"), 3), (1.5, 2.8),
+                                      (_F.astype("f4"), 2.5)])
+def test_ufunc_signature_dtype_and_casting_follow_numpy(kwargs, operands) -> None:
+    lazy = [lnp.asarray(o) if isinstance(o, np.ndarray) else o for o in operands]
+    try:
+        expected = np.add(*operands, **kwargs)
+    except Exception as exc:  # noqa: BLE001
+        with pytest.raises(type(exc)):
+            lnp.add(*lazy, **kwargs)
+        return
+    _same(lnp.add(*lazy, **kwargs), expected)
+
+
+def test_ufunc_casting_checks_inputs_without_a_signature() -> None:
+    i4 = np.array([1, 2], "i4")
+    _same(lnp.add(lnp.asarray(i4), 3, casting="no"), np.add(i4, 3, casting="no"))
+    for casting in ("no", "equiv", "safe"):  # int32 -> float64 is safe, not equiv
+        _both(lambda m, c=casting: m.add(m.asarray(i4), m.ones(2), casting=c))
+        _both(lambda m, c=casting: m.add(m.ones(2), m.asarray(i4), casting=c))
+
+
+def test_out_ellipsis_returns_arrays_and_is_keyword_only() -> None:
+    a = np.arange(3.0)
+    _same(lnp.add(lnp.asarray(a), 2, out=...), np.add(a, 2, out=...))
+    _same(lnp.add.reduce(lnp.asarray(a), out=...), np.add.reduce(a, out=...))
+    for fn in (lambda m: m.add(1, 2, ...), lambda m: m.add.reduce(m.ones(2), 0, None, ...),
+               lambda m: m.negative(m.ones(2), out=(...,))):
+        _both(fn)
+
+
+def test_where_without_out_warns_as_numpy() -> None:
+    a = lnp.arange(4)
+    with pytest.warns(UserWarning, match="'where' used without 'out'"):
+        lnp.add(a, a, where=a > 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = lnp.add(a, a, where=a > 1, out=None)
+        lnp.add(a, a, where=True)
+    _same(r[2:], np.array([4, 6]))
+
+
+@pytest.mark.parametrize("ufunc", ["add", "multiply", "maximum"])
+@pytest.mark.parametrize("shape", [(0,), (3,), (2, 0)])
+def test_reduce_initial_none_means_no_identity(ufunc, shape) -> None:
+    _both(lambda m: getattr(m, ufunc).reduce(m.ones(shape), initial=None))
+    _both(lambda m: getattr(m, ufunc).reduce(m.ones(shape), axis=None, initial=None))
+
+
+@pytest.mark.parametrize("out", ["invalid", 3, [1.0]])
+def test_reduce_out_must_be_an_array(out) -> None:
+    _both(lambda m: m.add.reduce(m.ones((2, 1)), 0, None, out))
+    _both(lambda m: m.add.reduce(m.ones((2, 1)), out=out))
