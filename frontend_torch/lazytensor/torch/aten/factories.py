@@ -106,12 +106,13 @@ def _bernoulli(x, p=None, *, generator=None):
     return wrap(convert(make(Op.LT, (u, convert(probs, u.dtype))), n.dtype))
 
 
-def _gamma_like(sample, kernel: str):
-    """_standard_gamma/_sample_dirichlet: the core's sampler on a float32 or
-    float64 tensor of concentrations; other dtypes raise as torch's kernel."""
+def _gamma_like(sample, kernel: str, dtypes=(dt.float32, dt.float64)):
+    """_standard_gamma/_sample_dirichlet/poisson: the core's sampler on a
+    float tensor of parameters (concentrations, rates); other dtypes raise
+    as torch's kernel. Lazy rates cannot be checked for negative values."""
     def impl(alpha, generator=None):
         n = node(alpha)
-        if n.dtype not in (dt.float32, dt.float64):
+        if n.dtype not in dtypes:
             raise NotImplementedError(f"\"{kernel}\" not implemented for "
                                       f"'{scalar_type_name(n.dtype)}'")
         return wrap(sample(next_key(generator), n))
@@ -244,6 +245,8 @@ TABLE = {
     aten.geometric.default: _geometric,
     aten._standard_gamma.default: _gamma_like(sampling.gamma, "gamma_cpu"),
     aten._sample_dirichlet.default: _gamma_like(sampling.dirichlet, "dirichlet"),
+    aten.poisson.default: _gamma_like(sampling.poisson, "poisson_cpu",
+                                      (dt.float16, dt.bfloat16, dt.float32, dt.float64)),
     aten._standard_gamma_grad.default: lambda alpha, x: wrap(sampling.gamma_grad(node(alpha),
                                                                                  node(x))),
     aten.randperm.out: _randperm_out, aten.randperm.generator_out: _randperm_out,
