@@ -324,7 +324,7 @@ def kalman_filter(np, zs):
 
 def test_kalman_filter_loop():
     rng = np.random.default_rng(8)
-    zs = 0.7 * np.arange(25) + rng.normal(0, 0.7, size=25)
+    zs = 0.7 * np.arange(15) + rng.normal(0, 0.7, size=15)
     check(kalman_filter, zs, rtol=1e-7)
 
 
@@ -385,7 +385,7 @@ def tiny_regression_net(np, X, y, seed):
     params = [W1, b1, W2, b2]
     velocity = [np.zeros_like(p) for p in params]
     losses = []
-    for epoch in range(4):
+    for epoch in range(3):
         perm = rng.permutation(len(X))
         for start in range(0, len(X), 16):
             idx = perm[start:start + 16]
@@ -478,7 +478,7 @@ def gmm_2d(np, X):
     covs = np.array([np.eye(2), np.eye(2)])
     pis = np.full(k, 1 / k)
     history = []
-    for _ in range(15):
+    for _ in range(8):
         logp = np.empty((len(X), k))
         for j in range(k):
             d = X - mu[j]
