@@ -6,6 +6,8 @@ the later steps must neither recompile nor fall back."""
 
 from __future__ import annotations
 
+import math
+
 import lazytensor.torch as lt
 import torch
 import torch.nn.functional as F
@@ -436,3 +438,83 @@ def test_poisson_noise_augmentation_for_a_denoiser_is_lowered():
     torch.testing.assert_close(lazy.mean(0), eager.mean(0), rtol=0.02, atol=0.02)
     torch.testing.assert_close(lazy.var(0), eager.var(0), rtol=0.05, atol=0.02)
     assert all(torch.isfinite(t.cpu()) for t in lazy_losses)
+
+
+class RMSNorm(nn.Module):
+    def __init__(self, dim, eps=1e-6):
+        super().__init__()
+        self.eps, self.weight = eps, nn.Parameter(torch.ones(dim))
+
+    def forward(self, x):
+        h = x.to(torch.float32)
+        h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + self.eps)
+        return self.weight * h.to(x.dtype)
+
+
+def rotate_half(x):
+    x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2:]
+    return torch.cat((-x2, x1), dim=-1)
+
+
+class DecoderBlock(nn.Module):
+    """A Llama-style block: RMSNorm, rotary positions, grouped-query
+    attention with an additive padding mask of finfo.min, SwiGLU."""
+
+    def __init__(self, dim=16, heads=4, kv_heads=2):
+        super().__init__()
+        self.heads, self.kv, self.hd = heads, kv_heads, dim // heads
+        self.q = nn.Linear(dim, dim, bias=False)
+        self.kv_proj = nn.Linear(dim, 2 * kv_heads * self.hd, bias=False)
+        self.o = nn.Linear(dim, dim, bias=False)
+        self.n1, self.n2 = RMSNorm(dim), RMSNorm(dim)
+        self.gate, self.up = nn.Linear(dim, 32, bias=False), nn.Linear(dim, 32, bias=False)
+        self.down = nn.Linear(32, dim, bias=False)
+
+    def forward(self, x, attention_mask):
+        B, T, _ = x.shape
+        h = self.n1(x)
+        q = self.q(h).view(B, T, self.heads, self.hd).transpose(1, 2)
+        k, v = self.kv_proj(h).view(B, T, 2 * self.kv, self.hd).transpose(1, 2).chunk(2, dim=1)
+        inv = 1.0 / (10000 ** (torch.arange(0, self.hd, 2, device=x.device).float() / self.hd))
+        freqs = torch.outer(torch.arange(T, device=x.device).float(), inv)
+        emb = torch.cat((freqs, freqs), dim=-1)
+        cos, sin = emb.cos()[None, None], emb.sin()[None, None]
+        q, k = q * cos + rotate_half(q) * sin, k * cos + rotate_half(k) * sin
+        k = k.repeat_interleave(self.heads // self.kv, dim=1)
+        v = torch.repeat_interleave(v, self.heads // self.kv, dim=1)
+        causal = torch.triu(torch.full((T, T), float("-inf"), device=x.device), diagonal=1)
+        pad = (1.0 - attention_mask[:, None, None, :].to(x.dtype)) * torch.finfo(x.dtype).min
+        att = (q @ k.transpose(2, 3)) / math.sqrt(self.hd) + causal + pad
+        att = F.softmax(att, dim=-1, dtype=torch.float32).to(q.dtype)
+        x = x + self.o((att @ v).transpose(1, 2).reshape(B, T, -1))
+        h = self.n2(x)
+        return x + self.down(F.silu(self.gate(h)) * self.up(h))
+
+
+def test_llama_style_block_with_rope_gqa_swiglu_and_kv_free_generation():
+    def program(dev):
+        emb, block = nn.Embedding(20, 16).to(dev), DecoderBlock().to(dev)
+        head = nn.Linear(16, 20, bias=False).to(dev)
+        params = [*emb.parameters(), *block.parameters(), *head.parameters()]
+        opt = torch.optim.AdamW(params, lr=1e-2, betas=(0.9, 0.95), weight_decay=0.1)
+        ids = torch.randint(0, 20, (2, 7)).to(dev)
+        mask = torch.ones(2, 7, dtype=torch.long, device=dev)
+        mask[1, :2] = 0  # left padding
+        out = []
+        for _ in range(2):
+            logits = head(block(emb(ids[:, :-1]), mask[:, :-1]))
+            labels = ids[:, 1:].masked_fill(mask[:, 1:] == 0, -100)
+            loss = F.cross_entropy(logits.flatten(0, 1), labels.flatten(), ignore_index=-100)
+            opt.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(params, 1.0)
+            opt.step()
+            out.append(loss.detach())
+        with torch.no_grad():
+            seq = ids[:, :3]
+            for _ in range(2):
+                nxt = head(block(emb(seq), torch.ones_like(seq)))[:, -1].argmax(-1, keepdim=True)
+                seq = torch.cat([seq, nxt], 1)
+        return out + [seq]
+
+    same_on_both(program, rtol=1e-4, atol=1e-5)
