@@ -7,8 +7,9 @@ integer arrays (numpy's IndexError) and uploads them as device data, so new
 index values never recompile; boolean masks have data-dependent shapes:
 lazy ones are materialized and the core takes their ``nonzero()`` arrays --
 except ``x[mask] = scalar`` with a full-shape mask, which stays lazy as a
-select. This module keeps numpy's conversions of index objects, views and
-its read-only and overflow rules.
+select, and ``x[mask] = f(x[mask])`` (``_masked_writes``), a select of ``f(x)``.
+This module keeps numpy's conversions of index objects, views and its
+read-only and overflow rules.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import math
 import warnings
 
 from lazytensor.core import layout as _layout
+from lazytensor.core import masked
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import indexing as ci
 from lazytensor.core.composite import views as cv
@@ -26,7 +28,7 @@ from lazytensor.core.composite.shape import reshape
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import CoreError, make
-from lazytensor.numpy import _errors
+from lazytensor.numpy import _errors, _masked_writes
 from lazytensor.numpy._base import lift, ndarray, node_of, wrap
 from lazytensor.numpy._ufuncs import assign, stored
 from lazytensor.numpy._views import is_read_only, view
@@ -88,7 +90,10 @@ def getitem(a: ndarray, index):
         entries = core_index(index)  # first: reading a lazy mask runs the graph
         node = a._h.node
         if not _is_basic(entries):
-            return wrap(ci.getitem(node, entries, upload=True))
+            out = wrap(ci.getitem(node, entries, upload=True))
+            if _masked_writes.full_shape_mask(index, node.shape):
+                _masked_writes.tag_read(out, node, index)
+            return out
         items = ci.expand_basic(entries, node.ndim)
         if len(items) == node.ndim and all(type(e) is int for e in items):
             return wrap(ci.getitem(node, entries))  # numpy gives a scalar: a copy
@@ -119,6 +124,12 @@ def setitem(a: ndarray, index, value) -> None:
         raise _errors.read_only_error()
     try:
         mask = _full_mask(index, a.shape)
+        full = _masked_writes.written(a, index, value) if mask is not None else None
+        if full is not None:  # x[m] = f(x[m]): where(m, f(x), x), no data-dependent shape
+            node = a._h.node
+            value = ew.as_node(_value(full, a.dtype), node.dtype, node.shape)
+            assign(a, masked.write(node, mask, value))
+            return
         if mask is None or np.ndim(value) > 0 and np.shape(value) != (1,):
             mask, index = None, core_index(index)  # first: reading a lazy mask runs the graph
         v, node = _value(value, a.dtype), a._h.node

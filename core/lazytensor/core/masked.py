@@ -1,0 +1,67 @@
+"""Values read through a boolean mask and written back through the same
+mask: ``x[m] = f(x[m])``, ``x[m] += v``, ``y[m] = x[m] * 2``.
+
+On its own, ``x[m]`` has a data-dependent shape (the mask's count), so every
+graph that uses it compiles once per count: a loop that updates the points
+still alive (Mandelbrot, Julia sets, clipping, masked Newton steps) compiled
+a new graph on every iteration. But an elementwise ``f`` of a masked read,
+written back through the same mask, is ``where(m, f(x), y)``: a graph of the
+full shape, the same whatever the count.
+
+The frontend tags the handle of a masked read with its full-shape source and
+its mask (``tag``); an elementwise op whose array operands are all tagged
+with one mask tags its result with the op applied to the full-shape sources;
+a write through that mask of a tagged value selects the full-shape value
+(``write``). A tag holds only while its handle still holds the node it was
+made for (``source``): an in-place change of the value, or a barrier that
+materializes it, drops the tag, and the frontend's general path runs --
+which is also what every other use of a masked read takes. The full-shape
+nodes of an unused tag are never computed: the runtime computes what live
+handles hold.
+
+>>> import numpy as np
+>>> from lazytensor.core.runtime import Handle, constant
+>>> x = constant(np.array([1.0, -2.0, 3.0]), np.dtype("float64"))
+>>> m = constant(np.array([True, False, True]), np.dtype("bool"))
+>>> read = Handle(constant(np.array([1.0, 3.0]), np.dtype("float64")))
+>>> tag(read, x, m)
+>>> source(read)[1] is m
+True
+>>> write(x, m, x).op.name
+'SELECT'
+"""
+
+from __future__ import annotations
+
+import weakref
+
+from lazytensor.core.ir import Node
+from lazytensor.core.ops import Op
+from lazytensor.core.registry import make
+
+# id(handle) -> (weak reference to the handle, the node it held when tagged,
+# the full-shape value, the mask)
+TAGS: dict[int, tuple] = {}
+
+
+def tag(handle, full: Node, mask: object) -> None:
+    """Remember that ``handle`` (now) holds ``full`` read through ``mask``
+    (a Node, or any object the frontend compares by identity)."""
+    key = id(handle)
+    TAGS[key] = (weakref.ref(handle, lambda _, key=key: TAGS.pop(key, None)), handle.node,
+                 full, mask)
+
+
+def source(handle) -> tuple[Node, object] | None:
+    """``(full-shape value, mask)`` of a tagged handle that still holds the
+    node it was tagged with; None otherwise."""
+    entry = TAGS.get(id(handle))
+    if entry is None or entry[0]() is not handle or handle.node is not entry[1]:
+        return None
+    return entry[2], entry[3]
+
+
+def write(target: Node, mask: Node, full: Node) -> Node:
+    """``target`` with ``full``'s elements where ``mask`` holds (all three
+    of one shape; ``full`` already in ``target``'s dtype)."""
+    return make(Op.SELECT, (mask, full, target))

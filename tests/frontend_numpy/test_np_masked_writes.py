@@ -1,0 +1,140 @@
+"""``x[m] = f(x[m])``: a read through a full-shape boolean mask, computed on
+elementwise and written back through the same mask, records a select of the
+full-shape computation (``lazytensor.core.masked``), so a loop whose mask
+count changes every iteration compiles its graphs once instead of once per
+count. Every case is compared with numpy (values, dtype, shape); the cases
+where the tag must not apply (another mask, a mask or value changed in
+between, an operand of the compact shape) take the general path and still
+match numpy."""
+
+from __future__ import annotations
+
+import lazytensor.numpy as lnp
+import numpy as np
+import pytest
+from lazytensor.core.runtime import get_runtime
+
+pytestmark = pytest.mark.usefixtures("runtime")
+
+
+def _same(got, want) -> None:
+    host = np.asarray(got)
+    assert host.dtype == want.dtype and host.shape == want.shape
+    np.testing.assert_allclose(host, want, rtol=1e-12)
+
+
+def julia(np, zr, zi, steps):
+    """Escape times, iterating only the points still bounded."""
+    z = zr[None, :] + 1j * zi[:, None]
+    counts = np.zeros(z.shape, dtype=np.int32)
+    alive = np.ones(z.shape, dtype=bool)
+    for i in range(steps):
+        z[alive] = z[alive] ** 2 + (-0.8 + 0.156j)
+        escaped = alive & (np.abs(z) > 2)
+        counts[escaped] = i
+        alive &= ~escaped
+    return z, counts
+
+
+def test_a_masked_update_loop_compiles_once_whatever_the_counts():
+    zr, zi = np.linspace(-1.5, 1.5, 24), np.linspace(-1, 1, 16)
+    want_z, want_counts = julia(np, zr, zi, 12)
+    z, counts = julia(lnp, lnp.asarray(zr), lnp.asarray(zi), 12)
+    _same(z, want_z)
+    _same(counts, want_counts)
+    metrics = get_runtime().metrics
+    misses = metrics.counters["cache_misses"]
+    z, counts = julia(lnp, lnp.asarray(zr * 0.9), lnp.asarray(zi * 1.1), 12)  # other counts
+    assert metrics.counters["cache_misses"] == misses, metrics.miss_reasons[-3:]
+    _same(z, julia(np, zr * 0.9, zi * 1.1, 12)[0])
+
+
+def _programs():
+    def augmented(np, x, m):
+        x[m] += 1.5
+        x[m] *= 2
+        return x
+
+    def other_array(np, x, m):
+        y = x * 10
+        x[m] = np.sqrt(y[m]) - x[m] / 3
+        return x
+
+    def into_ints(np, x, m):
+        counts = (x * 0).astype(np.int64)
+        counts[m] = x[m] * 3.7  # numpy's unsafe cast on assignment
+        return counts
+
+    def lazy_scalar(np, x, m):
+        scale = x.max()
+        x[m] = -x[m] * scale
+        return x
+
+    def unary_chain(np, x, m):
+        x[m] = np.exp(-np.abs(x[m]))
+        return x
+
+    return [augmented, other_array, into_ints, lazy_scalar, unary_chain]
+
+
+@pytest.mark.parametrize("program", _programs(), ids=lambda p: p.__name__)
+@pytest.mark.parametrize("host_mask", [False, True], ids=["lazy mask", "host mask"])
+def test_masked_writes_match_numpy_and_compile_once(program, host_mask):
+    metrics = get_runtime().metrics
+    for seed in range(3):  # three mask counts; the graphs compile on the first
+        x = np.random.default_rng(seed).standard_normal((6, 5))
+        want = program(np, x.copy(), x > 0)
+        lazy = lnp.asarray(x)
+        mask = x > 0 if host_mask else lazy > 0
+        _same(program(lnp, lazy, mask), want)
+        if seed == 0:
+            misses = metrics.counters["cache_misses"]
+    assert metrics.counters["cache_misses"] == misses, metrics.miss_reasons[-3:]
+
+
+def _general_cases():
+    def other_mask(np, x, m):
+        m2 = np.roll(m, 1)  # same count, other positions: numpy's compact assignment
+        x[m2] = x[m] * 2
+        return x
+
+    def mask_changed(np, x, m):
+        t = x[m] * 2
+        m &= x < 1  # a new mask value under the same name
+        x[m] = t[: int(m.sum())]
+        return x
+
+    def value_changed(np, x, m):
+        t = x[m]
+        t[0] = 100.0  # no longer the masked read
+        x[m] = t
+        return x
+
+    def compact_operand(np, x, m):
+        w = np.arange(int(m.sum()), dtype=np.float64)  # already of the compact shape
+        x[m] = x[m] * w
+        return x
+
+    return [other_mask, mask_changed, value_changed, compact_operand]
+
+
+@pytest.mark.parametrize("program", _general_cases(), ids=lambda p: p.__name__)
+def test_writes_the_tag_does_not_cover_take_the_general_path(program):
+    x = np.random.default_rng(1).standard_normal(12)
+    want = program(np, x.copy(), x > 0)
+    lazy = lnp.asarray(x)
+    _same(program(lnp, lazy, lazy > 0), want)
+
+
+def test_a_host_mask_changed_in_place_is_not_mistaken_for_the_read_mask():
+    x = np.random.default_rng(2).standard_normal(10)
+    m = x > 0
+
+    def program(np, x, m):
+        t = x[m] + 1
+        m[:] = np.roll(m, 1)  # same array object, other contents, same count
+        x[m] = t
+        return x
+
+    want = program(np, x.copy(), m.copy())
+    _same(program(lnp, lnp.asarray(x), m.copy()), want)
