@@ -243,13 +243,21 @@ def host_node(value) -> Node:
     return get_runtime().from_host(array).node
 
 
+STACK_LIMIT = 256  # items past which one read beats a stack (XLA compiles wide joins slowly)
+
+
 def nested_node(value) -> Node | None:
     """A (nested) list or tuple holding lazy arrays as the stack of its items
     (numpy's dtype discovery), recorded without reading them; None for other
-    values and for ragged or non-numeric lists."""
-    if isinstance(value, (list, tuple)) and _holds_lazy(value):
+    values, for ragged or non-numeric lists and past ``STACK_LIMIT`` items."""
+    if isinstance(value, (list, tuple)) and _holds_lazy(value) \
+            and _items(value) <= STACK_LIMIT:
         return stack_nested(value, _item_node)
     return None
+
+
+def _items(value) -> int:
+    return sum(_items(v) if isinstance(v, (list, tuple)) else 1 for v in value)
 
 
 def _holds_lazy(items) -> bool:
