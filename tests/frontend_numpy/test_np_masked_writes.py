@@ -138,3 +138,43 @@ def test_a_host_mask_changed_in_place_is_not_mistaken_for_the_read_mask():
 
     want = program(np, x.copy(), m.copy())
     _same(program(lnp, lnp.asarray(x), m.copy()), want)
+
+
+def _reductions():
+    return {
+        "sum": lambda np, x, m: x[m].sum(),
+        "max": lambda np, x, m: np.max(x[m]),
+        "min of a product": lambda np, x, m: (x[m] * 3).min(axis=0),
+        "prod": lambda np, x, m: np.prod(x[m] / 2 + 1),
+        "any": lambda np, x, m: (x[m] > 1.5).any(),
+        "mean": lambda np, x, m: x[m].mean(),
+        "std": lambda np, x, m: np.std(x[m] ** 2),
+        "var ddof": lambda np, x, m: x[m].var(ddof=1),
+        "add.reduce": lambda np, x, m: np.add.reduce(np.abs(x[m]) + 1),
+    }
+
+
+@pytest.mark.parametrize("name", list(_reductions()))
+def test_whole_reductions_of_masked_reads_match_numpy_and_compile_once(name):
+    program = _reductions()[name]
+    metrics = get_runtime().metrics
+    for seed in range(3):
+        x = np.random.default_rng(seed).standard_normal((5, 7))
+        lazy = lnp.asarray(x)
+        got, want = program(lnp, lazy, lazy > 0), program(np, x, x > 0)
+        host = np.asarray(got)
+        assert host.dtype == np.asarray(want).dtype and host.shape == np.shape(want)
+        np.testing.assert_allclose(host, want, rtol=1e-12)
+        if seed == 0:
+            misses = metrics.counters["cache_misses"]
+    assert metrics.counters["cache_misses"] == misses, metrics.miss_reasons[-3:]
+
+
+def test_reductions_the_tag_does_not_cover_keep_numpy_semantics():
+    x = np.array([[-1.0, 2.0], [3.0, -4.0]])
+    lazy = lnp.asarray(x)
+    assert np.asarray(lazy[lazy > 0].sum(keepdims=True)).shape == (1,)
+    with pytest.raises(ValueError, match="zero-size array"):
+        lazy[lazy > 10].max()  # empty: numpy's error, not the identity
+    with pytest.warns(RuntimeWarning):
+        assert np.isnan(float(lazy[lazy > 10].mean()))

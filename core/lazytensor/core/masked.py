@@ -12,7 +12,8 @@ The frontend tags the handle of a masked read with its full-shape source and
 its mask (``tag``); an elementwise op whose array operands are all tagged
 with one mask tags its result with the op applied to the full-shape sources;
 a write through that mask of a tagged value selects the full-shape value
-(``write``). A tag holds only while its handle still holds the node it was
+(``write``), and a reduction of a whole tagged value reduces the source
+where the mask holds (the reductions' ``where=``). A tag holds only while its handle still holds the node it was
 made for (``source``): an in-place change of the value, or a barrier that
 materializes it, drops the tag, and the frontend's general path runs --
 which is also what every other use of a masked read takes. The full-shape
@@ -25,7 +26,7 @@ handles hold.
 >>> m = constant(np.array([True, False, True]), np.dtype("bool"))
 >>> read = Handle(constant(np.array([1.0, 3.0]), np.dtype("float64")))
 >>> tag(read, x, m)
->>> source(read)[1] is m
+>>> source(read)[1] is m and source(read)[2] is m
 True
 >>> write(x, m, x).op.name
 'SELECT'
@@ -35,33 +36,41 @@ from __future__ import annotations
 
 import weakref
 
+from lazytensor.core.composite.elementwise import as_node
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
 
 # id(handle) -> (weak reference to the handle, the node it held when tagged,
-# the full-shape value, the mask)
+# the full-shape value, the mask, what identifies the mask)
 TAGS: dict[int, tuple] = {}
 
 
-def tag(handle, full: Node, mask: object) -> None:
-    """Remember that ``handle`` (now) holds ``full`` read through ``mask``
-    (a Node, or any object the frontend compares by identity)."""
-    key = id(handle)
-    TAGS[key] = (weakref.ref(handle, lambda _, key=key: TAGS.pop(key, None)), handle.node,
-                 full, mask)
+def tag(handle, full: Node, mask: Node, key: object = None) -> None:
+    """Remember that ``handle`` (now) holds ``full`` read through the bool
+    ``mask``; ``key`` identifies the mask for the frontend (default: the
+    mask node itself)."""
+    ident = id(handle)
+    TAGS[ident] = (weakref.ref(handle, lambda _, ident=ident: TAGS.pop(ident, None)),
+                   handle.node, full, mask, mask if key is None else key)
 
 
-def source(handle) -> tuple[Node, object] | None:
-    """``(full-shape value, mask)`` of a tagged handle that still holds the
-    node it was tagged with; None otherwise."""
+def source(handle) -> tuple[Node, Node, object] | None:
+    """``(full-shape value, mask, key)`` of a tagged handle that still holds
+    the node it was tagged with; None otherwise."""
     entry = TAGS.get(id(handle))
     if entry is None or entry[0]() is not handle or handle.node is not entry[1]:
         return None
-    return entry[2], entry[3]
+    return entry[2], entry[3], entry[4]
 
 
 def write(target: Node, mask: Node, full: Node) -> Node:
     """``target`` with ``full``'s elements where ``mask`` holds (all three
     of one shape; ``full`` already in ``target``'s dtype)."""
     return make(Op.SELECT, (mask, full, target))
+
+
+def select(mask: Node, full: Node, identity) -> Node:
+    """``full`` where ``mask`` holds, else ``identity`` (a reduction's): a
+    whole reduction of it is the reduction of the masked read."""
+    return make(Op.SELECT, (mask, full, as_node(identity, full.dtype, full.shape)))

@@ -92,7 +92,7 @@ def getitem(a: ndarray, index):
         if not _is_basic(entries):
             out = wrap(ci.getitem(node, entries, upload=True))
             if _masked_writes.full_shape_mask(index, node.shape):
-                _masked_writes.tag_read(out, node, index)
+                _masked_writes.tag_read(out, node, index, _full_mask(index, node.shape))
             return out
         items = ci.expand_basic(entries, node.ndim)
         if len(items) == node.ndim and all(type(e) is int for e in items):

@@ -1,8 +1,9 @@
-"""``x[m] = f(x[m])`` without a data-dependent shape in the graph
-(``lazytensor.core.masked``): a read through a full-shape boolean mask is
-tagged with its source, elementwise ufuncs of tagged reads (and of scalars)
-are tagged with the ufunc of the sources, and a write through the same mask
-of a tagged value selects the full-shape value.
+"""``x[m] = f(x[m])`` and ``x[m].sum()`` without a data-dependent shape in
+the graph (``lazytensor.core.masked``): a read through a full-shape boolean
+mask is tagged with its source, elementwise ufuncs of tagged reads (and of
+scalars) are tagged with the ufunc of the sources, a write through the same
+mask of a tagged value selects the full-shape value, and a whole reduction
+of a tagged value reduces the source under the mask.
 
 A mask is recognized again by its node when it is lazy (it was read to the
 host, so it holds a leaf until it changes) and by its identity and contents
@@ -37,9 +38,10 @@ def _same(a: object, b: object) -> bool:
     return a is b or (type(a) is tuple and a == b)
 
 
-def tag_read(result: ndarray, source: Node, index) -> None:
-    """``result`` is ``source`` read through the full-shape mask ``index``."""
-    masked.tag(result._h, source, mask_key(index))
+def tag_read(result: ndarray, source: Node, index, mask: Node) -> None:
+    """``result`` is ``source`` read through the full-shape mask ``index``
+    (as a node: ``mask``)."""
+    masked.tag(result._h, source, mask, mask_key(index))
 
 
 def _full_operands(values: tuple) -> tuple[list, object] | None:
@@ -54,9 +56,9 @@ def _full_operands(values: tuple) -> tuple[list, object] | None:
                     return None
                 full.append(v._h.node)
                 continue
-            if mask is not None and not _same(found[1], mask):
+            if mask is not None and not _same(found[2], mask[1]):
                 return None
-            mask = found[1]
+            mask = found[1:]
             full.append(found[0])
         elif type(v) in WEAK_TYPES or isinstance(v, np.generic):
             full.append(v)
@@ -76,13 +78,13 @@ def tag_result(found: tuple[list, object] | None, compute, result: ndarray) -> N
     when ``found`` (from ``operands``) says its operands were masked reads."""
     if found is None:
         return
-    full, mask = found
+    full, (mask, key) = found
     try:
         node = compute(tuple(full))
         node = as_node(node, result.dtype, node.shape)
     except (CoreError, TypeError, ValueError):
         return
-    masked.tag(result._h, node, mask)
+    masked.tag(result._h, node, mask, key)
 
 
 def written(a: ndarray, index, value) -> Node | None:
@@ -92,6 +94,22 @@ def written(a: ndarray, index, value) -> Node | None:
     if not masked.TAGS or not isinstance(value, ndarray) or not full_shape_mask(index, a.shape):
         return None
     found = masked.source(value._h)
-    if found is None or not _same(found[1], mask_key(index)) or found[0].shape != a.shape:
+    if found is None or not _same(found[2], mask_key(index)) or found[0].shape != a.shape:
         return None
     return found[0]
+
+
+_WHOLE = (None, 0, -1, (0,), (-1,))
+
+
+def whole(a, axis, keepdims: bool) -> tuple[Node, Node] | None:
+    """``(full-shape source, mask)`` when ``a`` is a non-empty masked read
+    reduced over its one axis without keepdims: that reduction is the
+    source's reduction where the mask holds. None otherwise."""
+    if not masked.TAGS or not isinstance(a, ndarray) or keepdims or not (
+            axis is None or isinstance(axis, (int, np.integer, tuple))) or axis not in _WHOLE:
+        return None
+    found = masked.source(a._h)
+    if found is None or not a._h.node.shape[0]:
+        return None
+    return found[0], found[1]

@@ -21,6 +21,7 @@ from lazytensor.core.composite.shape import ravel
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
+from lazytensor.numpy import _masked_writes
 from lazytensor.numpy._base import lift, ndarray, node_of, wrap
 from lazytensor.numpy._creation import as_dtype
 from lazytensor.numpy._dispatch import NUMPY_DIRS, implements
@@ -101,6 +102,7 @@ def _mask(x: Node, where) -> Node:
 
 @implements("mean")
 def mean(a, axis=None, dtype=None, out=None, keepdims=_NV, *, where=_NV):
+    a, axis, where = _unmasked(a, axis, keepdims, where)
     x = node_of(a)
     compute, result = _stat_dtypes(x, dtype)
     keep, where = _kd(keepdims), _where(where)
@@ -111,6 +113,13 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=_NV, *, where=_NV):
     else:
         node = cred.masked_mean(ew.convert(x, compute), _mask(x, where), axis, keep)
     return finish(ew.convert(node, result), out)
+
+
+def _unmasked(a, axis, keepdims, where) -> tuple:
+    """``x[m].mean()`` as the mean of x where m holds (``_masked_writes``):
+    a graph of x's shape, the same whatever m's count."""
+    found = _masked_writes.whole(a, axis, _kd(keepdims)) if _where(where) is True else None
+    return (a, axis, where) if found is None else (wrap(found[0]), None, wrap(found[1]))
 
 
 def _count(x: Node, axis) -> int:
@@ -149,6 +158,8 @@ def _ddof(ddof, correction):
 @implements("var")
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_NV, *, where=_NV, mean=_NV,
         correction=_NV):
+    if mean is _NV:
+        a, axis, where = _unmasked(a, axis, keepdims, where)
     x = node_of(a)
     compute, result = _stat_dtypes(x, dtype)
     ddof = _ddof(ddof, correction)
@@ -159,6 +170,8 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_NV, *, where=_NV, 
 @implements("std")
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_NV, *, where=_NV, mean=_NV,
         correction=_NV):
+    if mean is _NV:
+        a, axis, where = _unmasked(a, axis, keepdims, where)
     x = node_of(a)
     compute, result = _stat_dtypes(x, dtype)
     ddof = _ddof(ddof, correction)

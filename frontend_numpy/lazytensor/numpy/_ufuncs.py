@@ -479,7 +479,12 @@ def scalar_axis(x: Node, axis):
 def reduce(ufunc, a, axis=0, dtype=None, out=None, keepdims=False, initial=_NO_VALUE,
            where=True):
     """``ufunc.reduce``: numpy's reduction dtype (add/multiply widen small ints)."""
-    kind, loop, x = _reduction_operand(ufunc, _strong(a), dtype)
+    found = _masked_writes.whole(a, axis, keepdims) if where is True else None
+    kind, loop, x = _reduction_operand(ufunc, _strong(a) if found is None else found[0], dtype)
+    if found is not None and kind in _IDENTITIES:  # x[m].sum(): no data-dependent shape
+        x, axis = masked.select(found[1], x, npx.identity_of(x.dtype, kind)), None
+    elif found is not None:
+        kind, loop, x = _reduction_operand(ufunc, _strong(a), dtype)
     axis = scalar_axis(x, axis)
     if initial is None and 0 in x.shape and any(  # initial=None: no identity, as max's
             x.shape[i] == 0 for i in normalize_axes(axis, x.ndim)):
@@ -491,6 +496,9 @@ def reduce(ufunc, a, axis=0, dtype=None, out=None, keepdims=False, initial=_NO_V
     node = reduce_where(kind, x, axis, keepdims, mask, None if initial is _NO_VALUE else initial)
     node = convert(node, loop) if kind not in ("all", "any") else node
     return _finish(ufunc, node, out)
+
+
+_IDENTITIES = frozenset({"sum", "prod", "max", "min", "all", "any"})
 
 
 def reduceat(ufunc, array, indices, axis=0, dtype=None, out=None):
