@@ -97,3 +97,15 @@ def test_reduce_initial_none_means_no_identity(ufunc, shape) -> None:
 def test_reduce_out_must_be_an_array(out) -> None:
     _both(lambda m: m.add.reduce(m.ones((2, 1)), 0, None, out))
     _both(lambda m: m.add.reduce(m.ones((2, 1)), out=out))
+
+
+def test_positional_lazy_out_is_not_compared_with_ellipsis() -> None:
+    # (the keyword-only check must not compare a lazy out with == ...)
+    a, out = lnp.arange(3.0), lnp.zeros(3)
+    r = lnp.add(a, 1, out)
+    assert r is out
+    _same(out, np.arange(3.0) + 1)
+    q, m = lnp.zeros(3), lnp.zeros(3)
+    lnp.divmod(a + 3, 2, q, m)
+    _same(q, np.divmod(np.arange(3.0) + 3, 2)[0])
+    _same(m, np.divmod(np.arange(3.0) + 3, 2)[1])

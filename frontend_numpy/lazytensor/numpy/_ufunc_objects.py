@@ -99,7 +99,7 @@ def _positional_out(np_ufunc: np.ufunc, args: tuple, kwargs: dict) -> tuple[tupl
                         f"{np_ufunc.nargs} positional arguments but {len(args)} were given")
     if "out" in kwargs:
         raise TypeError("cannot specify 'out' as both a positional and keyword argument")
-    if Ellipsis in outs:
+    if any(o is Ellipsis for o in outs):
         raise TypeError("out=... is only allowed as a keyword argument.")
     if np_ufunc.nout == 1:
         return args[:np_ufunc.nin], {**kwargs, "out": outs[0]}
