@@ -100,7 +100,8 @@ def toposort(roots: list[Node], computed: dict | None = None) -> list[Node]:
         if root in seen:
             continue
         add(root)
-        if computed is not None and root.memo is not None and _stand_in(root, computed, seen, order):
+        if computed is not None and root.memo is not None \
+                and _stand_in(root, computed, seen, order):
             continue
         stack = [(root, iter(root.operands))]  # a node and its operands still to visit
         while stack:

@@ -13,12 +13,12 @@ its mask (``tag``); an elementwise op whose array operands are all tagged
 with one mask tags its result with the op applied to the full-shape sources;
 a write through that mask of a tagged value selects the full-shape value
 (``write``), and a reduction of a whole tagged value reduces the source
-where the mask holds (the reductions' ``where=``). A tag holds only while its handle still holds the node it was
-made for (``source``): an in-place change of the value, or a barrier that
-materializes it, drops the tag, and the frontend's general path runs --
-which is also what every other use of a masked read takes. The full-shape
-nodes of an unused tag are never computed: the runtime computes what live
-handles hold.
+where the mask holds (the reductions' ``where=``). A tag holds only while
+its handle still holds the node it was made for (``source``): an in-place
+change of the value, or a barrier that materializes it, drops the tag, and
+the frontend's general path runs -- which is also what every other use of a
+masked read takes. The full-shape nodes of an unused tag are never computed:
+the runtime computes what live handles hold.
 
 >>> import numpy as np
 >>> from lazytensor.core.runtime import Handle, constant
