@@ -195,6 +195,19 @@ def test_recycled_output_buffers_never_alias_held_values(rt):
     np.testing.assert_array_equal(x.numpy()[:3], np.ones(3, np.float32))
 
 
+def test_a_graph_with_a_large_output_compiles_once_before_and_after_the_pool_fills(rt):
+    """The first step has no dead buffer to recycle for the output; it gets a
+    fresh one, so its signature (and executable) is the later steps'."""
+    n = 1 << 17
+    x = rt.from_host(np.ones(n, np.float32))
+    for step in range(4):
+        y = Handle(make(Op.ADD, (x.node, as_node(float(step), F32, (n,)))))
+        np.testing.assert_array_equal(y.numpy()[:2], np.full(2, 1.0 + step, np.float32))
+        del y
+    assert rt.metrics.counters["cache_misses"] == 1, rt.metrics.miss_reasons
+    assert rt.metrics.counters["recycled_buffers"] >= 2
+
+
 def test_debug_dump_dot_stablehlo_and_graph_key(rt):
     from lazytensor.core import debug
 

@@ -38,8 +38,9 @@ class Plan:
     bank_dtypes: tuple
     roots: tuple  # positions of the outputs
     donate: tuple  # parameter positions that may be donated
-    scratch: list = field(default_factory=list)  # dead buffers recycled for outputs
+    scratch: list = field(default_factory=list)  # buffers for outputs (recycled, or fresh)
     bank_sizes: tuple = ()  # scalars per bank dtype
+    recycled: int = 0  # how many of ``scratch`` came from the pool
 
 
 @dataclass
@@ -158,7 +159,10 @@ def _scalar_args(values: list, dtype) -> list:
 
 
 def add_scratch(p: Plan, pool: RecyclePool) -> None:
-    """Attach dead pooled buffers for outputs that no donated input covers."""
+    """Attach dead pooled buffers for outputs that no donated input covers;
+    where the pool has none (the first steps), a fresh buffer, so that the
+    graph's signature -- and its executable -- is the same from the first
+    step on (without them, the second step compiled the graph again)."""
     covered: dict = {}
     for position in p.donate:
         array = p.data_args[position]
@@ -172,9 +176,20 @@ def add_scratch(p: Plan, pool: RecyclePool) -> None:
         elif node.dtype.itemsize * _size(node.shape) >= pool.min_bytes:
             wanted.append(aval)
     if wanted:
-        p.scratch = pool.take(wanted)
-        avals = tuple((a.shape, a.dtype) for a in p.scratch)
-        p.signature = p.signature + (avals,)
+        taken = pool.take(wanted)
+        p.recycled = len(taken)
+        p.scratch = [_pop_aval(taken, aval) for aval in wanted]
+        p.signature = p.signature + (tuple(wanted),)
+
+
+def _pop_aval(arrays: list, aval: tuple) -> jax.Array:
+    """The first of ``arrays`` with shape and dtype ``aval``, removed; a
+    fresh buffer if there is none."""
+    for i in range(len(arrays)):
+        if _aval(arrays, i) == aval:
+            return arrays.pop(i)
+    shape, dtype = aval
+    return jax.numpy.zeros(shape, dtype)
 
 
 def _size(shape: tuple) -> int:

@@ -309,7 +309,7 @@ class Runtime:
         self.metrics.count("graphs_executed")
         self.metrics.count("nodes_executed", executable.nodes)
         self.metrics.count("donated_buffers", len(plan.donate))
-        self.metrics.count("recycled_buffers", len(plan.scratch))
+        self.metrics.count("recycled_buffers", plan.recycled)
         return outputs
 
     def from_host(self, value, dtype: np.dtype | None = None) -> Handle:
