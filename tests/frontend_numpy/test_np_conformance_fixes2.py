@@ -109,3 +109,34 @@ def test_positional_lazy_out_is_not_compared_with_ellipsis() -> None:
     lnp.divmod(a + 3, 2, q, m)
     _same(q, np.divmod(np.arange(3.0) + 3, 2)[0])
     _same(m, np.divmod(np.arange(3.0) + 3, 2)[1])
+
+
+# ------------------------------- longdouble: numpy's own arrays, as dates
+
+_G = np.arange(1, 4, dtype=np.longdouble) / 3
+
+
+@pytest.mark.parametrize("fn", [
+    lambda m: m.array([1, 2, 3], dtype=np.longdouble),
+    lambda m: m.zeros(2, dtype="G"),
+    lambda m: m.arange(3).astype("g"),
+    lambda m: m.sin(m.asarray(_G)),
+    lambda m: m.add(m.arange(3.0), _G),
+    lambda m: m.arange(3.0) + _G,
+    lambda m: _G * m.arange(3.0),
+    lambda m: m.arange(3.0) - np.longdouble(1) / 3,
+    lambda m: np.longdouble(1) / 3 - m.arange(3.0),
+    lambda m: m.sum(m.asarray(_G)),
+    lambda m: m.sqrt(np.add(m.arange(3.0), _G)),
+    lambda m: m.where(m.arange(3) > 0, _G, np.longdouble(0)),
+])
+def test_longdouble_data_runs_numpys_own(fn) -> None:
+    got, want = fn(lnp), fn(np)
+    assert isinstance(got, np.ndarray | np.generic)  # (no XLA type: not a lazy array)
+    assert np.asarray(got).dtype == want.dtype and np.shape(got) == np.shape(want)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_lazy_reductions_to_longdouble_stay_a_clear_type_error() -> None:
+    with pytest.raises(TypeError, match="extended precision"):
+        lnp.sum(lnp.arange(3.0), dtype="g")

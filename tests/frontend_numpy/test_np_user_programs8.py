@@ -365,15 +365,17 @@ def test_arange_errors_are_numpys(call):
         call(lnp)
 
 
-def test_a_longdouble_scalar_is_a_clear_type_error():
+def test_a_longdouble_scalar_runs_numpys_own():
     """A numpy longdouble scalar operand (np.where(c, np.longdouble(0), ...),
     c + np.longdouble(1)) reached XLA and crashed inside jit's argument
-    check; it is the same TypeError as a longdouble array now."""
-    c = lnp.ones(5, dtype=bool)
-    for call in (lambda: lnp.where(c, np.longdouble(0), np.longdouble(1)),
-                 lambda: c + np.longdouble(1), lambda: lnp.asarray(np.ones(2, np.longdouble))):
-        with pytest.raises(TypeError, match="extended precision"):
-            call()
+    check; longdouble data is numpy's own now (eagerly, counted), as dates."""
+    c, h = lnp.ones(5, dtype=bool), np.ones(5, dtype=bool)
+    for call in (lambda m, c: m.where(c, np.longdouble(0), np.longdouble(1)),
+                 lambda m, c: c + np.longdouble(1),
+                 lambda m, c: m.asarray(np.ones(2, np.longdouble))):
+        got, want = np.asarray(call(lnp, c)), call(np, h)
+        assert got.dtype == want.dtype == np.longdouble
+        np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize("call", [

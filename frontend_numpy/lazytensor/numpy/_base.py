@@ -223,12 +223,18 @@ def as_index(value):
     return value
 
 
+def numpy_only(dtype: np.dtype) -> bool:
+    """Dates, strings, objects, structured and extended-precision (longdouble)
+    data, which lazy arrays cannot hold: functions on them run numpy's."""
+    return dtype.kind not in "biufc" or dtype.itemsize > (16 if dtype.kind == "c" else 8)
+
+
 def generic_node(value: np.generic) -> Node:
     """A numpy scalar as a strong, recompile-free scalar parameter."""
     dtype = value.dtype
-    if dtype.kind not in "biufc":
+    if numpy_only(dtype):
         raise UnsupportedDtype(f"lazytensor.numpy does not support dtype {dtype}")
-    return scalar(value.item(), dt.canonical(dtype))  # (longdouble: a TypeError here)
+    return scalar(value.item(), dt.canonical(dtype))
 
 
 def host_node(value) -> Node:
@@ -238,7 +244,7 @@ def host_node(value) -> Node:
     if node is not None:
         return node
     array = np.asarray(value)
-    if array.dtype.kind not in "biufc":
+    if numpy_only(array.dtype):
         raise UnsupportedDtype(f"lazytensor.numpy does not support dtype {array.dtype}")
     return get_runtime().from_host(array).node
 

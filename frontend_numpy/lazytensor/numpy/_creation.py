@@ -23,6 +23,7 @@ from lazytensor.numpy._base import (
     ndarray,
     nested_node,
     node_of,
+    numpy_only,
     wrap,
     wrap_handle,
 )
@@ -36,7 +37,12 @@ import numpy as np
 def canonical(dtype) -> np.dtype:
     """``dtype`` canonical (None: float64, as numpy's); dates, strings and
     objects, structured and user-defined (void) dtypes are numpy's alone."""
-    out = dt.canonical(dtype)
+    try:
+        out = dt.canonical(dtype)
+    except TypeError:
+        if numpy_only(np.dtype(dtype)):  # longdouble: numpy's own arrays, as dates
+            raise UnsupportedDtype(f"lazytensor.numpy does not support dtype {dtype}") from None
+        raise
     if out.kind in "mMUSOV":
         raise UnsupportedDtype(f"lazytensor.numpy does not support dtype {out}")
     return out
@@ -82,7 +88,7 @@ def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, ndm
                      ndmax=ndmax, dtype=dtype)
         else:
             host = np.array(object, dtype=dtype, ndmin=ndmin, order=order, **limits)
-            return host if host.dtype.kind not in "biufc" else array(host)
+            return host if numpy_only(host.dtype) else array(host)
     dtype = as_dtype(dtype)
     if isinstance(object, ndarray):
         node = object._h.node
@@ -104,7 +110,7 @@ def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, ndm
     if isinstance(object, (list, tuple)):  # numpy reads a 0-d lazy item as a sequence
         object = to_host(object)
     host = np.array(object, dtype=dtype, ndmin=ndmin, order=order)
-    if host.dtype.kind not in "biufc":  # strings, objects: numpy's own (eager) array
+    if numpy_only(host.dtype):  # strings, objects, longdouble: numpy's own (eager) array
         note_fallback(f"numpy.array (dtype {host.dtype})")
         return host
     return mark_explicit(from_host(host))

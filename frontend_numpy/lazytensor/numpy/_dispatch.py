@@ -17,7 +17,7 @@ from typing import Callable
 from lazytensor.core import metrics
 from lazytensor.core.runtime import get_runtime
 from lazytensor.core.trees import leaves, tree_map
-from lazytensor.numpy._base import from_host, ndarray
+from lazytensor.numpy._base import from_host, ndarray, numpy_only
 from lazytensor.numpy._errors import LazyFallbackWarning, UnsupportedDtype, guard
 
 import numpy as np
@@ -94,7 +94,7 @@ def to_lazy(obj):
 
 
 def _lazy_leaf(obj):
-    if isinstance(obj, (np.ndarray, np.generic)) and obj.dtype.kind in "biufc":
+    if isinstance(obj, (np.ndarray, np.generic)) and not numpy_only(obj.dtype):
         return from_host(np.asarray(obj))
     return obj
 

@@ -30,7 +30,7 @@ from lazytensor.numpy import (
     _ufuncs,
     _views,
 )
-from lazytensor.numpy._base import ndarray, wrap
+from lazytensor.numpy._base import ndarray, numpy_only, wrap
 from lazytensor.numpy._dispatch import note_fallback
 from lazytensor.numpy._errors import guard
 
@@ -71,10 +71,13 @@ def transpose(self, *axes):
 
 def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
     """A copy converted to ``dtype`` (``self`` when copy=False and nothing changes)."""
-    dtype = dt.canonical(dtype)
+    try:
+        dtype = dt.canonical(dtype)
+    except TypeError:  # longdouble (numpy's own error for what numpy refuses too)
+        dtype = np.dtype(dtype)
     if not copy and dtype == self.dtype:
         return self
-    if dtype.kind not in "biufc":  # strings, objects: numpy's own (eager) array
+    if numpy_only(dtype):  # strings, objects, longdouble: numpy's own (eager) array
         note_fallback(f"numpy.ndarray.astype ({dtype})")
         return self.__array__().astype(dtype, order, casting)
     if casting != "unsafe" and not np.can_cast(self.dtype, dtype, casting):

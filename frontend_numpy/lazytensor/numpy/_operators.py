@@ -10,7 +10,7 @@ from lazytensor.core.composite.ufuncs import COMPARISONS as CORE_COMPARISONS
 from lazytensor.core.composite.ufuncs import OPERATORS
 from lazytensor.numpy import _dispatch, _ufuncs
 from lazytensor.numpy._base import WEAK_TYPES, _is_explicit, ndarray, wrap
-from lazytensor.numpy._errors import call_guarded
+from lazytensor.numpy._errors import UnsupportedDtype, call_guarded
 
 import numpy as np
 
@@ -36,7 +36,7 @@ def _forward(ufunc):
         def op(self, other):
             if type(other) is ndarray or type(other) in WEAK_TYPES:
                 return _BINARY(ufunc, self, other)
-            return _BINARY(ufunc, self, other) if _operand_ok(other) else NotImplemented
+            return _host_operand(ufunc, other, (self, other))
     return op
 
 
@@ -46,8 +46,19 @@ def _reflected(ufunc):
             return _CALL(ufunc, (other, self), {}) if _operand_ok(other) else NotImplemented
     else:
         def op(self, other):
-            return _BINARY(ufunc, other, self) if _operand_ok(other) else NotImplemented
+            return _host_operand(ufunc, other, (other, self))
     return op
+
+
+def _host_operand(ufunc, other, operands: tuple):
+    """An operator with ``other`` not lazy: numpy's own (eagerly, counted)
+    where it holds data lazy arrays cannot (longdouble, dates, objects)."""
+    if not _operand_ok(other):
+        return NotImplemented
+    try:
+        return _BINARY(ufunc, *operands)
+    except UnsupportedDtype:
+        return _eager_ufunc(ufunc, "__call__", operands, {})
 
 
 def _sequence_repeat(op):
@@ -85,10 +96,22 @@ def _comparison(ufunc):
 
 
 def array_ufunc(self, ufunc, method, *inputs, **kwargs):
-    """numpy's ufunc protocol: lazy when the table has the ufunc and method."""
+    """numpy's ufunc protocol: lazy when the table has the ufunc and method;
+    numpy's own (eagerly, counted) for data lazy arrays cannot hold."""
     if not _ufuncs.has_method(ufunc, method):
-        return _dispatch.eager(f"numpy.{ufunc.__name__}" + (
-            "" if method == "__call__" else f".{method}"), getattr(ufunc, method), inputs, kwargs)
+        return _eager_ufunc(ufunc, method, inputs, kwargs)
+    try:
+        return _lazy_ufunc(ufunc, method, inputs, kwargs)
+    except UnsupportedDtype:  # dates, strings, objects, longdouble
+        return _eager_ufunc(ufunc, method, inputs, kwargs)
+
+
+def _eager_ufunc(ufunc, method, inputs, kwargs):
+    return _dispatch.eager(f"numpy.{ufunc.__name__}" + (
+        "" if method == "__call__" else f".{method}"), getattr(ufunc, method), inputs, kwargs)
+
+
+def _lazy_ufunc(ufunc, method, inputs, kwargs):
     if method == "__call__":
         if not kwargs and ufunc.nout == 1:
             if len(inputs) == 2 and not _ufuncs.UFUNCS[ufunc].gufunc:
