@@ -140,3 +140,18 @@ def test_longdouble_data_runs_numpys_own(fn) -> None:
 def test_lazy_reductions_to_longdouble_stay_a_clear_type_error() -> None:
     with pytest.raises(TypeError, match="extended precision"):
         lnp.sum(lnp.arange(3.0), dtype="g")
+
+
+# ------------------------------------------------ a @= b keeps a's shape
+
+@pytest.mark.parametrize("sa,sb", [
+    ((3,), (3,)), ((3, 3), (3,)), ((3,), (3, 3)), ((3, 3), (3, 1)), ((1, 3), (3, 3)),
+    ((3, 3), (3, 3)), ((3, 3, 3), (1, 3, 1)), ((3, 3, 3), (1, 3, 3)), ((1, 3, 3), (3, 3, 3)),
+    ((3, 1, 3), (3, 3, 3))])
+def test_inplace_matmul_never_broadcasts_its_result(sa, sb) -> None:
+    # (the (3, 1) or scalar result was broadcast into a: silently wrong)
+    def run(m):
+        a = m.arange(int(np.prod(sa)), dtype=float).reshape(sa)
+        a @= m.arange(int(np.prod(sb))).reshape(sb)
+        return a
+    _both(run)

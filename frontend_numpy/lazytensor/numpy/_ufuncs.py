@@ -454,6 +454,9 @@ def inplace(ufunc: np.ufunc, target: ndarray, other):
     found = _masked_writes.operands((target, other))  # before the store changes target
     try:
         (node,) = compute(ufunc, (target, other))
+        if UFUNCS[ufunc].gufunc and node.shape != target.shape:  # a @= b: never broadcast
+            raise ValueError(f"{ufunc.__name__}: in-place result of shape {node.shape} does "
+                             f"not fit the first operand's shape {target.shape}")
         store(ufunc, target, node)
     except CoreError as exc:
         raise _errors.translate(exc) from None
@@ -482,7 +485,7 @@ def reduce(ufunc, a, axis=0, dtype=None, out=None, keepdims=False, initial=_NO_V
     found = _masked_writes.whole(a, axis, keepdims) if where is True else None
     kind, loop, x = _reduction_operand(ufunc, _strong(a) if found is None else found[0], dtype)
     if found is not None and kind in _IDENTITIES:  # x[m].sum(): no data-dependent shape
-        x, axis = masked.select(found[1], x, npx.identity_of(x.dtype, kind)), None
+        x, axis = masked.select(found[1], x, npx.identity_of(x.dtype, kind)), found[2]
     elif found is not None:
         kind, loop, x = _reduction_operand(ufunc, _strong(a), dtype)
     axis = scalar_axis(x, axis)
