@@ -178,3 +178,76 @@ def test_reductions_the_tag_does_not_cover_keep_numpy_semantics():
         lazy[lazy > 10].max()  # empty: numpy's error, not the identity
     with pytest.warns(RuntimeWarning):
         assert np.isnan(float(lazy[lazy > 10].mean()))
+
+
+def kmeans(np, X, k, steps):
+    """Lloyd's iterations: each centre is the mean of its cluster's rows."""
+    centres = X[:k].copy()
+    for _ in range(steps):
+        labels = np.argmin(((X[:, None, :] - centres[None]) ** 2).sum(-1), axis=1)
+        for j in range(k):
+            members = labels == j
+            if members.any():
+                centres[j] = X[members].mean(axis=0)
+    return centres
+
+
+def test_row_masks_kmeans_matches_numpy_and_compiles_once():
+    metrics = get_runtime().metrics
+    for seed in range(3):
+        X = np.random.default_rng(seed).standard_normal((40, 3))
+        _same(kmeans(lnp, lnp.asarray(X), 3, 3), kmeans(np, X, 3, 3))
+        if seed == 0:
+            misses = metrics.counters["cache_misses"]
+    assert metrics.counters["cache_misses"] == misses, metrics.miss_reasons[-3:]
+
+
+def _row_programs():
+    def centred(np, X, m):
+        X[m] = X[m] - X[m].mean(axis=0)
+        return X
+
+    def scaled(np, X, m):
+        X[m] *= np.array([1.0, 2.0, 3.0])  # a row vector broadcasts over the rows
+        return X
+
+    def row_stats(np, X, m):
+        return [X[m].sum(), np.max(X[m] ** 2, axis=0), X[m].std(axis=0), X[m].min(axis=-2)]
+
+    return [centred, scaled, row_stats]
+
+
+@pytest.mark.parametrize("program", _row_programs(), ids=lambda p: p.__name__)
+@pytest.mark.parametrize("host_mask", [False, True], ids=["lazy mask", "host mask"])
+def test_row_masks_match_numpy_and_compile_once(program, host_mask):
+    metrics = get_runtime().metrics
+    for seed in range(3):
+        X = np.random.default_rng(seed).standard_normal((8, 3))
+        want = program(np, X.copy(), X[:, 0] > 0)
+        lazy = lnp.asarray(X)
+        mask = X[:, 0] > 0 if host_mask else lazy[:, 0] > 0
+        got = program(lnp, lazy, mask)
+        for g, w in zip(got if isinstance(got, list) else [got],
+                        want if isinstance(want, list) else [want]):
+            _same(g, np.asarray(w))
+        if seed == 0:
+            misses = metrics.counters["cache_misses"]
+    assert metrics.counters["cache_misses"] == misses, metrics.miss_reasons[-3:]
+
+
+def test_row_reads_with_operands_of_their_own_shape_take_the_general_path():
+    X = np.random.default_rng(4).standard_normal((6, 3))
+    m = X[:, 0] > 0
+    lazy = lnp.asarray(X)
+    k = int(m.sum())
+    w = np.arange(3 * k, dtype=np.float64).reshape(k, 3)  # the compact shape itself
+    want = X.copy()
+    want[m] = X[m] * w
+    lazy[lnp.asarray(m)] = lazy[lnp.asarray(m)] * w
+    _same(lazy, want)
+    y = np.random.default_rng(5).standard_normal((3, 3))
+    m = np.array([True, False, True])  # two rows: (2, 3) * (2,) is numpy's broadcast error
+    with pytest.raises(ValueError):
+        _ = y[m] * y[:, 1][m]
+    with pytest.raises(ValueError):
+        _ = lnp.asarray(y)[m] * lnp.asarray(y[:, 1])[m]

@@ -1,5 +1,6 @@
 """Values read through a boolean mask and written back through the same
-mask: ``x[m] = f(x[m])``, ``x[m] += v``, ``y[m] = x[m] * 2``.
+mask: ``x[m] = f(x[m])``, ``x[m] += v``, ``y[m] = x[m] * 2``, and whole
+reductions of such reads (``x[m].sum()``, ``X[labels == k].mean(axis=0)``).
 
 On its own, ``x[m]`` has a data-dependent shape (the mask's count), so every
 graph that uses it compiles once per count: a loop that updates the points
@@ -64,13 +65,22 @@ def source(handle) -> tuple[Node, Node, object] | None:
     return entry[2], entry[3], entry[4]
 
 
+def spread(mask: Node, shape: tuple) -> Node:
+    """``mask`` over the leading axes of ``shape`` (``x[m]`` with m of x's
+    leading shape reads whole rows), broadcast to ``shape``."""
+    if mask.shape == shape:
+        return mask
+    return make(Op.BROADCAST_IN_DIM, (mask,), shape, tuple(range(mask.ndim)))
+
+
 def write(target: Node, mask: Node, full: Node) -> Node:
-    """``target`` with ``full``'s elements where ``mask`` holds (all three
-    of one shape; ``full`` already in ``target``'s dtype)."""
-    return make(Op.SELECT, (mask, full, target))
+    """``target`` with ``full``'s elements where ``mask`` (of target's
+    leading shape) holds; ``full`` has target's shape and dtype."""
+    return make(Op.SELECT, (spread(mask, target.shape), full, target))
 
 
 def select(mask: Node, full: Node, identity) -> Node:
-    """``full`` where ``mask`` holds, else ``identity`` (a reduction's): a
-    whole reduction of it is the reduction of the masked read."""
-    return make(Op.SELECT, (mask, full, as_node(identity, full.dtype, full.shape)))
+    """``full`` where ``mask`` holds, else ``identity`` (a reduction's): its
+    reduction over the mask's axes is that of the masked read over axis 0."""
+    fill = as_node(identity, full.dtype, full.shape)
+    return make(Op.SELECT, (spread(mask, full.shape), full, fill))

@@ -91,8 +91,8 @@ def getitem(a: ndarray, index):
         node = a._h.node
         if not _is_basic(entries):
             out = wrap(ci.getitem(node, entries, upload=True))
-            if _masked_writes.full_shape_mask(index, node.shape):
-                _masked_writes.tag_read(out, node, index, _full_mask(index, node.shape))
+            if _masked_writes.leading_mask(index, node.shape):
+                _masked_writes.tag_read(out, node, index, _masked_writes.mask_node(index))
             return out
         items = ci.expand_basic(entries, node.ndim)
         if len(items) == node.ndim and all(type(e) is int for e in items):
@@ -123,13 +123,13 @@ def setitem(a: ndarray, index, value) -> None:
     if is_read_only(a):
         raise _errors.read_only_error()
     try:
-        mask = _full_mask(index, a.shape)
-        full = _masked_writes.written(a, index, value) if mask is not None else None
+        full = _masked_writes.written(a, index, value)
         if full is not None:  # x[m] = f(x[m]): where(m, f(x), x), no data-dependent shape
             node = a._h.node
             value = ew.as_node(_value(full, a.dtype), node.dtype, node.shape)
-            assign(a, masked.write(node, mask, value))
+            assign(a, masked.write(node, _masked_writes.mask_node(index), value))
             return
+        mask = _full_mask(index, a.shape)
         if mask is None or np.ndim(value) > 0 and np.shape(value) != (1,):
             mask, index = None, core_index(index)  # first: reading a lazy mask runs the graph
         v, node = _value(value, a.dtype), a._h.node

@@ -1,6 +1,6 @@
 """``x[m] = f(x[m])`` and ``x[m].sum()`` without a data-dependent shape in
-the graph (``lazytensor.core.masked``): a read through a full-shape boolean
-mask is tagged with its source, elementwise ufuncs of tagged reads (and of
+the graph (``lazytensor.core.masked``): a read through a boolean mask of the
+array's shape (or of its leading axes: whole rows) is tagged with its source, elementwise ufuncs of tagged reads (and of
 scalars) are tagged with the ufunc of the sources, a write through the same
 mask of a tagged value selects the full-shape value, and a whole reduction
 of a tagged value reduces the source under the mask.
@@ -21,10 +21,17 @@ from lazytensor.numpy._base import WEAK_TYPES, ndarray
 import numpy as np
 
 
-def full_shape_mask(index, shape: tuple) -> bool:
-    """Whether ``index`` is one boolean array of exactly ``shape``."""
+def leading_mask(index, shape: tuple) -> bool:
+    """Whether ``index`` is one boolean array of ``shape``'s leading shape
+    (all of it: elements; fewer axes: whole rows)."""
     return isinstance(index, (ndarray, np.ndarray)) and index.dtype == np.bool_ \
-        and index.shape == shape
+        and 0 < index.ndim <= len(shape) and index.shape == shape[:index.ndim]
+
+
+def mask_node(index) -> Node:
+    from lazytensor.numpy._base import lift
+
+    return lift(index)
 
 
 def mask_key(index) -> object:
@@ -46,25 +53,29 @@ def tag_read(result: ndarray, source: Node, index, mask: Node) -> None:
 
 def _full_operands(values: tuple) -> tuple[list, object] | None:
     """The full-shape operands of an elementwise op whose arrays are masked
-    reads of one mask (0-d arrays and scalars broadcast), and the mask."""
-    mask, full = None, []
+    reads of one mask from sources of one shape, and the mask. Scalars and
+    arrays of fewer axes than the reads broadcast over the trailing axes,
+    which the reads and their sources share."""
+    found, full, others = None, [], 0
     for v in values:
-        if isinstance(v, ndarray):
-            found = masked.source(v._h)
-            if found is None:
-                if v._h.node.shape:
-                    return None
-                full.append(v._h.node)
+        tagged = masked.source(v._h) if isinstance(v, ndarray) else None
+        if tagged is None:
+            if type(v) in WEAK_TYPES or isinstance(v, np.generic):
+                full.append(v)
                 continue
-            if mask is not None and not _same(found[2], mask[1]):
+            if not isinstance(v, (ndarray, np.ndarray)):
                 return None
-            mask = found[1:]
-            full.append(found[0])
-        elif type(v) in WEAK_TYPES or isinstance(v, np.generic):
-            full.append(v)
-        else:
+            full.append(v._h.node if isinstance(v, ndarray) else v)
+            others = max(others, v.ndim)
+            continue
+        if found is not None and (not _same(tagged[2], found[2])
+                                  or tagged[0].shape != found[0].shape):
             return None
-    return None if mask is None else (full, mask)
+        found = (*tagged, v.ndim)
+        full.append(tagged[0])
+    if found is None or others >= found[3]:
+        return None
+    return full, found[1:3]
 
 
 def operands(values: tuple) -> tuple[list, object] | None:
@@ -89,9 +100,9 @@ def tag_result(found: tuple[list, object] | None, compute, result: ndarray) -> N
 
 def written(a: ndarray, index, value) -> Node | None:
     """The full-shape value of ``a[index] = value`` when ``index`` is a
-    full-shape mask and ``value`` was read (and computed elementwise)
+    leading mask of ``a`` and ``value`` was read (and computed elementwise)
     through that same mask; None otherwise."""
-    if not masked.TAGS or not isinstance(value, ndarray) or not full_shape_mask(index, a.shape):
+    if not masked.TAGS or not isinstance(value, ndarray) or not leading_mask(index, a.shape):
         return None
     found = masked.source(value._h)
     if found is None or not _same(found[2], mask_key(index)) or found[0].shape != a.shape:
@@ -99,17 +110,21 @@ def written(a: ndarray, index, value) -> Node | None:
     return found[0]
 
 
-_WHOLE = (None, 0, -1, (0,), (-1,))
-
-
-def whole(a, axis, keepdims: bool) -> tuple[Node, Node] | None:
-    """``(full-shape source, mask)`` when ``a`` is a non-empty masked read
-    reduced over its one axis without keepdims: that reduction is the
-    source's reduction where the mask holds. None otherwise."""
+def whole(a, axis, keepdims: bool) -> tuple[Node, Node, tuple | None] | None:
+    """``(full-shape source, mask, axes)`` when ``a`` is a non-empty masked
+    read reduced over axis 0 (or all axes) without keepdims: that reduction
+    is the source's over ``axes`` (None: all) where the mask holds. None
+    otherwise."""
     if not masked.TAGS or not isinstance(a, ndarray) or keepdims or not (
-            axis is None or isinstance(axis, (int, np.integer, tuple))) or axis not in _WHOLE:
+            axis is None or isinstance(axis, (int, np.integer, tuple))):
         return None
     found = masked.source(a._h)
-    if found is None or not a._h.node.shape[0]:
+    shape = a._h.node.shape
+    if found is None or not shape[0]:
         return None
-    return found[0], found[1]
+    first = (0, -len(shape), (0,), (-len(shape),))
+    if axis is None or (len(shape) == 1 and axis in first):
+        return found[0], found[1], None
+    if axis in first:
+        return found[0], found[1], tuple(range(found[1].ndim))
+    return None

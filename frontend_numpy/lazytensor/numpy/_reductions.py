@@ -10,7 +10,7 @@ import math
 import warnings
 
 from lazytensor.core import dtypes as dt
-from lazytensor.core import metrics
+from lazytensor.core import masked, metrics
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import npextra as npx
 from lazytensor.core.composite import numerics as cnum
@@ -119,7 +119,10 @@ def _unmasked(a, axis, keepdims, where) -> tuple:
     """``x[m].mean()`` as the mean of x where m holds (``_masked_writes``):
     a graph of x's shape, the same whatever m's count."""
     found = _masked_writes.whole(a, axis, _kd(keepdims)) if _where(where) is True else None
-    return (a, axis, where) if found is None else (wrap(found[0]), None, wrap(found[1]))
+    if found is None:
+        return a, axis, where
+    full, mask, axes = found
+    return wrap(full), axes, wrap(masked.spread(mask, full.shape))
 
 
 def _count(x: Node, axis) -> int:
