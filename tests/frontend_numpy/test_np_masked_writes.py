@@ -228,7 +228,7 @@ def test_row_masks_match_numpy_and_compile_once(program, host_mask):
         mask = X[:, 0] > 0 if host_mask else lazy[:, 0] > 0
         got = program(lnp, lazy, mask)
         for g, w in zip(got if isinstance(got, list) else [got],
-                        want if isinstance(want, list) else [want]):
+                        want if isinstance(want, list) else [want], strict=True):
             _same(g, np.asarray(w))
         if seed == 0:
             misses = metrics.counters["cache_misses"]

@@ -1,9 +1,10 @@
-"""``x[m] = f(x[m])`` and ``x[m].sum()`` without a data-dependent shape in
-the graph (``lazytensor.core.masked``): a read through a boolean mask of the
-array's shape (or of its leading axes: whole rows) is tagged with its source, elementwise ufuncs of tagged reads (and of
-scalars) are tagged with the ufunc of the sources, a write through the same
-mask of a tagged value selects the full-shape value, and a whole reduction
-of a tagged value reduces the source under the mask.
+"""``x[m] = f(x[m])`` and ``x[m].sum()`` without a data-dependent shape in the
+graph (``lazytensor.core.masked``): a read through a boolean mask of the
+array's shape (or of its leading axes: whole rows) is tagged with its
+source, elementwise ufuncs of tagged reads (and of scalars) are tagged with
+the ufunc of the sources, a write through the same mask of a tagged value
+selects the full-shape value, and a whole reduction of a tagged value
+reduces the source under the mask.
 
 A mask is recognized again by its node when it is lazy (it was read to the
 host, so it holds a leaf until it changes) and by its identity and contents
