@@ -19,7 +19,7 @@ conftest does the same, since pytest never runs those blocks.
 
 Failures are expected where the tests check TF internals rather than tnp:
 ``tf.function`` tracing (``def_function.function``, ``input_signature``,
-``jit_compile``), virtual CPU devices and ``backing_device``, ``IndexedSlices``,
+``jit_compile``), virtual CPU devices and ``backing_device``,
 tnp methods monkey-patched onto ``tf.Tensor`` (the ``np_arrays_test`` module is
 mostly that), and ``np_interop_test``'s checks that a tnp array is a
 ``tf.Tensor`` and that TensorFlow's own GradientTape watches one.
@@ -45,8 +45,8 @@ from _suites import report, run_module
 PACKAGE = Path("tensorflow/python/ops/numpy_ops")
 MODULES = (
     "np_array_ops_test.py", "np_math_ops_test.py", "np_logic_test.py", "np_arrays_test.py",
-    "np_random_test.py", "np_interop_test.py", "tests/np_indexing_test.py", "tests/np_einsum_test.py",
-    "tests/np_test.py",
+    "np_random_test.py", "np_interop_test.py", "tests/np_indexing_test.py",
+    "tests/np_einsum_test.py", "tests/np_test.py",
 )
 
 CONFTEST = '''\

@@ -59,3 +59,66 @@ def test_numbers_next_to_strings_stay_lazy():
     assert isinstance(x, lnp.ndarray)
     assert not metrics.as_dict()["fallbacks"]
     np.testing.assert_array_equal(x.numpy(), (tnp.asarray([1.0, 2.0]) * 3).numpy())
+
+
+# A non-numeric dtype argument (or dates) reached the core and raised JAX's
+# TypeError ('Dtype |S2 is not a valid JAX array type'); tnp makes a string
+# tensor or raises its own error
+NON_NUMERIC_DTYPES = {
+    "zeros_bytes": lambda m: m.zeros(2, dtype="S2"),
+    "full_like_str": lambda m: m.full_like(np.ones(2), "x", dtype="S1"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NON_NUMERIC_DTYPES))
+def test_string_dtype_arguments_run_tnps_own_function(case):
+    fn = NON_NUMERIC_DTYPES[case]
+    want = fn(tnp)
+    got = fn(lnp)
+    assert type(got) is type(want) and got.dtype == want.dtype
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+NON_NUMERIC_ERRORS = {
+    "ones_str": lambda m: m.ones(2, dtype=str),
+    "asarray_to_str": lambda m: m.asarray([1, 2], dtype=str),
+    "dates": lambda m: m.asarray(np.array(["2020-01-01"], dtype="datetime64[D]")),
+    "astype_str": lambda m: m.ones(2).astype(str),
+    "astype_bytes": lambda m: m.ones(2).astype("S3"),
+    "astype_object": lambda m: m.asarray([1.5]).astype(np.object_),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NON_NUMERIC_ERRORS))
+def test_non_numeric_dtypes_raise_tnps_error(case):
+    fn = NON_NUMERIC_ERRORS[case]
+    with pytest.raises(Exception) as want:
+        fn(tnp)
+    with pytest.raises(want.type) as got:
+        fn(lnp)
+    assert "JAX" not in str(got.value)
+
+
+# ------------------------------ np_array_ops_test: testSum / testAmax
+# tnp's reductions hand ``axis`` to tf.reduce_*, which truncates an array axis
+# of a float dtype (tnp.array(1.7) is axis 1); lazytensor raised TypeError
+# ('only integer scalar arrays can be converted to a scalar index')
+
+FLOAT_AXES = {
+    "f32_scalar": lambda m: m.array(1.7, dtype=np.float32),
+    "f64_pair": lambda m: m.array((1, 0), dtype=np.float64),
+    "np_f64": lambda m: np.float64(1.0),
+    "np_f64_array": lambda m: np.array([1.0, 0.0]),
+    "negative": lambda m: m.array(-1.2, dtype=np.float32),
+}
+
+
+@pytest.mark.parametrize("fn", ["sum", "prod", "amax", "max", "amin", "min", "mean", "var",
+                                "std", "ptp", "nansum", "nanmean"])
+@pytest.mark.parametrize("axis", sorted(FLOAT_AXES))
+def test_float_array_axes_truncate_as_tnp(fn, axis):
+    a = [[2.0, -3.0, 0.5], [-6.0, 7.0, 1.5]]
+    want = getattr(tnp, fn)(a, axis=FLOAT_AXES[axis](tnp))
+    got = getattr(lnp, fn)(a, axis=FLOAT_AXES[axis](lnp))
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)

@@ -74,7 +74,7 @@ def function_decorated_step(np_, V, T, c):
         return np_.matmul(xb, w) + b
 
     out = []
-    for step in range(4):
+    for _ in range(4):
         with T() as t:
             err = predict(c(x)) - c(y)
             loss = np_.mean(np_.square(err))
@@ -101,7 +101,7 @@ def gru_cell_unrolled(np_, V, T, c):
         loss = np_.sum(np_.square(h - 0.1))
     grads = t.gradient(loss, [wz, wr, wh])
     clipped, norm = tf.clip_by_global_norm(grads, 0.5)
-    for var, g in zip((wz, wr, wh), clipped):
+    for var, g in zip((wz, wr, wh), clipped, strict=True):
         var.assign_sub(0.1 * g)
     return [h, loss, norm, clipped, wz]
 
@@ -197,7 +197,7 @@ def early_stopping_over_epochs(np_, V, T, c):
     xv, yv = c(x[30:]), c(y[30:])
     w = V(np.zeros((3, 1), np.float32))
     best, history = float("inf"), []
-    for epoch in range(20):
+    for _ in range(20):
         for xb, yb in train:
             with T() as t:
                 loss = np_.mean(np_.square(np_.matmul(np_.asarray(xb), w) - np_.asarray(yb)))

@@ -272,11 +272,6 @@ def from_host(value, dtype: np.dtype | None = None) -> ndarray:
     return out
 
 
-class NonNumeric(TypeError):
-    """Data that no core dtype holds (strings, bytes, objects): a tnp
-    function given it runs eagerly in TensorFlow (``_lower.lowered``)."""
-
-
 def _host_dtype(value, target: np.dtype | None = None) -> np.dtype:
     """The dtype tnp gives host data: numpy's, with Python floats (and numpy
     float scalars, which are floats too) float32 under prefer_float32. Real
@@ -284,14 +279,15 @@ def _host_dtype(value, target: np.dtype | None = None) -> np.dtype:
     does (0.1 into float64 is not rounded through float32 first)."""
     if target is not None and target.kind in "fc" and np.asarray(value).dtype.kind in "biuf":
         return target
-    if isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in "OSU":
-        raise NonNumeric(f"Cannot convert {value!r} to a lazytensor.tf array (dtype {value.dtype})")
+    if isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in _tf.NON_NUMERIC:
+        raise _tf.NonNumeric(
+            f"Cannot convert {value!r} to a lazytensor.tf array (dtype {value.dtype})")
     if isinstance(value, np.ndarray) or (
             isinstance(value, np.generic) and not isinstance(value, (float, complex))):
         return value.dtype
     dtype = np.asarray(value).dtype
     if dtype.kind not in "biufc":
-        raise NonNumeric(f"Cannot convert {value!r} to a lazytensor.tf array (dtype {dtype})")
+        raise _tf.NonNumeric(f"Cannot convert {value!r} to a lazytensor.tf array (dtype {dtype})")
     if _tf.prefer_float32():
         return {dt.float64: dt.float32, dt.complex128: dt.complex64}.get(dtype, dtype)
     return dtype
@@ -346,7 +342,7 @@ def tf_value_node(value) -> Node:
         if node is not None:
             return node
     if not _tf.holds_numbers(value):
-        raise NonNumeric(f"Cannot convert a {value.dtype.name} tensor to a lazytensor.tf array")
+        raise _tf.NonNumeric(f"Cannot convert a {value.dtype.name} tensor to a lazytensor.tf array")
     return get_runtime().from_host(_tf.eager_value(value)).node
 
 

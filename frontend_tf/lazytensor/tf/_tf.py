@@ -56,7 +56,7 @@ def is_tf_value(value) -> bool:
 def holds_numbers(value) -> bool:
     """A tf.Tensor or tf.Variable of numbers or bools (not strings, resources
     or variants: numpy has no such dtype, it reads them as objects)."""
-    return np.dtype(value.dtype.as_numpy_dtype).kind != "O"
+    return np.dtype(value.dtype.as_numpy_dtype).kind not in NON_NUMERIC
 
 
 def indexed_slices(value) -> bool:
@@ -108,18 +108,31 @@ def unlowered_caller(frame) -> str | None:
 _PY_TYPES = {bool: dt.bool_, int: dt.int64, float: dt.float64, complex: dt.complex128}
 
 
+NON_NUMERIC = "OSUMm"  # numpy kinds that no core dtype holds: objects, strings, dates
+
+
+class NonNumeric(TypeError):
+    """Data or a dtype that no core dtype holds (strings, bytes, objects,
+    dates): a tnp function given it runs eagerly in TensorFlow
+    (``numpy._lower.lowered``), so the result or error is tnp's."""
+
+
 def as_np_dtype(dtype, default: np.dtype | None = None) -> np.dtype | None:
     """A dtype argument as tnp accepts it (numpy types, strings, Python types,
     ``tf.DType``) as an ``np.dtype``; ``None`` gives ``default``."""
     if dtype is None:
         return default
     if isinstance(dtype, np.dtype):
-        return dtype
-    if dtype in _PY_TYPES:
+        out = dtype
+    elif dtype in _PY_TYPES:
         return _PY_TYPES[dtype]
-    if hasattr(dtype, "as_numpy_dtype"):  # tf.DType
-        return dt.canonical(dtype.as_numpy_dtype)
-    return dt.canonical(dtype)
+    elif hasattr(dtype, "as_numpy_dtype"):  # tf.DType
+        out = dt.canonical(dtype.as_numpy_dtype)
+    else:
+        out = dt.canonical(dtype)
+    if out.kind in NON_NUMERIC:
+        raise NonNumeric(f"dtype {out} has no lazytensor.tf array")
+    return out
 
 
 class Traced(Exception):  # noqa: N818  (a signal, not an error)
@@ -196,6 +209,7 @@ def raise_as_tf(error: Exception, table: dict | None = None) -> NoReturn:
 
 
 __all__ = [
-    "CoreError", "ERRORS", "Traced", "as_np_dtype", "as_tf_dtype", "default_float",
-    "holds_numbers", "indexed_slices", "is_tf_value", "numpy_behavior", "prefer_float32", "raise_as_tf", "tf", "tnp",
+    "CoreError", "ERRORS", "NON_NUMERIC", "NonNumeric", "Traced", "as_np_dtype", "as_tf_dtype",
+    "default_float", "holds_numbers", "indexed_slices", "is_tf_value", "numpy_behavior",
+    "prefer_float32", "raise_as_tf", "tf", "tnp",
 ]

@@ -25,7 +25,6 @@ from lazytensor.core.registry import CoreError, make
 from lazytensor.core.trees import tree_map
 from lazytensor.tf import _tf
 from lazytensor.tf._array import (
-    NonNumeric,
     lift,
     ndarray,
     node_of,
@@ -55,7 +54,7 @@ def lowered(name: str, impl: Impl, errors: dict | None = None) -> Callable:
             _tf.raise_as_tf(error, errors)
         except _tf.Traced:  # inside tf.function: tnp builds the graph
             return getattr(_tf.tnp(), name)(*to_eager(args), **to_eager(kwargs))
-        except NonNumeric:  # strings: tnp's own result, a tf.Tensor
+        except _tf.NonNumeric:  # strings: tnp's own result, a tf.Tensor
             note_fallback(f"tnp.{name}", "of non-numeric data runs eagerly in TensorFlow")
             return from_eager(getattr(_tf.tnp(), name)(*to_eager(args), **to_eager(kwargs)))
 

@@ -314,6 +314,18 @@ def _ordered_on_host(a_min, a_max) -> bool:
 
 # -------------------------------------------------------------- reductions
 
+def _axis(axis):
+    """tnp's sum/prod/max/min/mean/var/std/ptp pass ``axis`` to tf.reduce_*,
+    which takes an array axis of a float dtype truncated to integers
+    (``axis=tnp.array(1.7)`` is axis 1); other axes are the core's to check."""
+    dtype = getattr(axis, "dtype", None)
+    if dtype is None or isinstance(axis, (list, tuple)) or \
+            np.dtype(as_np_dtype(dtype)).kind != "f":
+        return axis
+    value = np.trunc(np.asarray(axis.numpy() if hasattr(axis, "numpy") else axis))
+    return int(value) if value.ndim == 0 else tuple(int(v) for v in value.ravel())
+
+
 def _int_accumulator(dtype):
     """tnp's _TO_INT_: bools and integers narrower than 64 bits sum as int64 / uint64."""
     if dt.is_bool(dtype) or (dt.is_int(dtype) and dtype.itemsize < 8):
@@ -325,7 +337,7 @@ def _sum_like(kind: str, bool_kind: str):
     """sum/prod; an explicit ``dtype`` is the accumulator and the result's
     (``sum(int8, dtype=int8)`` wraps, as tnp), else tnp's ``_TO_INT_``."""
     def impl(a, axis=None, dtype=None, keepdims=None):
-        x = lift(a, as_np_dtype(dtype))
+        x, axis = lift(a, as_np_dtype(dtype)), _axis(axis)
         if dt.is_bool(x.dtype) and dtype is not None:
             return reduction.reduce(bool_kind, x, axis, bool(keepdims))
         accumulator = _int_accumulator(x.dtype) if dtype is None else x.dtype
@@ -343,6 +355,7 @@ def _extreme(kind: str, prepare=lambda x: x, out: bool = False):
     """max/min (all/any: of the truthiness, ``npextra.truthy``); ``out``:
     the signature with ``out=`` (tnp's amax/amin)."""
     def impl(a, axis=None, keepdims=None):
+        axis = axis if kind in ("all", "any") else _axis(axis)
         return reduction.reduce(kind, prepare(node_of(a)), axis, bool(keepdims))
 
     def with_out(a, axis=None, out=None, keepdims=None):
@@ -356,6 +369,7 @@ def _mean(a, axis=None, dtype=None, out=None, keepdims=None):
     """tnp casts to ``dtype`` first and averages in it (an integer dtype
     gives the truncated integer mean); without one, integers average as floats."""
     _no_out(out)
+    axis = _axis(axis)
     if dtype is not None:
         return reduction.mean(lift(a, as_np_dtype(dtype)), axis, bool(keepdims))
     return reduction.mean(float_of(node_of(a)), axis, bool(keepdims))
@@ -364,7 +378,7 @@ def _mean(a, axis=None, dtype=None, out=None, keepdims=None):
 def _var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=None):
     """tnp computes in ``result_type(a, dtype)`` and casts the variance to ``dtype``."""
     _no_out(out)
-    x = node_of(a)
+    x, axis = node_of(a), _axis(axis)
     if dtype is None:
         return reduction.var(float_of(x), axis, bool(keepdims), ddof)
     want = as_np_dtype(dtype)
@@ -375,7 +389,7 @@ def _var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=None):
 
 
 def _std(a, axis=None, keepdims=None):
-    return reduction.std(float_of(node_of(a)), axis, bool(keepdims))
+    return reduction.std(float_of(node_of(a)), _axis(axis), bool(keepdims))
 
 
 def _nan_reduce(kind: str):
@@ -388,7 +402,7 @@ def _nan_reduce(kind: str):
 
 
 def _nanmean(a, axis=None, dtype=None, keepdims=None):
-    x = lift(a, as_np_dtype(dtype))
+    x, axis = lift(a, as_np_dtype(dtype)), _axis(axis)
     if not dt.is_inexact(x.dtype):
         return _mean(x, axis, keepdims=keepdims)
     return reduction.masked_mean(x, npextra.logical_not(npextra.isnan(x)), axis, bool(keepdims))
@@ -501,7 +515,8 @@ MATH = {
     "any": _extreme("any", npextra.truthy),
     "mean": _mean, "var": _var, "std": _std,
     "nansum": _nan_reduce("sum"), "nanprod": _nan_reduce("prod"), "nanmean": _nanmean,
-    "ptp": lambda a, axis=None, keepdims=None: tnp_shared.ptp(node_of(a), axis, bool(keepdims)),
+    "ptp": lambda a, axis=None, keepdims=None: tnp_shared.ptp(node_of(a), _axis(axis),
+                                                              bool(keepdims)),
     "count_nonzero": lambda a, axis=None: tnp_shared.count_nonzero(node_of(a), axis),
     "argmax": _argminmax("argmax"), "argmin": _argminmax("argmin"),
     "cumsum": _cumulative("cumsum"), "cumprod": _cumulative("cumprod"),

@@ -204,9 +204,17 @@ def _reshape(namespace: dict):
 
 
 def _astype(self, dtype, name=None):
+    from lazytensor.tf.numpy import _lower
     from lazytensor.tf.numpy._lower import lowered
 
-    target = _tf.as_np_dtype(dtype)
+    try:
+        target = _tf.as_np_dtype(dtype)
+    except _tf.NonNumeric:  # tf.Tensor.astype's (numpy behaviour) result or error
+        tensor = self.__tf_tensor__()
+        if not hasattr(tensor, "astype"):
+            raise
+        _lower.note_fallback("tnp.ndarray.astype", "to a non-numeric dtype runs eagerly")
+        return tensor.astype(dtype)
     return lowered("astype", lambda: lift(self, target))()
 
 

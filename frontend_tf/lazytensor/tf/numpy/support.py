@@ -79,8 +79,9 @@ DEVIATIONS = (
     "Errors that depend on the data raise when TensorFlow's kernel sees the values: integer "
     "`//` and `%` by zero raise InvalidArgumentError in eager tnp, while a lazy graph gives "
     "XLA's result (no error at record time, and none at execution).",
-    "Strings (and other non-numeric data) have no core dtype: a tnp function given them runs "
-    "eagerly in TensorFlow (a counted fallback) and returns tnp's own result, a `tf.Tensor`.",
+    "Strings (and other non-numeric data or dtypes: bytes, objects, dates) have no core dtype: "
+    "a tnp function given them runs eagerly in TensorFlow (a counted fallback) and returns "
+    "tnp's own result (a `tf.Tensor` of strings) or raises tnp's error.",
     "tnp's private `np_dtypes.set_allow_float64(False)` (float64 made float32 everywhere) is "
     "not modelled; `prefer_float32` (numpy behaviour's public switch) is.",
 )
@@ -99,12 +100,13 @@ CONFORMANCE = (
     "compilation of the test function) runs the function once per argument tuple, and tests "
     "of `extensions.*` helpers (grad, index_update, dynamic_slice, sort_key_val) skip.",
     "Failures left, by design: `tf.function` tracing and `input_signature` inside tests, "
-    "virtual CPU devices and `backing_device`, `IndexedSlices`, "
+    "virtual CPU devices and `backing_device`, "
     "`np_arrays.ndarray` being `tf.Tensor` (np_arrays_test checks tf.Tensor's monkey-patched "
     "methods; np_interop_test checks that tnp arrays are tf.Tensors and that tf ops, tf.data, "
     "tf.map_fn and tf.vectorized_map give tnp arrays), TensorFlow's own `GradientTape` and "
     "`ForwardAccumulator` watching lazy arrays (`lazytensor.tf.GradientTape` is the lazy "
-    "tape), float array axes (tnp's reductions truncate them), `.shape` as a tuple and `dtype.type` (TensorFlow 2.21 fails those too), and "
+    "tape), `.shape` as a tuple and "
+    "`dtype.type` (TensorFlow 2.21 fails those too), and "
     "tests newer than the installed TensorFlow (TensorFlow 2.21 fails them as well: "
     "`--reference` shows which).",
 )
