@@ -155,3 +155,12 @@ def test_inplace_matmul_never_broadcasts_its_result(sa, sb) -> None:
         a @= m.arange(int(np.prod(sb))).reshape(sb)
         return a
     _both(run)
+
+
+def test_object_operands_run_numpys_ufunc_with_every_keyword() -> None:
+    # (the eager path once received the keywords the lazy path had popped)
+    obj = np.array([True, None, False], dtype=object)
+    _same(lnp.logical_xor(obj, obj, dtype=bool), np.logical_xor(obj, obj, dtype=bool))
+    _same(lnp.logical_or(obj, obj, dtype=bool), np.logical_or(obj, obj, dtype=bool))
+    _both(lambda m: m.logical_and(obj, obj, signature="OO->O"))
+    _both(lambda m: m.logical_and(obj, obj, signature="??->?"))

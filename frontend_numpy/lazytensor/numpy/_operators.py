@@ -100,8 +100,8 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     numpy's own (eagerly, counted) for data lazy arrays cannot hold."""
     if not _ufuncs.has_method(ufunc, method):
         return _eager_ufunc(ufunc, method, inputs, kwargs)
-    try:
-        return _lazy_ufunc(ufunc, method, inputs, kwargs)
+    try:  # (a copy: the lazy path pops the keywords it reads)
+        return _lazy_ufunc(ufunc, method, inputs, dict(kwargs))
     except UnsupportedDtype:  # dates, strings, objects, longdouble
         return _eager_ufunc(ufunc, method, inputs, kwargs)
 
