@@ -26,6 +26,7 @@ from lazytensor.torch import _fallback
 from lazytensor.torch import _promotion as P
 from lazytensor.torch._promotion import key_of
 from lazytensor.torch._tensor import LazyTensor, scalar_type_name, wrap
+from lazytensor.torch.aten import masked_reads
 from lazytensor.torch.aten._common import (
     aten,
     binary_op,
@@ -522,7 +523,8 @@ def _table() -> dict:
         aten.lerp: _lerp, aten.addcmul: _addcmul, aten.addcdiv: _addcdiv,
         aten.angle: _angle, aten.frexp.Tensor: _frexp,
     })
-    return table
+    # all elementwise: x[m] reads stay x-shaped through them (masked_reads)
+    return {op: masked_reads.through(impl) for op, impl in table.items()}
 
 
 TABLE = _table()

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 from lazytensor.core import Node, Op, get_runtime, make
 from lazytensor.core import dtypes as dt
+from lazytensor.core import masked as core_masked
 from lazytensor.core.composite import along, npextra, take
 from lazytensor.core.composite import indexing as ix
 from lazytensor.core.composite import nn as cnn
@@ -28,6 +29,7 @@ from lazytensor.core.composite.elementwise import (
 )
 from lazytensor.core.composite.shape import reshape
 from lazytensor.torch._tensor import NUMPY_OF, LazyTensor, host_array, scalar_type_name, wrap
+from lazytensor.torch.aten import masked_reads
 from lazytensor.torch.aten._common import aten, dim, node
 
 import torch
@@ -108,10 +110,18 @@ def _index_tuple(shape: tuple, indices) -> tuple:
 
 def _index(x, indices):
     where = _index_tuple(tuple(x.shape), indices)
-    return wrap(ix.getitem(node(x), where))
+    out = wrap(ix.getitem(node(x), where))
+    mask = masked_reads.read_mask(x, indices)
+    if mask is not None:
+        masked_reads.tag_read(out, node(x), mask)
+    return out
 
 
 def _index_put(x, indices, values, accumulate=False):
+    full = None if accumulate else masked_reads.written(x, indices, values)
+    if full is not None:  # x[m] = f(x[m]): a select of f(x), no data-dependent shape
+        n = node(x)
+        return wrap(core_masked.write(n, node(indices[0]), convert(full, n.dtype)))
     masked = _masked_put(x, indices, values, accumulate)
     if masked is not None:
         return masked

@@ -14,6 +14,7 @@ from lazytensor.core.composite import shape as cs
 from lazytensor.core.composite.elementwise import as_node, broadcast_to, convert
 from lazytensor.torch._promotion import result_type
 from lazytensor.torch._tensor import LazyTensor, node_of_host, set_metadata, to_cpu, wrap
+from lazytensor.torch.aten import masked_reads
 from lazytensor.torch.aten._common import aten, dense_strides, dim, node, np_dtype, size_list
 
 import torch
@@ -196,7 +197,7 @@ def _pin_memory(x, device=None):
 
 TABLE = {
     aten.lift_fresh: _lift, aten.lift: _lift,
-    aten.clone: _clone, aten._to_copy: _to_copy, aten.copy_: _copy,
+    aten.clone: _clone, aten._to_copy: masked_reads.through(_to_copy), aten.copy_: _copy,
     aten.cat: _cat, aten.stack: _stack, aten.flip: _flip, aten.roll: _roll,
     aten.constant_pad_nd: _constant_pad_nd, aten.repeat: _repeat,
     aten.tril: _tri(True), aten.triu: _tri(False), aten.fill.Scalar: _fill,

@@ -23,6 +23,7 @@ from lazytensor.core.composite.reducers import (
     vector_norm,
 )
 from lazytensor.torch._tensor import scalar_type_name, wrap
+from lazytensor.torch.aten import masked_reads
 from lazytensor.torch.aten._common import aten, dims, node, np_dtype, opmath
 from lazytensor.torch.aten._common import dim as _dim
 
@@ -65,17 +66,20 @@ _BOOL_KIND = {"sum": "any", "prod": "all"}
 
 def _accumulate(kind: str):
     """sum/prod: integer and bool inputs accumulate in int64 (torch's rule)."""
-    def impl(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+    def impl(x, dim=None, keepdim=False, *, dtype=None, mask=None):  # noqa: A002
         n = node(x)
         axes = dims(dim, n.ndim)
         target = _sum_dtype(n, dtype)
         how = _BOOL_KIND[kind] if target == dt.bool_ else kind
+        if mask is not None:  # (masked_reads: the source of a masked read)
+            return wrap(accumulated(lambda v: R.reduce_where(how, v, axes, keepdim, mask),
+                                    n, target))
         return wrap(accumulated(lambda v: R.reduce(how, v, axes, keepdim), n, target))
 
     return impl
 
 
-def _mean(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+def _mean(x, dim=None, keepdim=False, *, dtype=None, mask=None):  # noqa: A002
     n = node(x)
     target = np_dtype(dtype, n.dtype)
     if not dt.is_inexact(target):
@@ -84,6 +88,8 @@ def _mean(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
             f"point or complex dtype. Got: {scalar_type_name(target)}"
         )
     axes = dims(dim, n.ndim)
+    if mask is not None:  # (masked_reads: the source of a masked read)
+        return wrap(accumulated(lambda v: R.masked_mean(v, mask, axes, keepdim), n, target))
     return wrap(accumulated(lambda v: R.mean(v, axes, keepdim), n, target))
 
 
@@ -370,7 +376,8 @@ def _histogram(x, bins=100, *, range=None, weight=None, density=False):  # noqa:
 
 def _table() -> dict:
     return {
-        aten.sum: _accumulate("sum"), aten.prod: _accumulate("prod"), aten.mean: _mean,
+        aten.sum: masked_reads.whole(_accumulate("sum")), aten.prod: _accumulate("prod"),
+        aten.mean: masked_reads.whole(_mean),
         aten.amax: _extreme("max", "amax"), aten.amin: _extreme("min", "amin"),
         aten.max.default: _extreme("max", "max"), aten.min.default: _extreme("min", "min"),
         aten.max.dim: _max_dim("max"), aten.min.dim: _max_dim("min"),
