@@ -164,3 +164,20 @@ def test_object_operands_run_numpys_ufunc_with_every_keyword() -> None:
     _same(lnp.logical_or(obj, obj, dtype=bool), np.logical_or(obj, obj, dtype=bool))
     _both(lambda m: m.logical_and(obj, obj, signature="OO->O"))
     _both(lambda m: m.logical_and(obj, obj, signature="??->?"))
+
+
+# -------------------- eager fallbacks check a lazy out= as numpy checks it
+
+@pytest.mark.filterwarnings("ignore::lazytensor.numpy._errors.LazyFallbackWarning")
+@pytest.mark.parametrize("shape", [(2, 3), (1, 2, 3), (3,), (2, 1)])
+def test_eager_fallback_writes_a_lazy_out_only_where_numpy_would(shape) -> None:
+    # (the result was computed without out and broadcast into it: a
+    # wrong-shaped out took a broadcast copy where numpy raises ValueError)
+    x = np.arange(6).reshape(2, 3)
+
+    def run(m):
+        out = m.zeros(shape, dtype=x.dtype)
+        r = m.bitwise_xor.accumulate(m.asarray(x), axis=0, out=out)
+        assert r is out
+        return out
+    _both(run)

@@ -112,27 +112,26 @@ def eager(name: str, func: Callable, args: tuple, kwargs: dict):
     Lazy ``out=`` arrays receive the result in place."""
     note_fallback(name)
     kwargs = dict(kwargs)
-    out = kwargs.pop("out", None)
-    lazy_out = out is not None and any(isinstance(o, ndarray) for o in _as_tuple(out))
-    if out is not None and not lazy_out:
-        kwargs["out"] = out
+    out = kwargs.get("out")
+    outs = () if out is None else _as_tuple(out)
+    lazy_out = any(isinstance(o, ndarray) for o in outs)
+    if lazy_out:  # numpy checks and writes host copies, which the lazy outs then take
+        hosts = tuple(np.array(o) if isinstance(o, ndarray) else o for o in outs)
+        kwargs["out"] = hosts if isinstance(out, tuple) else hosts[0]
     result = func(*to_host(args), **to_host(kwargs))
     if not lazy_out:
         return to_lazy(result)
-    return _write_out(_as_tuple(out), result)
+    return _write_out(outs, hosts)
 
 
 def _as_tuple(out) -> tuple:
     return out if isinstance(out, tuple) else (out,)
 
 
-def _write_out(outs: tuple, result):
+def _write_out(outs: tuple, hosts: tuple):
     from lazytensor.numpy._ufuncs import assign
 
-    results = result if isinstance(result, tuple) else (result,)
-    for target, value in zip(outs, results, strict=False):
+    for target, host in zip(outs, hosts, strict=False):
         if isinstance(target, ndarray):
-            host = np.broadcast_to(np.asarray(value).astype(target.dtype, copy=False),
-                                   target.shape)
             assign(target, get_runtime().from_host(host).node)
     return outs[0] if len(outs) == 1 else outs
