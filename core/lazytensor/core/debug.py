@@ -5,6 +5,7 @@ that records the same computation.
 >>> import numpy as np
 >>> from lazytensor.core import Handle, Op, make
 >>> from lazytensor.core.runtime import get_runtime
+>>> get_runtime().sync()  # (no automatic cut of what ran before at the next op)
 >>> x = get_runtime().from_host(np.ones((2, 2), np.float32))
 >>> print(dump(Handle(make(Op.NEG, (x.node,)))))
 %0 = parameter 0 : float32[2,2]

@@ -36,6 +36,7 @@ True
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable, Sequence
 
 from lazytensor.core.composite.elementwise import as_node
 from lazytensor.core.ir import Node
@@ -63,6 +64,52 @@ def source(handle) -> tuple[Node, Node, object] | None:
     if entry is None or entry[0]() is not handle or handle.node is not entry[1]:
         return None
     return entry[2], entry[3], entry[4]
+
+
+def same_key(a: object, b: object) -> bool:
+    """Whether two mask keys name one mask (nodes by identity, tuples by value)."""
+    return a is b or (type(a) is tuple and a == b)
+
+
+def full_operands(values: Sequence, handle_of: Callable, ndim_of: Callable) -> tuple | None:
+    """The operands of an elementwise op with each tagged one replaced by its
+    full-shape source (a Node), and the mask and key, when the tagged ones
+    share one mask and one source shape and every other operand has fewer
+    axes than they do (it broadcasts over the trailing axes that the reads
+    share with their sources). ``handle_of(v)``: v's handle or None;
+    ``ndim_of(v)``: its number of axes (0 for a scalar), None for a value
+    the frontend cannot vouch for. None when the result is no masked read.
+
+    >>> import numpy as np
+    >>> from lazytensor.core.runtime import Handle, constant
+    >>> x = constant(np.array([1.0, -2.0]), np.dtype("float64"))
+    >>> m = constant(np.array([True, False]), np.dtype("bool"))
+    >>> read = Handle(constant(np.array([1.0]), np.dtype("float64")))
+    >>> tag(read, x, m)
+    >>> full, mask, key = full_operands([read, 2.0], lambda v: v if isinstance(v, Handle)
+    ...                                 else None, lambda v: 1 if isinstance(v, Handle) else 0)
+    >>> full[0] is x and full[1] == 2.0 and mask is m
+    True
+    """
+    found, full, others = None, [], 0
+    for v in values:
+        handle = handle_of(v)
+        tagged = source(handle) if handle is not None else None
+        ndim = ndim_of(v)
+        if ndim is None:
+            return None
+        if tagged is None:
+            others = max(others, ndim)
+            full.append(v)
+            continue
+        if found is not None and (not same_key(tagged[2], found[2])
+                                  or tagged[0].shape != found[0].shape):
+            return None
+        found = (*tagged, ndim)
+        full.append(tagged[0])
+    if found is None or others >= found[3]:
+        return None
+    return full, found[1], found[2]
 
 
 def spread(mask: Node, shape: tuple) -> Node:

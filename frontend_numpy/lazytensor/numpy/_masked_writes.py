@@ -42,47 +42,27 @@ def mask_key(index) -> object:
     return id(index), index.tobytes()
 
 
-def _same(a: object, b: object) -> bool:
-    return a is b or (type(a) is tuple and a == b)
-
-
 def tag_read(result: ndarray, source: Node, index, mask: Node) -> None:
     """``result`` is ``source`` read through the full-shape mask ``index``
     (as a node: ``mask``)."""
     masked.tag(result._h, source, mask, mask_key(index))
 
 
-def _full_operands(values: tuple) -> tuple[list, object] | None:
-    """The full-shape operands of an elementwise op whose arrays are masked
-    reads of one mask from sources of one shape, and the mask. Scalars and
-    arrays of fewer axes than the reads broadcast over the trailing axes,
-    which the reads and their sources share."""
-    found, full, others = None, [], 0
-    for v in values:
-        tagged = masked.source(v._h) if isinstance(v, ndarray) else None
-        if tagged is None:
-            if type(v) in WEAK_TYPES or isinstance(v, np.generic):
-                full.append(v)
-                continue
-            if not isinstance(v, (ndarray, np.ndarray)):
-                return None
-            full.append(v._h.node if isinstance(v, ndarray) else v)
-            others = max(others, v.ndim)
-            continue
-        if found is not None and (not _same(tagged[2], found[2])
-                                  or tagged[0].shape != found[0].shape):
-            return None
-        found = (*tagged, v.ndim)
-        full.append(tagged[0])
-    if found is None or others >= found[3]:
-        return None
-    return full, found[1:3]
+def _handle(v):
+    return v._h if isinstance(v, ndarray) else None
 
 
-def operands(values: tuple) -> tuple[list, object] | None:
-    """``_full_operands``, or None at once when nothing is tagged (the
-    operator path's cost)."""
-    return _full_operands(values) if masked.TAGS else None
+def _ndim(v) -> int | None:
+    if type(v) in WEAK_TYPES or isinstance(v, np.generic):
+        return 0
+    return v.ndim if isinstance(v, (ndarray, np.ndarray)) else None
+
+
+def operands(values: tuple) -> tuple | None:
+    """The full-shape operands, mask and key of an elementwise op on masked
+    reads (``masked.full_operands``); None at once when nothing is tagged
+    (the operator path's cost)."""
+    return masked.full_operands(values, _handle, _ndim) if masked.TAGS else None
 
 
 def tag_result(found: tuple[list, object] | None, compute, result: ndarray) -> None:
@@ -90,7 +70,7 @@ def tag_result(found: tuple[list, object] | None, compute, result: ndarray) -> N
     when ``found`` (from ``operands``) says its operands were masked reads."""
     if found is None:
         return
-    full, (mask, key) = found
+    full, mask, key = found
     try:
         node = compute(tuple(full))
         node = as_node(node, result.dtype, node.shape)
@@ -106,7 +86,8 @@ def written(a: ndarray, index, value) -> Node | None:
     if not masked.TAGS or not isinstance(value, ndarray) or not leading_mask(index, a.shape):
         return None
     found = masked.source(value._h)
-    if found is None or not _same(found[2], mask_key(index)) or found[0].shape != a.shape:
+    if found is None or not masked.same_key(found[2], mask_key(index)) \
+            or found[0].shape != a.shape:
         return None
     return found[0]
 

@@ -37,25 +37,12 @@ def tag_read(out: LazyTensor, source: Node, mask: LazyTensor) -> None:
     masked.tag(out._h, source, mask._h.node)
 
 
-def _full_args(args: tuple) -> tuple[list, Node] | None:
-    """The arguments with tagged reads replaced by their sources, and the
-    mask, when the tagged reads share one mask and one source shape and
-    every other tensor has fewer dims than the reads."""
-    found, full, others = None, [], 0
-    for a in args:
-        tagged = masked.source(a._h) if isinstance(a, LazyTensor) else None
-        if tagged is None:
-            if isinstance(a, torch.Tensor):
-                others = max(others, a.dim())
-            full.append(a)
-            continue
-        if found is not None and (tagged[2] is not found[2] or tagged[0].shape != found[0].shape):
-            return None
-        found = (*tagged, a.dim())
-        full.append(wrap(tagged[0]))
-    if found is None or others >= found[3]:
-        return None
-    return full, found[1]
+def _handle(a):
+    return a._h if isinstance(a, LazyTensor) else None
+
+
+def _ndim(a) -> int:
+    return a.dim() if isinstance(a, torch.Tensor) else 0
 
 
 def through(impl):
@@ -64,9 +51,9 @@ def through(impl):
     def tagged(*args, **kwargs):
         out = impl(*args, **kwargs)
         if masked.TAGS and type(out) is LazyTensor:
-            found = _full_args(args)
+            found = masked.full_operands(args, _handle, _ndim)
             if found is not None:
-                full = impl(*found[0], **kwargs)
+                full = impl(*[wrap(a) if type(a) is Node else a for a in found[0]], **kwargs)
                 if type(full) is LazyTensor:
                     masked.tag(out._h, full._h.node, found[1])
         return out
