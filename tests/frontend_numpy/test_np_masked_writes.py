@@ -212,7 +212,8 @@ def _row_programs():
         return X
 
     def row_stats(np, X, m):
-        return [X[m].sum(), np.max(X[m] ** 2, axis=0), X[m].std(axis=0), X[m].min(axis=-2)]
+        return [X[m].sum(), np.max(X[m] ** 2, axis=0), X[m].std(axis=0), X[m].min(axis=-2),
+                X[m].mean(axis=(1, 0))]
 
     return [centred, scaled, row_stats]
 

@@ -112,6 +112,38 @@ def full_operands(values: Sequence, handle_of: Callable, ndim_of: Callable) -> t
     return full, found[1], found[2]
 
 
+def written(handle, key: object, shape: tuple) -> Node | None:
+    """The full-shape value to write through the mask ``key`` into an array
+    of ``shape`` when ``handle`` holds a read of that mask from a source of
+    that shape (or an elementwise result of such reads); None otherwise."""
+    found = source(handle)
+    if found is None or not same_key(found[2], key) or found[0].shape != shape:
+        return None
+    return found[0]
+
+
+def reduced(handle, axes: tuple | None) -> tuple[Node, Node, tuple] | None:
+    """``(source, mask, source axes)`` when reducing the non-empty read that
+    ``handle`` holds over ``axes`` (None: all) is reducing its source over
+    the returned axes where the mask holds: over all the read's axes, or
+    over its first (the mask's axes of the source). None otherwise."""
+    found = source(handle)
+    shape = handle.node.shape
+    if found is None or not shape[0]:
+        return None
+    full, mask = found[0], found[1]
+    n = len(shape)
+    if axes is not None:
+        if any(not -n <= a < n for a in axes):
+            return None  # (the general path raises the framework's error)
+        axes = {a % n for a in axes}
+    if axes is None or axes == set(range(n)):
+        return full, mask, tuple(range(full.ndim))
+    if axes == {0}:
+        return full, mask, tuple(range(mask.ndim))
+    return None
+
+
 def spread(mask: Node, shape: tuple) -> Node:
     """``mask`` over the leading axes of ``shape`` (``x[m]`` with m of x's
     leading shape reads whole rows), broadcast to ``shape``."""

@@ -85,28 +85,19 @@ def written(a: ndarray, index, value) -> Node | None:
     through that same mask; None otherwise."""
     if not masked.TAGS or not isinstance(value, ndarray) or not leading_mask(index, a.shape):
         return None
-    found = masked.source(value._h)
-    if found is None or not masked.same_key(found[2], mask_key(index)) \
-            or found[0].shape != a.shape:
-        return None
-    return found[0]
+    return masked.written(value._h, mask_key(index), a.shape)
 
 
-def whole(a, axis, keepdims: bool) -> tuple[Node, Node, tuple | None] | None:
+def whole(a, axis, keepdims: bool) -> tuple[Node, Node, tuple] | None:
     """``(full-shape source, mask, axes)`` when ``a`` is a non-empty masked
-    read reduced over axis 0 (or all axes) without keepdims: that reduction
-    is the source's over ``axes`` (None: all) where the mask holds. None
-    otherwise."""
-    if not masked.TAGS or not isinstance(a, ndarray) or keepdims or not (
-            axis is None or isinstance(axis, (int, np.integer, tuple))):
+    read reduced over axis 0 or all its axes without keepdims: that
+    reduction is the source's over ``axes`` where the mask holds
+    (``masked.reduced``). None otherwise."""
+    if not masked.TAGS or not isinstance(a, ndarray) or keepdims:
         return None
-    found = masked.source(a._h)
-    shape = a._h.node.shape
-    if found is None or not shape[0]:
+    if isinstance(axis, (int, np.integer)):
+        axis = (int(axis),)
+    elif axis is not None and not (isinstance(axis, tuple)
+                                   and all(isinstance(x, (int, np.integer)) for x in axis)):
         return None
-    first = (0, -len(shape), (0,), (-len(shape),))
-    if axis is None or (len(shape) == 1 and axis in first):
-        return found[0], found[1], None
-    if axis in first:
-        return found[0], found[1], tuple(range(found[1].ndim))
-    return None
+    return masked.reduced(a._h, axis)

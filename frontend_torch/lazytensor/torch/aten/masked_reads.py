@@ -68,27 +68,20 @@ def written(x, indices, values) -> Node | None:
     if not masked.TAGS or not isinstance(values, LazyTensor):
         return None
     mask = read_mask(x, indices)
-    found = masked.source(values._h)
-    if mask is None or found is None or found[2] is not mask._h.node \
-            or found[0].shape != tuple(x.shape):
-        return None
-    return found[0]
+    return None if mask is None else masked.written(values._h, mask._h.node, tuple(x.shape))
 
 
 def whole(impl):
     """``sum``/``mean`` that reduce a tagged read over all its dims (or dim
     0) as the source's reduction where the mask holds."""
     def reduced(x, dim=None, keepdim=False, **kwargs):
-        found = masked.source(x._h) if masked.TAGS and type(x) is LazyTensor else None
-        if found is None or keepdim or not x.shape[0]:
+        found = None
+        if masked.TAGS and type(x) is LazyTensor and not keepdim:
+            dims = (dim,) if isinstance(dim, int) else tuple(dim) if dim else None  # []: all
+            found = masked.reduced(x._h, dims)
+        if found is None:
             return impl(x, dim, keepdim, **kwargs)
-        full, mask = found[0], found[1]
-        if dim is None or list(dim) == [] or (x.dim() == 1 and list(dim) in ([0], [-1])):
-            dims = list(range(len(full.shape)))
-        elif list(dim) in ([0], [-x.dim()]):
-            dims = list(range(mask.ndim))
-        else:
-            return impl(x, dim, keepdim, **kwargs)
-        return impl(wrap(full), dims, False, mask=masked.spread(mask, full.shape), **kwargs)
+        full, mask, dims = found
+        return impl(wrap(full), list(dims), False, mask=masked.spread(mask, full.shape), **kwargs)
 
     return reduced
