@@ -1,0 +1,270 @@
+"""An eleventh round of ordinary numpy programs, checked as in
+test_np_user_programs9.py: numpy's result against the lazy one through the
+namespace (the third run compiles nothing) and through numpy's protocols,
+with no eager fallback but the one a program names. This round: signal
+processing, finite differences, ODE loops with ``out=`` and in-place
+updates, iterative solvers and np.linalg factorizations."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_np_user_programs9 import check
+
+pytestmark = [pytest.mark.usefixtures("own_runtime"),
+              pytest.mark.filterwarnings("ignore::lazytensor.numpy.LazyFallbackWarning")]
+
+
+def spectrogram(np, x, fs):
+    """A short-time Fourier transform: frames cut with sliding_window_view
+    every hop samples, a Hann window from np.hanning, np.fft.rfft along the
+    last axis, power in dB with a floor, the strongest frequency per frame,
+    and the signal rebuilt by overlap-add of np.fft.irfft frames."""
+    nfft, hop = 64, 16
+    win = np.hanning(nfft)
+    frames = np.lib.stride_tricks.sliding_window_view(x, nfft)[::hop]
+    spec = np.fft.rfft(frames * win, axis=-1)
+    freqs = np.fft.rfftfreq(nfft, 1 / fs)
+    db = 10 * np.log10(np.maximum(np.abs(spec) ** 2, 1e-12))
+    peak = freqs[np.argmax(db, axis=1)]
+    back = np.fft.irfft(spec, n=nfft, axis=-1)
+    out = np.zeros(len(x))
+    norm = np.zeros(len(x))
+    for i, frame in enumerate(back):
+        out[i * hop:i * hop + nfft] += frame * win
+        norm[i * hop:i * hop + nfft] += win ** 2
+    ok = norm > 1e-3
+    rebuilt = np.where(ok, out / np.where(ok, norm, 1), 0.0)
+    err = np.max(np.abs(rebuilt - x)[ok])
+    return db, peak, rebuilt, float(err), frames.shape
+
+
+def test_spectrogram_with_hanning_and_overlap_add():
+    fs = 400.0
+    t = np.arange(320) / fs
+    chirp = np.sin(2 * np.pi * (20 + 60 * t) * t)
+    check(spectrogram, chirp, fs, rtol=1e-7)
+
+
+def finite_differences(np, f, dx, dy):
+    """The gradient of a sampled surface with np.gradient (second-order edges
+    too), divergence and a five-point Laplacian by slicing, np.diff of a
+    profile, and the trapezoid integral of the gradient's magnitude."""
+    gy, gx = np.gradient(f, dy, dx)
+    gy2, gx2 = np.gradient(f, dy, dx, edge_order=2)
+    div = np.gradient(gx, dx, axis=1) + np.gradient(gy, dy, axis=0)
+    lap = np.zeros_like(f)
+    lap[1:-1, 1:-1] = ((f[1:-1, 2:] - 2 * f[1:-1, 1:-1] + f[1:-1, :-2]) / dx ** 2
+                       + (f[2:, 1:-1] - 2 * f[1:-1, 1:-1] + f[:-2, 1:-1]) / dy ** 2)
+    profile = f[f.shape[0] // 2]
+    d1 = np.diff(profile) / dx
+    d2 = np.diff(profile, n=2) / dx ** 2
+    mag = np.hypot(gx2, gy2)
+    area = np.trapezoid(np.trapezoid(mag, dx=dx, axis=1), dx=dy)
+    return gx, gy, gx2 - gx, div, lap, d1, d2, float(area)
+
+
+def test_gradient_divergence_and_laplacian():
+    y, x = np.mgrid[-1:1:21j, -1.5:1.5:31j]
+    f = np.exp(-(x ** 2 + 2 * y ** 2)) * np.cos(3 * x)
+    check(finite_differences, f, 0.1, 0.1, rtol=1e-9)
+
+
+def damped_oscillators(np, x0, v0, k, c):
+    """Many damped oscillators stepped with semi-implicit Euler, updating the
+    state in place (v += dt * a; x += dt * v) and through ufunc out=
+    arguments, the energy traced per step into a preallocated array."""
+    dt, steps = 0.01, 80
+    x, v = x0.copy(), v0.copy()
+    a = np.empty_like(x)
+    energy = np.empty(steps)
+    for i in range(steps):
+        np.multiply(-k, x, out=a)
+        a -= c * v
+        v += dt * a
+        np.add(x, dt * v, out=x)
+        energy[i] = 0.5 * np.sum(v * v + k * x * x)
+    settled = np.flatnonzero(np.abs(x) < 0.05 * np.abs(x0))
+    return x, v, energy, settled, bool(np.all(np.diff(energy) <= 1e-12))
+
+
+def test_damped_oscillators_in_place_with_out():
+    rng = np.random.default_rng(111)
+    n = 12
+    check(damped_oscillators, rng.normal(size=n), np.zeros(n),
+          rng.uniform(1, 20, n), rng.uniform(0.1, 2, n), rtol=1e-9)
+
+
+def jacobi_and_gauss_seidel(np, A, b):
+    """A diagonally dominant system solved three ways: Jacobi with the
+    diagonal split off (np.diag, np.diagflat), Gauss-Seidel row by row with
+    a Python loop over rows, and np.linalg.solve; iteration counts stop on a
+    residual norm read as a float."""
+    D = np.diag(A)
+    R = A - np.diagflat(D)
+    x = np.zeros_like(b)
+    for it_j in range(200):
+        x_new = (b - R @ x) / D
+        if np.linalg.norm(x_new - x, ord=np.inf) < 1e-10:
+            break
+        x = x_new
+    xg = np.zeros_like(b)
+    n = len(b)
+    for it_g in range(200):
+        for i in range(n):
+            xg[i] = (b[i] - A[i, :i] @ xg[:i] - A[i, i + 1:] @ xg[i + 1:]) / A[i, i]
+        if np.linalg.norm(A @ xg - b) < 1e-10:
+            break
+    exact = np.linalg.solve(A, b)
+    return x_new, xg, exact, it_j, it_g, bool(np.allclose(xg, exact))
+
+
+def test_jacobi_and_gauss_seidel_solvers():
+    rng = np.random.default_rng(112)
+    n = 6
+    A = rng.normal(size=(n, n))
+    A += np.diag(np.abs(A).sum(axis=1) + 1)
+    check(jacobi_and_gauss_seidel, A, rng.normal(size=n), rtol=1e-8)
+
+
+def sor_poisson(np, rhs, omega):
+    """Successive over-relaxation for the Poisson equation on a grid, row
+    by row with slice writes (each row uses the row above it as already
+    updated), stopping on the max change; the residual of the final grid."""
+    n = rhs.shape[0]
+    h2 = (1.0 / (n - 1)) ** 2
+    u = np.zeros_like(rhs)
+    for sweep in range(60):
+        old = u.copy()
+        for i in range(1, n - 1):
+            gs = 0.25 * (u[i - 1, 1:-1] + u[i + 1, 1:-1] + u[i, :-2] + u[i, 2:] - h2 * rhs[i, 1:-1])
+            u[i, 1:-1] = (1 - omega) * u[i, 1:-1] + omega * gs
+        change = np.abs(u - old).max()
+        if change < 1e-6:
+            break
+    res = np.zeros_like(u)
+    res[1:-1, 1:-1] = (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:]
+                       - 4 * u[1:-1, 1:-1]) / h2 - rhs[1:-1, 1:-1]
+    return u, sweep, float(change), float(np.sqrt(np.mean(res ** 2)))
+
+
+def test_sor_with_row_slice_writes():
+    n = 10
+    y, x = np.mgrid[0:1:n * 1j, 0:1:n * 1j]
+    check(sor_poisson, np.sin(np.pi * x) * np.sin(np.pi * y), 1.5, rtol=1e-8)
+
+
+def factorizations(np, A, b):
+    """Least squares by QR (np.linalg.qr, then a triangular solve done with
+    np.linalg.solve), normal equations by Cholesky, determinant two ways
+    (np.linalg.det and slogdet), the inverse checked with np.allclose, the
+    condition number and the matrix rank."""
+    Q, R = np.linalg.qr(A)
+    x_qr = np.linalg.solve(R, Q.T @ b)
+    G = A.T @ A
+    L = np.linalg.cholesky(G)
+    z = np.linalg.solve(L, A.T @ b)
+    x_ch = np.linalg.solve(L.T, z)
+    sign, logdet = np.linalg.slogdet(G)
+    det = np.linalg.det(G)
+    inv_ok = np.allclose(np.linalg.inv(G) @ G, np.eye(G.shape[0]))
+    cond = np.linalg.cond(A)
+    rank = np.linalg.matrix_rank(A)
+    resid = b - A @ x_qr
+    return (x_qr, x_ch, float(sign * np.exp(logdet)), float(det), inv_ok,
+            float(cond), int(rank), np.abs(Q.T @ resid).max() < 1e-10)
+
+
+def test_qr_cholesky_least_squares_and_determinants():
+    rng = np.random.default_rng(113)
+    A = rng.normal(size=(12, 4))
+    check(factorizations, A, A @ np.arange(1.0, 5.0) + 0.01 * rng.normal(size=12), rtol=1e-8)
+
+
+def rk45_adaptive(np, y0):
+    """An adaptive Runge-Kutta-Fehlberg integrator for a predator-prey system:
+    the step size grows and shrinks with the embedded error estimate (a
+    Python float from np.max), accepted steps appended to lists."""
+    a, b, c, d = 1.0, 0.1, 1.5, 0.075
+
+    def f(y):
+        return np.array([a * y[0] - b * y[0] * y[1], -c * y[1] + d * y[0] * y[1]])
+
+    t, h, y = 0.0, 0.1, y0.astype(float)
+    ts, ys = [t], [y]
+    while t < 4.0:
+        h = min(h, 4.0 - t)
+        k1 = f(y)
+        k2 = f(y + h * k1 / 4)
+        k3 = f(y + h * (3 * k1 + 9 * k2) / 32)
+        k4 = f(y + h * (1932 * k1 - 7200 * k2 + 7296 * k3) / 2197)
+        k5 = f(y + h * (439 * k1 / 216 - 8 * k2 + 3680 * k3 / 513 - 845 * k4 / 4104))
+        k6 = f(y + h * (-8 * k1 / 27 + 2 * k2 - 3544 * k3 / 2565 + 1859 * k4 / 4104 - 11 * k5 / 40))
+        y4 = y + h * (25 * k1 / 216 + 1408 * k3 / 2565 + 2197 * k4 / 4104 - k5 / 5)
+        y5 = y + h * (16 * k1 / 135 + 6656 * k3 / 12825 + 28561 * k4 / 56430 - 9 * k5 / 50 + 2 * k6 / 55)
+        err = float(np.max(np.abs(y5 - y4)))
+        if err < 1e-6:
+            t, y = t + h, y5
+            ts.append(t)
+            ys.append(y)
+        h = 0.9 * h * (1e-6 / max(err, 1e-14)) ** 0.2
+    return np.array(ts), np.stack(ys), len(ts)
+
+
+def test_adaptive_rkf45_predator_prey():
+    check(rk45_adaptive, np.array([10, 5]), rtol=1e-7)
+
+
+def fir_filter_design(np, x):
+    """A windowed-sinc low-pass FIR filter (np.sinc, np.blackman), applied
+    with np.convolve in 'same' mode and by FFT with zero padding; its
+    frequency response from np.fft.rfft of the taps, and the group delay."""
+    taps = 31
+    fc = 0.1
+    n = np.arange(taps) - (taps - 1) / 2
+    h = 2 * fc * np.sinc(2 * fc * n) * np.blackman(taps)
+    h /= h.sum()
+    y_conv = np.convolve(x, h, mode="same")
+    size = len(x) + taps - 1
+    y_fft = np.fft.irfft(np.fft.rfft(x, size) * np.fft.rfft(h, size), size)
+    y_fft = y_fft[(taps - 1) // 2:(taps - 1) // 2 + len(x)]
+    H = np.fft.rfft(h, 256)
+    gain_db = 20 * np.log10(np.abs(H) + 1e-15)
+    stop = np.argmax(gain_db < -40)
+    phase = np.unwrap(np.angle(H))
+    delay = -np.diff(phase[:20]) / (2 * np.pi / 256)
+    return h, y_conv, np.abs(y_conv - y_fft).max(), gain_db[::16], int(stop), delay
+
+
+def test_windowed_sinc_fir_filter():
+    rng = np.random.default_rng(114)
+    t = np.arange(200)
+    check(fir_filter_design, np.sin(0.05 * t) + 0.5 * rng.normal(size=200), rtol=1e-6)
+
+
+def heat_implicit_crank_nicolson(np, u0):
+    """The 1-D heat equation with Crank-Nicolson steps: tridiagonal matrices
+    built with np.diag of offsets, the step matrix from np.linalg.solve once,
+    then repeated matrix-vector products; compared with np.linalg.eigh's
+    spectral solution."""
+    n = len(u0)
+    r = 0.5
+    off = np.ones(n - 1)
+    T = np.diag(-2 * np.ones(n)) + np.diag(off, 1) + np.diag(off, -1)
+    A = np.eye(n) - r / 2 * T
+    B = np.eye(n) + r / 2 * T
+    M = np.linalg.solve(A, B)
+    u = u0.copy()
+    history = [u]
+    for _ in range(25):
+        u = M @ u
+        history.append(u)
+    w, V = np.linalg.eigh(T)
+    lam = (1 + r / 2 * w) / (1 - r / 2 * w)
+    spectral = V @ (lam ** 25 * (V.T @ u0))
+    return np.array(history)[::5], spectral, float(np.abs(u - spectral).max()), float(u.sum())
+
+
+def test_crank_nicolson_heat_equation():
+    x = np.linspace(0, 1, 16)
+    check(heat_implicit_crank_nicolson, np.exp(-60 * (x - 0.4) ** 2), rtol=1e-8)
