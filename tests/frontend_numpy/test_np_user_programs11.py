@@ -103,14 +103,14 @@ def jacobi_and_gauss_seidel(np, A, b):
     D = np.diag(A)
     R = A - np.diagflat(D)
     x = np.zeros_like(b)
-    for it_j in range(200):
+    for it_j in range(200):  # noqa: B007  (returned)
         x_new = (b - R @ x) / D
         if np.linalg.norm(x_new - x, ord=np.inf) < 1e-10:
             break
         x = x_new
     xg = np.zeros_like(b)
     n = len(b)
-    for it_g in range(200):
+    for it_g in range(200):  # noqa: B007  (returned)
         for i in range(n):
             xg[i] = (b[i] - A[i, :i] @ xg[:i] - A[i, i + 1:] @ xg[i + 1:]) / A[i, i]
         if np.linalg.norm(A @ xg - b) < 1e-10:
@@ -134,7 +134,7 @@ def sor_poisson(np, rhs, omega):
     n = rhs.shape[0]
     h2 = (1.0 / (n - 1)) ** 2
     u = np.zeros_like(rhs)
-    for sweep in range(60):
+    for sweep in range(60):  # noqa: B007  (returned)
         old = u.copy()
         for i in range(1, n - 1):
             gs = 0.25 * (u[i - 1, 1:-1] + u[i + 1, 1:-1] + u[i, :-2] + u[i, 2:] - h2 * rhs[i, 1:-1])
@@ -201,7 +201,8 @@ def rk45_adaptive(np, y0):
         k5 = f(y + h * (439 * k1 / 216 - 8 * k2 + 3680 * k3 / 513 - 845 * k4 / 4104))
         k6 = f(y + h * (-8 * k1 / 27 + 2 * k2 - 3544 * k3 / 2565 + 1859 * k4 / 4104 - 11 * k5 / 40))
         y4 = y + h * (25 * k1 / 216 + 1408 * k3 / 2565 + 2197 * k4 / 4104 - k5 / 5)
-        y5 = y + h * (16 * k1 / 135 + 6656 * k3 / 12825 + 28561 * k4 / 56430 - 9 * k5 / 50 + 2 * k6 / 55)
+        y5 = y + h * (16 * k1 / 135 + 6656 * k3 / 12825 + 28561 * k4 / 56430
+                      - 9 * k5 / 50 + 2 * k6 / 55)
         err = float(np.max(np.abs(y5 - y4)))
         if err < 1e-6:
             t, y = t + h, y5

@@ -17,7 +17,8 @@ each call); beyond that it runs eagerly in numpy, counted.
 
 ``vectorize`` is numpy's class: its Python function runs once per element
 on host values (lazy inputs are materialized, counted as a fallback) and
-its results are lazy arrays again; so do the ``r_`` and ``c_`` index tricks.
+its results are lazy arrays again. The ``r_`` and ``c_`` index tricks
+concatenate lazily.
 """
 
 from __future__ import annotations
@@ -193,19 +194,57 @@ class vectorize(np.vectorize):  # noqa: N801  (numpy's name)
 
 
 class _Concatenator:
-    """numpy's ``r_``/``c_`` (``np.r_[x, 0.0, y[:2]]``): lazy items are read
-    (counted as a fallback), and the result is lazy."""
+    """numpy's ``r_``/``c_`` (``np.r_[True, d != 0]``): items are made arrays
+    of at least ``ndmin`` axes (slices and host items by numpy itself), cast
+    to numpy's result type (Python scalars weak) and concatenated lazily. A
+    matrix directive ('r', 'c') or one numpy refuses runs numpy's, counted."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, axis: int, ndmin: int, trans1d: int) -> None:
         self._name, self._np = name, getattr(np, name)
+        self._layout = (axis, ndmin, trans1d)
 
     def __getitem__(self, key):
-        if has_lazy(key):
+        if not has_lazy(key):
+            return to_lazy(self._np[key])
+        items = list(key) if isinstance(key, tuple) else [key]
+        layout = self._layout
+        if isinstance(items[0], str):
+            layout = _directive(items.pop(0), layout)
+        if layout is None or any(isinstance(item, str) for item in items):
             return eager(f"numpy.{self._name}", self._np.__getitem__, (key,), {})
-        return to_lazy(self._np[key])
+        axis, ndmin, trans1d = layout
+        objs = [item if type(item) in np.ScalarType
+                else _at_least(item, ndmin, trans1d) if isinstance(item, ndarray)
+                else np.r_[f"0,{ndmin},{trans1d}", item] for item in items]
+        dtype = np.result_type(*(o if type(o) in np.ScalarType else o.dtype for o in objs))
+        lnp = _lnp()
+        objs = [lnp.array(o, copy=None, ndmin=ndmin, dtype=dtype) for o in objs]
+        return lnp.concatenate(objs, axis=axis)
 
     def __len__(self) -> int:
         return 0
 
 
-r_, c_ = _Concatenator("r_"), _Concatenator("c_")
+def _directive(text: str, default: tuple[int, int, int]) -> tuple[int, int, int] | None:
+    """``(axis, ndmin, trans1d)`` of an 'axis[,ndmin[,trans1d]]' directive,
+    the parts it leaves out from ``default``; None for a matrix directive or
+    text numpy would refuse."""
+    try:
+        parts = tuple(int(p) for p in text.split(","))
+    except ValueError:
+        return None
+    return parts + default[len(parts):] if len(parts) <= 3 else None
+
+
+def _at_least(item: ndarray, ndmin: int, trans1d: int) -> ndarray:
+    """A lazy item with ``ndmin`` axes, its own axes placed as numpy's
+    ``trans1d`` places them."""
+    new = _lnp().array(item, copy=None, ndmin=ndmin)
+    if trans1d == -1 or item.ndim >= ndmin:
+        return new
+    k2, k1 = ndmin - item.ndim, trans1d + (ndmin - item.ndim + 1 if trans1d < 0 else 0)
+    axes = list(range(ndmin))
+    return new.transpose(axes[:k1] + axes[k2:] + axes[k1:k2])
+
+
+r_, c_ = _Concatenator("r_", 0, 1, -1), _Concatenator("c_", -1, 2, 0)
