@@ -112,6 +112,23 @@ def test_graph_is_cut_automatically():
         np.testing.assert_array_equal(x.numpy(), np.full(3, 200.0, np.float32))
 
 
+def test_recording_dropped_before_the_barrier_does_not_cut_the_graph():
+    """Only what live values hold counts toward a cut: dropped values (a
+    masked read's unused full-shape side) once cut a step at a point that
+    depended on them, giving it a graph -- and a compile -- of its own."""
+    with use_runtime(Runtime(node_limit=50)) as rt:
+        x = rt.from_host(np.zeros(3, np.float32))
+        one = as_node(1.0, F32, (3,))
+        kept = Handle(make(Op.ADD, (x.node, one)))
+        for _ in range(200):
+            Handle(make(Op.MUL, (kept.node, one)))  # dropped at once
+        assert rt.metrics.counters["auto_cuts"] == 0
+        for _ in range(60):  # a live chain past the limit is still cut
+            kept = Handle(make(Op.ADD, (kept.node, one)))
+        assert rt.metrics.counters["auto_cuts"] == 1
+        np.testing.assert_array_equal(kept.numpy(), np.full(3, 61.0, np.float32))
+
+
 def test_deep_graph_does_not_hit_recursion_limit(rt):
     x = rt.from_host(np.zeros(2, np.float32))
     one = as_node(1.0, F32, (2,))
