@@ -573,6 +573,7 @@ def test_cov_weight_errors_are_numpys(bad):
         lnp.cov(lnp.asarray(X), **bad)
 
 
+@pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")
 def test_r_and_c_of_lazy_arrays_are_counted_and_lazy():
     """np.r_/np.c_ from lazytensor.numpy were numpy's objects: they read lazy
     items silently and returned host arrays; then counted, results lazy; now

@@ -325,3 +325,26 @@ def test_sinkhorn_and_simplex_projection():
     b = rng.random(9)
     check(sinkhorn_transport, a / a.sum(), b / b.sum(),
           np.sort(rng.random(7)), np.sort(rng.random(9)), rtol=1e-7)
+
+
+def test_piecewise_leaves_no_reference_cycle():
+    """np.piecewise's pointwise check walked the graph with a recursive inner
+    function, a reference cycle holding the argument's node: until the next
+    gc its buffer could not be donated, so the same program's graph was
+    planned with other donations and compiled again (tax_and_tariffs' third
+    run missed the cache under pytest)."""
+    import gc
+
+    import lazytensor.numpy as lnp
+
+    host = np.arange(5.0)
+    x = lnp.asarray(host)
+    funcs = [lambda v: v * 2, lambda v: v + 1]
+    gc.collect()
+    gc.disable()
+    try:
+        y = lnp.piecewise(x, [x < 2, x >= 2], funcs)
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
+    np.testing.assert_array_equal(np.asarray(y), np.piecewise(host, [host < 2, host >= 2], funcs))

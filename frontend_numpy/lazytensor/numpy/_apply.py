@@ -53,26 +53,23 @@ def _observations() -> tuple[int, ...]:
 
 def _pointwise_in(result: Node, ref: Node) -> bool | None:
     """Whether ``result`` is computed from ``ref`` element by element (True),
-    does not depend on it (None), or depends on it otherwise (False)."""
-    seen: dict[int, bool] = {}
+    does not depend on it (None), or depends on it otherwise (False). A walk
+    with a stack: a recursive inner function would be a reference cycle that
+    keeps ``ref``'s data alive (and undonatable) until the next gc."""
+    hit = {id(ref): True}
     pointwise = True
-
-    def depends(node: Node) -> bool:
-        nonlocal pointwise
-        if node is ref:
-            return True
-        if id(node) in seen:
-            return seen[id(node)]
-        seen[id(node)] = False
-        hit = any([depends(o) for o in node.operands])
-        if hit and (node.op not in ELEMENTWISE or node.shape != ref.shape):
-            pointwise = False
-        seen[id(node)] = hit
-        return hit
-
-    if not depends(result):
-        return None
-    return pointwise
+    stack = [(result, False)]
+    while stack:
+        node, operands_done = stack.pop()
+        if operands_done:
+            hit[id(node)] = any(hit[id(o)] for o in node.operands)
+            if hit[id(node)] and (node.op not in ELEMENTWISE or node.shape != ref.shape):
+                pointwise = False
+        elif id(node) not in hit:
+            hit[id(node)] = False
+            stack.append((node, True))
+            stack.extend((o, False) for o in node.operands)
+    return pointwise if hit[id(result)] else None
 
 
 # --------------------------------------------------------------- piecewise
