@@ -3,7 +3,10 @@
 histograms that clamp into the end bins, and sequence masks. The caller
 knows each output size (a size that depends on the data is the frontend's
 to read back); values a lazy graph cannot reject (negative counts, labels
-out of range) are dropped, never counted into another bin.
+out of range) are dropped, never counted into another bin. ``index_bound``
+tells a frontend when a lazy vector of positions (an argmin, top-k
+indices) cannot reach a length it was asked for, so that bincount's
+data-dependent length is known without reading the data.
 
 >>> import numpy as np
 >>> from lazytensor.core.runtime import constant
@@ -16,18 +19,52 @@ out of range) are dropped, never counted into another bin.
 
 from __future__ import annotations
 
+import numpy as np
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import shape as cs
 from lazytensor.core.composite.creation import iota
 from lazytensor.core.composite.statistics import bincount
 from lazytensor.core.ir import Node
-from lazytensor.core.ops import Op
+from lazytensor.core.ops import ARG_REDUCE, Op
 from lazytensor.core.registry import make
 
 
 def _full(value, like: Node) -> Node:
     return ew.full(like.shape, value, like.dtype)
+
+
+_SAME_VALUES = frozenset({Op.RESHAPE, Op.TRANSPOSE, Op.SLICE, Op.BROADCAST_IN_DIM, Op.REV})
+
+
+def index_bound(x: Node) -> int | None:
+    """n when every value of the integer node ``x`` is a position along an
+    axis of size n, so lies in [0, n): argmax/argmin, argsort and top-k
+    indices, iota, and reshapes, transposes, slices, broadcasts and integer
+    casts of them; None when nothing is known.
+
+    >>> import numpy as np
+    >>> from lazytensor.core.composite.reduction import argreduce
+    >>> from lazytensor.core.runtime import constant
+    >>> d = constant(np.zeros((6, 5)), np.dtype("float32"))
+    >>> index_bound(argreduce("argmin", d, 1)), index_bound(d)
+    (5, None)
+    """
+    op = x.op
+    if op in ARG_REDUCE:
+        return x.operands[0].shape[x.attrs[0]]
+    if op is Op.ARGSORT:
+        return x.shape[x.attrs[0]]
+    if op is Op.IOTA:
+        return x.shape[x.attrs[2]]
+    if op is Op.TUPLE_GET and x.attrs[0] == 1 and x.operands[0].op is Op.TOP_K:
+        return x.operands[0].operands[0].shape[-1]
+    if op in _SAME_VALUES:
+        return index_bound(x.operands[0])
+    if op is Op.CONVERT and dt.is_int(x.dtype) and dt.is_int(x.operands[0].dtype):
+        bound = index_bound(x.operands[0])
+        return bound if bound is not None and bound - 1 <= np.iinfo(x.dtype).max else None
+    return None
 
 
 def bincount_in_range(x: Node, length: int, weights: Node | None = None,

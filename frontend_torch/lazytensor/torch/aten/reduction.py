@@ -10,8 +10,9 @@ import math
 import numpy as np
 from lazytensor.core import Node, Op, make
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import numerics, sorting, tnp_shared
+from lazytensor.core.composite import counting, numerics, sorting, tnp_shared
 from lazytensor.core.composite import reduction as R
+from lazytensor.core.composite.counting import index_bound
 from lazytensor.core.composite.elementwise import as_node, convert
 from lazytensor.core.composite.reducers import (
     accumulated,
@@ -22,6 +23,7 @@ from lazytensor.core.composite.reducers import (
     running_extreme,
     vector_norm,
 )
+from lazytensor.torch._fallback import eager
 from lazytensor.torch._tensor import scalar_type_name, wrap
 from lazytensor.torch.aten import masked_reads
 from lazytensor.torch.aten._common import aten, dims, node, np_dtype, opmath
@@ -336,6 +338,23 @@ def _histc(x, bins=100, min=0, max=0):  # noqa: A002
     return wrap(histc(n, bins, lo_v, hi_v))
 
 
+def _bincount(x, weights=None, minlength=0):
+    """torch.bincount, lazily where the length is known without the data:
+    positions along an axis no longer than ``minlength`` (the index of the
+    nearest code, ``bincount(d.argmin(1), minlength=k)``) never reach it.
+    Other inputs (a length that depends on the values) run eagerly."""
+    n = node(x)
+    bound = index_bound(n) if n.ndim == 1 else None
+    odd_weights = weights is not None and (weights.shape != x.shape or weights.is_complex())
+    if bound is None or bound > minlength or odd_weights:
+        return eager(aten.bincount.default)(x, weights, minlength)
+    if weights is None:
+        return wrap(counting.bincount_in_range(n, minlength))
+    w = node(weights)  # torch sums float32 weights in float32, all others in float64
+    return wrap(counting.bincount_in_range(n, minlength, convert(w, w.dtype if w.dtype == dt.float32
+                                                                  else dt.float64)))
+
+
 def _histogram(x, bins=100, *, range=None, weight=None, density=False):  # noqa: A002
     """torch.histogram of the flattened input: the core's numpy histogram
     (half-open bins, the last closed, values outside and NaN dropped) over
@@ -394,7 +413,7 @@ def _table() -> dict:
         aten.topk: _topk, aten.median.dim: _median_dim(False),
         aten.nanmedian.dim: _median_dim(True), aten.median.default: _median_all(False),
         aten.nanmedian.default: _median_all(True), aten.kthvalue: _kthvalue,
-        aten.histc.default: _histc, aten.mode.default: _mode,
+        aten.histc.default: _histc, aten.mode.default: _mode, aten.bincount.default: _bincount,
         aten.histogram.bin_ct: _histogram, aten.histogram.bins_tensor: _histogram,
     }
 
