@@ -217,6 +217,26 @@ def tobytes(self, order="C") -> bytes:
     return self.__array__().tobytes(order)
 
 
+def to_device(self, device, /, *, stream=None):
+    """numpy's: only "cpu" (numpy's own check and error); the array itself."""
+    np.empty(0).to_device(device, stream=stream)
+    return self
+
+
+def dlpack(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+    """DLPack export of the value read to the host: a copy, so ``copy=False``
+    raises numpy's ``BufferError``, as numpy does for a copy it cannot avoid."""
+    if copy is False:
+        raise BufferError("a lazy array lives on the device: its DLPack export "
+                          "always copies (copy=False is impossible)")
+    return self.__array__().__dlpack__(stream=stream, max_version=max_version,
+                                       dl_device=dl_device, copy=copy)
+
+
+def dlpack_device(self) -> tuple:
+    return np.empty(0).__dlpack_device__()
+
+
 def getitem(self, index):
     return _indexing.getitem(self, index)
 
@@ -229,7 +249,8 @@ OWN_METHODS = {
     "reshape": reshape, "transpose": transpose, "astype": astype, "fill": fill, "sort": sort,
     "view": view, "conj": conj, "conjugate": conj, "tobytes": tobytes,
     "partition": partition, "put": put, "resize": resize, "setflags": setflags,
-    "__getitem__": getitem, "__setitem__": setitem,
+    "__getitem__": getitem, "__setitem__": setitem, "to_device": to_device,
+    "__dlpack__": dlpack, "__dlpack_device__": dlpack_device,
 }
 
 
@@ -245,6 +266,7 @@ def _set_imag(self, value) -> None:
 
 PROPERTIES = {
     "T": property(lambda self: _shape.transpose(self)),
+    "device": property(lambda self: "cpu"),  # numpy's arrays' device
     "flags": property(Flags),
     "mT": property(lambda self: _shape.matrix_transpose(self)),
     "real": property(lambda self: _math.real(self), _set_real),

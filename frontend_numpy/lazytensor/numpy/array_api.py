@@ -43,6 +43,11 @@ def argsort(x, /, *, axis=-1, descending=False, stable=True):
     return wrap(sorting.argsort(node_of(x), axis, descending))
 
 
+def from_dlpack(x, /, *, device=None, copy=None):
+    """numpy's import (a lazy ``x`` exports a host copy), as a lazy array."""
+    return to_lazy(_np.from_dlpack(x, device=device, copy=copy))
+
+
 def _host(x) -> _np.ndarray:
     return x.__array__() if isinstance(x, ndarray) else _np.asarray(x)
 
@@ -66,5 +71,5 @@ def unique_all(x, /):
 
 __all__ = sorted(set(_LNP_ALL) | {
     "astype", "sort", "argsort", "unique_values", "unique_counts", "unique_inverse",
-    "unique_all", "isdtype", "linalg",
+    "unique_all", "isdtype", "linalg", "from_dlpack",
 })

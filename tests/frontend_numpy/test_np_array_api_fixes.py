@@ -1,0 +1,50 @@
+"""Fixes found by running the Array API conformance suite (data-apis'
+array-api-tests, with ARRAY_API_TESTS_MODULE=lazytensor.numpy.array_api) on
+the namespace that ``x.__array_namespace__()`` returns. Each test compares
+with numpy's own Array API namespace (numpy 2 is one): values, dtype, shape
+and the exception raised."""
+
+from __future__ import annotations
+
+import lazytensor.numpy as lnp
+import numpy as np
+import pytest
+
+HOST = np.arange(6.0).reshape(2, 3) - 2.5
+
+
+@pytest.fixture
+def xp():
+    return lnp.asarray(HOST).__array_namespace__()
+
+
+def _same(out, ref) -> None:
+    assert out.dtype == ref.dtype and out.shape == ref.shape
+    np.testing.assert_array_equal(np.asarray(out), ref)
+
+
+def test_device_and_to_device(xp, runtime):
+    x, ref = xp.asarray(HOST), np.asarray(HOST)
+    assert x.device == ref.device
+    assert x.to_device(ref.device) is x
+    with pytest.raises(ValueError) as numpys:
+        ref.to_device("gpu")
+    with pytest.raises(ValueError) as ours:
+        x.to_device("gpu")
+    assert str(ours.value) == str(numpys.value)
+
+
+def test_dlpack_export_and_from_dlpack(xp, runtime):
+    x, ref = xp.asarray(HOST), np.asarray(HOST)
+    assert x.__dlpack_device__() == ref.__dlpack_device__()
+    _same(np.from_dlpack(x), np.from_dlpack(ref))  # numpy imports a lazy array
+    out = xp.from_dlpack(x)  # and the namespace imports numpy's and its own
+    assert isinstance(out, lnp.ndarray)
+    _same(out, np.from_dlpack(ref))
+    _same(xp.from_dlpack(ref), np.from_dlpack(ref))
+
+
+def test_dlpack_copy_false_raises_buffer_error(xp):
+    """The value lives on the device: an export without a copy is impossible."""
+    with pytest.raises(BufferError, match="always copies"):
+        xp.asarray(HOST).__dlpack__(copy=False)
