@@ -48,3 +48,21 @@ def test_dlpack_copy_false_raises_buffer_error(xp):
     """The value lives on the device: an export without a copy is impossible."""
     with pytest.raises(BufferError, match="always copies"):
         xp.asarray(HOST).__dlpack__(copy=False)
+
+
+@pytest.mark.parametrize("version", [None, "2021.12", "2022.12", "2023.12"])
+def test_array_namespace_versions_it_implements(version):
+    x = lnp.asarray(HOST)
+    assert np.asarray(HOST).__array_namespace__(api_version=version) is np
+    assert x.__array_namespace__(api_version=version) is x.__array_namespace__()
+
+
+@pytest.mark.parametrize("version", ["2011.01", "not a version"])
+def test_array_namespace_unknown_version_raises_numpys_error(version):
+    with pytest.raises(ValueError) as numpys:
+        np.asarray(HOST).__array_namespace__(api_version=version)
+    with pytest.raises(ValueError) as ours:
+        lnp.asarray(HOST).__array_namespace__(api_version=version)
+    assert str(ours.value) == str(numpys.value)
+    with pytest.raises(TypeError):  # keyword-only, as numpy's
+        lnp.asarray(HOST).__array_namespace__("2023.12")

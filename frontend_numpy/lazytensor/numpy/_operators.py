@@ -122,9 +122,13 @@ def _lazy_ufunc(ufunc, method, inputs, kwargs):
     return call_guarded(_ufuncs.METHODS[method], ufunc, *inputs, **kwargs)
 
 
-def array_namespace(self, api_version=None):
+def array_namespace(self, /, *, api_version=None):
+    """The Array API namespace; a version past the one it implements (or
+    not a version) raises numpy's ValueError."""
     from lazytensor.numpy import array_api
 
+    if api_version is not None and api_version not in array_api.SUPPORTED_VERSIONS:
+        raise ValueError(f'Version "{api_version}" of the Array API Standard is not supported.')
     return array_api
 
 

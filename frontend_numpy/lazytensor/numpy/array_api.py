@@ -19,6 +19,7 @@ from lazytensor.numpy._errors import guard
 import numpy as _np
 
 __array_api_version__ = "2023.12"
+SUPPORTED_VERSIONS = ("2021.12", "2022.12", "2023.12")
 isdtype = _np.isdtype
 __array_namespace_info__ = _np.__array_namespace_info__
 
