@@ -269,3 +269,31 @@ def heat_implicit_crank_nicolson(np, u0):
 def test_crank_nicolson_heat_equation():
     x = np.linspace(0, 1, 16)
     check(heat_implicit_crank_nicolson, np.exp(-60 * (x - 0.4) ** 2), rtol=1e-8)
+
+
+def overlap_add(np, x, h):
+    """Block convolution by overlap-add: each block's full convolution
+    added into a slice of the output with ``out[a:b] += ...``."""
+    out = np.zeros(len(x) + len(h) - 1)
+    for i in range(0, len(x), 8):
+        block = x[i:i + 8]
+        out[i:i + len(block) + len(h) - 1] += np.convolve(block, h)
+    return out
+
+
+def test_slice_writes_across_automatic_cuts():
+    """``out[a:b] += v`` cut by an automatic graph cut inside the write: the
+    view kept its new value over the old base, whose buffer the cut had
+    donated ("Array has been deleted" in the next graph; the spectrogram's
+    overlap-add at 16,000 samples). A small node limit cuts often here."""
+    import lazytensor.numpy as lnp
+    from lazytensor.core.runtime import Runtime, use_runtime
+
+    rng = np.random.default_rng(115)
+    x, h = rng.normal(size=96), np.hanning(5)
+    want = overlap_add(np, x, h)
+    with use_runtime(Runtime(node_limit=20, interpret_nodes=10**9)) as rt:
+        for _ in range(3):
+            got = overlap_add(lnp, lnp.asarray(x), lnp.asarray(h))
+            np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12)
+        assert rt.metrics.counters["auto_cuts"] > 3 and rt.metrics.counters["donated_buffers"]

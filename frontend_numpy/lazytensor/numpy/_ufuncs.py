@@ -446,7 +446,11 @@ def assign(target: ndarray, node: Node) -> None:
     handle = target._h
     if getattr(handle, "backward", True) is None:
         raise _errors.read_only_error()
-    handle.assign(node)
+    # no automatic cut inside: a view's write would cut after its base took
+    # the write but before the view kept ``node``, which then stood for the
+    # view of the new base while still reading the old base's (donated) buffer
+    with get_runtime().holding_cuts():
+        handle.assign(node)
 
 
 def inplace(ufunc: np.ufunc, target: ndarray, other):
