@@ -21,6 +21,7 @@ import numpy as _np
 __array_api_version__ = "2023.12"
 SUPPORTED_VERSIONS = ("2021.12", "2022.12", "2023.12")
 isdtype = _np.isdtype
+vecdot = linalg.vecdot  # the standard's keyword is axis= (numpy's ufunc takes axes=)
 __array_namespace_info__ = _np.__array_namespace_info__
 
 
@@ -72,5 +73,5 @@ def unique_all(x, /):
 
 __all__ = sorted(set(_LNP_ALL) | {
     "astype", "sort", "argsort", "unique_values", "unique_counts", "unique_inverse",
-    "unique_all", "isdtype", "linalg", "from_dlpack",
+    "unique_all", "isdtype", "linalg", "from_dlpack", "vecdot",
 })
