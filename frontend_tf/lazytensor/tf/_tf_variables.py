@@ -47,8 +47,10 @@ def new_tape(watch_accessed_variables: bool):
     before TensorFlow is loaded: no TensorFlow value can take part then)."""
     if "tensorflow" not in sys.modules:
         return None
-    return _tf.tf().GradientTape(persistent=True,
+    tape = _tf.tf().GradientTape(persistent=True,
                                  watch_accessed_variables=watch_accessed_variables)
+    tape._lazytensor_inner = True  # no lazytensor tape of its own (``_tf_tape``)
+    return tape
 
 
 def leaf(value, tapes: list) -> Node | None:

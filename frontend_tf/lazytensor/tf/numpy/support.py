@@ -103,9 +103,8 @@ CONFORMANCE = (
     "virtual CPU devices and `backing_device`, "
     "`np_arrays.ndarray` being `tf.Tensor` (np_arrays_test checks tf.Tensor's monkey-patched "
     "methods; np_interop_test checks that tnp arrays are tf.Tensors and that tf ops, tf.data, "
-    "tf.map_fn and tf.vectorized_map give tnp arrays), TensorFlow's own `GradientTape` and "
-    "`ForwardAccumulator` watching lazy arrays (`lazytensor.tf.GradientTape` is the lazy "
-    "tape), `.shape` as a tuple and "
+    "tf.map_fn and tf.vectorized_map give tnp arrays), TensorFlow's `ForwardAccumulator` "
+    "watching lazy arrays, `.shape` as a tuple and "
     "`dtype.type` (TensorFlow 2.21 fails those too), and "
     "tests newer than the installed TensorFlow (TensorFlow 2.21 fails them as well: "
     "`--reference` shows which).",
@@ -206,6 +205,13 @@ def tf_api_lines() -> list[str]:
         "  Gradients also flow through eager fallbacks (`tf.nn.ctc_loss`, bicubic resize):",
         "  the lazy arrays converted to TensorFlow are watched by that tape, and the two",
         "  tapes alternate (each crossing reads the gradients back).",
+        "- TensorFlow's own `tf.GradientTape` runs a lazytensor tape beside it: `watch` takes",
+        "  lazy arrays, and `gradient`, `jacobian` and `batch_jacobian` of lazy targets or",
+        "  sources (or after values crossed between the two graphs while it recorded) are",
+        "  the lazy tape's, with TensorFlow's tape as its TensorFlow side; a program without",
+        "  lazy arrays runs TensorFlow's code. TensorFlow's tape object underneath is",
+        "  persistent (the tapes may alternate more than once); a non-persistent tape still",
+        "  refuses a second `gradient` and drops that object after the first.",
         "- Keras optimizers also update lazytensor Variables (`apply_gradients`); their",
         "  state is TensorFlow's, so the gradients are read back (counted as the fallback",
         "  `ReplicaContextBase.all_reduce`).",

@@ -1,0 +1,149 @@
+"""Bugs found by a third round of TensorFlow's own tf.experimental.numpy
+tests (ci/tf_conformance.py: np_interop_test, np_arrays_test) and by the
+round-10 user programs. Each case runs eagerly (tensorflow.experimental.numpy)
+and lazily (lazytensor.tf.numpy) and must give the same values, dtypes, types
+and error types."""
+
+from __future__ import annotations
+
+import lazytensor.tf as ltf
+import numpy as np
+import pytest
+from lazytensor.core import metrics
+from tf_helpers import assert_same, lnp, tf, tnp
+
+# ------------------------------------ np_interop_test: tf.GradientTape
+# TensorFlow's own tf.GradientTape did not see lazy arrays: watch() raised
+# ValueError ('Passed in object ... of type ndarray, not tf.Tensor'), and
+# gradient() of a lazy loss raised AttributeError ('ndarray' object has no
+# attribute '_id'). A tf.GradientTape now runs a lazytensor tape beside it
+# (lazytensor.tf._tf_tape); its gradients of lazy values are lazy arrays.
+
+
+def _watched(np_):
+    with tf.GradientTape() as t:
+        x, y = np_.asarray(3.0), np_.asarray([2.0, -1.0])
+        t.watch([x, y])
+        out = [2 * x * np_.sum(y), np_.square(y)]
+    return out + list(t.gradient(out, [x, y]))
+
+
+def _jacobians(np_):
+    with tf.GradientTape(persistent=True) as g:
+        x = np_.asarray([[1.0, 2.0], [3.0, 4.0]])
+        y = np_.asarray([[3.0, 4.0], [5.0, 6.0]])
+        g.watch(x)
+        g.watch(y)
+        z = x * x * y
+    return [*g.jacobian(z, [x, y]), g.batch_jacobian(z, x), g.gradient(z, x)]
+
+
+def _tf_variables(np_):
+    """tf.Variables read by tnp code inside tf.GradientTape: a training step."""
+    w = tf.Variable(np.linspace(-1, 1, 6, dtype=np.float32).reshape(3, 2))
+    b = tf.Variable(np.zeros((2,), np.float32))
+    x = np_.asarray(np.arange(12, dtype=np.float32).reshape(4, 3) / 10)
+    losses = []
+    for _ in range(3):
+        with tf.GradientTape() as t:
+            loss = np_.mean(np_.square(np_.tanh(np_.matmul(x, w) + b) - 0.5))
+        gw, gb = t.gradient(loss, [w, b])
+        w.assign_sub(0.5 * gw)
+        b.assign_sub(0.5 * gb)
+        losses.append(loss)
+    return [np_.stack(losses), w, b, gw, gb]
+
+
+@pytest.mark.parametrize("program", [_watched, _jacobians, _tf_variables])
+def test_tf_gradient_tape_differentiates_lazy_arrays_as_tnp(program):
+    want = program(tnp)
+    metrics.reset()
+    got = program(lnp)
+    if program is not _tf_variables:  # (gradients of tf.Variables are TensorFlow's tensors)
+        assert all(isinstance(g, lnp.ndarray) for g in got)
+    assert not metrics.as_dict()["fallbacks"]
+    assert_same(got, want, program.__name__)
+
+
+def test_tf_gradient_tape_unconnected_and_stopped_values_as_tnp():
+    def run(np_):
+        y = np_.asarray(2.0)
+        with tf.GradientTape(persistent=True) as t:
+            x = np_.asarray(3.0)
+            t.watch(x)
+            z = 2 * x
+            with t.stop_recording():
+                w = x * 5
+        return t.gradient(z, y), t.gradient(w, x), t.gradient(z, x, unconnected_gradients="zero")
+
+    want, got = run(tnp), run(lnp)
+    assert want[0] is None and got[0] is None
+    assert want[1] is None and got[1] is None
+    assert_same(got[2], want[2])
+
+
+def test_non_persistent_tf_tape_refuses_a_second_gradient_as_tensorflow():
+    for np_ in (tnp, lnp):
+        with tf.GradientTape() as t:
+            x = np_.asarray(3.0)
+            t.watch(x)
+            z = x * x
+        t.gradient(z, x)
+        with pytest.raises(RuntimeError, match="non-persistent"):
+            t.gradient(z, x)
+
+
+def test_tf_tape_reset_forgets_what_it_recorded_as_tensorflow():
+    def run(np_):
+        with tf.GradientTape() as t:
+            x = np_.asarray(2.0)
+            t.watch(x)
+            first = x * x
+            t.reset()
+            t.watch(x)
+            second = x * x * x
+        return t.gradient(first + second, x)
+
+    assert_same(run(lnp), run(tnp))
+
+
+def test_tf_tape_without_lazy_arrays_is_tensorflows():
+    """A TensorFlow-only program gets TensorFlow's tensors and behaviour."""
+    v = tf.Variable([1.0, 2.0])
+    with tf.GradientTape() as t:
+        loss = tf.reduce_sum(v * v)
+    g = t.gradient(loss, v)
+    assert type(g) is type(tf.constant(1.0))
+    np.testing.assert_allclose(g.numpy(), [2.0, 4.0])
+    assert t.watched_variables() == (v,)
+    with pytest.raises(RuntimeError):
+        t.gradient(loss, v)
+
+
+def test_keras_layer_on_a_lazy_batch_under_tf_tape_gets_gradients():
+    """A Keras layer fed a lazy batch inside tf.GradientTape: the values cross
+    between the lazy graph and TensorFlow's, and the gradients of the
+    layer's weights are TensorFlow's, as with a TensorFlow batch."""
+    def run(c):
+        tf.keras.utils.set_random_seed(3)
+        layer = tf.keras.layers.Dense(2)
+        x = c(np.arange(6, dtype=np.float32).reshape(3, 2) / 4)
+        layer.build((None, 2))
+        with tf.GradientTape() as t:
+            loss = tf.reduce_mean(tf.square(layer(x) - 1.0))
+        return t.gradient(loss, layer.trainable_variables)
+
+    want, got = run(tf.constant), run(lnp.asarray)
+    assert all(g is not None for g in got)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(np.asarray(g), w.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_lazy_variables_under_tf_tape_as_under_the_lazy_tape():
+    def run(tape_cls):
+        v = ltf.Variable(np.array([0.5, -1.5], np.float32))
+        with tape_cls() as t:
+            loss = lnp.sum(lnp.exp(v) * v)
+        return t.gradient(loss, v)
+
+    assert_same(run(tf.GradientTape), run(ltf.GradientTape))
