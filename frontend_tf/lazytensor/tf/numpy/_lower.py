@@ -33,6 +33,7 @@ from lazytensor.tf._array import (
     weak_stand_in,
     wrap,
 )
+from lazytensor.tf.numpy import _masked_reads
 
 Impl = Callable[..., object]
 
@@ -46,10 +47,12 @@ def box(out):
 def lowered(name: str, impl: Impl, errors: dict | None = None) -> Callable:
     """The lazy tnp function ``name`` implemented by ``impl``."""
 
+    body = _masked_reads.wrapped(name, impl)
+
     @functools.wraps(impl)
     def fn(*args, **kwargs):
         try:
-            return box(impl(*args, **kwargs))
+            return box(body(*args, **kwargs))
         except CoreError as error:
             _tf.raise_as_tf(error, errors)
         except _tf.Traced:  # inside tf.function: tnp builds the graph
@@ -113,9 +116,11 @@ float_of = ew.float_or_float64  # tnp's promote_to_float: integers and bools bec
 
 def unary(fn: Callable[[Node], Node], to_float: bool = False) -> Impl:
     """tnp's ``_scalar``: fn over ``asarray(x)`` (made float when asked)."""
-    if to_float:
-        return lambda x: fn(float_of(node_of(x)))
-    return lambda x: fn(node_of(x))
+    def impl(x):
+        return fn(float_of(node_of(x))) if to_float else fn(node_of(x))
+
+    impl.elementwise = True
+    return impl
 
 
 def operands_and_dtype(values) -> tuple[list, np.dtype]:
@@ -158,6 +163,7 @@ def binary(fn: Callable[[Node, Node], Node], kind: str = "same") -> Impl:
             a, b = float_of(a), float_of(b)
         return fn(a, b)
 
+    impl.elementwise = True
     return impl
 
 

@@ -486,6 +486,7 @@ def _power(x1, x2):
 
 
 _POWER = binary(ufuncs.UFUNCS["power"].fn)
+_power.elementwise = True  # type: ignore[attr-defined]  (masked reads: _masked_reads)
 
 
 def _is_complex_obj(x) -> bool:
@@ -493,6 +494,7 @@ def _is_complex_obj(x) -> bool:
 
 
 _MAXIMUM = binary(_maximum)
+_maximum_or_relu.elementwise = True  # type: ignore[attr-defined]
 
 MATH = {
     **{name: unary(fn, True) for name, fn in UNARY_FLOAT.items()},

@@ -17,6 +17,7 @@ from lazytensor.core.composite.ufuncs import COMPARISONS, OPERATORS
 from lazytensor.core.ir import Node
 from lazytensor.tf import _tf
 from lazytensor.tf._array import lift, ndarray, wrap
+from lazytensor.tf.numpy import _masked_reads
 
 # Python scalar type -> the array dtype kinds TensorFlow converts it to
 _CONVERTS = {bool: "b", int: "iuf", float: "f", complex: "c"}
@@ -146,7 +147,9 @@ def _getitem(self: ndarray, key):
                              f"dimensions {node.shape[:entry.ndim]}")
     if isinstance(key, tuple):
         return lowered("__getitem__", lambda: _tnp_getitem(node, entries), _INDEX_ERRORS)()
-    return lowered("__getitem__", lambda: indexing.getitem(node, entries[0]), _INDEX_ERRORS)()
+    out = lowered("__getitem__", lambda: indexing.getitem(node, entries[0]), _INDEX_ERRORS)()
+    _masked_reads.tag_read(out, node, key)
+    return out
 
 
 def _non_integer(entry):
