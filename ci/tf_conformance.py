@@ -22,7 +22,7 @@ Failures are expected where the tests check TF internals rather than tnp:
 ``jit_compile``), virtual CPU devices and ``backing_device``,
 tnp methods monkey-patched onto ``tf.Tensor`` (the ``np_arrays_test`` module is
 mostly that), and ``np_interop_test``'s checks that a tnp array is a
-``tf.Tensor`` (and that ``ForwardAccumulator`` watches one).
+``tf.Tensor``.
 docs/tf_support.md lists them.
 
     python ci/tf_conformance.py --source /tmp/tftests

@@ -147,3 +147,50 @@ def test_lazy_variables_under_tf_tape_as_under_the_lazy_tape():
         return t.gradient(loss, v)
 
     assert_same(run(tf.GradientTape), run(ltf.GradientTape))
+
+
+# ------------------------------------ np_interop_test: ForwardAccumulator
+# tf.autodiff.ForwardAccumulator(lazy primals, tangents) raised SystemError
+# (TFE_Py_ForwardAccumulatorWatch). Over lazy primals it now watches them
+# with a lazytensor tape; jvp() is the gradient, with respect to a cotangent
+# u, of <J^T u, tangents> (lazy, recorded like any other op).
+
+
+def _forward(np_):
+    x, xt = np_.asarray([1.0, 2.0]), np_.asarray([3.0, 4.0])
+    b = np_.asarray([[0.5, -1.0], [2.0, 0.25]])
+    with tf.autodiff.ForwardAccumulator(x, xt) as acc:
+        y = x * 2.0
+        w = np_.sin(x) * np_.sum(x * x)
+        m = np_.matmul(b, np_.tanh(x)[:, None])
+    z = np_.asarray([1.0])
+    return [acc.jvp(y), acc.jvp([w, m]), acc.jvp(x), acc.jvp(z, unconnected_gradients="zero")]
+
+
+def _hessian_vector_product(np_):
+    x, v = np_.asarray([1.0, 2.0, 0.5]), np_.asarray([0.3, -1.0, 2.0])
+    with tf.autodiff.ForwardAccumulator(x, v) as acc:
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = np_.sum(np_.exp(x) * x[::-1])
+        g = tape.gradient(y, x)
+    return [g, acc.jvp(g)]
+
+
+@pytest.mark.parametrize("program", [_forward, _hessian_vector_product])
+def test_forward_accumulator_over_lazy_arrays_as_tnp(program):
+    want = program(tnp)
+    got = program(lnp)
+    flat = [x for v in got for x in (v if isinstance(v, list) else [v])]
+    assert all(isinstance(x, lnp.ndarray) for x in flat)
+    assert_same(got, want, program.__name__)
+
+
+def test_forward_accumulator_unconnected_and_repeated_primals_as_tensorflow():
+    for np_ in (tnp, lnp):
+        x = np_.asarray([1.0, 2.0])
+        with tf.autodiff.ForwardAccumulator(x, np_.asarray([1.0, 1.0])) as acc:
+            pass
+        assert acc.jvp(np_.asarray([3.0])) is None
+        with pytest.raises(ValueError):
+            tf.autodiff.ForwardAccumulator([x, x], [x, x])

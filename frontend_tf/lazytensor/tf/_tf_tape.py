@@ -166,14 +166,108 @@ def _watched_variables(self):
     return lazy.watched_variables()
 
 
+class _Forward:
+    """``tf.autodiff.ForwardAccumulator`` over lazy primals: a persistent
+    lazytensor tape watches them while the accumulator is active, and a
+    Jacobian-vector product is the reverse-mode gradient, with respect to a
+    cotangent ``u``, of <J^T u, tangents> (J^T u is linear in u: the tape's
+    gradient with ``u`` as its output gradient, differentiated once more)."""
+
+    def __init__(self, primals, tangents) -> None:
+        from lazytensor.tf._array import lift
+        from lazytensor.tf.tape import GradientTape, _flatten
+
+        self.primals, tangents = _flatten(primals), _flatten(tangents)
+        if len({id(p) for p in self.primals}) != len(self.primals):
+            raise ValueError("a tensor was specified as a primal multiple times")
+        if len(tangents) != len(self.primals):
+            raise ValueError("The two structures don't have the same number of elements: "
+                             f"{len(self.primals)} primals, {len(tangents)} tangents")
+        self.tangents = [lift(t, p._h.node.dtype) for p, t in zip(self.primals, tangents,
+                                                                   strict=True)]
+        self.tape = GradientTape(persistent=True, watch_accessed_variables=False)
+
+    def enter(self) -> None:
+        self.tape.__enter__()
+        self.tape.watch(self.primals)
+
+    def jvp(self, target, unconnected_gradients):
+        from lazytensor.tf.tape import _flatten, _unflatten, _zeros_wanted
+
+        zeros = _zeros_wanted(unconnected_gradients)
+        return _unflatten(target, iter([self._one(t, zeros) for t in _flatten(target)]))
+
+    def _one(self, target, zeros: bool):
+        from lazytensor.core import dtypes as dt
+        from lazytensor.core.composite import elementwise as ew
+        from lazytensor.core.composite import reduction
+        from lazytensor.core.ops import Op
+        from lazytensor.core.registry import make
+        from lazytensor.tf._array import ndarray, wrap
+        from lazytensor.tf.tape import _alias, _grads
+
+        node = self.tape._symbolic(target) if isinstance(target, ndarray) else None
+        out = None
+        if node is not None and dt.is_inexact(node.dtype):
+            u = _alias(ew.full(node.shape, 0, node.dtype))
+            wrt = [self.tape._source_nodes(p) for p in self.primals]
+            pulled = _grads(reduction.reduce("sum", make(Op.MUL, (node, u))), wrt)
+            terms = [reduction.reduce("sum", make(Op.MUL, (g._h.node, v)))
+                     for g, v in zip(pulled, self.tangents, strict=True) if g is not None]
+            if terms:
+                (out,) = _grads(functools.reduce(lambda a, b: make(Op.ADD, (a, b)), terms),
+                                [[u]])
+        if out is None and zeros and isinstance(target, ndarray):
+            out = wrap(ew.full(target.shape, 0, target._h.node.dtype))
+        return out
+
+
+def _forward_init(self, primals, tangents) -> None:
+    if _holds_lazy(primals):
+        self._lazytensor_forward = _Forward(primals, tangents)
+        self._recording = False
+        return
+    _ORIGINAL["fa.__init__"](self, primals, tangents)
+
+
+def _forward_enter(self):
+    lazy = getattr(self, "_lazytensor_forward", None)
+    if lazy is None:
+        return _ORIGINAL["fa.__enter__"](self)
+    lazy.enter()
+    self._recording = True
+    return self
+
+
+def _forward_exit(self, typ, value, traceback):
+    lazy = getattr(self, "_lazytensor_forward", None)
+    if lazy is None:
+        return _ORIGINAL["fa.__exit__"](self, typ, value, traceback)
+    if self._recording:
+        lazy.tape.__exit__(typ, value, traceback)
+        self._recording = False
+    return None
+
+
+def _forward_jvp(self, primals, unconnected_gradients="none"):
+    lazy = getattr(self, "_lazytensor_forward", None)
+    if lazy is None:
+        return _ORIGINAL["fa.jvp"](self, primals, unconnected_gradients)
+    return lazy.jvp(primals, unconnected_gradients)
+
+
+_FORWARD = {"__init__": _forward_init, "__enter__": _forward_enter,
+            "__exit__": _forward_exit, "jvp": _forward_jvp}
+
 _PATCHES = {"__enter__": _enter, "__exit__": _exit, "watch": _watch,
             "stop_recording": _stop_recording, "reset": _reset,
             "watched_variables": _watched_variables}
 
 
 def install() -> None:
-    """Give ``tf.GradientTape`` the behaviour above (once)."""
-    from tensorflow.python.eager import backprop
+    """Give ``tf.GradientTape`` and ``tf.autodiff.ForwardAccumulator`` the
+    behaviour above (once)."""
+    from tensorflow.python.eager import backprop, forwardprop
 
     cls = backprop.GradientTape
     if _ORIGINAL:
@@ -184,3 +278,7 @@ def install() -> None:
         setattr(cls, name, functools.wraps(_ORIGINAL[name])(patch))
     for name in ("gradient", "jacobian", "batch_jacobian"):
         setattr(cls, name, _lazy_or_own(name))
+    forward = forwardprop.ForwardAccumulator
+    for name, patch in _FORWARD.items():
+        _ORIGINAL[f"fa.{name}"] = forward.__dict__[name]
+        setattr(forward, name, functools.wraps(_ORIGINAL[f"fa.{name}"])(patch))

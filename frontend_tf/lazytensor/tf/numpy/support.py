@@ -103,8 +103,7 @@ CONFORMANCE = (
     "virtual CPU devices and `backing_device`, "
     "`np_arrays.ndarray` being `tf.Tensor` (np_arrays_test checks tf.Tensor's monkey-patched "
     "methods; np_interop_test checks that tnp arrays are tf.Tensors and that tf ops, tf.data, "
-    "tf.map_fn and tf.vectorized_map give tnp arrays), TensorFlow's `ForwardAccumulator` "
-    "watching lazy arrays, `.shape` as a tuple and "
+    "tf.map_fn and tf.vectorized_map give tnp arrays), `.shape` as a tuple and "
     "`dtype.type` (TensorFlow 2.21 fails those too), and "
     "tests newer than the installed TensorFlow (TensorFlow 2.21 fails them as well: "
     "`--reference` shows which).",
@@ -212,6 +211,10 @@ def tf_api_lines() -> list[str]:
         "  lazy arrays runs TensorFlow's code. TensorFlow's tape object underneath is",
         "  persistent (the tapes may alternate more than once); a non-persistent tape still",
         "  refuses a second `gradient` and drops that object after the first.",
+        "- `tf.autodiff.ForwardAccumulator` over lazy primals watches them with a lazytensor",
+        "  tape; `jvp` is computed when asked, in reverse mode (the gradient, with respect",
+        "  to a cotangent u, of <J^T u, tangents>), so nested tapes give Hessian-vector",
+        "  products as in TensorFlow.",
         "- Keras optimizers also update lazytensor Variables (`apply_gradients`); their",
         "  state is TensorFlow's, so the gradients are read back (counted as the fallback",
         "  `ReplicaContextBase.all_reduce`).",
