@@ -20,14 +20,15 @@ from lazytensor.core import dtypes as dt
 from lazytensor.core import masked
 from lazytensor.core.composite import reduction
 from lazytensor.core.composite.elementwise import as_node, float_or_float64
+from lazytensor.core.composite.npextra import identity_of
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import CoreError, make
 from lazytensor.tf._array import WEAK, ndarray, wrap
 
-# tnp reduction -> the value that leaves its result unchanged (None: mean)
-_IDENTITY = {"sum": 0, "prod": 1, "amax": "lowest", "max": "lowest", "amin": "highest",
-             "min": "highest", "any": False, "all": True, "mean": None}
+# tnp reduction -> the core's reduction kind (None: mean)
+_KIND = {"sum": "sum", "prod": "prod", "amax": "max", "max": "max", "amin": "min",
+         "min": "min", "any": "any", "all": "all", "mean": None}
 
 
 def tag_read(out, source: Node, key) -> None:
@@ -63,7 +64,7 @@ def wrapped(name: str, impl: Callable) -> Callable:
             return _tagged(impl, args, wrap(out))
 
         return elementwise
-    if name in _IDENTITY:
+    if name in _KIND:
         def reduced(*args, **kwargs):
             found = _reduced(name, impl, args, kwargs) if masked.TAGS else None
             return impl(*args, **kwargs) if found is None else found
@@ -100,17 +101,8 @@ def _reduced(name: str, impl, args, kwargs) -> Node | None:
         return None
     full, mask, axes = found
     where = masked.spread(mask, full.shape)
-    identity = _IDENTITY[name]
-    if identity is None:
+    kind = _KIND[name]
+    if kind is None:
         return reduction.masked_mean(float_or_float64(full), where, axes, False)
-    if isinstance(identity, str):
-        highest = identity == "highest"
-        if dt.is_bool(full.dtype):
-            identity = highest
-        elif dt.is_float(full.dtype):
-            identity = np.inf if highest else -np.inf
-        else:
-            info = np.iinfo(full.dtype)
-            identity = int(info.max if highest else info.min)
-    filled = make(Op.SELECT, (where, full, as_node(identity, full.dtype, full.shape)))
-    return impl(filled, axes)
+    identity = as_node(identity_of(full.dtype, kind), full.dtype, full.shape)
+    return impl(make(Op.SELECT, (where, full, identity)), axes)  # tnp's own dtype rules
