@@ -129,6 +129,28 @@ def test_recording_dropped_before_the_barrier_does_not_cut_the_graph():
         np.testing.assert_array_equal(kept.numpy(), np.full(3, 61.0, np.float32))
 
 
+def test_a_view_write_that_cuts_the_graph_keeps_its_value():
+    """An automatic cut inside a view's write (its base takes the write, the
+    base's graph is cut and its buffers donated) must not leave the view
+    caching a value that reads the old base: the next graph raised 'Array
+    has been deleted'."""
+    def forward(b):
+        return make(Op.SLICE, (b,), (2,), (4,), (1,))
+
+    def backward(b, v):
+        return make(Op.DYNAMIC_UPDATE_SLICE, (b, v, as_node(2, np.dtype("int32"))))
+
+    with use_runtime(Runtime(node_limit=6)) as rt:
+        base = rt.from_host(np.zeros(6, np.float32))
+        view = ViewHandle(base, forward, backward)
+        one = as_node(1.0, F32, (2,))
+        for _ in range(40):
+            view.assign(make(Op.ADD, (view.node, one)))
+        assert rt.metrics.counters["auto_cuts"] > 0 and rt.metrics.counters["donated_buffers"]
+        np.testing.assert_array_equal(view.numpy(), np.full(2, 40.0, np.float32))
+        np.testing.assert_array_equal(base.numpy(), [0, 0, 40, 40, 0, 0])
+
+
 def test_deep_graph_does_not_hit_recursion_limit(rt):
     x = rt.from_host(np.zeros(2, np.float32))
     one = as_node(1.0, F32, (2,))

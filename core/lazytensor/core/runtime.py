@@ -136,8 +136,13 @@ class ViewHandle(Handle):
     def assign(self, node: Node) -> None:
         if self.backward is None:
             raise ValueError("this view cannot be written to (it repeats elements of its base)")
-        self.base.assign(self.backward(self.base.node, node))
-        self._cached, self._seen = node, self.base.node
+        written = self.backward(self.base.node, node)
+        self.base.assign(written)
+        if self.base.node is written:
+            self._cached, self._seen = node, written
+        # else an automatic cut inside the base's assign computed it (and may
+        # have donated the old base's buffers, which ``node`` reads): the view
+        # reads its value from the new base
 
     def _materialized(self, leaf: Node) -> None:
         self._cached, self._seen = leaf, self.base.node
