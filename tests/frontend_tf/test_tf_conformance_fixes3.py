@@ -194,3 +194,33 @@ def test_forward_accumulator_unconnected_and_repeated_primals_as_tensorflow():
         assert acc.jvp(np_.asarray([3.0])) is None
         with pytest.raises(ValueError):
             tf.autodiff.ForwardAccumulator([x, x], [x, x])
+
+
+# tf.GradientTape watching a tf.Tensor that tnp code then uses lazily gave a
+# None gradient (the lazy tape saw no source); the tensor is now a leaf of
+# the lazy graph and its gradient TensorFlow's, as in eager tnp.
+
+
+def _watched_tf_tensor(np_):
+    x = tf.constant([3.0, 1.0])
+    with tf.GradientTape(persistent=True) as t:
+        t.watch(x)
+        h = tf.exp(x)
+        y = np_.sum(np_.square(x) * np_.asarray([1.0, 2.0]))
+        z = np_.sum(np_.square(h) * np_.asarray([1.0, 2.0]))
+    return [y, z, t.gradient(y, x), t.gradient(z, x), t.gradient([y, z], [x])]
+
+
+def test_watched_tf_tensors_used_by_tnp_code_get_gradients_as_tnp():
+    want, got = _watched_tf_tensor(tnp), _watched_tf_tensor(lnp)
+    assert type(got[2]) is type(want[2])  # a tf.Tensor, as TensorFlow's
+    assert_same(got, want)
+
+
+def test_lazy_jacobian_with_respect_to_a_tf_tensor_raises_clearly():
+    x = tf.constant([3.0, 1.0])
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = lnp.square(x)
+    with pytest.raises(NotImplementedError, match="jacobian"):
+        t.jacobian(y, x)

@@ -29,12 +29,14 @@ class _Own:
     """TensorFlow's tape as the lazytensor tape's TensorFlow side: its own
     (unpatched) methods; TensorFlow's ``with`` enters and exits it. It
     holds the tape weakly (the tape holds the lazy tape, which holds this:
-    no reference cycle)."""
+    no reference cycle). ``watching``: TensorFlow's tape was asked to watch
+    tensors (they become sources of the lazy tape's gradients)."""
 
-    __slots__ = ("_tape",)
+    __slots__ = ("_tape", "watching")
 
     def __init__(self, tape) -> None:
         self._tape = weakref.ref(tape)
+        self.watching = False
 
     @property
     def tape(self):
@@ -114,10 +116,12 @@ def _watch(self, tensor) -> None:
     lazy = getattr(self, _LAZY, None)
     flat = _flatten(tensor)
     mine = [t for t in flat if isinstance(t, ndarray)]
+    others = [t for t in flat if not isinstance(t, ndarray)]
+    if lazy is not None and lazy._recording:
+        lazy._tf_tape.watching = lazy._tf_tape.watching or bool(others)
     if lazy is None or not mine:
         return _ORIGINAL["watch"](self, tensor)
     lazy.watch(mine)
-    others = [t for t in flat if not isinstance(t, ndarray)]
     if others:
         _ORIGINAL["watch"](self, others)
     return None
@@ -125,15 +129,24 @@ def _watch(self, tensor) -> None:
 
 def _lazy_or_own(name: str):
     """``name`` (gradient, jacobian, batch_jacobian): the lazy tape's when
-    its targets or sources hold a lazy array or values crossed between the
-    lazy graph and TensorFlow's while it recorded, else TensorFlow's."""
+    its targets or sources hold a lazy array (for ``gradient``, also when
+    values crossed between the lazy graph and TensorFlow's while it
+    recorded), else TensorFlow's. The lazy Jacobians take lazy sources only."""
     original = _ORIGINAL[name]
 
     @functools.wraps(original)
     def method(self, target, sources, *args, **kwargs):
+        from lazytensor.tf._array import ndarray
+        from lazytensor.tf.tape import _flatten
+
         lazy = getattr(self, _LAZY, None)
-        if lazy is None or not (lazy._leaves or lazy._exits or _holds_lazy(target, sources)):
+        crossed = lazy is not None and name == "gradient" and (lazy._leaves or lazy._exits)
+        if lazy is None or not (crossed or _holds_lazy(target, sources)):
             return original(self, target, sources, *args, **kwargs)
+        if name != "gradient" and not all(isinstance(s, ndarray) for s in _flatten(sources)):
+            raise NotImplementedError(f"tf.GradientTape.{name} of lazy values with respect to "
+                                      "TensorFlow tensors or variables: make the sources lazy "
+                                      "arrays (lazytensor.tf.numpy.asarray), or use gradient")
         try:
             return getattr(lazy, name)(target, sources, *args, **kwargs)
         finally:

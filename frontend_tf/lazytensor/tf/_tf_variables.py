@@ -42,6 +42,17 @@ def tf_variable(value):
     return value.value if _tf.keras_variable(value) else None
 
 
+def tf_source(value, tf_tape):
+    """The TensorFlow-side source that ``value`` is for a gradient: a
+    tf.Variable (``tf_variable``), or a tf.Tensor when TensorFlow's tape
+    ``tf_tape`` was asked to watch tensors (TensorFlow's own
+    ``tf.GradientTape``: ``_tf_tape``); None otherwise."""
+    variable = tf_variable(value)
+    if variable is not None or not getattr(tf_tape, "watching", False):
+        return variable
+    return value if isinstance(value, _tf.tf().Tensor) else None
+
+
 def new_tape(watch_accessed_variables: bool):
     """The TensorFlow tape a lazytensor tape runs while it records (None
     before TensorFlow is loaded: no TensorFlow value can take part then)."""
@@ -56,7 +67,7 @@ def new_tape(watch_accessed_variables: bool):
 def leaf(value, tapes: list) -> Node | None:
     """``value`` (a tf.Tensor or tf.Variable) as a leaf of the recording
     ``tapes`` (lazytensor tapes) whose TensorFlow tape has watched a
-    variable or an exit point; None when there are none (a tensor computed
+    variable, a tensor or an exit point; None when there are none (a tensor computed
     before anything was watched cannot depend on it) or it is not floating."""
     tf = _tf.tf()
     if not tf.executing_eagerly():
@@ -65,7 +76,7 @@ def leaf(value, tapes: list) -> Node | None:
     if not dt.is_inexact(_tf.as_np_dtype(tensor.dtype)):
         return None
     takers = [t for t in tapes if t._tf_tape is not None and (
-        t._exits or t._tf_tape.watched_variables())]
+        t._exits or getattr(t._tf_tape, "watching", False) or t._tf_tape.watched_variables())]
     if not takers:
         return None
     data = get_runtime().from_host(_tf.eager_value(tensor)).node

@@ -368,7 +368,7 @@ class GradientTape:
         self._use()
         output = self._objective(target, output_gradients)
         flat = _flatten(sources)
-        variables = [_tf_variables.tf_variable(s) for s in flat]
+        variables = [_tf_variables.tf_source(s, self._tf_tape) for s in flat]
         wrt = [[] if v is not None else self._source_nodes(s) for s, v in zip(flat, variables,
                                                                                strict=True)]
         tf_targets = self._tf_targets(target, output_gradients)
