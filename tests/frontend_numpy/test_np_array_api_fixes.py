@@ -76,3 +76,24 @@ def test_vecdot_axis_is_lazy(xp, runtime, axis, b_shape):
     a = np.arange(24.0).reshape(2, 3, 4) - 7
     b = np.arange(float(np.prod(b_shape))).reshape(b_shape) / 3
     _same(xp.vecdot(xp.asarray(a), xp.asarray(b), axis=axis), np.vecdot(a, b, axis=axis))
+
+
+SPECIAL = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -2.5]
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_abs_of_complex_with_an_infinite_part_is_inf(xp, runtime, dtype):
+    """The spec's (and C99's) special case: |a + bj| is +inf when a or b is
+    infinite, even if the other part is NaN (XLA's complex abs gave NaN)."""
+    z = np.array([complex(a, b) for a in SPECIAL for b in SPECIAL], dtype=dtype)
+    for out in (xp.abs(xp.asarray(z)), abs(lnp.asarray(z)), np.absolute(lnp.asarray(z))):
+        _same(out, np.abs(z))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_sign_of_negative_zero_is_positive_zero(xp, runtime, dtype):
+    """numpy's sign(-0.0) is +0.0 (XLA's sign kept -0.0)."""
+    x = np.array(SPECIAL, dtype=dtype)
+    out = xp.sign(xp.asarray(x))
+    _same(out, np.sign(x))
+    np.testing.assert_array_equal(np.signbit(np.asarray(out)), np.signbit(np.sign(x)))

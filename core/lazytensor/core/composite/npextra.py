@@ -447,15 +447,26 @@ def float_power(a: Node, b: Node) -> Node:
 # ------------------------------------------------------- signs, ints, logic
 
 def absolute(x: Node) -> Node:
-    """|x|; unsigned and bool unchanged; complex -> real magnitude."""
-    return x if x.dtype.kind in "ub" else make(Op.ABS, (x,))
+    """|x|; unsigned and bool unchanged; complex -> real magnitude, +inf when
+    either part is infinite even if the other is NaN (C99's hypot, as numpy,
+    torch and TF give; XLA's complex abs gives NaN there)."""
+    if x.dtype.kind in "ub":
+        return x
+    out = make(Op.ABS, (x,))
+    if dt.is_complex(x.dtype):
+        out = _sel(isinf(x), const(math.inf, out), out)
+    return out
 
 
 def sign(x: Node) -> Node:
-    """-1, 0, 1 (NaN stays NaN; complex: x / |x|)."""
+    """-1, 0, 1 (NaN stays NaN; complex: x / |x|); the sign of -0.0 is +0.0
+    (numpy's, torch's and TF's; XLA's sign keeps -0.0)."""
     if x.dtype.kind == "u":
         return convert(make(Op.NE, (x, const(0, x))), x.dtype)
-    return make(Op.SIGN, (x,))
+    out = make(Op.SIGN, (x,))
+    if dt.is_float(x.dtype):
+        out = _sel(make(Op.EQ, (x, const(0, x))), const(0, x), out)
+    return out
 
 
 def right_shift(a: Node, b: Node) -> Node:
