@@ -224,3 +224,30 @@ def test_lazy_jacobian_with_respect_to_a_tf_tensor_raises_clearly():
         y = lnp.square(x)
     with pytest.raises(NotImplementedError, match="jacobian"):
         t.jacobian(y, x)
+
+
+# Second-order gradients with respect to tf.Variables read by tnp code
+# (nested tapes: the gradient norm's gradient, a Hessian row) were None: the
+# inner tape's crossing to TensorFlow read the lazy gradients back as
+# constants. While an outer tape records, they now cross as exit points and
+# leaves of that tape (_tf_variables._host_tensor, _entering).
+
+
+def _gradient_norm_penalty(np_, tape_cls):
+    w = tf.Variable(np.array([0.5, -1.0, 2.0], np.float32))
+    x = np_.asarray(np.array([[1.0, 2.0, 0.5], [0.3, -0.2, 1.0]], np.float32))
+    with tape_cls() as outer:
+        with tape_cls() as inner:
+            y = np_.sum(np_.sin(np_.matmul(x, w[:, None])) * np_.sum(w * w))
+        g = inner.gradient(y, w)
+        penalty = np_.sum(g * g)
+    return [y, g, penalty, outer.gradient(penalty, w)]
+
+
+@pytest.mark.parametrize("lazy_tape", ["tf", "lazytensor"])
+def test_second_order_gradients_of_tf_variables_read_by_tnp_code(lazy_tape):
+    want = _gradient_norm_penalty(tnp, tf.GradientTape)
+    got = _gradient_norm_penalty(lnp, tf.GradientTape if lazy_tape == "tf" else ltf.GradientTape)
+    assert got[3] is not None
+    assert_same(got[2:], want[2:], precision="float32")
+    np.testing.assert_allclose(np.asarray(got[1]), want[1].numpy(), rtol=2e-5, atol=2e-5)

@@ -104,8 +104,23 @@ def exit_point(array, tensor) -> None:
 
 
 def _host_tensor(value):
-    """A lazy gradient as a tf.Tensor (read back, no tape hook)."""
+    """A lazy gradient as a tf.Tensor: read back; while outer tapes record,
+    an exit point of theirs (``exit_point``: second-order gradients cross
+    the boundary as the first-order ones do)."""
+    from lazytensor.tf._array import RECORDING
+
+    if RECORDING.tapes:
+        return _tf.tf().convert_to_tensor(value)
     return _tf.tf().constant(value.numpy())
+
+
+def _entering(tensor) -> Node:
+    """A TensorFlow gradient entering the lazy graph: data, or a leaf of the
+    tapes that still record (``leaf``)."""
+    from lazytensor.tf._array import RECORDING
+
+    node = leaf(tensor, RECORDING.tapes) if RECORDING.active is not None else None
+    return node if node is not None else get_runtime().from_host(tensor.numpy()).node
 
 
 def _added(a, b):
@@ -144,7 +159,7 @@ def bridged(tape, output: Node | None, wrt: list, variables: list, tf_targets: l
         terms = []
         for (node, _), g in zip(exits, found[len(tf_vars):], strict=True):
             if g is not None:
-                data = get_runtime().from_host(tf.convert_to_tensor(g).numpy()).node
+                data = _entering(tf.convert_to_tensor(g))
                 terms.append(_total(make(Op.MUL, (node, data))))
         objective = functools.reduce(lambda a, b: make(Op.ADD, (a, b)), terms) if terms \
             else None
