@@ -71,7 +71,8 @@ def test_array_namespace_unknown_version_raises_numpys_error(version):
         lnp.asarray(HOST).__array_namespace__("2023.12")
 
 
-@pytest.mark.parametrize("axis, b_shape", [(0, (2, 3, 4)), (-2, (3, 4)), (-1, (3, 4)), (1, (2, 3, 4))])
+@pytest.mark.parametrize("axis, b_shape",
+                         [(0, (2, 3, 4)), (-2, (3, 4)), (-1, (3, 4)), (1, (2, 3, 4))])
 def test_vecdot_axis_is_lazy(xp, runtime, axis, b_shape):
     a = np.arange(24.0).reshape(2, 3, 4) - 7
     b = np.arange(float(np.prod(b_shape))).reshape(b_shape) / 3
@@ -97,3 +98,31 @@ def test_sign_of_negative_zero_is_positive_zero(xp, runtime, dtype):
     out = xp.sign(xp.asarray(x))
     _same(out, np.sign(x))
     np.testing.assert_array_equal(np.signbit(np.asarray(out)), np.signbit(np.sign(x)))
+
+
+ARANGE_CASES = [
+    ((255, 0, -1), np.uint8),  # a negative step of an unsigned dtype (raised OverflowError)
+    ((250, 3, -100), np.uint8),
+    ((1, 0, 255), np.uint8),  # empty: nothing is stored, nothing overflows
+    ((0, 1000, 1), np.uint8),  # numpy's fill wraps
+    ((-100, 127, 150), np.int8),
+    ((1, 2, 200), np.int8),  # one element: start + step is never stored
+    ((0.5, 5, 1), np.int8),
+]
+
+
+@pytest.mark.parametrize("args, dtype", ARANGE_CASES)
+def test_arange_small_integer_dtypes(xp, runtime, args, dtype):
+    _same(xp.arange(*args, dtype=dtype), np.arange(*args, dtype=dtype))
+
+
+@pytest.mark.parametrize("args, dtype", [((250, 3, -100), np.int8), ((300, 0, -1), np.uint8),
+                                         ((-1, 3, 1), np.uint8), ((0, 300, 200), np.int8)])
+def test_arange_start_out_of_range_raises_numpys_overflow_error(xp, args, dtype):
+    """A start (or, past one element, start + step) the dtype cannot hold
+    raises; it was silently wrapped."""
+    with pytest.raises(OverflowError) as numpys:
+        np.arange(*args, dtype=dtype)
+    with pytest.raises(OverflowError) as ours:
+        xp.arange(*args, dtype=dtype)
+    assert str(ours.value) == str(numpys.value)

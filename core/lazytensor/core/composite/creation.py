@@ -100,8 +100,10 @@ def arange(start: Scalar, stop: Scalar | None = None, step: Scalar = 1,
         raise DTypeError(f"arange: unsupported dtype {dtype}")
     n = arange_length(start, stop, step)
     fill = _FILL_DTYPE.get(dtype, dtype)
-    first = _cast(_cast(start, dtype), fill)
-    delta = _cast(_cast(start + step, dtype), fill) - first
+    first = _cast(_cast(start, dtype), fill) if n else 0
+    delta = _cast(_cast(start + step, dtype), fill) - first if n > 1 else 1
+    if dt.is_int(fill):  # numpy's fill subtracts in T: a negative step of unsigned T wraps
+        delta = np.asarray(delta).astype(fill).item()
     out = iota((n,), 0, fill)
     if delta != 1:
         out = make(Op.MUL, (out, const(delta, fill, (n,))))
@@ -111,7 +113,13 @@ def arange(start: Scalar, stop: Scalar | None = None, step: Scalar = 1,
 
 
 def _cast(value: Scalar, dtype: np.dtype) -> Scalar:
-    """A Python number rounded to ``dtype`` as numpy would store it."""
+    """A Python number rounded to ``dtype`` as numpy would store it: an
+    integer outside an integer dtype's range raises numpy's OverflowError."""
+    if dt.is_int(dtype) and isinstance(value, (int, np.integer)):
+        info = np.iinfo(dtype)
+        if not info.min <= int(value) <= info.max:
+            raise OverflowError(f"Python integer {int(value)} out of bounds for {dtype}")
+        return int(value)
     return np.asarray(value).astype(dtype).item() if dt.is_int(dtype) else \
         float(np.asarray(value, dtype=dtype).astype(dt.float64))
 
