@@ -418,3 +418,130 @@ def test_bincount_of_positions_is_lowered_where_its_length_is_known():
     assert fallbacks_now() == before
     same_on_both(lambda dev: torch.bincount(torch.randn(9, 5).to(dev).argmin(1), minlength=3))
     assert fallbacks_now() == before + 1
+
+
+class SqueezeExcite(nn.Module):
+    def __init__(self, c, r=4):
+        super().__init__()
+        self.fc = nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Conv2d(c, c // r, 1), nn.ReLU(),
+                                nn.Conv2d(c // r, c, 1), nn.Hardsigmoid())
+
+    def forward(self, x):
+        return x * self.fc(x)
+
+
+class SeparableBlock(nn.Module):
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.dw = nn.Conv2d(cin, cin, 3, stride, 1, groups=cin, bias=False)
+        self.pw = nn.Conv2d(cin, cout, 1, bias=False)
+        self.norm1, self.norm2 = nn.GroupNorm(2, cin), nn.GroupNorm(2, cout)
+        self.se = SqueezeExcite(cout)
+        same = cin == cout and stride == 1
+        self.short = nn.Identity() if same else nn.Conv2d(cin, cout, 1, stride)
+
+    def forward(self, x):
+        h = F.hardswish(self.norm1(self.dw(x)))
+        return self.short(x) + self.se(self.norm2(self.pw(h)))
+
+
+def init_weights(m):
+    if isinstance(m, nn.Conv2d):
+        nn.init.kaiming_normal_(m.weight, mode="fan_out", nonlinearity="relu")
+        if m.bias is not None:
+            nn.init.zeros_(m.bias)
+    elif isinstance(m, nn.GroupNorm):
+        nn.init.ones_(m.weight)
+        nn.init.zeros_(m.bias)
+
+
+def test_depthwise_separable_groupnorm_squeeze_excite_net_with_apply_init():
+    def program(dev):
+        torch.manual_seed(1)
+        model = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), SeparableBlock(8, 16, 2),
+                              nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(16, 5))
+        model.apply(init_weights)          # on the CPU: the same draws on both devices
+        model.to(dev)
+        opt = torch.optim.SGD(model.parameters(), lr=0.02, momentum=0.9)
+        sched = torch.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
+        xs, ys = torch.randn(3, 4, 3, 8, 8).to(dev), torch.randint(0, 5, (3, 4)).to(dev)
+        out, first = [], None
+        for step in range(3):
+            loss = F.cross_entropy(model(xs[step]), ys[step], label_smoothing=0.1)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            step_mark(dev)
+            out += [loss.detach(), sched.get_last_lr()[0]]
+            if step >= 1:
+                first = steady(dev, first)
+        return out + [model[1].dw.weight.detach(), model[1].se.fc[1].bias.grad]
+
+    same_on_both(program, rtol=2e-4, atol=2e-5)
+
+
+class HyperConv(nn.Module):
+    """A hypernetwork: per-sample conv kernels from a conditioning vector,
+    applied in one grouped convolution (the batch folded into channels)."""
+
+    def __init__(self, cond=4, cin=2, cout=3, k=3):
+        super().__init__()
+        self.shape = (cout, cin, k, k)
+        self.hyper = nn.Sequential(nn.Linear(cond, 16), nn.ReLU(),
+                                   nn.Linear(16, cout * cin * k * k))
+
+    def forward(self, x, z):
+        B, C, H, W = x.shape
+        kernels = self.hyper(z).view(B * self.shape[0], *self.shape[1:])
+        y = F.conv2d(x.reshape(1, B * C, H, W), kernels, padding=1, groups=B)
+        return y.view(B, self.shape[0], H, W)
+
+
+def test_hypernetwork_per_sample_kernels_through_a_grouped_convolution():
+    def program(dev):
+        model = HyperConv().to(dev)
+        opt = torch.optim.Adam(model.parameters(), lr=3e-3)
+        xs, zs, ts = torch.randn(3, 4, 2, 6, 6), torch.randn(3, 4, 4), torch.randn(3, 4, 3, 6, 6)
+        out, first = [], None
+        for step in range(3):
+            y = model(xs[step].to(dev), zs[step].to(dev))
+            loss = F.l1_loss(y, ts[step].to(dev))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            step_mark(dev)
+            out.append(loss.detach())
+            if step >= 1:
+                first = steady(dev, first)
+        return out + [y.detach(), model.hyper[2].weight.grad]
+
+    same_on_both(program, rtol=1e-4, atol=1e-5)
+
+
+def test_cutmix_boxes_written_by_slices_with_mixed_label_targets():
+    def program(dev):
+        model = nn.Sequential(nn.Conv2d(3, 6, 3, padding=1), nn.ReLU(), nn.AdaptiveMaxPool2d(2),
+                              nn.Flatten(), nn.Linear(24, 4)).to(dev)
+        opt = torch.optim.NAdam(model.parameters(), lr=2e-3)
+        images, labels = torch.rand(3, 6, 3, 12, 12).to(dev), torch.randint(0, 4, (3, 6)).to(dev)
+        boxes = [(2, 8, 1, 7), (0, 6, 4, 10), (3, 9, 5, 11)]   # one size: no recompile
+        out, first = [], None
+        for step in range(3):
+            x, y = images[step].clone(), labels[step]
+            perm = torch.randperm(6, generator=torch.Generator().manual_seed(step)).to(dev)
+            r0, r1, c0, c1 = boxes[step]
+            x[:, :, r0:r1, c0:c1] = x[perm, :, r0:r1, c0:c1]
+            lam = 1 - (r1 - r0) * (c1 - c0) / 144
+            logits = model(x)
+            loss = lam * F.cross_entropy(logits, y) + (1 - lam) * F.cross_entropy(logits, y[perm])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            step_mark(dev)
+            out += [loss.detach(), x[0, 0]]
+            if step >= 1:
+                first = steady(dev, first)
+        return out + [model[0].weight.detach()]
+
+    same_on_both(program, rtol=1e-4, atol=1e-5)

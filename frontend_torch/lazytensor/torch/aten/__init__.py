@@ -42,4 +42,5 @@ def _merge() -> dict:
 
 
 TABLE = _merge()
+TABLE.update({op: amp.unapplied_cpu_autocast(op, TABLE[op]) for op in amp.LOWERED_BY_CPU_AUTOCAST})
 INPLACE_NODES = elementwise.INPLACE_NODES  # in-place fast paths (see elementwise.py)
