@@ -255,7 +255,10 @@ class Runtime:
         live = _operations_held(handles, half)
         if live > half:
             self.metrics.count("auto_cuts")
-            self.sync()
+            # without donations: a cut comes in the middle of an op, whose
+            # nodes not yet in handles (the other outputs of a backward) may
+            # read the buffers below it in the next graph
+            self.sync(donate=False)
         else:
             self._cut_mark = RECORDED.recorded - live
 
@@ -281,8 +284,9 @@ class Runtime:
                 handles.append(handle)
         return handles
 
-    def sync(self, extra: tuple = ()) -> None:
-        """Materialize every live pending handle (and ``extra``) in one graph."""
+    def sync(self, extra: tuple = (), donate: bool = True) -> None:
+        """Materialize every live pending handle (and ``extra``) in one graph;
+        ``donate=False``: give no input buffer to the outputs."""
         handles = self.pending_handles()
         self._pending = []
         for handle in extra:  # observed leaves too: a shaped SCALAR or CONST has no buffer yet
@@ -292,9 +296,9 @@ class Runtime:
         self.metrics.count("ops_recorded", recorded - self._recorded_mark)
         self._recorded_mark = self._cut_mark = recorded
         if handles:
-            self._execute(handles)
+            self._execute(handles, donate and self.donate)
 
-    def _execute(self, handles: list[Handle]) -> None:
+    def _execute(self, handles: list[Handle], donate: bool) -> None:
         _freeze_startup_objects()
         roots: list[Node] = []
         position: dict[int, int] = {}
@@ -304,8 +308,7 @@ class Runtime:
                 position[id(node)] = len(roots)
                 roots.append(node)
         start = time.perf_counter()
-        plan = compiler.plan(roots, None if self.donate else (lambda leaf, uses: False),
-                             self.pool)
+        plan = compiler.plan(roots, None if donate else (lambda leaf, uses: False), self.pool)
         if self.donate:
             compiler.add_scratch(plan, self.pool)
         self.metrics.add_time("trace_plan", time.perf_counter() - start)
