@@ -127,7 +127,7 @@ def reshape_strides(shape, strides: Strides, newshape, itemsize: int):
 def index_strides(shape, strides: Strides, itemsize: int, items: Sequence) -> Strides:
     """Strides after basic indexing by ``items`` (ints, slices and None, the
     Ellipsis already expanded, one entry per consumed or new dim)."""
-    if strides is None and all(isinstance(i, int) for i in items[:-1]) and _is_c_tail(items):
+    if strides is None and _keeps_c_order(items):
         return None
     st = full(shape, strides, itemsize)
     out_shape, out_st, dim = [], [], 0
@@ -147,8 +147,18 @@ def index_strides(shape, strides: Strides, itemsize: int, items: Sequence) -> St
     return normalize(out_shape, out_st, itemsize)
 
 
-def _is_c_tail(items) -> bool:
-    return not items or isinstance(items[-1], int) or items[-1] == slice(None)
+def _keeps_c_order(items) -> bool:
+    """Whether a C-contiguous array indexed by ``items`` stays C-contiguous
+    (the common loop reads ``x[i]``, ``x[i, 1:-1]``, ``x[j:j + n]``): ints,
+    then at most one unit-step slice, then whole axes."""
+    k, n = 0, len(items)
+    while k < n and isinstance(items[k], int):
+        k += 1
+    if k < n and type(items[k]) is slice and items[k].step in (None, 1):
+        k += 1
+    while k < n and items[k] == slice(None):
+        k += 1
+    return k == n
 
 
 def k_order(out_shape: Sequence[int], operands: Sequence[tuple]) -> Strides:

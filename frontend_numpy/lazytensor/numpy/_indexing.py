@@ -28,6 +28,7 @@ from lazytensor.core.composite.shape import reshape
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import CoreError, make
+from lazytensor.core.runtime import ViewHandle
 from lazytensor.numpy import _errors, _masked_writes
 from lazytensor.numpy._base import lift, ndarray, node_of, wrap
 from lazytensor.numpy._ufuncs import assign, stored
@@ -122,6 +123,8 @@ def setitem(a: ndarray, index, value) -> None:
     """``a[index] = value`` (through to the base when ``a`` is a view)."""
     if is_read_only(a):
         raise _errors.read_only_error()
+    if _writes_itself(a, index, value):
+        return
     try:
         full = _masked_writes.written(a, index, value)
         if full is not None:  # x[m] = f(x[m]): where(m, f(x), x), no data-dependent shape
@@ -141,6 +144,17 @@ def setitem(a: ndarray, index, value) -> None:
         assign(a, ci.setitem(node, index, v, upload=True))
     except CoreError as exc:
         raise _errors.translate(exc) from None
+
+
+def _writes_itself(a: ndarray, index, value) -> bool:
+    """``a[index] = v`` where ``v`` is the view ``a[index]`` (Python stores
+    ``a[i:j]`` back after ``a[i:j] += w`` wrote through it): nothing to do."""
+    handle = getattr(value, "_h", None)
+    if not isinstance(handle, ViewHandle) or handle.base is not a._h:
+        return False
+    entries = index if type(index) is tuple else (index,)
+    return all(type(e) in _BASIC_TYPES and not _lazy_slice(e) for e in entries) \
+        and cv.reads(handle.forward, a.shape, index)
 
 
 def _cycled(value, shape: tuple[int, ...]) -> ndarray | None:

@@ -43,8 +43,34 @@ def view_of(x: Node, index: Any) -> ViewPair:
     plan = plan_index(x.shape, index)
     if not plan.is_basic:
         raise NotAViewError("advanced (array) indexing returns a copy, not a view")
-    return (lambda base: apply_plan(base, plan),
-            lambda base, view: update_plan(base, plan, view))
+    return _Read(plan), lambda base, view: update_plan(base, plan, view)
+
+
+class _Read:
+    """The forward function of an indexing view; it keeps its plan, so that
+    ``reads`` can tell which elements the view shows."""
+
+    __slots__ = ("plan",)
+
+    def __init__(self, plan) -> None:
+        self.plan = plan
+
+    def __call__(self, base: Node) -> Node:
+        return apply_plan(base, self.plan)
+
+
+def reads(forward: Forward, shape: tuple[int, ...], index: Any) -> bool:
+    """Whether a view's ``forward`` (from ``view_of``) shows exactly
+    ``x[index]`` of its base, whose shape is ``shape``: then writing the view
+    back there (``x[i:j] += v`` stores ``x[i:j]`` into itself after the
+    in-place add) changes nothing. ``index`` must be basic.
+
+    >>> from lazytensor.core.runtime import constant
+    >>> forward, _ = view_of(constant(np.zeros((3, 4)), np.dtype("float32")), (1, slice(2)))
+    >>> reads(forward, (3, 4), (1, slice(2))), reads(forward, (3, 4), (1, slice(3)))
+    (True, False)
+    """
+    return type(forward) is _Read and forward.plan == plan_index(shape, index)
 
 
 def transpose_view(x: Node, axes: Sequence[int] | None = None) -> ViewPair:
