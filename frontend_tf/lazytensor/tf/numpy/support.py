@@ -103,7 +103,8 @@ CONFORMANCE = (
     "virtual CPU devices and `backing_device`, "
     "`np_arrays.ndarray` being `tf.Tensor` (np_arrays_test checks tf.Tensor's monkey-patched "
     "methods; np_interop_test checks that tnp arrays are tf.Tensors and that tf ops, tf.data, "
-    "tf.map_fn and tf.vectorized_map give tnp arrays), `.shape` as a tuple and "
+    "tf.map_fn and tf.vectorized_map give tnp arrays), `np_utils_test` (TensorFlow's "
+    "docstring decorators, `np_utils.np_doc`, which are no tnp function), `.shape` as a tuple and "
     "`dtype.type` (TensorFlow 2.21 fails those too), and "
     "tests newer than the installed TensorFlow (TensorFlow 2.21 fails them as well: "
     "`--reference` shows which).",
