@@ -297,3 +297,96 @@ def test_slice_writes_across_automatic_cuts():
             got = overlap_add(lnp, lnp.asarray(x), lnp.asarray(h))
             np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12)
         assert rt.metrics.counters["auto_cuts"] > 3 and rt.metrics.counters["donated_buffers"]
+
+
+def newton_system(np, x0):
+    """Newton's method for a nonlinear system with a forward-difference
+    Jacobian built column by column (np.eye columns as steps), damped by a
+    backtracking line search on the residual norm read as a float."""
+    def F(v):
+        x, y, z = v
+        return np.array([x ** 2 + y ** 2 + z ** 2 - 3.0, x * y * z - 1.0, np.exp(x - 1) - y])
+
+    v = x0.astype(float)
+    history = []
+    for it in range(30):  # noqa: B007  (returned)
+        f = F(v)
+        norm = float(np.linalg.norm(f))
+        history.append(norm)
+        if norm < 1e-12:
+            break
+        J = np.empty((3, 3))
+        for j, e in enumerate(np.eye(3)):
+            J[:, j] = (F(v + 1e-7 * e) - f) / 1e-7
+        step = np.linalg.solve(J, -f)
+        t = 1.0
+        while np.linalg.norm(F(v + t * step)) > (1 - 1e-4 * t) * norm and t > 1e-3:
+            t *= 0.5
+        v = v + t * step
+    return v, it, np.array(history)
+
+
+def test_newton_for_a_nonlinear_system():
+    check(newton_system, np.array([2, 0.5, 1.5]), rtol=1e-6)
+
+
+def chebyshev_interpolation(np, f_samples, x_eval):
+    """Barycentric interpolation on Chebyshev points: the weights with
+    alternating signs, the formula with np.subtract.outer, exact hits
+    patched with np.isclose and np.where, and the max error against the
+    function on a fine grid compared with equispaced nodes."""
+    n = len(f_samples) - 1
+    k = np.arange(n + 1)
+    nodes = np.cos(np.pi * k / n)
+    w = (-1.0) ** k
+    w[[0, -1]] *= 0.5
+    d = np.subtract.outer(x_eval, nodes)
+    hit = np.isclose(d, 0, atol=1e-14)
+    d = np.where(hit, 1.0, d)
+    c = w / d
+    p = (c @ f_samples) / c.sum(axis=1)
+    exact_idx = np.argmax(hit, axis=1)
+    p = np.where(hit.any(axis=1), f_samples[exact_idx], p)
+    runge = 1 / (1 + 25 * x_eval ** 2)
+    equi = np.linspace(-1, 1, n + 1)
+    V = np.vander(equi, increasing=True)
+    coef = np.linalg.solve(V, 1 / (1 + 25 * equi ** 2))
+    p_equi = np.vander(x_eval, n + 1, increasing=True) @ coef
+    return p, float(np.max(np.abs(p - runge))), float(np.max(np.abs(p_equi - runge))), nodes
+
+
+def test_chebyshev_barycentric_interpolation():
+    n = 16
+    nodes = np.cos(np.pi * np.arange(n + 1) / n)
+    check(chebyshev_interpolation, 1 / (1 + 25 * nodes ** 2),
+          np.concatenate([np.linspace(-1, 1, 41), nodes[:3]]), rtol=1e-7)
+
+
+def gradient_histograms(np, img):
+    """HOG-like features: image gradients with np.gradient, magnitude and
+    unsigned orientation with np.hypot/np.arctan2, orientation bins by
+    np.digitize, per-cell histograms by a flat cell*bins index into
+    np.bincount with magnitude weights, and L2-Hys block normalization."""
+    gy, gx = np.gradient(img.astype(np.float64))
+    mag = np.hypot(gx, gy)
+    ang = np.rad2deg(np.arctan2(gy, gx)) % 180
+    nb, cell = 9, 4
+    b = np.minimum(np.digitize(ang, np.linspace(0, 180, nb + 1)[1:-1]), nb - 1)
+    h, w = img.shape
+    rows, cols = np.indices((h, w))
+    cell_id = (rows // cell) * (w // cell) + cols // cell
+    hist = np.bincount((cell_id * nb + b).ravel(), weights=mag.ravel(),
+                       minlength=(h // cell) * (w // cell) * nb).reshape(h // cell, w // cell, nb)
+    blocks = np.concatenate([hist[:-1, :-1], hist[1:, :-1], hist[:-1, 1:], hist[1:, 1:]], axis=-1)
+    v = blocks / np.sqrt((blocks ** 2).sum(axis=-1, keepdims=True) + 1e-6)
+    v = np.minimum(v, 0.2)
+    v /= np.sqrt((v ** 2).sum(axis=-1, keepdims=True) + 1e-6)
+    return hist, v.ravel()[:50], np.argmax(hist.sum(axis=(0, 1)))
+
+
+def test_gradient_orientation_histograms():
+    rng = np.random.default_rng(116)
+    y, x = np.mgrid[0:16, 0:20]
+    img = 128 + 60 * np.sin(x / 3.0) * np.cos(y / 4.0) + rng.normal(0, 5, (16, 20))
+    img = img.astype(np.uint8)
+    check(gradient_histograms, img, rtol=1e-7)
