@@ -312,6 +312,10 @@ class GradientTape:
             if variable is not None and self._tf_tape is not None and self._recording:
                 self._tf_tape.watch(variable)
                 continue
+            if _tf.is_tf_value(t) and self._tf_tape is not None and self._recording:
+                self._tf_tape.watch(t)  # a source on TensorFlow's side (tf_source)
+                self._tf_tape.watching = True
+                continue
             if not isinstance(t, ndarray) or not self._recording:
                 raise ValueError(f"GradientTape.watch needs a lazy array inside the tape, got "
                                  f"{type(t).__name__}")
