@@ -390,3 +390,19 @@ def test_gradient_orientation_histograms():
     img = 128 + 60 * np.sin(x / 3.0) * np.cos(y / 4.0) + rng.normal(0, 5, (16, 20))
     img = img.astype(np.uint8)
     check(gradient_histograms, img, rtol=1e-7)
+
+
+def test_a_loop_of_writes_alone_is_still_cut():
+    """The cut held back during a write is checked after it: a loop that
+    only writes (x[i] = v, y[i] += w) still gets automatic cuts."""
+    import lazytensor.numpy as lnp
+    from lazytensor.core.runtime import Runtime, use_runtime
+
+    with use_runtime(Runtime(node_limit=50, interpret_nodes=10**9)) as rt:
+        x, y, w = lnp.zeros(300), lnp.zeros((300, 4)), lnp.ones(4)
+        for i in range(300):
+            x[i] = float(i)
+            y[i] += w
+        assert rt.metrics.counters["auto_cuts"] >= 10
+        np.testing.assert_array_equal(np.asarray(x), np.arange(300.0))
+        np.testing.assert_array_equal(np.asarray(y), np.ones((300, 4)))

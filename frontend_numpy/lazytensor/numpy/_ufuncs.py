@@ -448,9 +448,12 @@ def assign(target: ndarray, node: Node) -> None:
         raise _errors.read_only_error()
     # no automatic cut inside: a view's write would cut after its base took
     # the write but before the view kept ``node``, which then stood for the
-    # view of the new base while still reading the old base's (donated) buffer
-    with get_runtime().holding_cuts():
+    # view of the new base while still reading the old base's (donated)
+    # buffer; the cut held back is checked once the write is complete
+    runtime = get_runtime()
+    with runtime.holding_cuts():
         handle.assign(node)
+    runtime.track(getattr(handle, "base", handle))
 
 
 def inplace(ufunc: np.ufunc, target: ndarray, other):
