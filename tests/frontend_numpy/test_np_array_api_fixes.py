@@ -126,3 +126,31 @@ def test_arange_start_out_of_range_raises_numpys_overflow_error(xp, args, dtype)
     with pytest.raises(OverflowError) as ours:
         xp.arange(*args, dtype=dtype)
     assert str(ours.value) == str(numpys.value)
+
+
+@pytest.mark.parametrize("shape, mask_shape", [((1,), (0,)), ((3, 4), (0,)), ((3, 4), (0, 4)),
+                                               ((3, 4), (3, 0)), ((3, 4), (0, 0))])
+def test_mask_with_an_empty_axis_selects_nothing(xp, runtime, shape, mask_shape):
+    """numpy: a boolean axis of length 0 indexes any axis (an empty selection);
+    it raised IndexError. Reads and writes, against numpy."""
+    host = np.arange(float(np.prod(shape))).reshape(shape)
+    mask = np.zeros(mask_shape, dtype=bool)
+    x = xp.asarray(host)
+    _same(x[mask], host[mask])
+    _same(x[xp.asarray(mask)], host[mask])
+    expected = host.copy()
+    expected[mask] = 7.0
+    x[mask] = 7.0
+    _same(x, expected)
+
+
+@pytest.mark.parametrize("shape, mask_shape",
+                         [((3, 4), (0, 2)), ((3, 4), (2, 0)), ((3, 4), (1, 4))])
+def test_mask_axis_mismatch_still_raises_numpys_error(xp, shape, mask_shape):
+    host = np.zeros(shape)
+    mask = np.zeros(mask_shape, dtype=bool)
+    with pytest.raises(IndexError) as numpys:
+        host[mask]
+    with pytest.raises(IndexError) as ours:
+        xp.asarray(host)[mask]
+    assert str(ours.value) == str(numpys.value)

@@ -91,7 +91,7 @@ def getitem(a: ndarray, index):
         entries = core_index(index)  # first: reading a lazy mask runs the graph
         node = a._h.node
         if not _is_basic(entries):
-            out = wrap(ci.getitem(node, entries, upload=True))
+            out = wrap(ci.getitem(node, entries, upload=True, empty_mask_axes=True))
             if _masked_writes.leading_mask(index, node.shape):
                 _masked_writes.tag_read(out, node, index, _masked_writes.mask_node(index))
             return out
@@ -141,7 +141,7 @@ def setitem(a: ndarray, index, value) -> None:
                               make(Op.RESHAPE, (v,), ()), node.dtype, node.shape)
             assign(a, make(Op.SELECT, (mask, fill, node)))
             return
-        assign(a, ci.setitem(node, index, v, upload=True))
+        assign(a, ci.setitem(node, index, v, upload=True, empty_mask_axes=True))
     except CoreError as exc:
         raise _errors.translate(exc) from None
 

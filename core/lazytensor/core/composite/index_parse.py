@@ -109,15 +109,18 @@ def expand_basic(index: Any, ndim: int) -> list:
     return [*entries[:at], *fill, *entries[at + 1:]]
 
 
-def unmask(tokens: list, shape: tuple[int, ...]) -> tuple[list, tuple[int, ...]]:
+def unmask(tokens: list, shape: tuple[int, ...],
+           empty_mask_axes: bool = False) -> tuple[list, tuple[int, ...]]:
     """Masks become their nonzero() int arrays; 0-d bools a new size-1 axis
     indexed by [0] (True) or [] (False). Returns tokens and the shape of x
-    with those axes inserted."""
+    with those axes inserted. ``empty_mask_axes``: a mask axis of length 0
+    selects nothing whatever the length of the axis it indexes (numpy's rule;
+    torch raises)."""
     out, pre_shape, dim = [], [], 0
     for kind, p in tokens:
         if kind == "mask":
             for i, (want, got) in enumerate(zip(shape[dim:dim + p.ndim], p.shape, strict=False)):
-                if want != got:
+                if want != got and not (empty_mask_axes and got == 0):
                     raise IndexingError(
                         f"boolean index did not match indexed array along axis {dim + i}; "
                         f"size of axis is {want} but size of corresponding boolean axis is "

@@ -105,17 +105,19 @@ class IndexPlan:
         return not self.adv_dims
 
 
-def plan_index(shape: tuple[int, ...], index: Any, upload: bool = False) -> IndexPlan:
+def plan_index(shape: tuple[int, ...], index: Any, upload: bool = False,
+               empty_mask_axes: bool = False) -> IndexPlan:
     """Parse ``index`` against an array of ``shape`` (raises numpy's errors).
     A basic index (ints, slices, None, Ellipsis) holds no nodes: its plan
     is memoized per (shape, index), as training loops index the same way
     every step. ``upload``: host index arrays (and masks' ``nonzero()``)
     become device data instead of constants, so a new index of the same
     shape reuses the compiled graph; their host values still decide the
-    bounds checks and whether the indices are unique."""
+    bounds checks and whether the indices are unique. ``empty_mask_axes``:
+    see ``index_parse.unmask``."""
     key = _basic_key(index)
     if key is None:
-        return _plan_index(shape, index, upload)
+        return _plan_index(shape, index, upload, empty_mask_axes)
     memo_key = (tuple(shape), key)
     plan = _BASIC_PLANS.get(memo_key)
     if plan is None:
@@ -147,8 +149,9 @@ def _basic_key(index: Any) -> tuple | None:
     return tuple(key)
 
 
-def _plan_index(shape: tuple[int, ...], index: Any, upload: bool = False) -> IndexPlan:
-    tokens, pre_shape = unmask(expand(index, len(shape)), tuple(shape))
+def _plan_index(shape: tuple[int, ...], index: Any, upload: bool = False,
+                empty_mask_axes: bool = False) -> IndexPlan:
+    tokens, pre_shape = unmask(expand(index, len(shape)), tuple(shape), empty_mask_axes)
     has_adv = any(kind in ("array", "bool0") for kind, _ in tokens)
     triples, drop, slots, adv, adv_dims, hosts = [], [], [], [], [], []
     dim = new_axes = 0  # new_axes: axes of 0-d bools before dim (not x's)
@@ -262,14 +265,15 @@ def bool_indices(mask: np.ndarray) -> tuple[Node, ...]:
 
 # -------------------------------------------------------------------- reads
 
-def getitem(x: Node, index: Any, mode: str = "clip", upload: bool = False) -> Node:
+def getitem(x: Node, index: Any, mode: str = "clip", upload: bool = False,
+            empty_mask_axes: bool = False) -> Node:
     """``x[index]`` with numpy's semantics (a copy: see views.py for views).
 
     Shape rule: numpy's; dtype unchanged. ``mode``: what a dynamic
     out-of-bounds array index reads ("clip", or "fill" with XLA's fill
     value: see rules/indexing.py);
-    ``upload``: host index arrays become device data (see ``plan_index``)."""
-    return apply_plan(x, plan_index(x.shape, index, upload), mode)
+    ``upload``, ``empty_mask_axes``: see ``plan_index``."""
+    return apply_plan(x, plan_index(x.shape, index, upload, empty_mask_axes), mode)
 
 
 def apply_plan(x: Node, plan: IndexPlan, mode: str = "clip") -> Node:
@@ -377,14 +381,16 @@ def _combine(kind: str, old: Node, update: Node) -> Node:
 
 
 def setitem(x: Node, index: Any, value: Node | bool | int | float | complex,
-            kind: str = "set", unique_indices: bool = False, upload: bool = False) -> Node:
+            kind: str = "set", unique_indices: bool = False, upload: bool = False,
+            empty_mask_axes: bool = False) -> Node:
     """The functional ``x[index] = value``: a new node equal to x except at
     ``index``. ``value`` is converted to x's dtype and broadcast to the
     indexed shape. ``kind`` "add"/"mul"/"min"/"max" combines with the
     current values instead, accumulating over duplicate advanced indices.
     ``unique_indices`` promises no duplicates (skips last-write-wins);
-    ``upload``: host index arrays become device data (see ``plan_index``)."""
-    return update_plan(x, plan_index(x.shape, index, upload), value, kind, unique_indices)
+    ``upload``, ``empty_mask_axes``: see ``plan_index``."""
+    plan = plan_index(x.shape, index, upload, empty_mask_axes)
+    return update_plan(x, plan, value, kind, unique_indices)
 
 
 def update_plan(x: Node, plan: IndexPlan, value, kind: str = "set",
