@@ -145,16 +145,15 @@ def render() -> str:
         "`x.__array_namespace__()` is `lazytensor.numpy.array_api` (standard 2023.12). "
         "data-apis' array-api-tests, run on it with `ci/array_api_conformance.py --source DIR` "
         "(hypothesis, 20 examples a test; numpy's own namespace as the reference), pass but for "
-        "what numpy fails too (`finfo` fields are numpy scalars, not Python floats) and two "
-        "known differences: a boolean mask with a zero-length axis that does not match the "
-        "indexed axis raises `IndexError` (numpy returns an empty selection), and "
-        "`linspace(..., endpoint=False)` can differ from numpy's (and from an element read on "
-        "its own) in the last bit, where XLA on CPU fuses `i * step + start` into one "
-        "multiply-add. Found and fixed with it: the arrays' `device`, `to_device`, "
-        "`__dlpack__`, `__dlpack_device__` and the namespace's `from_dlpack`; "
-        "`__array_namespace__(api_version=)` checks the version; the standard's `vecdot(axis=)` "
-        "records lazily; `abs` of a complex value with an infinite part is `inf` and "
-        "`sign(-0.0)` is `+0.0`; `arange` with small integer dtypes and negative steps.",
+        "what numpy fails too (`finfo` fields are numpy scalars, not Python floats) and one "
+        "known difference: `linspace(..., endpoint=False)` can differ from numpy's (and from "
+        "an element read on its own) in the last bit, where XLA on CPU fuses "
+        "`i * step + start` into one multiply-add. Found and fixed with it: the arrays' "
+        "`device`, `to_device`, `__dlpack__`, `__dlpack_device__` and the namespace's "
+        "`from_dlpack`; `__array_namespace__(api_version=)` checks the version; the "
+        "standard's `vecdot(axis=)` records lazily; `abs` of a complex value with an infinite "
+        "part is `inf` and `sign(-0.0)` is `+0.0`; `arange` with small integer dtypes and "
+        "negative steps; a boolean mask with a zero-length axis selects nothing.",
         "",
         "## known differences from numpy",
         "",
