@@ -87,7 +87,12 @@ def _persistent_underneath(tape):
 
 
 def _enter(self):
-    if getattr(self, "_lazytensor_inner", False):
+    from tensorflow.python.eager import context
+
+    # a tape inside a traced tf.function sees no lazy array (a tf.function
+    # called with lazy arrays runs its Python code: ``_function``), nor does
+    # the TensorFlow tape of a lazytensor tape
+    if getattr(self, "_lazytensor_inner", False) or not context.executing_eagerly():
         return _ORIGINAL["__enter__"](self)
     with _persistent_underneath(self):
         _ORIGINAL["__enter__"](self)
