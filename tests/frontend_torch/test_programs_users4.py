@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import math
 
+import pytest
 import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .conftest import DEV
 from .programs import fallbacks as fallbacks_now
 from .programs import same_on_both
 from .test_programs_users2 import steady, step_mark
@@ -545,3 +547,19 @@ def test_cutmix_boxes_written_by_slices_with_mixed_label_targets():
         return out + [model[0].weight.detach()]
 
     same_on_both(program, rtol=1e-4, atol=1e-5)
+
+
+def test_a_model_left_on_the_cpu_raises_at_its_forward_as_on_cuda():
+    """Forgetting model.to(dev): torch raises its same-device error at the
+    first layer (as for CUDA inputs), not a confusing error at opt.step."""
+    def calls(dev):
+        x, img = torch.randn(8, 4).to(dev), torch.randn(1, 1, 5, 5).to(dev)
+        return [lambda: nn.Linear(4, 2)(x), lambda: nn.Conv2d(1, 2, 3)(img),
+                lambda: x @ torch.randn(4, 3), lambda: torch.bmm(x[None], torch.randn(1, 4, 2)),
+                lambda: torch.addmm(torch.zeros(3), x, torch.randn(4, 3).to(dev)),
+                lambda: x @ torch.randn(4, 3).to(dev) * torch.tensor(2.0)]
+
+    for call in calls(DEV)[:5]:
+        with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+            call()
+    same_on_both(lambda dev: calls(dev)[5]())   # a CPU 0-d tensor is still a scalar

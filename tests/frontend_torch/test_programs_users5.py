@@ -331,7 +331,7 @@ def test_autocast_regions_leave_lazy_tensors_in_float32_and_say_so(monkeypatch):
     torch.testing.assert_close(out.cpu(), expected, rtol=1e-5, atol=1e-6)
     with pytest.raises(RuntimeError, match="unsupported autocast device_type 'lazy'"):
         torch.autocast(device_type=DEV.type, dtype=torch.bfloat16)
-    bf = lazy_model.to(torch.bfloat16)(x.to(DEV, torch.bfloat16))
+    bf = model.to(DEV, torch.bfloat16)(x.to(DEV, torch.bfloat16))
     assert bf.dtype == torch.bfloat16
 
 

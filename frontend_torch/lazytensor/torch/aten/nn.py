@@ -19,7 +19,7 @@ from lazytensor.core.composite.linalg import matmul
 from lazytensor.torch import _promotion as P
 from lazytensor.torch._rng import next_key
 from lazytensor.torch._tensor import NUMPY_OF, scalar_type_name, wrap
-from lazytensor.torch.aten._common import aten, dim, elementwise, node, opmath
+from lazytensor.torch.aten._common import aten, dim, elementwise, node, operand, opmath
 from lazytensor.torch.aten.indexing import index_checked
 
 import torch
@@ -45,7 +45,7 @@ def _same_dtype(name: str, a: Node, b: Node) -> None:
 
 # ------------------------------------------------------------ products
 def _mm_node(a, b) -> Node:
-    na, nb = node(a), node(b)
+    na, nb = operand(a), operand(b)
     if na.ndim != 2 or nb.ndim != 2:
         raise RuntimeError(f"{'self' if na.ndim != 2 else 'mat2'} must be a matrix")
     if na.shape[1] != nb.shape[0]:
@@ -63,7 +63,7 @@ def _mm(a, b):
 
 
 def _bmm(a, b):
-    na, nb = node(a), node(b)
+    na, nb = operand(a), operand(b)
     if na.ndim != 3 or nb.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor" if na.ndim != 3
                            else "batch2 must be a 3D tensor")
@@ -76,15 +76,15 @@ def _bmm(a, b):
 
 
 def _addmm(bias, m1, m2, *, beta=1, alpha=1):
-    return wrap(layers.scaled_sum(node(bias), _mm_node(m1, m2), beta, alpha))
+    return wrap(layers.scaled_sum(operand(bias), _mm_node(m1, m2), beta, alpha))
 
 
 def _baddbmm(bias, b1, b2, *, beta=1, alpha=1):
-    return wrap(layers.scaled_sum(node(bias), node(_bmm(b1, b2)), beta, alpha))
+    return wrap(layers.scaled_sum(operand(bias), node(_bmm(b1, b2)), beta, alpha))
 
 
 def _dot(a, b):
-    na, nb = node(a), node(b)
+    na, nb = operand(a), operand(b)
     if na.ndim != 1 or nb.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {na.ndim}D and {nb.ndim}D tensors")
     if na.shape != nb.shape:
@@ -96,7 +96,7 @@ def _dot(a, b):
 
 
 def _mv(m, v):
-    nm, nv = node(m), node(v)
+    nm, nv = operand(m), operand(v)
     _same_dtype("mv", nm, nv)
     return wrap(matmul(nm, nv))
 
@@ -104,7 +104,7 @@ def _mv(m, v):
 # ---------------------------------------------------------- convolution
 def _convolution(x, weight, bias, stride, padding, dilation, transposed, output_padding,
                  groups):
-    nx, nw = node(x), node(weight)
+    nx, nw = operand(x), operand(weight)  # a CPU weight next to a lazy input: torch's error
     if nx.dtype != nw.dtype:
         raise RuntimeError(f"Input type ({x.dtype}) and weight type ({weight.dtype}) should be "
                            "the same")
@@ -112,7 +112,7 @@ def _convolution(x, weight, bias, stride, padding, dilation, transposed, output_
     def conv(a: Node) -> Node:
         out = layers.convolution(a, nw, stride, padding, dilation, transposed, output_padding,
                                  groups)
-        return out if bias is None else cnn.bias_add(out, node(bias), 1)
+        return out if bias is None else cnn.bias_add(out, operand(bias), 1)
 
     return wrap(layers.batched(conv, nx, nw.ndim))
 
