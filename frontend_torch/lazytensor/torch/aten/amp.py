@@ -83,7 +83,7 @@ def unapplied_cpu_autocast(op, impl):
     """``impl`` of ``op``, warning (once per op) when it runs inside an
     enabled ``torch.autocast("cpu")`` region, which leaves lazy tensors alone."""
     def run(*args, **kwargs):
-        if op not in _WARNED and getattr(_CPU_AUTOCAST, "on", False):
+        if getattr(_CPU_AUTOCAST, "on", False) and op not in _WARNED:
             _WARNED.add(op)
             warnings.warn(
                 f"lazytensor.torch: torch.autocast('cpu') does not apply to lazy tensors (as it "
