@@ -88,3 +88,18 @@ def test_a_read_is_tagged_only_through_a_lazy_mask_of_its_leading_shape():
     assert masked.source(x[x[:, 0] > 0]._h) is not None
     assert masked.source(x[np.asarray(X) > 0]._h) is None  # a host mask: general path
     assert masked.source(x[1:][x[1:] > 0]._h) is not None
+
+
+def test_the_general_path_compiles_per_count_not_per_mask():
+    """A masked read that the tags do not cover (a matmul) compiles once per
+    count: the mask's positions are uploaded as device data, not hashed into
+    the graph as a constant (three masks of one count: one compile)."""
+    data, weights = np.arange(12.0).reshape(6, 2), np.ones((2, 3))
+    with use_runtime() as rt:
+        x, w = lnp.asarray(data), lnp.asarray(weights)
+        for rows in ([0, 1, 0, 1, 0, 0], [1, 0, 0, 0, 1, 0], [0, 0, 1, 1, 0, 0]):
+            mask = np.array(rows, bool)
+            got = x[lnp.asarray(mask)] @ w
+            want = tnp.asarray(data)[tnp.asarray(mask)] @ tnp.asarray(weights)
+            assert_same(got, want, str(rows))
+        assert rt.metrics.counters["cache_misses"] == 1

@@ -147,7 +147,8 @@ def _getitem(self: ndarray, key):
                              f"dimensions {node.shape[:entry.ndim]}")
     if isinstance(key, tuple):
         return lowered("__getitem__", lambda: _tnp_getitem(node, entries), _INDEX_ERRORS)()
-    out = lowered("__getitem__", lambda: indexing.getitem(node, entries[0]), _INDEX_ERRORS)()
+    out = lowered("__getitem__", lambda: indexing.getitem(node, entries[0], upload=True),
+                  _INDEX_ERRORS)()
     _masked_reads.tag_read(out, node, key)
     return out
 
@@ -185,11 +186,11 @@ def _tnp_getitem(node: Node, entries: list) -> Node:
     scalars = [not _is_array_index(e) and isinstance(e, (int, np.integer, np.ndarray, Node))
                and not isinstance(e, (bool, np.bool_)) for e in entries]
     if not any(scalars) or not any(map(_is_array_index, entries)):
-        return indexing.getitem(node, tuple(entries))
+        return indexing.getitem(node, tuple(entries), upload=True)
     basic = tuple(slice(None) if _is_array_index(e) else e for e in entries)
     rest = tuple(e if _is_array_index(e) or e is Ellipsis else slice(None)
                  for e, s in zip(entries, scalars, strict=True) if not s)
-    return indexing.getitem(indexing.getitem(node, basic), rest)
+    return indexing.getitem(indexing.getitem(node, basic, upload=True), rest, upload=True)
 
 
 def _method(fn):
