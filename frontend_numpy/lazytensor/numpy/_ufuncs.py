@@ -446,14 +446,7 @@ def assign(target: ndarray, node: Node) -> None:
     handle = target._h
     if getattr(handle, "backward", True) is None:
         raise _errors.read_only_error()
-    # no automatic cut inside: a view's write would cut after its base took
-    # the write but before the view kept ``node``, which then stood for the
-    # view of the new base while still reading the old base's (donated)
-    # buffer; the cut held back is checked once the write is complete
-    runtime = get_runtime()
-    with runtime.holding_cuts():
-        handle.assign(node)
-    runtime.track(getattr(handle, "base", handle))
+    handle.assign(node)  # (an automatic cut inside is safe: ViewHandle.assign)
 
 
 def inplace(ufunc: np.ufunc, target: ndarray, other):
