@@ -39,6 +39,19 @@ def step_mark(dev) -> None:
         lt.mark_step()
 
 
+def train_step(opt, loss, dev, out: list, step: int, first: dict | None,
+               settled: int) -> dict | None:
+    """A program's optimizer step: backward, step, mark_step on the lazy
+    device, the detached loss kept in ``out``; from step ``settled`` on, a
+    check that the step compiled and ran nothing new (``steady``)."""
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    step_mark(dev)
+    out.append(loss.detach())
+    return steady(dev, first) if step >= settled else first
+
+
 def test_gan_with_two_optimizers_and_detach():
     def program(dev):
         gen = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 2)).to(dev)

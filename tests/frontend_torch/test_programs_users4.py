@@ -17,7 +17,7 @@ from torch import nn
 from .conftest import DEV
 from .programs import fallbacks as fallbacks_now
 from .programs import same_on_both
-from .test_programs_users2 import steady, step_mark
+from .test_programs_users2 import steady, step_mark, train_step
 
 
 def timestep_embedding(t, dim):
@@ -146,13 +146,7 @@ def test_mixture_density_network_negative_log_likelihood_and_mode_sampling():
             log_pi, mu, sigma = model(x)
             comp = torch.distributions.Normal(mu, sigma)
             nll = -torch.logsumexp(log_pi + comp.log_prob(y), dim=-1).mean()
-            opt.zero_grad()
-            nll.backward()
-            opt.step()
-            step_mark(dev)
-            out.append(nll.detach())
-            if step >= 2:
-                first = steady(dev, first)
+            first = train_step(opt, nll, dev, out, step, first, 2)
         with torch.no_grad():
             log_pi, mu, sigma = model(x)
             best = log_pi.argmax(-1, keepdim=True)
@@ -202,13 +196,7 @@ def test_unet_segmentation_with_skip_concat_transpose_conv_and_dice_loss():
             x, m = images[step].to(dev), masks[step].to(dev)
             logits = model(x)
             loss = F.cross_entropy(logits, m) + dice_loss(logits, m)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            step_mark(dev)
-            out.append(loss.detach())
-            if step >= 1:
-                first = steady(dev, first)
+            first = train_step(opt, loss, dev, out, step, first, 1)
         model.eval()
         with torch.no_grad():
             pred = model(images[0].to(dev)).argmax(1)
@@ -296,13 +284,7 @@ def test_neural_ode_trained_through_a_hand_written_rk4_integrator():
         for step in range(4):
             traj = rk4(func, y0, ts)
             loss = (traj[:, 0] - true).abs().mean()
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            step_mark(dev)
-            out.append(loss.detach())
-            if step >= 2:
-                first = steady(dev, first)
+            first = train_step(opt, loss, dev, out, step, first, 2)
         return out + [traj.detach(), func.net[0].weight.grad]
 
     same_on_both(program, rtol=1e-4, atol=1e-5)
@@ -332,13 +314,7 @@ def test_pixelcnn_masked_convolutions_with_a_non_persistent_mask_buffer():
         for step in range(3):
             target = images[step].to(dev)
             loss = F.cross_entropy(model(target.float() / 3), target.squeeze(1))
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            step_mark(dev)
-            out.append(loss.detach())
-            if step >= 1:
-                first = steady(dev, first)
+            first = train_step(opt, loss, dev, out, step, first, 1)
         x = torch.zeros(2, 1, 4, 4, device=dev)
         gen = torch.Generator().manual_seed(3)
         with torch.no_grad():
@@ -385,13 +361,7 @@ def test_hand_written_optimizer_subclass_with_state_and_param_groups():
         out, first = [], None
         for step in range(5):
             loss = F.huber_loss(model(x), y, delta=0.5)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            step_mark(dev)
-            out.append(loss.detach())
-            if step >= 2:
-                first = steady(dev, first)
+            first = train_step(opt, loss, dev, out, step, first, 2)
         st = opt.state_dict()
         return out + [st["state"][0]["m"], st["state"][3]["v"], st["state"][1]["step"],
                       [g["lr"] for g in st["param_groups"]]]
@@ -509,13 +479,7 @@ def test_hypernetwork_per_sample_kernels_through_a_grouped_convolution():
         for step in range(3):
             y = model(xs[step].to(dev), zs[step].to(dev))
             loss = F.l1_loss(y, ts[step].to(dev))
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            step_mark(dev)
-            out.append(loss.detach())
-            if step >= 1:
-                first = steady(dev, first)
+            first = train_step(opt, loss, dev, out, step, first, 1)
         return out + [y.detach(), model.hyper[2].weight.grad]
 
     same_on_both(program, rtol=1e-4, atol=1e-5)

@@ -19,7 +19,7 @@ from torch.utils.checkpoint import checkpoint
 
 from .conftest import DEV
 from .programs import same_on_both
-from .test_programs_users2 import steady, step_mark
+from .test_programs_users2 import steady, step_mark, train_step
 
 
 def test_maml_inner_loop_with_functional_call_and_create_graph():
@@ -99,13 +99,7 @@ def test_rnn_with_an_orthogonal_recurrent_weight_parametrization():
         out, first = [], None
         for step in range(3):
             loss = F.cross_entropy(model(xs[step]), ys[step])
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            step_mark(dev)
-            out.append(loss.detach())
-            if step >= 1:
-                first = steady(dev, first)
+            first = train_step(opt, loss, dev, out, step, first, 1)
         q = model.rec.weight.detach()
         eye = q @ q.T
         return out + [q, eye, model.rec.parametrizations.weight.original.detach()]
@@ -152,13 +146,7 @@ def test_wavenet_dilated_causal_convolutions_with_gated_units_and_skips():
         for step in range(3):
             x, target = seqs[step, :, :-1], seqs[step, :, 1:]
             loss = F.cross_entropy(model(x), target)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            step_mark(dev)
-            out.append(loss.detach())
-            if step >= 1:
-                first = steady(dev, first)
+            first = train_step(opt, loss, dev, out, step, first, 1)
         with torch.no_grad():
             probe = seqs[0, :1, :-1].clone()
             base = model(probe)
@@ -392,13 +380,7 @@ def test_skip_gram_with_negative_sampling_and_nearest_neighbours():
             pos = (c * context(ctxs[step])).sum(-1)
             neg = torch.bmm(context(negs[step]), c.unsqueeze(2)).squeeze(2)
             loss = -(F.logsigmoid(pos) + F.logsigmoid(-neg).sum(1)).mean()
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            step_mark(dev)
-            out.append(loss.detach())
-            if step >= 1:
-                first = steady(dev, first)
+            first = train_step(opt, loss, dev, out, step, first, 1)
         with torch.no_grad():
             emb = F.normalize(centre.weight, dim=1)
             sims = emb[:5] @ emb.T
@@ -459,13 +441,7 @@ def test_quantile_regression_with_a_pinball_loss_and_monotone_quantiles():
             q = torch.cat([raw[:, :1], raw[:, :1] + F.softplus(raw[:, 1:]).cumsum(1)], dim=1)
             err = y - q
             loss = torch.maximum(taus * err, (taus - 1) * err).mean()
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            step_mark(dev)
-            out.append(loss.detach())
-            if step >= 2:
-                first = steady(dev, first)
+            first = train_step(opt, loss, dev, out, step, first, 2)
         coverage = ((y >= q[:, :1]) & (y <= q[:, 2:])).float().mean()
         return out + [q.detach(), coverage, torch.quantile(y, taus)]
 
