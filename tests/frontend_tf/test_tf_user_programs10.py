@@ -14,7 +14,7 @@ import lazytensor.tf as ltf
 import numpy as np
 import pytest
 from lazytensor.core import metrics
-from tf_helpers import assert_same, lnp, tf, tnp
+from tf_helpers import lnp, same_as_tnp, tf
 
 
 def _rng(seed: int):
@@ -271,24 +271,14 @@ ROUND10 = {f.__name__: f for f in (
 
 @pytest.mark.parametrize("program", sorted(ROUND10))
 def test_user_program_round10(program):
-    fn = ROUND10[program]
-    want = fn(tnp, tf.Variable, tf.GradientTape, tf.constant)
-    metrics.reset()
-    got = fn(lnp, ltf.Variable, ltf.GradientTape, lnp.asarray)
-    assert not metrics.as_dict()["fallbacks"], metrics.as_dict()["fallbacks"]
-    assert_same(got, want, program, precision="float32")
+    same_as_tnp(ROUND10[program], program, precision="float32")
 
 
 @pytest.mark.parametrize("program", sorted(ROUND10))
 def test_user_program_round10_under_tensorflows_own_tape(program):
     """The same programs with TensorFlow's tf.GradientTape over the lazy
     arrays and lazytensor Variables (lazytensor.tf._tf_tape)."""
-    fn = ROUND10[program]
-    want = fn(tnp, tf.Variable, tf.GradientTape, tf.constant)
-    metrics.reset()
-    got = fn(lnp, ltf.Variable, tf.GradientTape, lnp.asarray)
-    assert not metrics.as_dict()["fallbacks"], metrics.as_dict()["fallbacks"]
-    assert_same(got, want, program, precision="float32")
+    same_as_tnp(ROUND10[program], program, tape=tf.GradientTape, precision="float32")
 
 
 # ------------------------------------------------ compile once per loop

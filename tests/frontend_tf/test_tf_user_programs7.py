@@ -13,7 +13,7 @@ import lazytensor.tf as ltf
 import numpy as np
 import pytest
 from lazytensor.core import metrics
-from tf_helpers import assert_same, lnp, tf, tnp
+from tf_helpers import assert_same, lnp, same_as_tnp, tf, tnp
 
 RNG = np.random.default_rng(7)
 
@@ -687,13 +687,7 @@ def test_user_program_round7(program):
     gradient accumulation, mixed float16/float32, tf.data feeding tnp,
     stateless/Generator random ops, scatters/band_part/segments, causal
     attention, CTC) give eager TensorFlow's values, dtypes and shapes."""
-    fn = PROGRAMS[program]
-    want = fn(tnp, tf.Variable, tf.GradientTape, tf.constant)
-    metrics.reset()
-    got = fn(lnp, ltf.Variable, ltf.GradientTape, lnp.asarray)
-    if program not in COUNTED:
-        assert not metrics.as_dict()["fallbacks"], metrics.as_dict()["fallbacks"]
-    assert_same(got, want, program,
+    same_as_tnp(PROGRAMS[program], program, fallbacks=program in COUNTED,
                 precision="float16" if program in LOW_PRECISION else "float32")
 
 

@@ -59,3 +59,20 @@ def assert_same(got, want, context: str = "", precision: str | None = None) -> N
 
 
 __all__ = ["assert_same", "lnp", "tf", "tnp", "to_numpy"]
+
+
+def same_as_tnp(fn, name: str, tape=None, fallbacks: bool = False,
+                precision: str | None = None) -> None:
+    """A user program ``fn(np_like, Variable, GradientTape, constant)`` run on
+    eager tnp and lazily gives the same values, dtypes and shapes, with no
+    eager fallback unless ``fallbacks``. ``tape``: the lazy run's tape class
+    (lazytensor.tf.GradientTape unless given)."""
+    import lazytensor.tf as ltf
+    from lazytensor.core import metrics
+
+    want = fn(tnp, tf.Variable, tf.GradientTape, tf.constant)
+    metrics.reset()
+    got = fn(lnp, ltf.Variable, tape or ltf.GradientTape, lnp.asarray)
+    if not fallbacks:
+        assert not metrics.as_dict()["fallbacks"], metrics.as_dict()["fallbacks"]
+    assert_same(got, want, name, precision)
