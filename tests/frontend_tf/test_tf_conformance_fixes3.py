@@ -254,3 +254,12 @@ def test_second_order_gradients_of_tf_variables_read_by_tnp_code(lazy_tape):
     assert got[3] is not None
     assert_same(got[2:], want[2:], precision="float32")
     np.testing.assert_allclose(np.asarray(got[1]), want[1].numpy(), rtol=2e-5, atol=2e-5)
+
+
+@pytest.mark.parametrize("args", [(0, -8, -4, "uint8"), (250, 3, -100, "int8"),
+                                  (255, 0, -1, "uint8")])
+def test_arange_out_of_a_small_integer_range_wraps_as_tnp(args):
+    """tnp's arange casts tf.range's values (a C cast: -4 is 252 in uint8),
+    where numpy raises OverflowError (the core's default since 6ccbe67)."""
+    *bounds, dtype = args
+    assert_same(lnp.arange(*bounds, dtype=dtype), tnp.arange(*bounds, dtype=dtype), str(args))

@@ -94,7 +94,7 @@ def _arange(start, end=None, step=1, *, dtype=None, layout=None, device=None,
         if stride == 0:  # (a step truncated to 0: the start repeated)
             return to_lazy(torch.full((size,), first, dtype=dtype))
         last = first + stride * size
-    return wrap(core_arange(first, last, stride, dtype=NUMPY_OF[dtype]))
+    return wrap(core_arange(first, last, stride, dtype=NUMPY_OF[dtype], wrap=True))
 
 
 def _integer_range(first, last, stride, dtype: torch.dtype) -> tuple[int, int, int]:

@@ -86,11 +86,13 @@ _FILL_DTYPE = {dt.float16: dt.float64, dt.bfloat16: dt.float64}
 
 
 def arange(start: Scalar, stop: Scalar | None = None, step: Scalar = 1,
-           dtype: np.dtype | None = None) -> Node:
+           dtype: np.dtype | None = None, wrap: bool = False) -> Node:
     """numpy.arange: ``start + i * delta`` for ``i < ceil((stop - start) /
     step)``, where, as in numpy's fill, ``delta = T(start + step) - T(start)``
     in the result dtype T. Default dtype: int64 for integer arguments, else
-    float64 (numpy's; other frameworks pass theirs)."""
+    float64 (numpy's; other frameworks pass theirs). A start (or start +
+    step) outside an integer T raises numpy's OverflowError, or with
+    ``wrap`` wraps around as a C cast (torch, TensorFlow)."""
     if stop is None:
         start, stop = 0, start
     if dtype is None:
@@ -100,8 +102,8 @@ def arange(start: Scalar, stop: Scalar | None = None, step: Scalar = 1,
         raise DTypeError(f"arange: unsupported dtype {dtype}")
     n = arange_length(start, stop, step)
     fill = _FILL_DTYPE.get(dtype, dtype)
-    first = _cast(_cast(start, dtype), fill) if n else 0
-    delta = _cast(_cast(start + step, dtype), fill) - first if n > 1 else 1
+    first = _cast(_cast(start, dtype, wrap), fill) if n else 0
+    delta = _cast(_cast(start + step, dtype, wrap), fill) - first if n > 1 else 1
     if dt.is_int(fill):  # numpy's fill subtracts in T: a negative step of unsigned T wraps
         delta = np.asarray(delta).astype(fill).item()
     out = iota((n,), 0, fill)
@@ -112,10 +114,11 @@ def arange(start: Scalar, stop: Scalar | None = None, step: Scalar = 1,
     return ew.convert(out, dtype)
 
 
-def _cast(value: Scalar, dtype: np.dtype) -> Scalar:
+def _cast(value: Scalar, dtype: np.dtype, wrap: bool = False) -> Scalar:
     """A Python number rounded to ``dtype`` as numpy would store it: an
-    integer outside an integer dtype's range raises numpy's OverflowError."""
-    if dt.is_int(dtype) and isinstance(value, (int, np.integer)):
+    integer outside an integer dtype's range raises numpy's OverflowError
+    (``wrap``: wraps around)."""
+    if dt.is_int(dtype) and isinstance(value, (int, np.integer)) and not wrap:
         info = np.iinfo(dtype)
         if not info.min <= int(value) <= info.max:
             raise OverflowError(f"Python integer {int(value)} out of bounds for {dtype}")

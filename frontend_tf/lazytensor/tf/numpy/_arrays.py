@@ -106,7 +106,7 @@ def _arange(start, stop=None, step=1, dtype=None):
     own = _range_dtypes(start, stop, step)
     if own is not None and any(d.kind == "f" for d in own):
         return ew.convert(_tf_float_range(start, stop, step, own), _dtype(dtype))
-    return creation.arange(start, stop, step, _dtype(dtype))
+    return creation.arange(start, stop, step, _dtype(dtype), wrap=True)  # (wraps, as tf.cast)
 
 
 def _size(x, axis=None):
