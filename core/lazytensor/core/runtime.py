@@ -143,8 +143,8 @@ class ViewHandle(Handle):
         self.base.assign(written)
         if self.base.node is written:
             self._cached, self._seen = node, written
-        # else an automatic cut inside the base's assign computed it (and may
-        # have donated the old base's buffers, which ``node`` reads): the view
+        # else an automatic cut inside the base's assign computed the base,
+        # and ``node`` (over the old base) no longer stands for the view: it
         # reads its value from the new base
 
     def _materialized(self, leaf: Node) -> None:
