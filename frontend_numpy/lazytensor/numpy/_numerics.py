@@ -8,7 +8,7 @@ depend on the *values* of lazy inputs (an index out of bounds, an all-NaN
 slice, non-monotonic lazy ``bins``) cannot be raised lazily; they are
 checked when the input is host data (lists, numpy arrays) and documented
 where a lazy input gives a sentinel instead. Variants with no lazy mapping
-(string ``bins``, ``polyfit(cov=True)``, complex nanargmax) run eagerly
+(string ``bins``, complex nanargmax) run eagerly
 through the shared fallback (warned and counted).
 """
 
@@ -388,11 +388,11 @@ def _poly_inputs(x, y, deg, w) -> tuple[Node, Node, Node | None]:
 
 @implements("polyfit")
 def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
-    """Least-squares fit on the core's SVD; ``cov=True`` and complex data run
-    eagerly. numpy's RankWarning (it depends on the data) is not issued."""
+    """Least-squares fit on the core's SVD; complex data run eagerly.
+    numpy's RankWarning (it depends on the data) is not issued."""
     deg = operator.index(deg)
     xs, ys, ws = _poly_inputs(x, y, deg, w)
-    if cov or any(dt.is_complex(n.dtype) for n in (xs, ys)):
+    if any(dt.is_complex(n.dtype) for n in (xs, ys)):
         return eager("numpy.polyfit", np.polyfit, (x, y, deg, rcond, full, w, cov), {})
     xtype = np.result_type(xs.dtype, np.float64) if not dt.is_inexact(xs.dtype) else xs.dtype
     # numpy.vander promotes x with int64: float32 data is fitted in float64
@@ -402,11 +402,30 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
         rcond = xs.shape[0] * cls.eps(xtype)
     fit = cls.polyfit(ew.convert(xs, dtype), ew.convert(ys, dtype), deg, float(rcond),
                       None if ws is None else ew.convert(ws, dtype))
+    if cov and not full:
+        return wrap(fit.x), _polyfit_cov(fit, xs, ys, ws, deg, dtype, cov)
     if not full:
         return wrap(fit.x)
     c, rank, s = wrap(fit.x), wrap(fit.rank), wrap(fit.s)
     resids = _residuals(fit, xs.shape[0], deg + 1, rank)
     return c, resids, rank, s, rcond
+
+
+def _polyfit_cov(fit, xs, ys, ws, deg, dtype, cov) -> ndarray:
+    """numpy.polyfit's coefficient covariance, scaled by the residual sum of
+    squares over len(x) - order unless ``cov == "unscaled"``; a (order,
+    order, k) stack for a 2-d y."""
+    base = wrap(cls.polyfit_cov(ew.convert(xs, dtype), deg,
+                                None if ws is None else ew.convert(ws, dtype)))
+    if ys.ndim == 2:
+        base = base[:, :, None]
+    if cov == "unscaled":
+        return base
+    m = xs.shape[0]
+    if m <= deg + 1:
+        raise ValueError("the number of data points must exceed order to scale the "
+                         "covariance matrix")
+    return base * (_residuals(fit, m, deg + 1, wrap(fit.rank)) / (m - deg - 1))
 
 
 # ------------------------------------------------------------------- linalg

@@ -157,6 +157,16 @@ def normal_lstsq(a: Node, b: Node, l2: float = 0.0) -> Node:
     return matmul(conj_t(a), cholesky_solve(factor, b))
 
 
+def _scaled_vander(x: Node, deg: int, w: Node | None) -> tuple[Node, Node]:
+    """numpy.polyfit's left-hand side: the (weighted) Vandermonde matrix of
+    ``x`` with its columns scaled to unit norm, and the column norms."""
+    lhs = numerics.vander(x, deg + 1)
+    if w is not None:
+        lhs = make(Op.MUL, (lhs, ew.broadcast_to(cs.reshape(w, (-1, 1)), lhs.shape)))
+    scale = make(Op.SQRT, (reduce("sum", make(Op.MUL, (lhs, lhs)), 0),))
+    return make(Op.DIV, (lhs, ew.broadcast_to(scale, lhs.shape))), scale
+
+
 def polyfit(x: Node, y: Node, deg: int, rcond: float, w: Node | None = None) -> Lstsq:
     """Least-squares polynomial coefficients (highest power first) of
     degree ``deg`` through (x, y) (numpy.polyfit: columns of the Vandermonde
@@ -168,19 +178,31 @@ def polyfit(x: Node, y: Node, deg: int, rcond: float, w: Node | None = None) -> 
     >>> polyfit(x, x, 1, 1e-12).x.shape
     (2,)
     """
-    lhs = numerics.vander(x, deg + 1)
+    lhs, scale = _scaled_vander(x, deg, w)
     rhs = y if y.ndim == 2 else cs.reshape(y, (-1, 1))
     if w is not None:
-        col = cs.reshape(w, (-1, 1))
-        lhs = make(Op.MUL, (lhs, ew.broadcast_to(col, lhs.shape)))
-        rhs = make(Op.MUL, (rhs, ew.broadcast_to(col, rhs.shape)))
-    scale = make(Op.SQRT, (reduce("sum", make(Op.MUL, (lhs, lhs)), 0),))
-    lhs = make(Op.DIV, (lhs, ew.broadcast_to(scale, lhs.shape)))
+        rhs = make(Op.MUL, (rhs, ew.broadcast_to(cs.reshape(w, (-1, 1)), rhs.shape)))
     fit = lstsq(lhs, rhs, rcond)
     c = make(Op.DIV, (fit.x, ew.broadcast_to(cs.reshape(scale, (-1, 1)), fit.x.shape)))
     if y.ndim == 1:
         c = cs.reshape(c, (-1,))
     return Lstsq(c, fit.residuals, fit.rank, fit.s)
+
+
+def polyfit_cov(x: Node, deg: int, w: Node | None = None) -> Node:
+    """The unscaled covariance of numpy.polyfit's coefficients,
+    inv(lhs^T lhs) / outer(scale, scale) over the scaled Vandermonde ``lhs``
+    (numpy.polyfit(cov="unscaled")). Shape rule: (deg + 1, deg + 1), x's dtype.
+
+    >>> from lazytensor.core.runtime import constant
+    >>> polyfit_cov(constant(np.arange(4.0), np.dtype("float64")), 1).shape
+    (2, 2)
+    """
+    lhs, scale = _scaled_vander(x, deg, w)
+    n = deg + 1
+    outer = make(Op.MUL, (ew.broadcast_to(cs.reshape(scale, (-1, 1)), (n, n)),
+                          ew.broadcast_to(cs.reshape(scale, (1, -1)), (n, n))))
+    return make(Op.DIV, (inv(matmul(conj_t(lhs), lhs)), outer))
 
 
 def cond(x: Node, p=None) -> Node:
