@@ -49,7 +49,8 @@ def test_softmax_classifier_with_momentum_and_minibatches():
     y = rng.integers(0, 3, 64)
     X = centres[y] + rng.normal(size=(64, 4))
     perms = [rng.permutation(64) for _ in range(3)]
-    check(softmax_classifier, X, y, 0.3 * rng.normal(size=(4, 8)), 0.3 * rng.normal(size=(8, 3)), perms,
+    W1, W2 = 0.3 * rng.normal(size=(4, 8)), 0.3 * rng.normal(size=(8, 3))
+    check(softmax_classifier, X, y, W1, W2, perms,
           rtol=1e-7)
 
 
@@ -155,7 +156,8 @@ def sales_group_by(np, store, product, qty, price):
     combo, combo_counts = np.unique(inv * n_prod + product, return_counts=True)
     best = pivot.argmax(axis=1)
     share = pivot / pivot.sum(axis=1, keepdims=True)
-    return keys, counts, total, total / counts, biggest, fewest, pivot, combo, combo_counts, best, share
+    return (keys, counts, total, total / counts, biggest, fewest, pivot, combo, combo_counts,
+            best, share)
 
 
 def test_group_by_with_unique_and_ufunc_at():
@@ -189,13 +191,15 @@ def drawdown_report(np, prices, bench):
     beta = cov[0, 1] / cov[1, 1]
     monthly = np.prod(1 + r[: len(r) // 21 * 21].reshape(-1, 21), axis=1) - 1
     sharpe = r.mean() / r.std(ddof=1) * np.sqrt(252)
-    return wealth, dd, dd[trough], (start, trough), vol, beta, monthly, sharpe, lr.sum(), np.exp(lr.sum())
+    return (wealth, dd, dd[trough], (start, trough), vol, beta, monthly, sharpe, lr.sum(),
+            np.exp(lr.sum()))
 
 
 def test_cumprod_returns_and_drawdown():
     rng = np.random.default_rng(135)
     bench = 100 * np.exp(np.cumsum(rng.normal(0.0003, 0.01, 253)))
-    prices = 50 * np.exp(np.cumsum(0.8 * np.diff(np.log(bench), prepend=np.log(100)) + rng.normal(0, 0.005, 253)))
+    steps = 0.8 * np.diff(np.log(bench), prepend=np.log(100)) + rng.normal(0, 0.005, 253)
+    prices = 50 * np.exp(np.cumsum(steps))
     check(drawdown_report, prices, bench, rtol=1e-8)
 
 
@@ -214,7 +218,8 @@ def detrend_and_smooth(np, t, x):
     lag = int(np.argmax(ac[5:] * (np.diff(ac, prepend=ac[0])[5:] <= 0))) + 5
     q, cov = np.polyfit(t, x, 2, cov=True)
     vertex = -q[1] / (2 * q[0])
-    return coef, smooth, valid, ac[:40], lag, q, np.sqrt(np.diag(cov)), vertex, np.polyval(np.polyder(q), vertex)
+    slope = np.polyval(np.polyder(q), vertex)
+    return coef, smooth, valid, ac[:40], lag, q, np.sqrt(np.diag(cov)), vertex, slope
 
 
 def test_polyfit_detrend_convolve_and_autocorrelation():
@@ -294,3 +299,84 @@ def test_polyfit_covariance_records_lazily():
     for mod in (np, lnp):
         with pytest.raises(ValueError, match="number of data points must exceed order"):
             mod.polyfit(mod.arange(3.0), mod.arange(3.0), 2, cov=True)
+
+
+def calendar_arithmetic(np, stamps, offsets):
+    """Integer calendar arithmetic on int32 seconds (negative ones before the
+    epoch): days and seconds of day by np.floor_divide/np.mod and divmod,
+    hours/minutes, weekdays, offsets clipped to a day, rounding to the
+    quarter hour, and a histogram of hours by np.bincount."""
+    day, sec = np.floor_divide(stamps, 86400), np.mod(stamps, 86400)
+    d2, s2 = divmod(stamps, 86400)
+    hours, rest = divmod(sec, 3600)
+    minutes = rest // 60
+    weekday = (day + 3) % 7
+    shifted = stamps + np.clip(offsets, -43200, 43200)
+    quarter = np.round(stamps / 900).astype(np.int32) * 900
+    trunc = (stamps // 900) * 900
+    ceil = -(-stamps // 900) * 900
+    per_hour = np.bincount(hours, minlength=24)
+    late = np.count_nonzero((hours >= 22) | (hours < 6))
+    frac = np.float32(1 / 24) * hours
+    return (day, sec, d2, s2, hours, minutes, weekday, shifted, quarter, trunc, ceil, per_hour, late,
+            frac, np.fmod(stamps, 86400), np.remainder(-stamps, 7), np.abs(stamps) % np.int32(60))
+
+
+def test_int32_calendar_arithmetic_with_negative_stamps():
+    rng = np.random.default_rng(139)
+    stamps = rng.integers(-5 * 86400, 20 * 86400, 200).astype(np.int32)
+    check(calendar_arithmetic, stamps, rng.integers(-90000, 90000, 200).astype(np.int32))
+
+
+def rank_transforms(np, X):
+    """Rank transforms: average-free ranks by a double np.argsort, ranks by
+    scattering np.arange through the sort order, quantile normalisation of
+    columns to the mean sorted column, np.partition top-k thresholds, a
+    winsorised copy by np.clip at partitioned quantiles, and an argpartition
+    pick of the k largest rows."""
+    n, m = X.shape
+    ranks = X.argsort(axis=0).argsort(axis=0)
+    order = np.argsort(X[:, 0], kind="stable")
+    r2 = np.empty(n, dtype=np.intp)
+    r2[order] = np.arange(n)
+    target = np.sort(X, axis=0).mean(axis=1)
+    qnorm = target[ranks]
+    k = 5
+    kth = np.partition(X, n - k, axis=0)[n - k]
+    top = X >= kth
+    lo, hi = np.partition(X.ravel(), [n, n * m - n - 1])[[n, n * m - n - 1]]
+    wins = np.clip(X, lo, hi)
+    score = X.sum(axis=1)
+    best = np.argpartition(-score, k)[:k]
+    return ranks, r2, qnorm, kth, top.sum(axis=0), wins, np.sort(best), np.sort(score[best])
+
+
+def test_rank_transforms_and_partition():
+    rng = np.random.default_rng(140)
+    check(rank_transforms, rng.normal(size=(40, 4)))
+
+
+def python_protocols(np, a, b):
+    """Code that leans on Python: len, iteration over rows, .T, reshape(-1),
+    .ravel(), .flat, .item(), float() and int(), np.float32 scalars mixed
+    with float64 and int32 arrays, and a dict keyed by row maxima."""
+    out = []
+    for i, row in enumerate(a):
+        out.append(float(row @ b[:, i % b.shape[1]]))
+    table = {}
+    for row in a.T:
+        table[int(row.argmax())] = row.max().item()
+    s = np.float32(0.5)
+    mixed = a.astype(np.float32) * s + 1
+    ints = np.arange(len(a), dtype=np.int32)
+    promo = [(ints * s).dtype.name, (ints + 2.5).dtype.name, (ints * 2).dtype.name,
+             (a.astype(np.float32) + ints[:, None]).dtype.name]
+    flat = a.reshape(-1)
+    first = [x for x in a.flat][:5]
+    return (out, table, mixed, promo, flat[::3], a.ravel()[-4:], first, a.T.shape, len(a.T),
+            a[1, 2].item(), float(a.sum()), int(ints.sum()), ints[-1] * s)
+
+
+def test_python_protocols_and_scalar_promotion():
+    rng = np.random.default_rng(141)
+    check(python_protocols, rng.normal(size=(6, 5)), rng.normal(size=(5, 3)))
