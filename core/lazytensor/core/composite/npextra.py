@@ -553,6 +553,8 @@ def identity_of(dtype: np.dtype, kind: str):
         return 0 if not dt.is_bool(dtype) else False
     if kind in ("prod", "all"):
         return 1 if not dt.is_bool(dtype) else True
+    if kind == "logsumexp":  # log(0)
+        return -math.inf
     if dt.is_bool(dtype):
         return kind == "min"
     if dt.is_int(dtype):

@@ -62,12 +62,15 @@ _REDUCERS = {
 
 def reduce(kind: str, x: Node, axis=None, keepdims: bool = False,
            dtype: np.dtype | None = None) -> Node:
-    """sum/prod/max/min/all/any over ``axis`` (numpy argument conventions).
+    """sum/prod/max/min/all/any/logsumexp over ``axis`` (numpy argument
+    conventions; logsumexp is numpy's logaddexp.reduce).
 
     ``dtype`` is the accumulation and result dtype (default: x's dtype;
     all/any always give bool). max/min of an empty axis raise ValueError.
     """
     axes = normalize_axes(axis, x.ndim)
+    if kind == "logsumexp":
+        return logsumexp(x if dtype is None else convert(x, dtype), axes, keepdims)
     if kind in ("all", "any"):
         x = convert(x, dt.bool_) if x.dtype != dt.bool_ else x
     elif dtype is not None:
@@ -82,7 +85,7 @@ def reduce(kind: str, x: Node, axis=None, keepdims: bool = False,
 
 
 _COMBINE = {"sum": npx.add_or, "prod": npx.mul_and, "max": npx.maximum, "min": npx.minimum,
-            "all": npx.logical(Op.AND), "any": npx.logical(Op.OR)}
+            "all": npx.logical(Op.AND), "any": npx.logical(Op.OR), "logsumexp": npx.logaddexp}
 
 
 def reduce_where(kind: str, x: Node, axis=None, keepdims: bool = False,

@@ -146,7 +146,7 @@ UFUNCS: dict[str, Ufunc] = {
     "multiply": Ufunc(npx.mul_and, "prod", Op.CUMPROD),
     "maximum": Ufunc(npx.maximum, "max", Op.CUMMAX),
     "minimum": Ufunc(npx.minimum, "min", Op.CUMMIN),
-    "logaddexp": Ufunc(npx.logaddexp, None, Op.CUMLOGSUMEXP),
+    "logaddexp": Ufunc(npx.logaddexp, "logsumexp", Op.CUMLOGSUMEXP),
     "logical_and": Ufunc(npx.logical(Op.AND), "all"),
     "logical_or": Ufunc(npx.logical(Op.OR), "any"),
     # gufuncs: operands are converted, not broadcast together

