@@ -147,3 +147,85 @@ def test_a_loop_with_a_changing_python_temperature_compiles_once():
         if k == 1:
             misses = get_runtime().metrics.counters["cache_misses"]
     assert get_runtime().metrics.counters["cache_misses"] == misses
+
+
+def logaddexp_reductions(np, a):
+    """np.logaddexp.reduce over an axis, all axes, with where= and initial=,
+    over an empty axis, of integers, and as reduceat."""
+    return (np.logaddexp.reduce(a, axis=1), np.logaddexp.reduce(a, axis=None),
+            np.logaddexp.reduce(a, axis=(0, 1), keepdims=True),
+            np.logaddexp.reduce(a, axis=1, where=a > 0, initial=-2.0),
+            np.logaddexp.reduce(a[:, :0], axis=1), np.logaddexp.reduce(np.arange(5)),
+            np.logaddexp.reduce(a.astype(np.float32), axis=0), np.logaddexp.reduceat(a, [0, 2], axis=1))
+
+
+def test_logaddexp_reduce_records_lazily():
+    check(logaddexp_reductions, np.random.default_rng(145).normal(size=(3, 5)) * 4)
+
+
+def kfold_ridge(np, X, y, lambdas):
+    """k-fold cross-validation of ridge regression: folds by np.array_split
+    of a permutation, the closed form by np.linalg.solve on standardised
+    features, the validation error per lambda, and the refit at the best."""
+    folds = np.array_split(np.arange(len(X)), 4)
+    errs = np.zeros((len(lambdas), len(folds)))
+    for j, val in enumerate(folds):
+        train = np.setdiff1d(np.arange(len(X)), val)
+        mu, sd = X[train].mean(axis=0), X[train].std(axis=0)
+        Xt, Xv = (X[train] - mu) / sd, (X[val] - mu) / sd
+        ym = y[train].mean()
+        for i, lam in enumerate(lambdas):
+            w = np.linalg.solve(Xt.T @ Xt + lam * np.eye(X.shape[1]), Xt.T @ (y[train] - ym))
+            errs[i, j] = np.mean((Xv @ w + ym - y[val]) ** 2)
+    best = lambdas[int(np.argmin(errs.mean(axis=1)))]
+    Z = (X - X.mean(axis=0)) / X.std(axis=0)
+    w = np.linalg.solve(Z.T @ Z + best * np.eye(X.shape[1]), Z.T @ (y - y.mean()))
+    return errs, best, w, [len(f) for f in folds]
+
+
+def test_kfold_ridge_with_array_split_and_solve():
+    rng = np.random.default_rng(146)
+    X = rng.normal(size=(32, 4))  # equal folds: every fold's graph is the first one's
+    y = X @ np.array([1.5, 0.0, -2.0, 0.3]) + 0.5 * rng.normal(size=32)
+    check(kfold_ridge, X, y, [0.1, 10.0], rtol=1e-8)
+
+
+def random_walks(np, steps):
+    """Random walks from ±1 steps: positions by np.cumsum, first passage of a
+    barrier by argmax of a boolean with a never-hit sentinel, the walks'
+    extremes, time spent positive, and returns to the origin."""
+    pos = np.cumsum(steps, axis=1)
+    hit = np.abs(pos) >= 6
+    ever = hit.any(axis=1)
+    first = np.where(ever, hit.argmax(axis=1), -1)
+    ret = (pos == 0).sum(axis=1)
+    frac_pos = (pos > 0).mean(axis=1)
+    lo, hi = pos.min(axis=1), pos.max(axis=1)
+    surv = 1 - np.cumsum(np.bincount(first[ever], minlength=steps.shape[1])) / len(steps)
+    return pos[:, -1], first, ret, frac_pos, hi - lo, surv, np.median(first[ever])
+
+
+def test_random_walk_first_passage():
+    rng = np.random.default_rng(147)
+    check(random_walks, rng.choice(np.array([-1, 1], dtype=np.int8), (40, 60)))
+
+
+def quantile_bins(np, x, y):
+    """Equal-count binning of x at its quantiles with np.searchsorted, the
+    mean and spread of y per bin by np.bincount weights, the same counts by
+    np.histogram on the edges, and a lift table of y by decile."""
+    edges = np.quantile(x, np.linspace(0, 1, 6))
+    b = np.clip(np.searchsorted(edges, x, side="right") - 1, 0, 4)
+    n = np.bincount(b, minlength=5)
+    mean = np.bincount(b, weights=y, minlength=5) / n
+    sq = np.bincount(b, weights=y * y, minlength=5) / n
+    counts, hedges = np.histogram(x, bins=edges)
+    dec = np.digitize(x, np.percentile(x, np.arange(10, 100, 10)))
+    lift = np.array([y[dec == d].mean() for d in range(10)]) / y.mean()
+    return edges, b, n, mean, np.sqrt(sq - mean ** 2), counts, hedges, dec, lift
+
+
+def test_quantile_binning_with_searchsorted_and_histogram():
+    rng = np.random.default_rng(148)
+    x = rng.gamma(2.0, 1.5, 200)
+    check(quantile_bins, x, 0.5 * x + rng.normal(size=200))
