@@ -173,3 +173,22 @@ def bridged(tape, output: Node | None, wrt: list, variables: list, tf_targets: l
 
 def _total(node: Node) -> Node:
     return node if node.shape == () else reduction.reduce("sum", node)
+
+
+def install_module_tracking() -> None:
+    """``tf.Module``'s ``variables`` and ``trainable_variables`` (which Keras
+    and user models read to build their update lists) also collect
+    lazytensor Variables: tf.Module finds variables by
+    ``isinstance(obj, tf.Variable)``, which a lazytensor Variable is not."""
+    from lazytensor.tf.tape import Variable
+    from tensorflow.python.module import module
+
+    original = module._is_variable
+    if getattr(original, "_lazytensor", False):
+        return
+
+    def is_variable(obj) -> bool:
+        return isinstance(obj, Variable) or original(obj)
+
+    is_variable._lazytensor = True
+    module._is_variable = is_variable

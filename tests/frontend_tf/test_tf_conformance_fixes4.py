@@ -1,0 +1,70 @@
+"""Bugs found by round 11 (TensorFlow's own tnp tests through
+ci/tf_conformance.py, and tnp programs written the way TF users write them).
+Each case runs eagerly (tensorflow.experimental.numpy, tf.Variable) and
+lazily (lazytensor.tf.numpy, lazytensor.tf.Variable) and must give the same
+values, dtypes and shapes."""
+
+from __future__ import annotations
+
+import lazytensor.tf as ltf
+import numpy as np
+import pytest
+from lazytensor.core import metrics
+from tf_helpers import assert_same, lnp, tf, tnp
+
+# ------------------------------------------------ tf.Module's variables
+# A tf.Module holding lazytensor Variables listed none of them in
+# ``trainable_variables`` / ``variables`` (tf.Module looks for tf.Variable
+# instances), so ``t.gradient(loss, m.trainable_variables)`` differentiated
+# nothing and the model never trained.
+
+
+def _module_step(np_, variable):
+    class Affine(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = variable(np.full((3, 2), 0.5, np.float32), name="w")
+            self.b = variable(np.zeros((2,), np.float32), name="b")
+            self.frozen = variable(np.ones((2,), np.float32), trainable=False)
+
+        def __call__(self, x):
+            return (np_.matmul(x, self.w) + self.b) * self.frozen
+
+    class Net(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = [Affine(), Affine()]
+
+    net = Net()
+    x = np_.asarray(np.arange(6, dtype=np.float32).reshape(2, 3) / 6)
+    with tf.GradientTape() as t:
+        loss = np_.sum(np_.square(net.layers[1](np_.concatenate([net.layers[0](x), x[:, :1]],
+                                                                 axis=1))))
+    grads = t.gradient(loss, net.trainable_variables)
+    for g, v in zip(grads, net.trainable_variables, strict=True):
+        v.assign_sub(0.1 * g)
+    counts = np_.asarray([len(net.trainable_variables), len(net.variables)])
+    return [loss, counts, *[np_.asarray(v) for v in net.trainable_variables]]
+
+
+def test_tf_module_lists_lazy_variables_as_tf_variables():
+    want = _module_step(tnp, tf.Variable)
+    metrics.reset()
+    got = _module_step(lnp, ltf.Variable)
+    assert not metrics.as_dict()["fallbacks"]
+    assert_same(got, want, "tf.Module")
+
+
+def test_tf_module_still_lists_tf_variables_and_skips_arrays():
+    m = tf.Module()
+    m.a, m.b, m.c = tf.Variable(1.0), ltf.Variable(2.0, trainable=False), lnp.ones(3)
+    assert [v.name for v in m.trainable_variables] == ["Variable:0"]
+    assert len(m.variables) == 2 and m.variables[1] is m.b
+
+
+@pytest.mark.parametrize("trainable", [True, False])
+def test_trainable_flag_decides_as_tensorflow(trainable):
+    m = tf.Module()
+    m.v = ltf.Variable(np.zeros(2, np.float32), trainable=trainable)
+    assert len(m.trainable_variables) == int(trainable)
+    assert len(m.non_trainable_variables) == int(not trainable)
