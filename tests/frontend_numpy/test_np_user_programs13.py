@@ -43,6 +43,7 @@ def softmax_classifier(np, X, y, W1, W2, perms):
     return W1, W2, losses, (pred == y).mean(), np.bincount(pred, minlength=k)
 
 
+@pytest.mark.slow  # three epoch graphs of ~250 nodes: ~4 s of XLA compile on one core
 def test_softmax_classifier_with_momentum_and_minibatches():
     rng = np.random.default_rng(131)
     centres = rng.normal(scale=3, size=(3, 4))
@@ -222,6 +223,7 @@ def detrend_and_smooth(np, t, x):
     return coef, smooth, valid, ac[:40], lag, q, np.sqrt(np.diag(cov)), vertex, slope
 
 
+@pytest.mark.slow  # three graphs with SVDs: ~4 s of XLA compile on one core
 def test_polyfit_detrend_convolve_and_autocorrelation():
     rng = np.random.default_rng(136)
     t = np.arange(120.0)
@@ -277,6 +279,7 @@ def weather_station(np, temps, hum):
             deg_hours, filled, dew, np.nanpercentile(temps, [5, 95]), np.nansum(hum) / ok.sum())
 
 
+@pytest.mark.slow  # one ~450-node graph of nan-reductions: ~3.5 s of XLA compile on one core
 def test_nan_aware_station_statistics():
     rng = np.random.default_rng(137)
     hours = np.arange(96)
@@ -318,7 +321,8 @@ def calendar_arithmetic(np, stamps, offsets):
     per_hour = np.bincount(hours, minlength=24)
     late = np.count_nonzero((hours >= 22) | (hours < 6))
     frac = np.float32(1 / 24) * hours
-    return (day, sec, d2, s2, hours, minutes, weekday, shifted, quarter, trunc, ceil, per_hour, late,
+    return (day, sec, d2, s2, hours, minutes, weekday, shifted, quarter, trunc, ceil, per_hour,
+            late,
             frac, np.fmod(stamps, 86400), np.remainder(-stamps, 7), np.abs(stamps) % np.int32(60))
 
 

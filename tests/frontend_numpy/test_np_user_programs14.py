@@ -42,6 +42,7 @@ def hmm_viterbi(np, log_A, log_B, log_pi, obs):
     return loglik, post, path[::-1], float(delta.max()), post.argmax(axis=1)
 
 
+@pytest.mark.slow  # an unrolled forward-backward graph: ~3 s of XLA compile on one core
 def test_hmm_forward_backward_and_viterbi():
     rng = np.random.default_rng(141)
     A = rng.dirichlet(np.ones(3) * 2, size=3) + np.eye(3)
@@ -156,7 +157,8 @@ def logaddexp_reductions(np, a):
             np.logaddexp.reduce(a, axis=(0, 1), keepdims=True),
             np.logaddexp.reduce(a, axis=1, where=a > 0, initial=-2.0),
             np.logaddexp.reduce(a[:, :0], axis=1), np.logaddexp.reduce(np.arange(5)),
-            np.logaddexp.reduce(a.astype(np.float32), axis=0), np.logaddexp.reduceat(a, [0, 2], axis=1))
+            np.logaddexp.reduce(a.astype(np.float32), axis=0),
+            np.logaddexp.reduceat(a, [0, 2], axis=1))
 
 
 def test_logaddexp_reduce_records_lazily():
@@ -183,6 +185,7 @@ def kfold_ridge(np, X, y, lambdas):
     return errs, best, w, [len(f) for f in folds]
 
 
+@pytest.mark.slow  # six graphs with LU solves: ~5 s of XLA compile on one core
 def test_kfold_ridge_with_array_split_and_solve():
     rng = np.random.default_rng(146)
     X = rng.normal(size=(32, 4))  # equal folds: every fold's graph is the first one's
@@ -225,6 +228,7 @@ def quantile_bins(np, x, y):
     return edges, b, n, mean, np.sqrt(sq - mean ** 2), counts, hedges, dec, lift
 
 
+@pytest.mark.slow  # seven graphs with sorts: ~3.5 s of XLA compile on one core
 def test_quantile_binning_with_searchsorted_and_histogram():
     rng = np.random.default_rng(148)
     x = rng.gamma(2.0, 1.5, 200)
