@@ -172,8 +172,9 @@ def setflags(self, write=None, align=None, uic=None) -> None:
 
 
 def partition(self, kth, axis=-1, kind="introselect", order=None) -> None:
-    """In place, as numpy's method (a full sort is one valid partition)."""
-    _ufuncs.assign(self, _misc.partition(self, kth, axis, kind)._h.node)
+    """In place, as numpy's method (a full sort is one valid partition); unlike
+    the function, the method takes no ``axis=None`` (numpy's TypeError)."""
+    _ufuncs.assign(self, _misc.partition(self, kth, operator.index(axis), kind)._h.node)
 
 
 def put(self, indices, values, mode="raise") -> None:

@@ -1,0 +1,40 @@
+"""Regressions found by running numpy's own test suite on lazytensor.numpy
+(ci/numpy_conformance.py, round 3: the default modules and test_multiarray's
+TestMethods/TestDot/TestChoose/TestTake/TestPutmask/TestClip). Each test
+compares with numpy itself (values, dtype, shape) or checks that the same
+exception type is raised."""
+
+from __future__ import annotations
+
+import lazytensor.numpy as lnp
+import numpy as np
+import pytest
+
+
+def _same(lazy, expected) -> None:
+    host = np.asarray(lazy)
+    expected = np.asarray(expected)
+    assert host.dtype == expected.dtype and host.shape == expected.shape
+    np.testing.assert_array_equal(host, expected)
+
+
+def _both(fn) -> None:
+    """fn(np) and fn(lnp) give the same array, or raise the same exception type."""
+    try:
+        expected = fn(np)
+    except Exception as exc:  # noqa: BLE001  (the type is what is compared)
+        with pytest.raises(type(exc)):
+            fn(lnp)
+        return
+    _same(fn(lnp), expected)
+
+
+def _partitioned(xp, axis):
+    d = xp.arange(12.0)[::-1].reshape(3, 4)
+    d.partition(1, axis=axis)
+    return d
+
+
+@pytest.mark.parametrize("axis", [None, 0, -1, 2])
+def test_partition_method_takes_no_axis_none(axis) -> None:
+    _both(lambda xp: _partitioned(xp, axis))
