@@ -145,9 +145,10 @@ def elementwise(fn, kind, *xs) -> LazyTensor:
 def _strides_like(xs, shape) -> tuple[int, ...] | None:
     """torch's output layout of an elementwise op (TensorIterator's rule,
     ported): contiguous when the inputs are; else the dims are ordered by
-    the inputs' strides, broadcast inputs counting as stride 0."""
+    the inputs' strides, broadcast inputs counting as stride 0. A result of
+    lower rank than an input (a loss's mean) is new, so contiguous."""
     tensors = [x for x in xs if isinstance(x, LazyTensor) and x.dim()]
-    if all(t.is_contiguous() for t in tensors):
+    if all(t.is_contiguous() for t in tensors) or any(t.dim() > len(shape) for t in tensors):
         return None
     shape = tuple(shape)
     order = layout_order([_broadcast_strides(t, shape) for t in tensors], shape)

@@ -1,8 +1,9 @@
 """Linear algebra with unique answers (Cholesky factors, triangular solves,
-inverses, matrix exponentials, determinants, LU factors and solves), batched
-matrix sums, and whole-tensor comparison. Factorizations whose results are
-defined only up to signs or order (QR, SVD, eigenvectors) fall back to eager
-torch, where LAPACK's conventions are kept.
+inverses, matrix exponentials, determinants, LU factors and solves, QR),
+batched matrix sums, and whole-tensor comparison. QR is XLA's Householder QR,
+LAPACK's (geqrf/orgqr), so its signs are torch's. Factorizations whose
+results are defined only up to signs or order (SVD, eigenvectors) fall back
+to eager torch, where LAPACK's conventions are kept.
 
 Failures torch reports through errors (a matrix that is not positive
 definite) give NaNs lazily: the core cannot raise on values it has not
@@ -16,7 +17,7 @@ from lazytensor.core.composite import distance, layers, lstsq, nplinalg
 from lazytensor.core.composite import linalg as cl
 from lazytensor.core.composite.elementwise import as_node, broadcast_to, convert
 from lazytensor.core.composite.shape import reshape
-from lazytensor.torch._tensor import wrap
+from lazytensor.torch._tensor import scalar_type_name, wrap
 from lazytensor.torch.aten._common import aten, node
 
 import torch
@@ -275,6 +276,21 @@ def _linalg_lu(x, *, pivot=True):
     return _lu_unpack(lu, pivots)
 
 
+def _linalg_qr(x, mode="reduced"):
+    """torch.linalg.qr: (Q, R); mode 'r' leaves Q empty."""
+    n = node(x)
+    if mode not in ("reduced", "r", "complete"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
+                           "'reduced' (default), 'r', or 'complete'")
+    if n.ndim < 2:
+        raise RuntimeError("linalg.qr: The input tensor A must have at least 2 dimensions.")
+    if not dt.is_inexact(n.dtype):
+        raise RuntimeError("linalg.qr: Expected a floating point or complex tensor as input. "
+                           f"Got {scalar_type_name(n.dtype)}")
+    q, r = nplinalg.qr(n, mode == "complete")
+    return wrap(as_node(0, n.dtype, (0,)) if mode == "r" else q), wrap(r)
+
+
 def _pinv_rcond(x, rcond, hermitian=False):
     return _pinv(x, rtol=rcond, hermitian=hermitian)
 
@@ -293,4 +309,5 @@ TABLE = {
     aten._linalg_solve_ex.default: _linalg_solve_ex,
     aten.linalg_lu_factor_ex.default: _lu_factor_ex, aten.linalg_lu_solve.default: _lu_solve,
     aten.lu_unpack.default: _lu_unpack, aten.linalg_lu.default: _linalg_lu,
+    aten.linalg_qr.default: _linalg_qr,
 }
