@@ -15,6 +15,7 @@ from lazytensor.core.composite import activations as act
 from lazytensor.core.composite import bags, ctc, fractional, layers, losses, resize
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import nn as cnn
+from lazytensor.core.composite import shape as cs
 from lazytensor.core.composite.creation import const
 from lazytensor.torch import _fallback
 from lazytensor.torch._rng import next_key
@@ -300,7 +301,25 @@ def _ctc_loss_backward(grad, log_probs, targets, input_lengths, target_lengths,
                                       node(neg_log_likelihood), zero_infinity))
 
 
+def _mask_left_aligned(t, mask) -> bool:
+    """Whether every row of a (batch, seq) padding mask is its valid (True)
+    entries first (nn.TransformerEncoder asks, in eval mode): a host answer,
+    computed without moving ``t`` off the device."""
+    m, nt = node(mask), node(t)
+    if m.dtype != np.bool_:
+        raise RuntimeError(f"Expected mask to be of ScalarType Bool, but got "
+                           f"{scalar_type_name(m.dtype)} instead.")
+    if m.ndim != 2:
+        raise RuntimeError("Padding mask should be 2D")
+    if nt.ndim < 2 or m.shape != nt.shape[:2]:
+        raise RuntimeError("Mask size should match input size")
+    gaps = make(Op.AND, (make(Op.NOT, (cs.slice_axis(m, 1, None, -1),)),
+                         cs.slice_axis(m, 1, 1, None)))  # a False before a True
+    return not bool(wrap(make(Op.REDUCE_OR, (gaps,), (0, 1))).item())
+
+
 TABLE = {
+    aten._nested_tensor_from_mask_left_aligned.default: _mask_left_aligned,
     aten._ctc_loss.default: _ctc_loss, aten._ctc_loss.Tensor: _ctc_loss,
     aten._ctc_loss_backward.default: _ctc_loss_backward,
     aten._ctc_loss_backward.Tensor: _ctc_loss_backward,
