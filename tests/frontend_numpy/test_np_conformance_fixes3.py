@@ -38,3 +38,11 @@ def _partitioned(xp, axis):
 @pytest.mark.parametrize("axis", [None, 0, -1, 2])
 def test_partition_method_takes_no_axis_none(axis) -> None:
     _both(lambda xp: _partitioned(xp, axis))
+
+
+@pytest.mark.parametrize("fn", [np.histogram, np.digitize])
+@pytest.mark.parametrize("bins", [[1, 3, 1], [1, 3, 5], [5, 3, 1], [1, 1, 2]])
+@pytest.mark.parametrize("dtype", ["uint64", "uint8", "int64"])
+def test_unsigned_bins_are_checked_for_monotonicity(fn, bins, dtype) -> None:
+    edges = np.array(bins, dtype=dtype)  # host bins: numpy's check applies
+    _both(lambda xp: getattr(xp, fn.__name__)(xp.array([2, 4, 0]), edges)[0])

@@ -97,8 +97,8 @@ def digitize(x, bins, right=False):
                          "object of too small depth for desired array")
     host = _host(bins)
     if host is not None and host.size > 1:
-        steps = np.diff(host)
-        if not ((steps >= 0).all() or (steps <= 0).all()):
+        ahead, behind = host[1:], host[:-1]  # compared, not np.diff: that wraps unsigned
+        if not ((ahead >= behind).all() or (ahead <= behind).all()):
             raise ValueError("bins must be monotonically increasing or decreasing")
     dtype = np.result_type(xs.dtype, edges.dtype)
     return wrap(cnum.digitize(ew.convert(xs, dtype), ew.convert(edges, dtype), bool(right)))
@@ -119,7 +119,7 @@ def _given_edges(bins) -> Node:
     if edges.ndim != 1:
         raise ValueError("`bins` must be 1d, when an array")
     host = _host(bins)
-    if host is not None and (np.diff(host) < 0).any():
+    if host is not None and (host[1:] < host[:-1]).any():  # not np.diff: it wraps unsigned
         raise ValueError("`bins` must increase monotonically, when an array")
     return edges
 
