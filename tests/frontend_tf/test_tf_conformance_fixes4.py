@@ -68,3 +68,58 @@ def test_trainable_flag_decides_as_tensorflow(trainable):
     m.v = ltf.Variable(np.zeros(2, np.float32), trainable=trainable)
     assert len(m.trainable_variables) == int(trainable)
     assert len(m.non_trainable_variables) == int(not trainable)
+
+
+# ------------------------------------------- Keras softmax/sigmoid outputs
+# Keras' TensorFlow backend stores an activation's input on its output
+# (``output._keras_logits = x``; its losses then compute from the logits):
+# on a lazy array that raised AttributeError (no such slot), so a Keras
+# layer with activation="softmax"/"sigmoid" on a lazy batch, and
+# tf.keras.activations.softmax/sigmoid, crashed.
+
+
+def _keras_probability_outputs(np_, V, T, c):
+    tf.keras.utils.set_random_seed(11)
+    rng = np.random.default_rng(11)
+    x = c(rng.standard_normal((6, 4)).astype(np.float32))
+    labels = c(np.eye(3, dtype=np.float32)[[0, 2, 1, 1, 0, 2]])
+    soft = tf.keras.layers.Dense(3, activation="softmax")
+    sig = tf.keras.layers.Dense(1, activation="sigmoid")
+    with T() as t:
+        probs, p1 = soft(x), sig(x)
+        cce = tf.keras.losses.CategoricalCrossentropy()(labels, probs)
+        bce = tf.keras.losses.BinaryCrossentropy()(labels[:, :1], p1)
+        loss = cce + bce
+    grads = t.gradient(loss, soft.trainable_weights + sig.trainable_weights)
+    acts = [tf.keras.activations.softmax(x), tf.keras.activations.sigmoid(x)]
+    return [probs, p1, cce, bce, *acts, *[c(g) for g in grads]]
+
+
+@pytest.mark.parametrize("tape", ["lazytensor", "tensorflow"])
+def test_keras_softmax_and_sigmoid_outputs_of_lazy_batches(tape):
+    want = _keras_probability_outputs(tnp, tf.Variable, tf.GradientTape, tf.constant)
+    lazy_tape = ltf.GradientTape if tape == "lazytensor" else tf.GradientTape
+    got = _keras_probability_outputs(lnp, ltf.Variable, lazy_tape, lnp.asarray)
+    assert_same(got, want, "keras probabilities", "float32")
+
+
+def test_keras_logits_slot_is_unset_until_keras_sets_it():
+    x = lnp.ones((2, 3))
+    assert not hasattr(x, "_keras_logits")
+    assert tf.keras.activations.softmax(x)._keras_logits is x
+
+
+# --------------------------------------------- tf.Variable's name, sparse_read
+# lazytensor Variables were named "w" where TensorFlow's are "w:0", and had no
+# sparse_read (tf.Variable's row gather).
+
+
+def test_variable_names_and_sparse_read_as_tensorflow():
+    host = np.arange(12, dtype=np.float32).reshape(4, 3)
+    for name in (None, "w"):
+        kw = {} if name is None else {"name": name}
+        assert ltf.Variable(host, **kw).name == tf.Variable(host, **kw).name
+    metrics.reset()
+    got = ltf.Variable(host).sparse_read(lnp.asarray([3, 0, 3]))
+    assert not metrics.as_dict()["fallbacks"]
+    assert_same(got, tf.Variable(host).sparse_read(tnp.asarray([3, 0, 3])), "sparse_read")

@@ -103,7 +103,9 @@ class ndarray(HandleArray):  # noqa: N801  (tnp's name)
     """A lazy tf.experimental.numpy array with tf.Tensor's numpy-behaviour
     methods and operators; ``numpy()`` / ``tf.convert_to_tensor`` run it."""
 
-    __slots__ = ("_h", "_sym", "_session", "__weakref__")
+    # _keras_logits: Keras' softmax/sigmoid store their input on the output
+    # (its losses then compute from the logits), as on a tf.Tensor
+    __slots__ = ("_h", "_sym", "_session", "_keras_logits", "__weakref__")
     __array_priority__ = 100.0
 
     def _node(self) -> Node:

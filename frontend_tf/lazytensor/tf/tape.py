@@ -55,7 +55,8 @@ class Variable(ndarray):
         self._h = Handle(lift(value, _tf.as_np_dtype(dtype) or _python_value_dtype(value)))
         self._h.value()  # a variable holds device data from the start, as TensorFlow's
         self._session = self._sym = None
-        self.trainable, self.name = trainable, name or "Variable"
+        # TensorFlow's eager variables are named as their tensor's first output
+        self.trainable, self.name = trainable, f"{name or 'Variable'}:0"
         self._unique_id = f"lazy{next(_UNIQUE_IDS)}"  # tf.Variable's key (Keras optimizers)
 
     def _node(self) -> Node:
@@ -77,6 +78,10 @@ class Variable(ndarray):
 
     def value(self) -> ndarray:
         return self.read_value()
+
+    def sparse_read(self, indices, name=None) -> ndarray:
+        """The rows ``indices`` names (``tf.gather(v, indices)``)."""
+        return _tf.tf().gather(self, indices)
 
     def assign(self, value, use_locking=None, name=None, read_value=True):
         _check_assignable(value, self._h.node.dtype)
