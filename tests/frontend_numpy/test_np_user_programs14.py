@@ -233,3 +233,84 @@ def test_quantile_binning_with_searchsorted_and_histogram():
     rng = np.random.default_rng(148)
     x = rng.gamma(2.0, 1.5, 200)
     check(quantile_bins, x, 0.5 * x + rng.normal(size=200))
+
+
+def uint8_image_pipeline(np, img, bits):
+    """uint8 image code: brightness with an int16 detour and np.clip, a gamma
+    lookup table indexed by the image, a 256-bin histogram by np.bincount,
+    Otsu's threshold from cumulative sums, a bit-plane by shifts, and a
+    Game-of-Life step on a mask packed and unpacked with np.packbits."""
+    bright = np.clip(img.astype(np.int16) + 40, 0, 255).astype(np.uint8)
+    lut = (255 * (np.arange(256) / 255.0) ** 0.5).round().astype(np.uint8)
+    gamma = lut[img]
+    hist = np.bincount(img.ravel(), minlength=256)
+    p = hist / hist.sum()
+    w0 = np.cumsum(p)
+    mu = np.cumsum(p * np.arange(256))
+    between = (mu[-1] * w0 - mu) ** 2 / np.where((w0 > 0) & (w0 < 1), w0 * (1 - w0), np.inf)
+    thresh = int(np.argmax(between))
+    plane = (img >> 7) & 1
+    alive = np.unpackbits(bits, axis=1)[:, :img.shape[1]].astype(bool)
+    n = sum(np.roll(np.roll(alive, dy, 0), dx, 1).astype(np.uint8)
+            for dy in (-1, 0, 1) for dx in (-1, 0, 1) if dy or dx)
+    alive = (n == 3) | (alive & (n == 2))
+    packed = np.packbits(alive, axis=1)
+    return (bright, gamma, hist, thresh, img > thresh, plane, packed, alive.sum(), img.mean(),
+            img // 3)
+
+
+def test_uint8_image_pipeline_with_lut_and_packbits():
+    rng = np.random.default_rng(149)
+    img = np.clip(rng.normal(100, 40, (24, 32)), 0, 255).astype(np.uint8)
+    check(uint8_image_pipeline, img, np.packbits(rng.random((24, 32)) < 0.35, axis=1))
+
+
+def float32_state_updates(np, A, x, idx):
+    """float32 code that writes through views: in-place updates of strided
+    and reversed slices, a row swap by fancy assignment, np.add with out= a
+    slice, np.argwhere / np.nonzero of a threshold, np.linalg.matrix_power,
+    np.einsum with an ellipsis, and Python and np.float64 scalars mixed in."""
+    A = A.copy()
+    A[::2] *= 0.5
+    A[:, ::-1][:, :2] += 1.0
+    A[[0, 2]] = A[[2, 0]]
+    y = np.zeros_like(x)
+    np.add(x[:-1], x[1:], out=y[1:])
+    y[idx] -= 2.5
+    hits = np.argwhere(np.abs(A) > 1.0)
+    rows, cols = np.nonzero(A > 0.8)
+    P = np.linalg.matrix_power(A / np.abs(A).sum(axis=1, keepdims=True), 3)
+    quad = np.einsum("...i,ij,...j->...", np.stack([x, y]), A, np.stack([y, x]))
+    scaled = A * np.float64(0.5), A * 0.5, A.mean(), A.sum(dtype=np.float64), x @ A
+    return A, y, hits, rows, cols, P, quad, scaled, np.round(A, 2), np.float32(2) ** A[0]
+
+
+def test_float32_view_writes_and_scalar_mixing():
+    rng = np.random.default_rng(150)
+    check(float32_state_updates, rng.normal(size=(5, 5)).astype(np.float32),
+          rng.normal(size=5).astype(np.float32), np.array([1, 3, 3]))
+
+
+def bit_packing(np, b, i, u):
+    """np.packbits / np.unpackbits over axes, bit orders, counts, ints, 0-d."""
+    return (np.packbits(b), np.packbits(b, axis=1), np.packbits(b, axis=0, bitorder="little"),
+            np.packbits(i, axis=-1), np.packbits(i[0, 0, 0], axis=0), np.unpackbits(u),
+            np.unpackbits(u, axis=0), np.unpackbits(u, axis=1, count=5),
+            np.unpackbits(u, axis=1, count=40, bitorder="little"),
+            np.unpackbits(u, axis=1, count=-9))
+
+
+def test_packbits_and_unpackbits_record_lazily():
+    rng = np.random.default_rng(151)
+    u = rng.integers(0, 256, (3, 4)).astype(np.uint8)
+    i = rng.integers(-3, 3, (2, 5, 9)).astype(np.int16)
+    check(bit_packing, rng.random((3, 13)) < 0.5, i, u)
+    for mod in (np, lnp):
+        with pytest.raises(TypeError, match="integer or boolean"):
+            mod.packbits(mod.ones(3))
+        with pytest.raises(TypeError, match="unsigned byte"):
+            mod.unpackbits(mod.asarray(u).astype(np.int8))
+        with pytest.raises(ValueError, match="-count larger"):
+            mod.unpackbits(mod.asarray(u), count=-97)
+        with pytest.raises(ValueError, match="'order' must be either"):
+            mod.packbits(mod.asarray(u), bitorder="x")

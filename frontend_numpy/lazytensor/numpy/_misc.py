@@ -343,3 +343,42 @@ def shares_memory(a, b, max_work=None):
 def may_share_memory(a, b, max_work=None):
     """Whether the storage extents of views ``a`` and ``b`` overlap."""
     return _overlap(a, b, bounds=True)
+
+
+# ------------------------------------------------------------------ bit packing
+
+def _bit_axis(a, axis) -> tuple[Node, int]:
+    """The array and the packing axis: the flattened array for axis None
+    (a 0-d array packs as a 1-d one)."""
+    x = node_of(a)
+    if axis is None or x.ndim == 0:
+        if x.ndim == 0 and axis is not None:
+            normalize_axis(axis, 1)
+        return cs.ravel(x), 0
+    return x, normalize_axis(axis, x.ndim)
+
+
+@implements("packbits")
+def packbits(a, /, axis=None, bitorder="big"):
+    x, axis = _bit_axis(a, axis)
+    if not (dt.is_int(x.dtype) or dt.is_bool(x.dtype)):
+        raise TypeError("Expected an input array of integer or boolean data type")
+    if bitorder not in ("big", "little"):
+        raise ValueError("'order' must be either 'little' or 'big'")
+    return wrap(cr.packbits(x, axis, bitorder == "little"))
+
+
+@implements("unpackbits")
+def unpackbits(a, /, axis=None, count=None, bitorder="big"):
+    x, axis = _bit_axis(a, axis)
+    if x.dtype != np.uint8:
+        raise TypeError("Expected an input array of unsigned byte data type")
+    if count is not None:
+        if isinstance(count, (bool, np.bool_)):
+            raise TypeError("an integer is required")
+        count = operator.index(count)
+        if count < -8 * x.shape[axis]:
+            raise ValueError("-count larger than number of elements")
+    if not isinstance(bitorder, str) or bitorder[:1] not in ("b", "l"):
+        raise ValueError("'order' must begin with 'l' or 'b'")
+    return wrap(cr.unpackbits(x, axis, count, bitorder[0] == "l"))
