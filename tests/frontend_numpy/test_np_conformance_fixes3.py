@@ -46,3 +46,13 @@ def test_partition_method_takes_no_axis_none(axis) -> None:
 def test_unsigned_bins_are_checked_for_monotonicity(fn, bins, dtype) -> None:
     edges = np.array(bins, dtype=dtype)  # host bins: numpy's check applies
     _both(lambda xp: getattr(xp, fn.__name__)(xp.array([2, 4, 0]), edges)[0])
+
+
+@pytest.mark.parametrize("join", ["concatenate", "stack"])
+@pytest.mark.parametrize("shape", [(4,), (2, 2), (1, 4), (4, 1), (5,), (2, 2, 1), (2, 1, 2)])
+def test_joins_never_broadcast_into_out(join, shape) -> None:
+    def run(xp):
+        out = xp.zeros(shape)
+        getattr(xp, join)((xp.array([1.0, 2.0]), xp.array([3.0, 4.0])), out=out)
+        return out
+    _both(run)

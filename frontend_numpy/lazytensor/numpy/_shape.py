@@ -215,6 +215,9 @@ def _join(fn, arrays, out, dtype, casting, *args):
     node = fn(nodes, *args, dtype=as_dtype(dtype))
     if out is None:
         return wrap(node)
+    if np.shape(out) != node.shape:  # numpy's join never broadcasts into out
+        raise ValueError("Output array has wrong dimensionality" if np.ndim(out) != node.ndim
+                         else "Output array is the wrong shape")
     store(np.add, out, node, casting=casting)
     return out
 
