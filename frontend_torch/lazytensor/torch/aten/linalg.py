@@ -1,5 +1,6 @@
 """Linear algebra with unique answers (Cholesky factors, triangular solves,
-inverses, matrix exponentials, determinants, LU factors and solves, QR),
+inverses, matrix exponentials, determinants, LU factors and solves, QR and
+Householder products),
 batched matrix sums, and whole-tensor comparison. QR is XLA's Householder QR,
 LAPACK's (geqrf/orgqr), so its signs are torch's. Factorizations whose
 results are defined only up to signs or order (SVD, eigenvectors) fall back
@@ -291,6 +292,33 @@ def _linalg_qr(x, mode="reduced"):
     return wrap(as_node(0, n.dtype, (0,)) if mode == "r" else q), wrap(r)
 
 
+def _householder_product(x, tau):
+    """torch.linalg.householder_product (orgqr), with torch's checks."""
+    n, nt = node(x), node(tau)
+    name = "torch.linalg.householder_product"
+    if n.ndim < 2:
+        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
+    if n.shape[-2] < n.shape[-1]:
+        raise RuntimeError(f"{name}: input.shape[-2] must be greater than or equal to "
+                           "input.shape[-1]")
+    if nt.ndim != n.ndim - 1:
+        raise RuntimeError(f"{name}: Expected tau to have one dimension less than input, but "
+                           f"got tau.ndim equal to {nt.ndim} and input.ndim is equal to {n.ndim}")
+    if n.shape[-1] < nt.shape[-1]:
+        raise RuntimeError(f"{name}: input.shape[-1] must be greater than or equal to "
+                           "tau.shape[-1]")
+    if nt.shape[:-1] != n.shape[:-2]:
+        raise RuntimeError(f"{name}: Expected batch dimensions of tau to be equal to "
+                           f"input.shape[:-2], but got {list(nt.shape[:-1])}")
+    if nt.dtype != n.dtype:
+        raise RuntimeError(f"{name}: tau dtype {scalar_type_name(nt.dtype)} does not match "
+                           f"input dtype {scalar_type_name(n.dtype)}")
+    if not dt.is_inexact(n.dtype):
+        raise NotImplementedError(f'"orgqr_cpu" not implemented for '
+                                  f"'{scalar_type_name(n.dtype)}'")
+    return wrap(cl.householder_product(n, nt))
+
+
 def _pinv_rcond(x, rcond, hermitian=False):
     return _pinv(x, rtol=rcond, hermitian=hermitian)
 
@@ -310,4 +338,5 @@ TABLE = {
     aten.linalg_lu_factor_ex.default: _lu_factor_ex, aten.linalg_lu_solve.default: _lu_solve,
     aten.lu_unpack.default: _lu_unpack, aten.linalg_lu.default: _linalg_lu,
     aten.linalg_qr.default: _linalg_qr,
+    aten.linalg_householder_product.default: _householder_product,
 }
