@@ -7,6 +7,8 @@ cellular automaton, and loops whose Python scalars change every step."""
 
 from __future__ import annotations
 
+import math
+
 import lazytensor.numpy as lnp
 import numpy as np
 import pytest
@@ -314,3 +316,111 @@ def test_packbits_and_unpackbits_record_lazily():
             mod.unpackbits(mod.asarray(u), count=-97)
         with pytest.raises(ValueError, match="'order' must be either"):
             mod.packbits(mod.asarray(u), bitorder="x")
+
+
+def mesh_geometry(np, verts, faces, t, f):
+    """Triangle mesh geometry: edge vectors by fancy indexing, areas and unit
+    normals by np.cross and np.linalg.norm, vertex normals by np.add.at,
+    unique undirected edges by np.sort and np.unique(axis=0), boundary edges
+    by counts, and a curve's length and curvature by np.diff (n=2) and
+    np.trapezoid."""
+    a, b, c = verts[faces[:, 0]], verts[faces[:, 1]], verts[faces[:, 2]]
+    n = np.cross(b - a, c - a)
+    area = 0.5 * np.linalg.norm(n, axis=1)
+    unit = n / np.linalg.norm(n, axis=1, keepdims=True)
+    vn = np.zeros_like(verts)
+    for k in range(3):
+        np.add.at(vn, faces[:, k], n)
+    vn /= np.linalg.norm(vn, axis=1, keepdims=True)
+    edges = np.sort(np.concatenate([faces[:, [0, 1]], faces[:, [1, 2]], faces[:, [2, 0]]]), axis=1)
+    uniq, counts = np.unique(edges, axis=0, return_counts=True)
+    boundary = uniq[counts == 1]
+    euler = len(verts) - len(uniq) + len(faces)
+    d1 = np.gradient(f, t)
+    d2 = np.diff(f, n=2) / np.diff(t)[:-1] ** 2
+    length = np.trapezoid(np.sqrt(1 + d1 ** 2), t)
+    return area, area.sum(), unit, vn, uniq, boundary, euler, d2, length, np.cumsum(area)
+
+
+@pytest.mark.slow  # np.unique(axis=0) and add.at graphs: ~3 s of XLA compile on one core
+def test_mesh_geometry_with_cross_and_unique_rows():
+    rng = np.random.default_rng(152)
+    g = np.stack(np.meshgrid(np.arange(5.0), np.arange(4.0)), -1).reshape(-1, 2)
+    verts = np.column_stack([g, 0.3 * rng.normal(size=len(g))])
+    idx = np.arange(20).reshape(4, 5)
+    corners = (idx[:-1, :-1], idx[:-1, 1:], idx[1:, 1:], idx[1:, :-1])
+    q = np.stack([c.ravel() for c in corners], 1)
+    faces = np.concatenate([q[:, [0, 1, 2]], q[:, [0, 2, 3]]])
+    t = np.linspace(0, 3, 40)
+    check(mesh_geometry, verts, faces, t, np.sin(t) * t)
+
+
+def python_glue(np, x, keys):
+    """Python around lazy values: sum/max/min/sorted/dict over elements,
+    tolist, round/abs/divmod/math.sqrt/format of lazy scalars, in-place
+    sort and fill, array methods, and np.array of lazy scalars."""
+    s = sum(v for v in x[:5])
+    tl = x[:3].tolist()
+    mx, mn = max(x[:4]), min(list(x[:4]))
+    srt = sorted(x[:6])
+    d = dict(zip(keys.tolist(), x[:3], strict=True))
+    w = np.where(x > 0.5)
+    arr = np.array([x.sum(), x.max(), 1.0])
+    r = round(float(x[0]), 2), abs(x[1]), divmod(x[2], 0.3), x ** 0.5, -x, ~(x > 0.2)
+    m = math.sqrt(x[3]), f"{x[4]:.3f}", f"{x.mean():.4f}", bool(np.isclose(x, x).all())
+    y, y2 = x.copy(), x.copy()
+    y.sort()
+    y2.fill(0.25)
+    meth = (x.clip(min=0.3), x.round(decimals=1), x.nonzero(), x.cumsum(), x.repeat(2),
+            x.argsort()[::-1], x.reshape(2, -1).T.copy().ravel(), x.var(ddof=1))
+    vs = np.vstack([row for row in x.reshape(2, -1)])
+    return (s, tl, mx, mn, srt, d, w, arr, r, m, y, y2, meth, vs, x[x > 0.4].sum(),
+            np.float64(x[0]) * 2)
+
+
+@pytest.mark.slow  # a small graph per observed scalar (~20): ~6 s of XLA compile
+def test_python_glue_around_lazy_scalars():
+    rng = np.random.default_rng(153)
+    check(python_glue, rng.random(10), np.array([3, 1, 2]))
+
+
+def simplex(np, A, b, c):
+    """Maximise c x subject to A x <= b, x >= 0 by the tableau simplex
+    method: slack columns by np.hstack with np.eye, the entering column by
+    argmin of the objective row, the ratio test with np.where and np.inf,
+    and pivoting by in-place row operations; then Gauss-Jordan inversion."""
+    m, n = A.shape
+    T = np.zeros((m + 1, n + m + 1))
+    T[:m, :n] = A
+    T[:m, n:n + m] = np.eye(m)
+    T[:m, -1] = b
+    T[-1, :n] = -c
+    basis = list(range(n, n + m))
+    pivots = 0
+    while T[-1, :-1].min() < -1e-12 and pivots < 20:
+        col = int(np.argmin(T[-1, :-1]))
+        up = T[:m, col] > 1e-12
+        ratios = np.where(up, T[:m, -1] / np.where(up, T[:m, col], 1), np.inf)
+        row = int(np.argmin(ratios))
+        T[row] /= T[row, col]
+        for i in range(m + 1):
+            if i != row:
+                T[i] -= T[i, col] * T[row]
+        basis[row] = col
+        pivots += 1
+    x = np.zeros(n + m)
+    x[basis] = T[:m, -1]
+    S = A @ A.T + np.eye(m)
+    M = np.hstack([S, np.eye(m)])
+    for k in range(m):
+        p = k + int(np.argmax(np.abs(M[k:, k])))
+        M[[k, p]] = M[[p, k]]
+        M[k] /= M[k, k]
+        M[np.arange(m) != k] -= np.outer(M[np.arange(m) != k, k], M[k])
+    return x[:n], T[-1, -1], pivots, basis, M[:, m:]
+
+
+@pytest.mark.slow  # a graph per pivot and per shrinking slice: ~10 s of compile
+def test_simplex_tableau_and_gauss_jordan_pivots():
+    rng = np.random.default_rng(154)
+    check(simplex, rng.uniform(1, 5, (4, 3)), rng.uniform(5, 10, 4), rng.uniform(1, 3, 3))
