@@ -56,3 +56,33 @@ def test_joins_never_broadcast_into_out(join, shape) -> None:
         getattr(xp, join)((xp.array([1.0, 2.0]), xp.array([3.0, 4.0])), out=out)
         return out
     _both(run)
+
+
+_NANS = np.array([[1.0, np.nan, 3.0, 4.0], [np.nan, np.nan, 2.0, np.nan], [5.0, 6.0, np.nan, 7.0]])
+
+
+@pytest.mark.parametrize("fn", ["nanvar", "nanstd"])
+@pytest.mark.parametrize("ddof", [0, 1, 2, 3, 5])
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_nanvar_of_a_slice_with_no_more_numbers_than_ddof_is_nan(fn, ddof) -> None:
+    for axis in (0, 1, None):
+        _both(lambda xp: getattr(xp, fn)(xp.asarray(_NANS), axis=axis, ddof=ddof))
+
+
+@pytest.mark.parametrize("ddof", [0, 2, 3, 5])
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_masked_var_divides_by_at_least_zero_as_numpy(ddof) -> None:
+    keep = ~np.isnan(_NANS)
+    _both(lambda xp: xp.var(xp.asarray(np.nan_to_num(_NANS)), axis=1, ddof=ddof, where=keep))
+
+
+@pytest.mark.parametrize("fn", ["nanmean", "nanvar", "nanstd"])
+@pytest.mark.parametrize("dtype", [np.bool_, np.int64, np.uint8, np.float64])
+def test_nan_statistics_of_inexact_data_want_an_inexact_dtype_and_out(fn, dtype) -> None:
+    _both(lambda xp: getattr(xp, fn)(xp.asarray(_NANS), axis=1, dtype=dtype))
+
+    def into_out(xp):
+        out = xp.zeros(3, dtype=dtype)
+        getattr(xp, fn)(xp.asarray(_NANS), axis=1, out=out)
+        return out
+    _both(into_out)

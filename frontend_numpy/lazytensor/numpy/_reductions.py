@@ -136,16 +136,17 @@ def _warn(message: str) -> None:
     warnings.warn(message, RuntimeWarning, stacklevel=metrics.user_stacklevel(NUMPY_DIRS))
 
 
-def _variance(x: Node, axis, compute, ddof, keep, where, mean=_NV) -> Node:
+def _variance(x: Node, axis, compute, ddof, keep, where, mean=_NV, no_dof=None) -> Node:
     """var's node; ``mean`` (numpy's ``mean=``: the mean with keepdims) is
-    subtracted as given instead of being computed again."""
+    subtracted as given instead of being computed again; ``no_dof``: what a
+    masked slice of count <= ddof gives (nanvar's NaN; var's is inf)."""
     center = None if mean is _NV else node_of(mean)
     if where is True:
         if ddof >= _count(x, axis):
             _warn("Degrees of freedom <= 0 for slice")
         return cred.var(ew.convert(x, compute), axis, keep, ddof, compute, center)
     return cred.masked_var(ew.convert(x, compute), _mask(x, where), axis, keep, ddof,
-                           None if center is None else ew.convert(center, compute))
+                           None if center is None else ew.convert(center, compute), no_dof)
 
 
 def _ddof(ddof, correction):
@@ -158,31 +159,37 @@ def _ddof(ddof, correction):
     return correction
 
 
-@implements("var")
-def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_NV, *, where=_NV, mean=_NV,
-        correction=_NV):
+def _spread(a, axis, dtype, ddof, keepdims, where, mean, correction, no_dof=None):
+    """(variance node, result dtype) of var and std (nanvar's, nanstd's with
+    ``no_dof``: see ``_variance``)."""
     if mean is _NV:
         a, axis, where = _unmasked(a, axis, keepdims, where)
     x = node_of(a)
     compute, result = _stat_dtypes(x, dtype)
     ddof = _ddof(ddof, correction)
-    node = _variance(x, axis, compute, ddof, _kd(keepdims), _where(where), mean)
+    return _variance(x, axis, compute, ddof, _kd(keepdims), _where(where), mean, no_dof), result
+
+
+def _var(node: Node, result: np.dtype, out):
     return finish(ew.convert(node, dt.real_dtype(result)), out)
+
+
+def _std(node: Node, result: np.dtype, out):
+    if result == dt.float16:  # numpy's sqrt of the float16 variance (inf past its range)
+        node = ew.convert(node, result)
+    return _var(make(Op.SQRT, (node,)), result, out)
+
+
+@implements("var")
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_NV, *, where=_NV, mean=_NV,
+        correction=_NV):
+    return _var(*_spread(a, axis, dtype, ddof, keepdims, where, mean, correction), out)
 
 
 @implements("std")
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_NV, *, where=_NV, mean=_NV,
         correction=_NV):
-    if mean is _NV:
-        a, axis, where = _unmasked(a, axis, keepdims, where)
-    x = node_of(a)
-    compute, result = _stat_dtypes(x, dtype)
-    ddof = _ddof(ddof, correction)
-    node = _variance(x, axis, compute, ddof, _kd(keepdims), _where(where), mean)
-    if result == dt.float16:  # numpy's sqrt of the float16 variance (inf past its range)
-        node = ew.convert(node, result)
-    node = make(Op.SQRT, (node,))
-    return finish(ew.convert(node, dt.real_dtype(result)), out)
+    return _std(*_spread(a, axis, dtype, ddof, keepdims, where, mean, correction), out)
 
 
 def _weights_along(x: Node, w: Node, axis) -> Node:
@@ -326,30 +333,46 @@ def _valid(a, where):
     return wrap(valid)
 
 
+def _nan_stat_input(a, dtype, out) -> Node:
+    """``a``'s node, with numpy's TypeError for an inexact ``a`` given a
+    dtype or out that is not inexact."""
+    x = node_of(a)
+    if dt.is_inexact(x.dtype):
+        if dtype is not None and as_dtype(dtype).kind not in "fc":
+            raise TypeError("If a is inexact, then dtype must be inexact")
+        if out is not None and np.dtype(out.dtype).kind not in "fc":
+            raise TypeError("If a is inexact, then out must be inexact")
+    return x
+
+
 @implements("nanmean")
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=_NV, *, where=_NV):
-    x = node_of(a)
+    x = _nan_stat_input(a, dtype, out)
     if not dt.is_inexact(x.dtype):
         return mean(wrap(x), axis, dtype, out, keepdims, where=where)
     return mean(wrap(x), axis, dtype, out, keepdims, where=_valid(x, where))
 
 
+def _nan_spread(a, axis, dtype, out, ddof, keepdims, where, mean, correction):
+    """nanvar's (variance node, result dtype): NaN for a slice with no more
+    than ddof numbers."""
+    x = _nan_stat_input(a, dtype, out)
+    if not dt.is_inexact(x.dtype):
+        return _spread(x, axis, dtype, ddof, keepdims, where, mean, correction)
+    return _spread(wrap(_nan_replaced(x, 0)), axis, dtype, ddof, keepdims, _valid(x, where),
+                   mean, correction, no_dof=math.nan)
+
+
 @implements("nanvar")
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_NV, *, where=_NV,
            mean=_NV, correction=_NV):
-    x = node_of(a)
-    mask = _valid(x, where) if dt.is_inexact(x.dtype) else where
-    return var(wrap(_nan_replaced(x, 0)), axis, dtype, out, ddof, keepdims, where=mask,
-               mean=mean, correction=correction)
+    return _var(*_nan_spread(a, axis, dtype, out, ddof, keepdims, where, mean, correction), out)
 
 
 @implements("nanstd")
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=_NV, *, where=_NV,
            mean=_NV, correction=_NV):
-    x = node_of(a)
-    mask = _valid(x, where) if dt.is_inexact(x.dtype) else where
-    return std(wrap(_nan_replaced(x, 0)), axis, dtype, out, ddof, keepdims, where=mask,
-               mean=mean, correction=correction)
+    return _std(*_nan_spread(a, axis, dtype, out, ddof, keepdims, where, mean, correction), out)
 
 
 @implements("nancumsum")

@@ -270,10 +270,13 @@ def masked_mean(x: Node, mask: Node, axis=None, keepdims: bool = False) -> Node:
 
 
 def masked_var(x: Node, mask: Node, axis=None, keepdims: bool = False,
-               ddof: int | float = 0, center: Node | None = None) -> Node:
+               ddof: int | float = 0, center: Node | None = None,
+               no_dof: float | None = None) -> Node:
     """The variance of the elements of ``x`` where ``mask`` holds: the masked
-    sum of |x - masked mean|^2 over (count - ddof); real for complex x.
-    ``center``, as ``var``'s, is a mean the caller already has."""
+    sum of |x - masked mean|^2 over max(count - ddof, 0), as numpy's var (a
+    slice of count <= ddof gives inf, or NaN for 0 / 0), or ``no_dof`` there
+    where given (nanvar's NaN); real for complex x. ``center``, as ``var``'s,
+    is a mean the caller already has."""
     axes = normalize_axes(axis, x.ndim)
     mu = masked_mean(x, mask, axes, True) if center is None else convert(center, x.dtype)
     diff = make(Op.SUB, (x, broadcast_to(mu, x.shape)))
@@ -282,5 +285,10 @@ def masked_var(x: Node, mask: Node, axis=None, keepdims: bool = False,
     total = reduce("sum", make(Op.SELECT, (mask, sq, as_node(0, sq.dtype, sq.shape))), axes,
                    keepdims)
     count = reduce("sum", convert(mask, total.dtype), axes, keepdims)
-    return make(Op.DIV, (total, make(Op.SUB, (count, as_node(ddof, count.dtype,
-                                                                 count.shape)))))
+    dof = make(Op.MAX, (make(Op.SUB, (count, as_node(ddof, count.dtype, count.shape))),
+                        as_node(0, count.dtype, count.shape)))
+    variance = make(Op.DIV, (total, dof))
+    if no_dof is None:
+        return variance
+    none_left = make(Op.LE, (dof, as_node(0, dof.dtype, dof.shape)))
+    return make(Op.SELECT, (none_left, as_node(no_dof, variance.dtype, variance.shape), variance))
