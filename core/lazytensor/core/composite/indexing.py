@@ -104,6 +104,14 @@ class IndexPlan:
     def is_basic(self) -> bool:
         return not self.adv_dims
 
+    @functools.cached_property
+    def reads(self) -> tuple:
+        return _read_recipe(self)
+
+    @functools.cached_property
+    def writes(self) -> tuple | None:
+        return _write_recipe(self)
+
 
 def plan_index(shape: tuple[int, ...], index: Any, upload: bool = False,
                empty_mask_axes: bool = False) -> IndexPlan:
@@ -291,17 +299,33 @@ def _slice(x: Node, plan: IndexPlan) -> Node:
     ``x[i:i + 50]`` in a loop compile once."""
     if plan.rev:
         x = make(Op.REV, (x,), plan.rev)
-    window = plan.window
-    if window is not None and (plan.rev or any(s != 1 for s in window[2])):
-        x = make(Op.SLICE, (x,), *window)
-        window = None
-    if window is None and not plan.drop:
+    strided, dynamic = plan.reads
+    if strided is not None:
+        x = make(Op.SLICE, (x,), *strided)
+    if dynamic is None:
         return x
-    lows = [0] * x.ndim if window is None else window[0]
-    ends = x.shape if window is None else [hi - lo for lo, hi in zip(*window[:2], strict=True)]
+    sizes, starts = dynamic
+    return make(Op.DYNAMIC_SLICE, (x, *_starts(starts)), sizes)
+
+
+def _read_recipe(plan: IndexPlan) -> tuple:
+    """(the SLICE attrs or None, (sizes, starts) of the DYNAMIC_SLICE or
+    None) that ``_slice`` records: computed once per plan."""
+    window, strided = plan.window, None
+    if window is not None and (plan.rev or any(s != 1 for s in window[2])):
+        strided, window = window, None
+    if window is None and not plan.drop:
+        return strided, None
+    if window is not None:
+        ends = [hi - lo for lo, hi in zip(*window[:2], strict=True)]
+    elif strided is not None:  # the shape the SLICE leaves
+        ends = [-((lo - hi) // st) for lo, hi, st in zip(*strided, strict=True)]
+    else:
+        ends = plan.pre_shape
+    lows = [0] * len(ends) if window is None else window[0]
     sizes = tuple(1 if d in plan.drop else s for d, s in enumerate(ends))
     moving = _partial_axes(plan) if window is not None else ()
-    return make(Op.DYNAMIC_SLICE, (x, *_int_starts(plan, lows, moving)), sizes)
+    return strided, (sizes, _start_recipe(plan, lows, moving))
 
 
 def _partial_axes(plan: IndexPlan) -> tuple[int, ...]:
@@ -311,12 +335,18 @@ def _partial_axes(plan: IndexPlan) -> tuple[int, ...]:
                  if d not in plan.drop and length != n)
 
 
-def _int_starts(plan: IndexPlan, lows: Sequence[int], moving: Sequence[int] = ()) -> list[Node]:
-    """Start-index scalars: parameters at the basic-int axes and the
-    ``moving`` (partly sliced) axes, constants elsewhere."""
-    return [scalar(start, INDEX) if d in plan.drop else
-            scalar(low, INDEX) if d in moving else index_constant(low)
-            for d, ((start, _, _), low) in enumerate(zip(plan.triples, lows, strict=False))]
+def _start_recipe(plan: IndexPlan, lows: Sequence[int], moving: Sequence[int] = ()) -> tuple:
+    """Per axis, (whether its start is a parameter, the start): parameters
+    at the basic-int axes and the ``moving`` (partly sliced) axes, constants
+    elsewhere."""
+    return tuple((True, start) if d in plan.drop else (d in moving, low)
+                 for d, ((start, _, _), low) in enumerate(zip(plan.triples, lows, strict=False)))
+
+
+def _starts(recipe: tuple) -> list[Node]:
+    """The start-index scalars of a ``_start_recipe``."""
+    return [scalar(start, INDEX) if parameter else index_constant(start)
+            for parameter, start in recipe]
 
 
 @functools.lru_cache(maxsize=1024)
@@ -436,25 +466,37 @@ def _raise_fit(value: Node, plan: IndexPlan) -> None:
 
 def _unslice(x: Node, plan: IndexPlan, update: Node) -> Node:
     """x with ``update`` (of the sliced shape) written where ``_slice`` read."""
-    if any(length == 0 for _, _, length in plan.triples):
+    recipe = plan.writes
+    if recipe is None:  # an empty slice
         return x
-    rev = tuple(d for d, (_, step, length) in enumerate(plan.triples) if step < 0 and length > 1)
+    rev, starts, cfg = recipe
     if rev:
         update = make(Op.REV, (update,), rev)
-    lows = [start + (length - 1) * step if step < 0 else start
-            for start, step, length in plan.triples]
-    strides = [abs(step) if length > 1 else 1 for _, step, length in plan.triples]
     if update.shape == x.shape:
         return update
-    if all(s == 1 for s in strides):
-        starts = _int_starts(plan, lows, _partial_axes(plan))
-        return make(Op.DYNAMIC_UPDATE_SLICE, (x, update, *starts))
-    cfg = tuple((lo, n - lo - (length - 1) * st - 1, st - 1)
-                for lo, st, (_, _, length), n in zip(lows, strides, plan.triples, x.shape,
-                                                     strict=False))
+    if starts is not None:
+        return make(Op.DYNAMIC_UPDATE_SLICE, (x, update, *_starts(starts)))
     spread = make(Op.PAD, (update, ew.full((), 0, x.dtype)), cfg)
     mask = make(Op.PAD, (ew.full(update.shape, True, dt.bool_), ew.full((), False, dt.bool_)), cfg)
     return make(Op.SELECT, (mask, spread, x))
+
+
+def _write_recipe(plan: IndexPlan) -> tuple | None:
+    """(REV axes, the DYNAMIC_UPDATE_SLICE's ``_start_recipe`` or None, the
+    PAD config of a strided write) that ``_unslice`` records; None when
+    the index selects nothing. Computed once per plan."""
+    if any(length == 0 for _, _, length in plan.triples):
+        return None
+    rev = tuple(d for d, (_, step, length) in enumerate(plan.triples) if step < 0 and length > 1)
+    lows = [start + (length - 1) * step if step < 0 else start
+            for start, step, length in plan.triples]
+    strides = [abs(step) if length > 1 else 1 for _, step, length in plan.triples]
+    if all(s == 1 for s in strides):
+        return rev, _start_recipe(plan, lows, _partial_axes(plan)), None
+    cfg = tuple((lo, n - lo - (length - 1) * st - 1, st - 1)
+                for lo, st, (_, _, length), n in zip(lows, strides, plan.triples, plan.pre_shape,
+                                                     strict=False))
+    return rev, None, cfg
 
 
 def _scatter(y: Node, plan: IndexPlan, update: Node, kind: str, unique: bool) -> Node:
