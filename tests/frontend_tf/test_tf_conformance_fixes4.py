@@ -123,3 +123,29 @@ def test_variable_names_and_sparse_read_as_tensorflow():
     got = ltf.Variable(host).sparse_read(lnp.asarray([3, 0, 3]))
     assert not metrics.as_dict()["fallbacks"]
     assert_same(got, tf.Variable(host).sparse_read(tnp.asarray([3, 0, 3])), "sparse_read")
+
+
+# ------------------------------------------------- fallback names
+# A lazy array converted by a TensorFlow API wrapped by TensorFlow's
+# weak-tensor decorator was counted as the fallback "tf
+# weak_tensor_ops.wrapper" (the decorator's frame), which names no API: a
+# Keras BatchNormalization's moving-statistics update (tf.Variable.assign of
+# a lazy value) and tf.debugging.check_numerics said so. They now name the
+# API, as other fallbacks do.
+
+
+@pytest.mark.parametrize("case", ["batch_norm", "check_numerics"])
+def test_fallbacks_behind_weak_tensor_wrappers_name_the_api(case):
+    x = np.random.default_rng(5).standard_normal((4, 3)).astype(np.float32)
+    metrics.reset()
+    if case == "batch_norm":
+        want = tf.keras.layers.BatchNormalization()(tnp.asarray(x), training=True)
+        got = tf.keras.layers.BatchNormalization()(lnp.asarray(x), training=True)
+        expected = "tf resource_variable_ops.BaseResourceVariable.assign"
+    else:
+        want = tf.debugging.check_numerics(tnp.asarray(x), "bad")
+        got = tf.debugging.check_numerics(lnp.asarray(x), "bad")
+        expected = "tf gen_array_ops.check_numerics"
+    fallbacks = metrics.as_dict()["fallbacks"]
+    assert expected in fallbacks and not any("wrapper" in k for k in fallbacks), fallbacks
+    assert_same(lnp.asarray(got), tnp.asarray(want), case, "float32")

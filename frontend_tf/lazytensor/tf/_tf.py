@@ -79,6 +79,9 @@ _EXPLICIT_CONVERSIONS = frozenset({
 _LAZYTENSOR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # lazytensor/
 
 
+_DECORATOR_FILES = (os.path.join("ops", "weak_tensor_ops.py"),)
+
+
 def unlowered_caller(frame) -> str | None:
     """The TensorFlow function that a lazy array's ``__tf_tensor__`` (called
     from ``frame``) converts for, when it is an eager fallback: a TensorFlow
@@ -86,7 +89,8 @@ def unlowered_caller(frame) -> str | None:
     library's), such as ``image_ops_impl.adjust_hue``. None when the
     conversion was asked for (``tf.convert_to_tensor``, ``tf.constant``) or
     lazytensor's own code made it. The API is the outermost TensorFlow frame
-    below the caller, past TensorFlow's decorators (``tensorflow/python/util``)."""
+    below the caller, past TensorFlow's decorators (``tensorflow/python/util``
+    and the weak-tensor wrappers, whose frame says ``wrapper``)."""
     tf_dir = os.path.dirname(tf().__file__)
     util_dir = os.path.join(tf_dir, "python", "util")
     api = None
@@ -94,7 +98,7 @@ def unlowered_caller(frame) -> str | None:
         path = frame.f_code.co_filename
         if not path.startswith(tf_dir):
             break
-        if not path.startswith(util_dir):
+        if not path.startswith(util_dir) and not path.endswith(_DECORATOR_FILES):
             api = frame
         frame = frame.f_back
     if api is None or frame is None or frame.f_code.co_filename.startswith(_LAZYTENSOR_DIR):
