@@ -86,3 +86,15 @@ def test_nan_statistics_of_inexact_data_want_an_inexact_dtype_and_out(fn, dtype)
         getattr(xp, fn)(xp.asarray(_NANS), axis=1, out=out)
         return out
     _both(into_out)
+
+
+@pytest.mark.parametrize("fn", ["nanargmin", "nanargmax"])
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+@pytest.mark.filterwarnings("ignore::lazytensor.numpy._errors.LazyFallbackWarning")
+def test_nanarg_writes_its_out_and_returns_it(fn, dtype) -> None:
+    def run(xp):
+        a = xp.asarray(np.where(np.arange(9) < 5, np.nan, np.arange(9.0)).astype(dtype))
+        out = xp.zeros((), dtype=np.intp)
+        assert getattr(xp, fn)(a, out=out) is out
+        return out
+    _both(run)

@@ -266,8 +266,8 @@ def _nan_arg(kind: str, a, axis, out, keepdims):
     x = node_of(a)
     if dt.is_complex(x.dtype):
         func = np.nanargmax if kind == "argmax" else np.nanargmin
-        kwargs = {} if keepdims is _NV else {"keepdims": keepdims}
-        return eager(f"numpy.nan{kind}", func, (a, axis, out), kwargs)
+        kwargs = {"out": out} if keepdims is _NV else {"out": out, "keepdims": keepdims}
+        return eager(f"numpy.nan{kind}", func, (a, axis), kwargs)  # out= reaches a lazy out
     keep = False if keepdims is _NV else bool(keepdims)
     return finish(cnum.nan_argreduce(kind, x, None if axis is None else int(axis), keep), out)
 
