@@ -28,6 +28,7 @@ True
 
 from __future__ import annotations
 
+import functools
 from typing import Sequence
 
 Strides = tuple[int, ...] | None  # None: C-contiguous
@@ -210,6 +211,14 @@ def fresh(out_shape: Sequence[int], operands: Sequence[tuple], itemsize: int) ->
     """
     if not operands or len(out_shape) < 2:
         return None
+    key = tuple((tuple(shape), tuple(st), isz) for shape, st, isz in operands)
+    return _fresh(tuple(out_shape), key, itemsize)
+
+
+@functools.lru_cache(maxsize=1024)
+def _fresh(out_shape: tuple, operands: tuple, itemsize: int) -> Strides:
+    """``fresh``, remembered: a loop of ops on transposed arrays asks for
+    the same few layouts at every op (half the cost of recording one)."""
     dense = k_order(out_shape, operands)
     return normalize(out_shape, scale(dense, itemsize), itemsize)
 
