@@ -98,3 +98,12 @@ def test_nanarg_writes_its_out_and_returns_it(fn, dtype) -> None:
         assert getattr(xp, fn)(a, out=out) is out
         return out
     _both(run)
+
+
+@pytest.mark.parametrize("conditions", [
+    [np.array([1, 0, 1])], [[True, False, True]], [np.array([True, False]), np.array([1, 0], "u1")],
+    [True], [np.array(1.0)], [np.array([True, False]), np.array([False, True])]])
+def test_select_wants_boolean_conditions(conditions) -> None:
+    choices = [np.arange(2.0) + i for i in range(len(conditions))]
+    _both(lambda xp: xp.select([xp.asarray(c) for c in conditions], choices, default=-1))
+    _both(lambda xp: xp.select(conditions, choices))

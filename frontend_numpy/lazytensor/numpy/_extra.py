@@ -93,7 +93,11 @@ def select(condlist, choicelist, default=0):
     """The first choice whose condition holds (a Python ``default`` is weak)."""
     choices = [node_of(c) for c in choicelist] + [lift(default)]
     dtype = ew.promote(NUMPY, *choices)
-    return wrap(shared.select([npx.truthy(node_of(c)) for c in condlist],
+    conditions = [node_of(c) for c in condlist]
+    for i, c in enumerate(conditions):
+        if c.dtype != dt.bool_:
+            raise TypeError(f"invalid entry {i} in condlist: should be boolean ndarray")
+    return wrap(shared.select(conditions,
                               [ew.convert(c, dtype) for c in choices[:-1]],
                               ew.as_node(choices[-1], dtype, ew.operand_shape(choices[-1]))))
 
