@@ -6,6 +6,8 @@ exception type is raised."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import lazytensor.numpy as lnp
 import numpy as np
 import pytest
@@ -107,3 +109,12 @@ def test_select_wants_boolean_conditions(conditions) -> None:
     choices = [np.arange(2.0) + i for i in range(len(conditions))]
     _both(lambda xp: xp.select([xp.asarray(c) for c in conditions], choices, default=-1))
     _both(lambda xp: xp.select(conditions, choices))
+
+
+@pytest.mark.parametrize("fn", ["quantile", "percentile"])
+@pytest.mark.parametrize("q", [Fraction(1), Fraction(1, 2), [Fraction(1, 4), Fraction(3, 4)]])
+@pytest.mark.filterwarnings("ignore::lazytensor.numpy._errors.LazyFallbackWarning")
+def test_fraction_q_runs_numpys_object_loop(fn, q) -> None:
+    expected = getattr(np, fn)([1, 2, 4], q)
+    got = getattr(lnp, fn)(lnp.asarray([1, 2, 4]), q)
+    assert type(got) is type(expected) and np.all(got == expected)

@@ -40,7 +40,8 @@ def _result_dtype(x_dtype, q, qs: np.ndarray):
 
 
 def _quantile(a, q, axis, out, method, keepdims, name: str, weights):
-    if method not in _METHODS or weights is not None:  # numpy's other estimators and
+    objects = not isinstance(q, ndarray) and np.asarray(q).dtype == object  # Fraction q
+    if method not in _METHODS or weights is not None or objects:  # numpy's other estimators,
         # weighted quantiles (inverted_cdf only; numpy checks the weights): eager, counted
         return eager(f"numpy.{name} (method={method!r}, weights)", getattr(np, name), (a, q),
                      {"axis": axis, "out": out, "method": method, "keepdims": keepdims,
