@@ -118,3 +118,18 @@ def test_fraction_q_runs_numpys_object_loop(fn, q) -> None:
     expected = getattr(np, fn)([1, 2, 4], q)
     got = getattr(lnp, fn)(lnp.asarray([1, 2, 4]), q)
     assert type(got) is type(expected) and np.all(got == expected)
+
+
+_VIEWS = [lambda a: a, lambda a: a[::2], lambda a: a.T, lambda a: a.copy(), lambda a: a[1:],
+          lambda a: a.reshape(-1)]
+
+
+@pytest.mark.parametrize("left", range(len(_VIEWS)))
+@pytest.mark.parametrize("right", range(len(_VIEWS)))
+def test_flags_compare_by_value_as_numpys(left, right) -> None:
+    def equal(xp):
+        a = xp.arange(12.0).reshape(4, 3)
+        return _VIEWS[left](a).flags == _VIEWS[right](a).flags
+    assert equal(lnp) == equal(np)
+    with pytest.raises(TypeError):
+        hash(lnp.ones(2).flags)

@@ -157,10 +157,18 @@ class Flags:
             raise KeyError(f"lazytensor.numpy: flag {key!r} cannot be set")
         self.writeable = value
 
+    _SHOWN = ("c_contiguous", "f_contiguous", "owndata", "writeable", "aligned",
+              "writebackifcopy")
+
     def __repr__(self) -> str:
-        names = ("c_contiguous", "f_contiguous", "owndata", "writeable", "aligned",
-                 "writebackifcopy")
-        return "\n".join(f"  {n.upper()} : {getattr(self, n)}" for n in names)
+        return "\n".join(f"  {n.upper()} : {getattr(self, n)}" for n in self._SHOWN)
+
+    def __eq__(self, other) -> bool:  # numpy's flags compare by their values
+        if not isinstance(other, Flags):
+            return NotImplemented
+        return all(getattr(self, n) == getattr(other, n) for n in self._SHOWN)
+
+    __hash__ = None
 
 
 def setflags(self, write=None, align=None, uic=None) -> None:
