@@ -131,5 +131,7 @@ def test_flags_compare_by_value_as_numpys(left, right) -> None:
         a = xp.arange(12.0).reshape(4, 3)
         return _VIEWS[left](a).flags == _VIEWS[right](a).flags
     assert equal(lnp) == equal(np)
+    host = _VIEWS[right](np.arange(12.0).reshape(4, 3)).flags
+    assert (_VIEWS[left](lnp.arange(12.0).reshape(4, 3)).flags == host) == equal(np)
     with pytest.raises(TypeError):
         hash(lnp.ones(2).flags)

@@ -124,6 +124,9 @@ def view(self, dtype=None, type=None):
     return _views.view(self, *cv.bitcast_pair(target, self.dtype), strides)
 
 
+_HOST_FLAGS = type(np.empty(0).flags)
+
+
 class Flags:
     """``ndarray.flags``: numpy's layout and writeability flags of a lazy array."""
 
@@ -163,8 +166,8 @@ class Flags:
     def __repr__(self) -> str:
         return "\n".join(f"  {n.upper()} : {getattr(self, n)}" for n in self._SHOWN)
 
-    def __eq__(self, other) -> bool:  # numpy's flags compare by their values
-        if not isinstance(other, Flags):
+    def __eq__(self, other) -> bool:  # as numpy's flags (a host array's too): by value
+        if not isinstance(other, (Flags, _HOST_FLAGS)):
             return NotImplemented
         return all(getattr(self, n) == getattr(other, n) for n in self._SHOWN)
 
