@@ -135,3 +135,13 @@ def test_flags_compare_by_value_as_numpys(left, right) -> None:
     assert (_VIEWS[left](lnp.arange(12.0).reshape(4, 3)).flags == host) == equal(np)
     with pytest.raises(TypeError):
         hash(lnp.ones(2).flags)
+
+
+@pytest.mark.parametrize("args, kwargs", [
+    ((), {}), ((2,), {}), ((None,), {"a_max": 2}), ((), {"a_max": 2}), ((), {"a_min": 1}),
+    ((1, 3), {}), ((), {"min": 2}), ((), {"max": 2, "min": 1}), ((1, 3), {"max": 3}),
+    ((1, 3), {"min": 1}), ((None, None), {}), ((None, 2), {})])
+def test_clip_bounds_positional_or_keyword_as_numpy(args, kwargs) -> None:
+    _both(lambda xp: xp.clip(xp.arange(5), *args, **kwargs))
+    _both(lambda xp: xp.arange(5).clip(*args, **{k.removeprefix("a_"): v
+                                                  for k, v in kwargs.items()}))

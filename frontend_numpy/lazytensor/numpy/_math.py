@@ -54,8 +54,7 @@ def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue,
     bound). As numpy's: a Python int bound beyond an integer dtype's range
     on that side is no bound, and with no bound at all the result is a copy
     (numpy 2.0 raised instead; the installed numpy decides)."""
-    lo = a_min if a_min is not np._NoValue else (None if min is np._NoValue else min)
-    hi = a_max if a_max is not np._NoValue else (None if max is np._NoValue else max)
+    lo, hi = _bounds(a_min, a_max, min, max)
     if lo is None and hi is None and a_min is np._NoValue and min is np._NoValue:
         np.clip(np.zeros(0))  # numpy's own ValueError where it needs a bound
     lo, hi = _inside_range(node_of(a).dtype, lo, hi)
@@ -67,6 +66,21 @@ def clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue,
     if lo is None and hi is None:  # numpy's copy: positive(a) (bool has no loop)
         result = _ufuncs.call(np.positive, (a,), {})
     return _ufuncs.finish_broadcast(result._h.node, out) if out is not None else result
+
+
+def _bounds(a_min, a_max, low, high) -> tuple:
+    """clip's bounds: both positional ones, or the ``min=``/``max=`` keywords
+    (numpy's TypeError for one positional bound, ValueError for both kinds)."""
+    unset = np._NoValue
+    if a_min is unset and a_max is unset:
+        return (None if low is unset else low), (None if high is unset else high)
+    if a_min is unset or a_max is unset:
+        missing = "a_min" if a_min is unset else "a_max"
+        raise TypeError(f"clip() missing 1 required positional argument: '{missing}'")
+    if low is not unset or high is not unset:
+        raise ValueError("Passing `min` or `max` keyword argument when `a_min` and `a_max` "
+                         "are provided is forbidden.")
+    return a_min, a_max
 
 
 def _inside_range(dtype: np.dtype, lo, hi) -> tuple:

@@ -40,7 +40,6 @@ import numpy as np
 FUNCTION_METHODS = {
     "all": _reductions.all_, "any": _reductions.any_, "argmax": _reductions.argmax,
     "argmin": _reductions.argmin, "argsort": _math.argsort, "choose": _extra.choose,
-    "clip": _math.clip,
     "compress": lambda a, condition, axis=None, out=None: _math.compress(condition, a, axis, out),
     "cumprod": _reductions.cumprod, "cumsum": _reductions.cumsum,
     "diagonal": _shape.diagonal, "dot": _math.dot, "max": _reductions.max_,
@@ -182,6 +181,11 @@ def setflags(self, write=None, align=None, uic=None) -> None:
         _views.set_writeable(self, bool(write))
 
 
+def clip(self, min=None, max=None, out=None, **kwargs):  # noqa: A002 (numpy's names)
+    """numpy's method: either bound may be left out (the function wants both)."""
+    return _math.clip(self, min, max, out, **kwargs)
+
+
 def partition(self, kth, axis=-1, kind="introselect", order=None) -> None:
     """In place, as numpy's method (a full sort is one valid partition); unlike
     the function, the method takes no ``axis=None`` (numpy's TypeError)."""
@@ -260,7 +264,7 @@ def setitem(self, index, value) -> None:
 OWN_METHODS = {
     "reshape": reshape, "transpose": transpose, "astype": astype, "fill": fill, "sort": sort,
     "view": view, "conj": conj, "conjugate": conj, "tobytes": tobytes,
-    "partition": partition, "put": put, "resize": resize, "setflags": setflags,
+    "clip": clip, "partition": partition, "put": put, "resize": resize, "setflags": setflags,
     "__getitem__": getitem, "__setitem__": setitem, "to_device": to_device,
     "__dlpack__": dlpack, "__dlpack_device__": dlpack_device,
 }
