@@ -145,3 +145,10 @@ def test_clip_bounds_positional_or_keyword_as_numpy(args, kwargs) -> None:
     _both(lambda xp: xp.clip(xp.arange(5), *args, **kwargs))
     _both(lambda xp: xp.arange(5).clip(*args, **{k.removeprefix("a_"): v
                                                   for k, v in kwargs.items()}))
+
+
+@pytest.mark.parametrize("source, destination", [
+    (0, 0), (3, -1), ([0, -1], [0, -1]), (range(4), range(4)), (range(2), (3, 2)),
+    (np.int64(1), np.array(2)), ([0, 0], [1, 2]), (4, 0), ([0, 1], [2])])
+def test_moveaxis_takes_any_sequence_of_axes(source, destination) -> None:
+    _both(lambda xp: xp.moveaxis(xp.zeros((1, 2, 3, 4)), source, destination).shape)

@@ -167,12 +167,21 @@ def swapaxes(a, axis1, axis2):
     return _views.transpose(a, tuple(perm))
 
 
+def _axis_sequence(axes) -> tuple:
+    """One axis or any iterable of them (a range too) as a tuple, as numpy takes them."""
+    try:
+        return (operator.index(axes),)
+    except TypeError:
+        return tuple(axes)
+
+
 @implements("moveaxis")
 def moveaxis(a, source, destination):
     a = _lazy(a)
     node = a._h.node
+    source, destination = _axis_sequence(source), _axis_sequence(destination)
     for what, axes in (("source", source), ("destination", destination)):
-        for axis in (axes if isinstance(axes, (list, tuple)) else [axes]):
+        for axis in axes:
             if not -node.ndim <= operator.index(axis) < node.ndim:
                 raise np.exceptions.AxisError(operator.index(axis), node.ndim, what)
     out = cs.moveaxis(node, source, destination)
