@@ -6,6 +6,7 @@ exception type is raised."""
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 import lazytensor.numpy as lnp
@@ -152,3 +153,11 @@ def test_clip_bounds_positional_or_keyword_as_numpy(args, kwargs) -> None:
     (np.int64(1), np.array(2)), ([0, 0], [1, 2]), (4, 0), ([0, 1], [2])])
 def test_moveaxis_takes_any_sequence_of_axes(source, destination) -> None:
     _both(lambda xp: xp.moveaxis(xp.zeros((1, 2, 3, 4)), source, destination).shape)
+
+
+def test_reshape_without_a_shape_is_numpys_type_error() -> None:
+    with pytest.raises(TypeError) as expected:
+        np.reshape(np.arange(12))
+    with pytest.raises(TypeError, match=re.escape(expected.value.args[0])):
+        lnp.reshape(lnp.arange(12))
+    _both(lambda xp: xp.reshape(xp.arange(12), (3, 4), "C"))

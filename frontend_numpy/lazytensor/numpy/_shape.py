@@ -52,6 +52,8 @@ def _dim(d) -> int:
 @implements("reshape")
 def reshape(a, /, shape=None, order="C", *, newshape=None, copy=None):
     """numpy.reshape: a view when numpy's stride rule allows one, else a copy."""
+    if shape is None and newshape is None:
+        raise TypeError("reshape() missing 1 required positional argument: 'shape'")
     a = _lazy(a)
     shape = _shape_arg(shape if shape is not None else newshape)
     if order == "A" and a._st is not None and a.ndim > 1 and _layout.is_f_contiguous(
