@@ -340,3 +340,35 @@ def test_left_aligned_mask_check_answers_and_raises_as_torch():
                 outcomes.append(str(error))
         assert outcomes[0] == outcomes[1]
     assert fallbacks() == 0
+
+
+def test_fused_adamw_amsgrad_and_sgd_nesterov_with_a_grad_scaler():
+    """fused=True: torch's _fused_adamw_/_fused_sgd_ kernels as its CPU
+    kernels compute them (grads unscaled in place, steps skipped on inf),
+    recorded lazily: no fallback, no recompile after the first steps."""
+    def program(dev):
+        models = [nn.Linear(4, 1).to(dev) for _ in range(2)]
+        opts = [torch.optim.AdamW(models[0].parameters(), lr=0.05, weight_decay=0.1,
+                                  amsgrad=True, fused=True),
+                torch.optim.SGD(models[1].parameters(), lr=0.05, momentum=0.9, nesterov=True,
+                                weight_decay=0.01, fused=True)]
+        scaler = torch.amp.GradScaler("cpu", init_scale=4.0)
+        x, y = torch.randn(16, 4).to(dev), torch.randn(16, 1).to(dev)
+        out, first = [], None
+        for step in range(4):
+            for model, opt in zip(models, opts, strict=True):
+                opt.zero_grad()
+                loss = F.mse_loss(model(x), y)
+                scaler.scale(loss).backward()
+                scaler.step(opt)
+                out.append(loss.detach())
+            scaler.update()
+            step_mark(dev)
+            first = steady(dev, first) if step >= 2 else first
+        state = [v for opt in opts for s in opt.state.values() for v in s.values()
+                 if torch.is_tensor(v)]
+        return out + [p.grad for m in models for p in m.parameters()] + state
+
+    start = fallbacks()
+    same_on_both(program, rtol=1e-4, atol=1e-5)
+    assert fallbacks() == start

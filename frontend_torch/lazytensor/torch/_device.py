@@ -154,6 +154,9 @@ def _enable_optimizer_foreach() -> None:
         listed = module._get_foreach_kernels_supported_devices
         if not getattr(listed, "_lazy", False):
             module._get_foreach_kernels_supported_devices = _with_lazy(listed)
+    if not getattr(optimizer._get_fused_kernels_supported_devices, "_lazy", False):
+        optimizer._get_fused_kernels_supported_devices = _with_lazy(  # fused=True (aten/optim.py)
+            optimizer._get_fused_kernels_supported_devices)
 
 
 def _with_lazy(listed):

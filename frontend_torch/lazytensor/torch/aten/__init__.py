@@ -21,6 +21,7 @@ from lazytensor.torch.aten import (
     movement,
     nn,
     nn_extra,
+    optim,
     reduction,
     special,
     spectral,
@@ -28,7 +29,7 @@ from lazytensor.torch.aten import (
 )
 
 FAMILIES = (elementwise, reduction, views, movement, indexing, linalg, nn, nn_extra, factories,
-            spectral, special, grads, amp)
+            spectral, special, grads, amp, optim)
 
 
 def _merge() -> dict:
