@@ -215,7 +215,7 @@ def test_optimizer_options_each_training_its_own_small_regression_in_one_step_gr
         for name in sorted(OPTIMIZERS):
             models[name] = nn.Linear(6, 1).to(dev)
             opts[name] = OPTIMIZERS[name](list(models[name].parameters()))
-        out, first = [], None
+        first = None
         for step in range(4):
             for name, opt in opts.items():
                 sign = -1.0 if opt.defaults.get("maximize") else 1.0
@@ -328,7 +328,8 @@ def test_transformer_encoder_in_eval_with_a_padding_mask_checks_it_on_the_device
 def test_left_aligned_mask_check_answers_and_raises_as_torch():
     lengths = torch.tensor([6, 3, 0])
     t = torch.randn(3, 6, 4)
-    for mask in [torch.arange(6)[None] < lengths[:, None], torch.arange(6)[None] >= lengths[:, None],
+    positions = torch.arange(6)[None]
+    for mask in [positions < lengths[:, None], positions >= lengths[:, None],
                  torch.zeros(3, 6, dtype=torch.bool), torch.ones(3, 6),
                  torch.ones(6, dtype=torch.bool), torch.ones(3, 5, dtype=torch.bool)]:
         outcomes = []
@@ -342,16 +343,17 @@ def test_left_aligned_mask_check_answers_and_raises_as_torch():
     assert fallbacks() == 0
 
 
-def test_fused_adamw_amsgrad_and_sgd_nesterov_with_a_grad_scaler():
-    """fused=True: torch's _fused_adamw_/_fused_sgd_ kernels as its CPU
+def test_fused_adamw_amsgrad_sgd_nesterov_and_adagrad_with_a_grad_scaler():
+    """fused=True: torch's _fused_adamw_/_fused_sgd_/_fused_adagrad_ kernels as its CPU
     kernels compute them (grads unscaled in place, steps skipped on inf),
     recorded lazily: no fallback, no recompile after the first steps."""
     def program(dev):
-        models = [nn.Linear(4, 1).to(dev) for _ in range(2)]
+        models = [nn.Linear(4, 1).to(dev) for _ in range(3)]
         opts = [torch.optim.AdamW(models[0].parameters(), lr=0.05, weight_decay=0.1,
                                   amsgrad=True, fused=True),
                 torch.optim.SGD(models[1].parameters(), lr=0.05, momentum=0.9, nesterov=True,
-                                weight_decay=0.01, fused=True)]
+                                weight_decay=0.01, fused=True),
+                torch.optim.Adagrad(models[2].parameters(), lr=0.1, lr_decay=0.01, fused=True)]
         scaler = torch.amp.GradScaler("cpu", init_scale=4.0)
         x, y = torch.randn(16, 4).to(dev), torch.randn(16, 1).to(dev)
         out, first = [], None

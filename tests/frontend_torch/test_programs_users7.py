@@ -14,13 +14,13 @@ import lazytensor.torch as lt
 import pytest
 import torch
 import torch.nn.functional as F
-from torch import nn
 from lazytensor.core import get_runtime
+from torch import nn
 from torch.distributions import Bernoulli, Categorical, Normal, kl_divergence
 
 from .conftest import DEV
 from .programs import fallbacks, same_on_both
-from .test_programs_users2 import steady, step_mark, train_step
+from .test_programs_users2 import step_mark, train_step
 
 
 def test_initializers_on_lazy_parameters_then_the_same_forward_on_both_devices():
@@ -455,7 +455,8 @@ def test_triplet_losses_with_swap_and_a_custom_distance():
 
 def test_linalg_qr_is_lowered_with_torchs_signs_modes_gradient_and_errors():
     start = fallbacks()
-    for shape, mode, dtype in [((5, 3), "reduced", torch.float32), ((3, 5), "complete", torch.float64),
+    for shape, mode, dtype in [((5, 3), "reduced", torch.float32),
+                               ((3, 5), "complete", torch.float64),
                                ((2, 4, 4), "r", torch.complex64)]:
         a = torch.randn(*shape, dtype=dtype)
         expected, got = torch.linalg.qr(a, mode=mode), torch.linalg.qr(a.to(DEV), mode=mode)

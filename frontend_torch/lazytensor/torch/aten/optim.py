@@ -1,8 +1,9 @@
-"""torch.optim's fused kernels (``fused=True``) as torch's own CPU kernels
-compute them, written as lazily recorded tensor ops: one update per
-parameter, gradients unscaled in place by ``grad_scale`` (as the kernels
-do), and no change at all where ``found_inf`` is set. Step counters arrive
-already incremented (torch.optim increments them before the call)."""
+"""torch.optim's fused kernels (``fused=True``: Adam, AdamW, SGD, Adagrad)
+as torch's own CPU kernels compute them, written as lazily recorded tensor
+ops: one update per parameter, gradients unscaled in place by
+``grad_scale`` (as the kernels do), and no change at all where ``found_inf``
+is set. Step counters arrive already incremented (torch.optim increments
+them before the call)."""
 
 from __future__ import annotations
 
@@ -63,9 +64,21 @@ def _fused_sgd(params, grads, momentum_buffer_list, *, weight_decay, momentum, l
         _commit([(p, p - lr * g)] + pairs, found_inf)
 
 
+def _fused_adagrad(params, grads, state_sums, state_steps, *, lr, lr_decay, weight_decay, eps,
+                   maximize, grad_scale=None, found_inf=None):
+    _unscale(grads, grad_scale)
+    for p, g, total, step in zip(params, grads, state_sums, state_steps, strict=True):
+        g = -g if maximize else g
+        g = g + p * weight_decay if weight_decay else g
+        total_new = total + g * g
+        step_lr = lr / (1 + (step - 1) * lr_decay)
+        _commit([(p, p - step_lr * g / (total_new.sqrt() + eps)), (total, total_new)], found_inf)
+
+
 TABLE = {
     aten._fused_adam_.default: _fused_adam(False), aten._fused_adamw_.default: _fused_adam(True),
     aten._fused_adam_.tensor_lr: _fused_adam(False),
     aten._fused_adamw_.tensor_lr: _fused_adam(True),
     aten._fused_sgd_.default: _fused_sgd, aten._fused_sgd_.tensor_lr: _fused_sgd,
+    aten._fused_adagrad_.default: _fused_adagrad,
 }
