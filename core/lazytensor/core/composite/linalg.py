@@ -5,7 +5,10 @@ broadcast batch dims; band and diagonal matrices of batched stacks."""
 from __future__ import annotations
 
 from lazytensor.core import dtypes as dt
+from lazytensor.core.composite.creation import eye
 from lazytensor.core.composite.elementwise import Operand, as_node, broadcast_shapes, broadcast_to
+from lazytensor.core.composite.matrix import tril
+from lazytensor.core.composite.shape import slice_axis
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import ShapeError, make
@@ -161,10 +164,6 @@ def householder_product(a: Node, tau: Node) -> Node:
 
     Shape rule: (..., m, n), (..., k) -> (..., m, n), k <= n <= m; one dtype.
     """
-    from lazytensor.core.composite.creation import eye
-    from lazytensor.core.composite.matrix import tril
-    from lazytensor.core.composite.shape import slice_axis
-
     m, n = a.shape[-2:]
     v = make(Op.ADD, (tril(a, -1), broadcast_to(eye(m, n, dtype=a.dtype), a.shape)))
     q = broadcast_to(eye(m, n, dtype=a.dtype), a.shape)
