@@ -7,6 +7,7 @@ exception type is raised."""
 from __future__ import annotations
 
 import re
+import warnings
 from fractions import Fraction
 
 import lazytensor.numpy as lnp
@@ -161,3 +162,23 @@ def test_reshape_without_a_shape_is_numpys_type_error() -> None:
     with pytest.raises(TypeError, match=re.escape(expected.value.args[0])):
         lnp.reshape(lnp.arange(12))
     _both(lambda xp: xp.reshape(xp.arange(12), (3, 4), "C"))
+
+
+def _warned(fn) -> list[str]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warnings.simplefilter("ignore", lnp.LazyFallbackWarning)
+        fn()
+    return [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
+
+
+@pytest.mark.parametrize("fn", ["nanmean", "nanvar", "nanstd"])
+@pytest.mark.parametrize("shape, axis, ddof", [
+    ((0, 3), 0, 0), ((0, 3), None, 0), ((0, 3), 1, 0), ((2, 3), 0, 2), ((2, 3), 0, 1),
+    ((2, 3), (0, 1), 6), ((2, 0), 1, 0)])
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_nan_statistics_warn_where_shapes_leave_too_few_numbers(fn, shape, axis, ddof) -> None:
+    kwargs = {} if fn == "nanmean" else {"ddof": ddof}
+    expected = _warned(lambda: getattr(np, fn)(np.ones(shape), axis=axis, **kwargs))
+    assert _warned(lambda: getattr(lnp, fn)(lnp.ones(shape), axis=axis, **kwargs)) == expected
+    _both(lambda xp: getattr(xp, fn)(xp.ones(shape), axis=axis, **kwargs))

@@ -333,6 +333,14 @@ def _valid(a, where):
     return wrap(valid)
 
 
+def _too_few(x: Node, axis, ddof) -> bool:
+    """Whether the shapes alone leave some slice no more than ``ddof``
+    numbers (the nan statistics' warning; all-NaN slices are not looked for)."""
+    axes = cred.normalize_axes(axis, x.ndim)
+    kept = math.prod(n for d, n in enumerate(x.shape) if d not in axes)
+    return kept > 0 and _count(x, axis) <= ddof
+
+
 def _nan_stat_input(a, dtype, out) -> Node:
     """``a``'s node, with numpy's TypeError for an inexact ``a`` given a
     dtype or out that is not inexact."""
@@ -350,6 +358,8 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=_NV, *, where=_NV):
     x = _nan_stat_input(a, dtype, out)
     if not dt.is_inexact(x.dtype):
         return mean(wrap(x), axis, dtype, out, keepdims, where=where)
+    if _too_few(x, axis, 0):
+        _warn("Mean of empty slice")
     return mean(wrap(x), axis, dtype, out, keepdims, where=_valid(x, where))
 
 
@@ -359,6 +369,8 @@ def _nan_spread(a, axis, dtype, out, ddof, keepdims, where, mean, correction):
     x = _nan_stat_input(a, dtype, out)
     if not dt.is_inexact(x.dtype):
         return _spread(x, axis, dtype, ddof, keepdims, where, mean, correction)
+    if _too_few(x, axis, _ddof(ddof, correction)):
+        _warn("Degrees of freedom <= 0 for slice.")
     return _spread(wrap(_nan_replaced(x, 0)), axis, dtype, ddof, keepdims, _valid(x, where),
                    mean, correction, no_dof=math.nan)
 
