@@ -149,3 +149,33 @@ def test_fallbacks_behind_weak_tensor_wrappers_name_the_api(case):
     fallbacks = metrics.as_dict()["fallbacks"]
     assert expected in fallbacks and not any("wrapper" in k for k in fallbacks), fallbacks
     assert_same(lnp.asarray(got), tnp.asarray(want), case, "float32")
+
+
+# -------------------------------------- conversion to a requested dtype
+# A lazy array converted to TensorFlow with a requested dtype was cast to it
+# (tf.Variable.assign of a float64 value into a float32 tf.Variable, float
+# partitions given to tf.dynamic_partition were truncated to int32), where a
+# tf.Tensor (a tnp array) refuses: TensorFlow's conversion never casts.
+
+
+@pytest.mark.parametrize("case", ["variable_assign", "float_to_int", "int64_to_int32"])
+def test_conversion_to_another_dtype_raises_as_for_tnp_arrays(case):
+    def run(np_):
+        if case == "variable_assign":
+            return tf.Variable(np.zeros(2, np.float32)).assign(np_.asarray([1.0, 2.0]))
+        value = np_.asarray([0.7, 1.2]) if case == "float_to_int" else np_.asarray([0, 1])
+        return tf.convert_to_tensor(value, dtype=tf.int32)
+
+    with pytest.raises(ValueError, match="requested dtype"):
+        run(tnp)
+    with pytest.raises(ValueError, match="requested dtype"):
+        run(lnp)
+
+
+def test_conversion_to_its_own_dtype_still_works():
+    x = lnp.asarray(np.arange(3, dtype=np.float32))
+    assert_same(lnp.asarray(tf.convert_to_tensor(x, dtype=tf.float32)),
+                tnp.asarray(np.arange(3, dtype=np.float32)), "same dtype")
+    v = tf.Variable(np.zeros(3, np.float32))
+    v.assign(x)
+    np.testing.assert_array_equal(v.numpy(), np.arange(3, dtype=np.float32))

@@ -169,11 +169,16 @@ class ndarray(HandleArray):  # noqa: N801  (tnp's name)
 
             note_fallback(f"tf {api}", "is not lowered: TensorFlow runs it eagerly")
         tensor = tf.constant(self._h.numpy(), name=name)
+        if dtype is not None and not tf.as_dtype(dtype).is_compatible_with(tensor.dtype):
+            # a tf.Tensor's conversion never casts (tf.Variable.assign of a
+            # float64 value to a float32 variable, int64 partitions...)
+            raise ValueError(f"Tensor conversion requested dtype {tf.as_dtype(dtype).name} for "
+                             f"Tensor with dtype {tensor.dtype.name}: {tensor!r}")
         if RECORDING.tapes:
             from lazytensor.tf import _tf_variables
 
             _tf_variables.exit_point(self, tensor)
-        return tensor if dtype is None else tf.cast(tensor, dtype)
+        return tensor
 
     def is_tensor_like(self) -> bool:
         """TensorFlow's tensor-like protocol (``tensor_util.IsTensorLike``, as
