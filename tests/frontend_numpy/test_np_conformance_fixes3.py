@@ -182,3 +182,22 @@ def test_nan_statistics_warn_where_shapes_leave_too_few_numbers(fn, shape, axis,
     expected = _warned(lambda: getattr(np, fn)(np.ones(shape), axis=axis, **kwargs))
     assert _warned(lambda: getattr(lnp, fn)(lnp.ones(shape), axis=axis, **kwargs)) == expected
     _both(lambda xp: getattr(xp, fn)(xp.ones(shape), axis=axis, **kwargs))
+
+
+@pytest.mark.parametrize("args", [
+    (True, None, None), ([True, False], None, 1), ([True, False], 2.5, None), ([True, False],),
+    ([True, False], 1), ([[True], [False]], [1, 2], 0.5)])
+@pytest.mark.filterwarnings("ignore::lazytensor.numpy._errors.LazyFallbackWarning")
+def test_where_tells_none_operands_from_missing_ones(args) -> None:
+    def run(xp):
+        result = xp.where(xp.asarray(args[0]), *args[1:])
+        return result[0] if isinstance(result, tuple) else result
+    try:
+        expected = run(np)
+    except ValueError:
+        with pytest.raises(ValueError):
+            run(lnp)
+        return
+    got = np.asarray(run(lnp))
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    assert got.tolist() == expected.tolist()

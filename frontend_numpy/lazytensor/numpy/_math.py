@@ -22,7 +22,7 @@ from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
 from lazytensor.numpy import _ufuncs, _views
 from lazytensor.numpy._base import lift, ndarray, node_of, wrap
-from lazytensor.numpy._dispatch import implements, to_lazy
+from lazytensor.numpy._dispatch import eager, implements, to_lazy
 from lazytensor.numpy._ufuncs import finish as _finish
 
 import numpy as np
@@ -35,13 +35,16 @@ def _promote(*values) -> np.dtype:
 # ---------------------------------------------------------------- selection
 
 @implements("where")
-def where(condition, x=None, y=None, /):
+def where(condition, x=np._NoValue, y=np._NoValue, /):
     """Elements of x where condition, else of y (NEP 50 promotion of x, y);
-    with one argument, ``nonzero(condition)``."""
-    if x is None and y is None:
+    with one argument, ``nonzero(condition)``. A None x or y is numpy's
+    object array (run eagerly)."""
+    if x is np._NoValue and y is np._NoValue:
         return nonzero(condition)
-    if x is None or y is None:
+    if x is np._NoValue or y is np._NoValue:
         raise ValueError("either both or neither of x and y should be given")
+    if x is None or y is None:
+        return eager("numpy.where (None operands)", np.where, (condition, x, y), {})
     cond = npx.truthy(node_of(condition))
     a, b = lift(x), lift(y)
     return wrap(ew.where(cond, a, b, NUMPY))
