@@ -173,6 +173,40 @@ def test_an_automatic_cut_between_the_outputs_of_one_op_keeps_their_inputs():
         del ballast
 
 
+def test_a_raw_node_held_across_a_barrier_keeps_its_inputs(rt):
+    """A frontend may keep a raw interior node (not a handle) across a
+    barrier and build on it later: the barrier must not donate the buffers
+    that node is replayed from ('Array has been deleted' before)."""
+    data = np.arange(4, dtype=np.float32)
+    leaf = rt.from_host(data).node
+    inner = make(Op.EXP, (leaf,))
+    out = Handle(make(Op.NEG, (inner,)))  # same shape as the leaf: a donation candidate
+    del leaf
+    rt.sync()
+    np.testing.assert_allclose(out.numpy(), -np.exp(data), rtol=1e-6)
+    np.testing.assert_allclose(Handle(make(Op.SIN, (inner,))).numpy(), np.sin(np.exp(data)),
+                               rtol=1e-5)
+    assert rt.metrics.counters.get("donated_buffers", 0) == 0
+
+
+def test_a_cached_view_does_not_stop_donations(rt):
+    """A view caches its node over its base's (torch's ``grad.t()``); the
+    base is a root of the graph, whose node stands for its computed value,
+    so the cache does not keep the leaves below the base from donation."""
+    x = rt.from_host(np.ones((2, 3), np.float32))
+    leaf = x.node
+    del x
+    g = Handle(make(Op.NEG, (leaf,)))
+    view = ViewHandle(g, lambda n: make(Op.TRANSPOSE, (n,), (1, 0)), None)
+    out = Handle(make(Op.TRANSPOSE, (make(Op.EXP, (view.node,)),), (1, 0)))
+    del leaf
+    rt.sync()
+    assert rt.metrics.counters["donated_buffers"] == 1
+    np.testing.assert_array_equal(g.numpy(), np.full((2, 3), -1.0, np.float32))
+    np.testing.assert_allclose(out.numpy(), np.full((2, 3), np.exp(-1.0), np.float32), rtol=1e-6)
+    np.testing.assert_array_equal(view.numpy(), np.full((3, 2), -1.0, np.float32))
+
+
 def test_deep_graph_does_not_hit_recursion_limit(rt):
     x = rt.from_host(np.zeros(2, np.float32))
     one = as_node(1.0, F32, (2,))

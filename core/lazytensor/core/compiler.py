@@ -126,7 +126,8 @@ def plan(roots: list[Node], donatable=None, pool: RecyclePool | None = None) -> 
     ``donatable(leaf, uses)`` decides per DATA leaf whether its buffer may be
     donated (``uses``: how often the graph's nodes name it as an operand);
     by default, when nothing outside this graph (``pool`` aside: a parameter
-    updated every step is pooled output of the last step) can reach it."""
+    updated every step is pooled output of the last step) can reach it,
+    and no operation held outside the graph reads it (``_kept_leaves``)."""
     if donatable is None:
         donatable = is_unreferenced if pool is None else pool.donatable
     computed: dict = {}
@@ -134,8 +135,7 @@ def plan(roots: list[Node], donatable=None, pool: RecyclePool | None = None) -> 
     walk = _walk(order, computed)
     root_pos = tuple(walk.index[r] for r in roots)
     # only the lists named here hold the leaves now (see _calibrate)
-    donate = _choose_donations(order, walk.data_leaves, walk.uses, [order[p] for p in root_pos],
-                               donatable)
+    donate = _choose_donations(order, walk, root_pos, donatable)
     bank_dtypes = tuple(walk.banks)
     scalar_banks = [a for d in bank_dtypes for a in _scalar_args(walk.banks[d], d)]
     signature = (tuple(walk.entries), root_pos, donate, bank_dtypes)
@@ -253,19 +253,73 @@ def _walk(order: list[Node], computed: dict) -> _Walk:
 _DATA, _SCALAR, _CONST = Op.DATA, Op.SCALAR, Op.CONST
 
 
-def _choose_donations(order, leaves, uses, outputs, donatable) -> tuple:
+def _choose_donations(order: list[Node], walk: _Walk, root_pos: tuple, donatable) -> tuple:
     wanted: dict[tuple, int] = {}
-    for out in outputs:
-        aval = (out.shape, out.dtype)
+    for p in root_pos:
+        aval = (order[p].shape, order[p].dtype)
         wanted[aval] = wanted.get(aval, 0) + 1
-    donate = []
-    for position, i in enumerate(leaves):
+    donate, kept = [], None
+    for position, i in enumerate(walk.data_leaves):
         leaf = order[i]
         aval = (leaf.shape, leaf.dtype)
-        if wanted.get(aval, 0) and donatable(leaf, uses[i]):
+        if wanted.get(aval, 0) and donatable(leaf, walk.uses[i]):
+            if kept is None:
+                kept = _kept_leaves(order, walk, set(root_pos))
+            if i in kept:
+                continue
             wanted[aval] -= 1
             donate.append(position)
     return tuple(donate)
+
+
+def _kept_leaves(order: list[Node], walk: _Walk, roots: set) -> set[int]:
+    """Positions of the leaves below an operation that something outside
+    the graph holds: a frontend may keep a raw node across a barrier and
+    build on it later, replaying it from these leaves, so their buffers must
+    outlive this graph. The walk stops at roots: a root's node stands for
+    its computed value while that lives (``ir.toposort``), and a view's
+    cache (``runtime.ViewHandle``) is always above a root or a held leaf."""
+    uses, index = walk.uses, walk.index
+    baseline = _interior_baseline()
+    measuring = baseline is None
+    below = [False] * len(order)
+    kept = set()
+    for i in range(len(order) - 1, -1, -1):
+        node = order[i]
+        if not node.operands:
+            if below[i]:
+                kept.add(i)
+            continue
+        if i in roots:
+            continue
+        outside = _outside_references(node, uses[i])
+        if measuring:
+            _INTERIOR_BASELINE.append(outside)
+        elif below[i] or outside > baseline:
+            for operand in node.operands:
+                below[index[operand]] = True
+    return kept
+
+
+def _outside_references(node: Node, uses: int) -> int:
+    return sys.getrefcount(node) - uses
+
+
+_INTERIOR_BASELINE: list = []  # references to an operation that only the graph holds
+
+
+def _interior_baseline() -> int:
+    """``_outside_references`` of an operation that nothing but the graph
+    being planned holds, measured once through a real plan's call path."""
+    if not _INTERIOR_BASELINE:
+        _INTERIOR_BASELINE.append(None)  # measuring: the plan below keeps every leaf
+        leaf = Node(Op.DATA, (), (), (1,), np.dtype("float32"), data=jax.numpy.zeros(1))
+        inner = Node(Op.NEG, (leaf,), (), (1,), np.dtype("float32"))
+        user = Node(Op.NEG, (inner,), (), (1,), np.dtype("float32"))
+        del leaf, inner
+        plan([user], lambda leaf, uses: True)
+        _INTERIOR_BASELINE[:] = _INTERIOR_BASELINE[1:]  # what the measuring plan found
+    return _INTERIOR_BASELINE[0]
 
 
 def _reference_counts(leaf: Node, uses: int) -> tuple[int, int]:
