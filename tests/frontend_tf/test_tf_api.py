@@ -23,7 +23,9 @@ def test_conversions_in_and_out():
     tensor = tf.convert_to_tensor(x)
     assert isinstance(tensor, tf.Tensor) and tensor.dtype == tf.float32
     np.testing.assert_array_equal(tensor.numpy(), host * 2)
-    assert tf.convert_to_tensor(x, dtype=tf.float64).dtype == tf.float64
+    for array in (x, tnp.asarray(host)):  # conversion never casts, as for a tf.Tensor
+        with pytest.raises(ValueError, match="requested dtype float64"):
+            tf.convert_to_tensor(array, dtype=tf.float64)
     np.testing.assert_array_equal(tf.math.add(x, 1.0).numpy(), host * 2 + 1)
     np.testing.assert_array_equal(tf.matmul(x, tf.ones((3, 1))).numpy(), (host * 2).sum(1,
                                                                                           keepdims=True))
