@@ -1,5 +1,6 @@
 """Tiered execution: a large graph structure seen for the first time runs op
-by op (``compiler.interpret``) and is compiled the second time it is seen."""
+by op (``compiler.interpret``), and again until that has cost what compiling
+it is expected to cost; then it is compiled."""
 
 import jax
 import numpy as np
@@ -37,7 +38,7 @@ def _expected(host: np.ndarray, steps: int, scale: float) -> np.ndarray:
 
 
 def test_a_large_new_graph_runs_uncompiled_then_compiles_once_it_repeats():
-    with use_runtime(Runtime(interpret_nodes=50)) as rt:
+    with use_runtime(Runtime(interpret_nodes=50, compile_seconds_per_node=0.0)) as rt:
         for step in range(4):
             host = np.random.default_rng(step).standard_normal(6).astype(np.float32)
             out = _chain(rt.from_host(host), LONG, 0.5 + 0.1 * step).numpy()
@@ -47,6 +48,31 @@ def test_a_large_new_graph_runs_uncompiled_then_compiles_once_it_repeats():
             assert counters["cache_misses"] == (step > 0)  # compiled on the second sight
             assert counters["cache_hits"] == max(step - 1, 0)
         assert rt.metrics.timers["interpret"][0] == 1 and rt.metrics.timers["compile"][0] == 1
+
+
+def test_a_graph_runs_op_by_op_until_that_costs_what_compiling_it_would():
+    """Ski rental: while the seconds spent running a structure op by op stay
+    below its expected compile time (nodes x seconds a node), it is not
+    compiled (a numpy minibatch loop cut every 5,000 nodes: 27 s on its
+    first run with each cut compiled on its second sight, 6 s so); then it
+    is, and that compile's rate becomes the estimate."""
+    with use_runtime(Runtime(interpret_nodes=50, compile_seconds_per_node=10.0)) as rt:
+        def run(step: int) -> None:
+            host = np.full(6, 0.1 * step, np.float32)
+            out = _chain(rt.from_host(host), LONG, 0.5).numpy()
+            np.testing.assert_allclose(out, _expected(host, LONG, 0.5), rtol=1e-5)
+
+        for step in range(3):
+            run(step)
+        assert rt.metrics.counters["graphs_interpreted"] == 3
+        assert rt.metrics.counters["cache_misses"] == 0
+        rt.compile_seconds_per_node = 1e-9  # now compiling is the cheaper choice
+        run(3)
+        assert rt.metrics.counters["graphs_interpreted"] == 3
+        assert rt.metrics.counters["cache_misses"] == 1
+        compile_seconds = rt.metrics.timers["compile"][1]
+        nodes = 4 * LONG + 1  # 3 nodes and a scalar a round, and the input
+        assert rt.compile_seconds_per_node == pytest.approx(compile_seconds / nodes)
 
 
 def test_small_graphs_compile_at_once():
@@ -109,7 +135,8 @@ def test_the_threshold_comes_from_the_environment(monkeypatch):
 def test_an_interpreted_step_then_compiled_steps_update_in_place(donate):
     """A parameter rebound every step (the training-loop pattern): the
     interpreted first step, then compiled ones with donation, all correct."""
-    with use_runtime(Runtime(interpret_nodes=20, donate=donate)) as rt:
+    with use_runtime(Runtime(interpret_nodes=20, donate=donate,
+                             compile_seconds_per_node=0.0)) as rt:
         w = rt.from_host(np.ones(5, np.float32))
         expected = np.ones(5, np.float32)
         for _ in range(4):

@@ -56,19 +56,19 @@ class ExecutableCache:
     """Executables by graph signature; ``explain`` says why a signature missed."""
 
     entries: dict = field(default_factory=dict)
-    interpreted: set = field(default_factory=set)  # structures run once uncompiled
+    interpreted: dict = field(default_factory=dict)  # structure -> seconds run op by op
 
     def get(self, signature: tuple) -> Executable | None:
         return self.entries.get(signature)
 
-    def first_sighting(self, p: Plan) -> bool:
-        """True the first time the plan's graph structure is asked about
-        (which buffers are donated or recycled aside), and remembers it."""
+    def interpreted_seconds(self, p: Plan) -> float | None:
+        """The seconds the plan's graph structure (which buffers are donated
+        or recycled aside) has run op by op so far; None if never."""
+        return self.interpreted.get(p.signature[:4])
+
+    def interpreted_for(self, p: Plan, seconds: float) -> None:
         structure = p.signature[:4]
-        if structure in self.interpreted:
-            return False
-        self.interpreted.add(structure)
-        return True
+        self.interpreted[structure] = self.interpreted.get(structure, 0.0) + seconds
 
     def put(self, signature: tuple, executable: Executable) -> None:
         self.entries[signature] = executable

@@ -34,9 +34,11 @@ from lazytensor.core.registry import RECORDED, make
 DEFAULT_NODE_LIMIT = 5_000
 
 
-# A graph structure seen for the first time runs op by op
-# (``compiler.interpret``), and is compiled the second time it is seen, when
-# it has at least this many nodes and repeats its operations (at most one
+# A graph structure runs op by op (``compiler.interpret``) the first time it
+# is seen, and again until the time spent so runs up to what compiling it is
+# expected to cost (ski rental: never more than twice the better choice),
+# then is compiled, when it has at least this many nodes and repeats its
+# operations (at most one
 # distinct op, attrs and shape per INTERPRET_REPEATS nodes: the cuts of a
 # loop that never observes a value). XLA compiles such a graph at 0.5-2 ms a
 # node; op by op, each distinct operation costs JAX one small compile (5 ms
@@ -48,6 +50,11 @@ DEFAULT_NODE_LIMIT = 5_000
 # LAZYTENSOR_INTERPRET_NODES sets the size (a huge number: never).
 DEFAULT_INTERPRET_NODES = 2_500  # half the automatic cut
 INTERPRET_REPEATS = 40
+# The expected cost of compiling a graph: seconds a node, from the last
+# compile of a graph as large as INTERPRET_NODES; before one, XLA's CPU rate
+# on a long training step (a 4,800-node LSTM step: 1.3 ms a node; the
+# 5,000-node cuts of a numpy minibatch loop: 4-10 ms).
+DEFAULT_COMPILE_SECONDS_PER_NODE = 2e-3
 
 
 def _interpret_nodes() -> int:
@@ -225,9 +232,11 @@ class Runtime:
     """Live registry, graph cutting, executable cache, metrics and RNG."""
 
     def __init__(self, node_limit: int = DEFAULT_NODE_LIMIT, donate: bool = True,
-                 interpret_nodes: int | None = None) -> None:
+                 interpret_nodes: int | None = None,
+                 compile_seconds_per_node: float = DEFAULT_COMPILE_SECONDS_PER_NODE) -> None:
         self.metrics = Metrics()
         self.interpret_nodes = _interpret_nodes() if interpret_nodes is None else interpret_nodes
+        self.compile_seconds_per_node = compile_seconds_per_node
         self.cache = compiler.ExecutableCache()
         self.rng = RngState()
         self.node_limit = node_limit
@@ -319,7 +328,9 @@ class Runtime:
         if executable is None and self._interpret_first(plan):
             start = time.perf_counter()
             outputs = compiler.interpret(plan)
-            self.metrics.add_time("interpret", time.perf_counter() - start)
+            seconds = time.perf_counter() - start
+            self.cache.interpreted_for(plan, seconds)
+            self.metrics.add_time("interpret", seconds)
             self.metrics.count("graphs_interpreted")
             self.metrics.count("graphs_executed")
             self.metrics.count("nodes_executed", len(plan.order))
@@ -338,9 +349,11 @@ class Runtime:
     def _interpret_first(self, plan: compiler.Plan) -> bool:
         """Whether this uncached graph runs op by op (see INTERPRET_NODES)."""
         order = plan.order
-        return len(order) >= self.interpret_nodes \
-            and compiler.distinct_operations(order) * INTERPRET_REPEATS <= len(order) \
-            and self.cache.first_sighting(plan)
+        if len(order) < self.interpret_nodes \
+                or compiler.distinct_operations(order) * INTERPRET_REPEATS > len(order):
+            return False
+        spent = self.cache.interpreted_seconds(plan)
+        return spent is None or spent < len(order) * self.compile_seconds_per_node
 
     def _run_compiled(self, plan: compiler.Plan, executable) -> list:
         """Run the plan's executable, compiling it first on a cache miss."""
@@ -348,6 +361,8 @@ class Runtime:
             self.metrics.miss(self.cache.explain(plan.signature))
             executable = compiler.build(plan)
             self.metrics.add_time("compile", executable.compile_seconds)
+            if len(plan.order) >= self.interpret_nodes:
+                self.compile_seconds_per_node = executable.compile_seconds / len(plan.order)
             self.cache.put(plan.signature, executable)
         else:
             executable.hits += 1
