@@ -19,7 +19,7 @@ demo: $(STAMP)
 	$(PY) -m demo --frontend $(FRONTEND)
 
 test: $(STAMP)
-	$(PY) -m pytest -n 2 $(PYTEST_ARGS)
+	$(PY) -m pytest -n 2 --durations=25 $(PYTEST_ARGS)
 
 test-slow: $(STAMP)
 	LAZYTENSOR_SLOW=1 $(PY) -m pytest -n 2 -m slow $(PYTEST_ARGS)
