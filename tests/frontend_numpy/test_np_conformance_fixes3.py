@@ -201,3 +201,10 @@ def test_where_tells_none_operands_from_missing_ones(args) -> None:
     got = np.asarray(run(lnp))
     assert got.dtype == expected.dtype and got.shape == expected.shape
     assert got.tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize("dtype", [np.dtypes.Float64DType, np.dtypes.Float32DType,
+                                   np.dtypes.Int64DType, np.float32, "f8"])
+def test_ufunc_dtype_takes_a_dtype_class(dtype) -> None:
+    _both(lambda xp: xp.subtract(xp.asarray([5.0, 1.5]), xp.asarray(2.0), dtype=dtype,
+                                 casting="unsafe"))

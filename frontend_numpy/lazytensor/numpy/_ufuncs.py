@@ -347,6 +347,8 @@ def _explicit_loop(ufunc, inputs, kwargs, casting: str):
     if dtype is not None:
         if signature is not None:
             raise TypeError("cannot specify both 'signature' and 'dtype'")
+        if isinstance(dtype, type) and issubclass(dtype, np.dtype):  # a DType class
+            dtype = dtype()  # (np.dtype(Float64DType) would be object)
         signature = (None,) * ufunc.nin + (np.dtype(dtype),) * ufunc.nout
     if signature is None and casting == "same_kind":
         return None
