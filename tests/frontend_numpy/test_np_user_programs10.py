@@ -291,9 +291,8 @@ def test_array_of_a_list_of_lazy_arrays_records_without_reading_them(build):
     x), ...])``) read every item to the host: one graph run per call, 240 in
     60 RK4 steps; now the items' stack is recorded, with numpy's dtype
     discovery (Python scalars strong)."""
-    from lazytensor.core.runtime import get_runtime
-
     import lazytensor.numpy as lnp
+    from lazytensor.core.runtime import get_runtime
 
     host = np.array([1.5, -2.0, 0.25], np.float32)
     x = lnp.asarray(host) * 1
@@ -467,9 +466,8 @@ def test_ix_of_lazy_index_vectors_is_lazy():
     """np.ix_ of lazy vectors (correlation_pairs' ``C[np.ix_(top, top)]``)
     fell back to numpy (counted); integer vectors are now reshaped lazily,
     boolean ones and lists are numpy's own on host."""
-    from lazytensor.core.runtime import get_runtime
-
     import lazytensor.numpy as lnp
+    from lazytensor.core.runtime import get_runtime
 
     rows, mask = np.array([2, 0]), np.array([True, False, True])
     M = np.arange(12.0).reshape(4, 3)
@@ -494,9 +492,8 @@ def test_bincount_over_fixed_labels_in_a_loop_reads_them_once():
     min of the labels, each a barrier): 20 in 10 iterations. The bounds are
     now read in one run and kept for a materialized vector, so the loop
     records one graph; a write to the labels is seen."""
-    from lazytensor.core.runtime import get_runtime
-
     import lazytensor.numpy as lnp
+    from lazytensor.core.runtime import get_runtime
 
     labels_host = np.array([0, 2, 2, 1, 4, 0])
     labels = lnp.asarray(labels_host)
@@ -521,9 +518,8 @@ def test_vectorize_of_lazy_arrays_is_counted_and_lazy():
     """np.vectorize from lazytensor.numpy was numpy's class: on lazy arrays
     it read them silently (no fallback counted) and returned host arrays;
     now the eager run is counted and its results are lazy."""
-    from lazytensor.core.runtime import get_runtime
-
     import lazytensor.numpy as lnp
+    from lazytensor.core.runtime import get_runtime
 
     def step(t, k=1.0):
         return 2 * t if t > 0 else -k * t
@@ -579,9 +575,8 @@ def test_r_and_c_of_lazy_arrays_are_counted_and_lazy():
     items silently and returned host arrays; then counted, results lazy; now
     recorded lazily without a fallback (a matrix directive still runs
     numpy's, counted)."""
-    from lazytensor.core.runtime import get_runtime
-
     import lazytensor.numpy as lnp
+    from lazytensor.core.runtime import get_runtime
 
     host = np.array([1.0, 2.0, 3.0])
     x = lnp.asarray(host)

@@ -20,7 +20,7 @@ RTOL = {"f2": 2e-3, "f4": 2e-5, "c8": 2e-5}
 def _compare(got, want, where="out", rtol=None):
     if isinstance(want, (list, tuple)):
         assert type(got) is type(want) and len(got) == len(want), where
-        for i, (g, w) in enumerate(zip(got, want)):
+        for i, (g, w) in enumerate(zip(got, want, strict=True)):
             _compare(g, w, f"{where}[{i}]", rtol)
         return
     if isinstance(want, dict):
@@ -30,7 +30,8 @@ def _compare(got, want, where="out", rtol=None):
         return
     if isinstance(want, (bool, int, float, str)) and not isinstance(want, np.generic):
         assert type(got) is type(want), f"{where}: {type(got)} != {type(want)}"
-        assert got == (want if isinstance(want, str) else pytest.approx(want, rel=rtol or 1e-9)), where
+        expected = want if isinstance(want, str) else pytest.approx(want, rel=rtol or 1e-9)
+        assert got == expected, where
         return
     host, want = np.asarray(got), np.asarray(want)
     assert host.dtype == want.dtype, f"{where}: dtype {host.dtype} != {want.dtype}"
@@ -89,7 +90,7 @@ def kmeans_plus_plus(np, X, seed):
     centers = np.array(centers)
     centers[3] = [100.0, 100.0]  # a centre far from every point: empty cluster
     labels = np.full(len(X), -1)
-    for it in range(20):
+    for it in range(20):  # noqa: B007  (returned: the iterations run)
         dist = np.linalg.norm(X[:, None, :] - centers[None, :, :], axis=2)
         new = dist.argmin(axis=1)
         if np.array_equal(new, labels):
@@ -198,7 +199,8 @@ def asian_option(np, seed):
     S0, K, r, sigma, T, steps, paths = 100.0, 100.0, 0.05, 0.2, 1.0, 24, 1000
     dt = T / steps
     z = rng.standard_normal((paths, steps))
-    log_paths = np.log(S0) + np.cumsum((r - 0.5 * sigma ** 2) * dt + sigma * np.sqrt(dt) * z, axis=1)
+    increments = (r - 0.5 * sigma ** 2) * dt + sigma * np.sqrt(dt) * z
+    log_paths = np.log(S0) + np.cumsum(increments, axis=1)
     S = np.exp(log_paths)
     disc = np.exp(-r * T)
     arith = disc * np.maximum(S.mean(axis=1) - K, 0.0)
@@ -289,7 +291,8 @@ def nearest_neighbours(np, A, B):
     D2 = np.sqrt(((A[:, None, :] - B[None, :, :]) ** 2).sum(axis=-1))
     idx = np.argpartition(D, 3, axis=1)[:, :3]
     idx = np.take_along_axis(idx, np.argsort(np.take_along_axis(D, idx, 1), axis=1), 1)
-    cos = (A / np.linalg.norm(A, axis=1, keepdims=True)) @ (B / np.linalg.norm(B, axis=1)[:, None]).T
+    unit_b = B / np.linalg.norm(B, axis=1)[:, None]
+    cos = (A / np.linalg.norm(A, axis=1, keepdims=True)) @ unit_b.T
     return D, bool(np.allclose(D, D2)), idx, cos.max(axis=1)
 
 
@@ -385,7 +388,7 @@ def tiny_regression_net(np, X, y, seed):
     params = [W1, b1, W2, b2]
     velocity = [np.zeros_like(p) for p in params]
     losses = []
-    for epoch in range(3):
+    for _ in range(3):
         perm = rng.permutation(len(X))
         for start in range(0, len(X), 16):
             idx = perm[start:start + 16]
@@ -398,7 +401,7 @@ def tiny_regression_net(np, X, y, seed):
             dh = err @ W2.T * (1 - h ** 2)
             dW1 = xb.T @ dh / len(xb)
             db1 = dh.mean(axis=0)
-            for p, v, g in zip(params, velocity, (dW1, db1, dW2, db2)):
+            for p, v, g in zip(params, velocity, (dW1, db1, dW2, db2), strict=True):
                 v *= 0.9
                 v -= 0.05 * g
                 p += v

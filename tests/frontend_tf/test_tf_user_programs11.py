@@ -58,7 +58,7 @@ def keras_adam_on_tnp_variables(np_, V, T, c):
     for _ in range(3):
         with T() as t:
             loss = mse(y, np_.dot(x, w) + b)
-        opt.apply_gradients(zip(t.gradient(loss, [w, b]), [w, b]))
+        opt.apply_gradients(zip(t.gradient(loss, [w, b]), [w, b], strict=True))
         losses.append(float(loss))
     return [w, b, np_.asarray(losses, np.float32)]
 
@@ -76,7 +76,7 @@ def sgd_momentum_logistic(np_, V, T, c):
         with T() as t:
             logits = np_.matmul(c(x), w) + b
             loss = bce(c(y), logits)
-        opt.apply_gradients(zip(t.gradient(loss, [w, b]), [w, b]))
+        opt.apply_gradients(zip(t.gradient(loss, [w, b]), [w, b], strict=True))
     acc = np_.mean(np_.asarray((logits > 0) == (c(y) > 0.5), np.float32))
     return [w, b, loss, acc]
 

@@ -48,7 +48,7 @@ def _cnn_function_step(np_, V, T, seed=1201, steps=4):
         w.assign_sub(0.2 * gw)
         return loss
 
-    for (xb, yb), _ in zip(ds.repeat(), range(steps)):
+    for (xb, yb), _ in zip(ds.repeat(), range(steps), strict=False):
         yield step(np_.asarray(xb), np_.asarray(yb)), [k, w]
 
 
@@ -62,7 +62,7 @@ def _mapped_pipeline(np_, V, T, seed=1202, steps=4):
     ds = (tf.data.Dataset.from_tensor_slices((x, y))
           .map(lambda a, b: ((a - mean) / std, b)).batch(8, drop_remainder=True))
     w = V(np.zeros((3, 1), np.float32))
-    for (xb, yb), _ in zip(ds.repeat(), range(steps)):
+    for (xb, yb), _ in zip(ds.repeat(), range(steps), strict=False):
         xb, yb = np_.asarray(xb), np_.asarray(yb)
         err = xb @ w - yb
         w.assign_sub(0.1 * np_.transpose(xb) @ err / 8.0)
