@@ -397,4 +397,6 @@ LOWERINGS: dict[Op, Lowering] = {
     Op.TUPLE_GET: lambda node, x: x[node.attrs[0]],
     Op.VJP: _vjp,
 }
+# op by op (``compiler.interpret``) nothing rewrites across ops: no barriers
+OP_BY_OP_LOWERINGS: dict[Op, Lowering] = dict(LOWERINGS)
 LOWERINGS.update({op: _with_eager_barrier(op, LOWERINGS[op]) for op in _EAGER_BARRIERS})
