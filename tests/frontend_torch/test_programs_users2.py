@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 import lazytensor.torch as lt
+import pytest
 import torch
 import torch.nn.functional as F
 from lazytensor.core import get_runtime
@@ -153,6 +154,8 @@ class Decoder(nn.Module):
         return self.out(output.squeeze(1)), h
 
 
+# ~9 s on a CI worker (XLA compiles of its unrolled steps): CI's test step is at its budget
+@pytest.mark.slow
 def test_seq2seq_gru_teacher_forcing_and_greedy_decoding():
     def program(dev):
         vocab, hidden, sos = 12, 16, 0
@@ -189,6 +192,8 @@ def test_seq2seq_gru_teacher_forcing_and_greedy_decoding():
     same_on_both(program, rtol=1e-4, atol=1e-5)
 
 
+# ~9 s on a CI worker (XLA compiles of its unrolled steps): CI's test step is at its budget
+@pytest.mark.slow
 def test_lstm_language_model_packed_tied_weights_and_clipping():
     class LM(nn.Module):
         def __init__(self, vocab=20, dim=12):
