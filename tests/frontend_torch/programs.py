@@ -51,6 +51,14 @@ def fallbacks() -> int:
     return get_runtime().metrics.counters["eager_fallbacks"]
 
 
+def same_without_fallback(program, rtol: float = 1e-5, atol: float = 1e-5, seed: int = 0):
+    """``same_on_both``, and the lazy run falls back to eager nowhere."""
+    start = fallbacks()
+    lazy = same_on_both(program, rtol, atol, seed)
+    assert fallbacks() == start
+    return lazy
+
+
 def digits(n: int = 256):
     from sklearn.datasets import load_digits
 

@@ -16,7 +16,7 @@ from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from .conftest import DEV
-from .programs import fallbacks, same_on_both
+from .programs import fallbacks, same_without_fallback
 from .test_programs_users2 import steady, step_mark, train_step
 
 
@@ -56,9 +56,7 @@ def test_bert_style_masked_lm_with_norm_first_encoder_and_ignore_index():
             first = train_step(opt, loss, dev, out, step, first, settled=2)
         return out + [model.pos.grad, model.tok.weight]
 
-    start = fallbacks()
-    same_on_both(program, rtol=1e-4, atol=1e-5)
-    assert fallbacks() == start
+    same_without_fallback(program, rtol=1e-4, atol=1e-5)
 
 
 @pytest.mark.slow  # XLA's CPU compile of this transformer backward takes ~10 s of CPU
@@ -97,9 +95,7 @@ def test_causal_transformer_decoder_with_square_subsequent_mask_and_greedy_decod
                 seq = torch.cat([seq, nxt], dim=1)
         return out + [seq, model.training]
 
-    start = fallbacks()
-    same_on_both(program, rtol=1e-4, atol=1e-5)
-    assert fallbacks() == start
+    same_without_fallback(program, rtol=1e-4, atol=1e-5)
 
 
 @pytest.mark.slow  # XLA's CPU compile of this unrolled LSTM backward takes ~10 s of CPU
@@ -135,9 +131,7 @@ def test_bidirectional_two_layer_lstm_tagger_with_unsorted_packed_sequences():
             first = train_step(opt, loss, dev, out, step, first, settled=1)
         return out + [summary, logits, model.lstm.weight_hh_l1_reverse.grad]
 
-    start = fallbacks()
-    same_on_both(program, rtol=1e-4, atol=1e-5)
-    assert fallbacks() == start
+    same_without_fallback(program, rtol=1e-4, atol=1e-5)
 
 
 @pytest.mark.slow  # XLA's CPU compile of this unrolled RNN backward takes ~10 s of CPU
@@ -180,9 +174,7 @@ def test_attention_decoder_unrolled_with_gru_and_lstm_cells():
             first = steady(dev, first) if step >= 1 else first
         return out + [model.gru.weight_ih.grad, model.lstm.bias_hh]
 
-    start = fallbacks()
-    same_on_both(program, rtol=1e-4, atol=1e-5)
-    assert fallbacks() == start
+    same_without_fallback(program, rtol=1e-4, atol=1e-5)
 
 
 OPTIMIZERS = {
@@ -228,9 +220,7 @@ def test_optimizer_options_each_training_its_own_small_regression_in_one_step_gr
                  if torch.is_tensor(v)]
         return [p.detach() for m in models.values() for p in m.parameters()] + state
 
-    start = fallbacks()
-    same_on_both(program, rtol=1e-4, atol=1e-5)
-    assert fallbacks() == start
+    same_without_fallback(program, rtol=1e-4, atol=1e-5)
 
 
 def test_lambda_multistep_chained_and_cyclic_schedulers_follow_torch():
@@ -254,9 +244,7 @@ def test_lambda_multistep_chained_and_cyclic_schedulers_follow_torch():
             lrs.append((opt.param_groups[0]["lr"], opt2.param_groups[0]["lr"]))
         return out + [lrs, model.weight]
 
-    start = fallbacks()
-    same_on_both(program, rtol=1e-4, atol=1e-5)
-    assert fallbacks() == start
+    same_without_fallback(program, rtol=1e-4, atol=1e-5)
 
 
 @pytest.mark.slow  # over 2 s of CPU, mostly XLA's compile of its backward
@@ -298,9 +286,7 @@ def test_resume_model_optimizer_and_scheduler_from_bytes_io_matches_uninterrupte
         return straight + [model2[1].running_var, opt2.state[opt2.param_groups[0]["params"][0]]
                            ["exp_avg_sq"], saved["opt"]["state"][0]["step"]]
 
-    start = fallbacks()
-    same_on_both(program, rtol=1e-4, atol=1e-5)
-    assert fallbacks() == start
+    same_without_fallback(program, rtol=1e-4, atol=1e-5)
 
 
 def test_transformer_encoder_in_eval_with_a_padding_mask_checks_it_on_the_device():
@@ -320,9 +306,7 @@ def test_transformer_encoder_in_eval_with_a_padding_mask_checks_it_on_the_device
             pooled = h.masked_fill(pad[..., None], 0.0).sum(1) / (~pad).sum(1, keepdim=True)
         return [h.masked_fill(pad[..., None], 0.0), pooled]
 
-    start = fallbacks()
-    same_on_both(program, rtol=1e-4, atol=1e-5)
-    assert fallbacks() == start
+    same_without_fallback(program, rtol=1e-4, atol=1e-5)
 
 
 def test_left_aligned_mask_check_answers_and_raises_as_torch():
@@ -371,6 +355,4 @@ def test_fused_adamw_amsgrad_sgd_nesterov_and_adagrad_with_a_grad_scaler():
                  if torch.is_tensor(v)]
         return out + [p.grad for m in models for p in m.parameters()] + state
 
-    start = fallbacks()
-    same_on_both(program, rtol=1e-4, atol=1e-5)
-    assert fallbacks() == start
+    same_without_fallback(program, rtol=1e-4, atol=1e-5)

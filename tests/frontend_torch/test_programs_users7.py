@@ -19,7 +19,7 @@ from torch import nn
 from torch.distributions import Bernoulli, Categorical, Normal, kl_divergence
 
 from .conftest import DEV
-from .programs import fallbacks, same_on_both
+from .programs import fallbacks, same_on_both, same_without_fallback
 from .test_programs_users2 import step_mark, train_step
 
 
@@ -69,9 +69,7 @@ def test_train_eval_switching_with_dropout_batchnorm_flatten_unflatten_and_infer
         return out + [model[2].running_mean, model[2].num_batches_tracked,
                       model[8].running_var, model[8].num_batches_tracked]
 
-    start = fallbacks()
-    same_on_both(program, rtol=1e-4, atol=1e-5)
-    assert fallbacks() == start
+    same_without_fallback(program, rtol=1e-4, atol=1e-5)
 
 
 @pytest.mark.slow  # over 2 s of CPU, mostly XLA's compile of its backward
@@ -103,9 +101,7 @@ def test_multi_task_heads_in_a_module_dict_with_a_parameter_list_of_task_weights
             first = train_step(opt, loss, dev, out, step, first, settled=1)
         return out + [p.detach() for p in model.log_vars] + [model.heads["reg"].bias]
 
-    start = fallbacks()
-    same_on_both(program, rtol=1e-4, atol=1e-5)
-    assert fallbacks() == start
+    same_without_fallback(program, rtol=1e-4, atol=1e-5)
 
 
 def test_feature_matching_with_forward_hooks_backward_hooks_and_gradient_scaling():
@@ -139,9 +135,7 @@ def test_feature_matching_with_forward_hooks_backward_hooks_and_gradient_scaling
         student(x)
         return out + grads_seen + [student[0].weight.grad, len(grads_seen)]
 
-    start = fallbacks()
-    same_on_both(program, rtol=1e-4, atol=1e-5)
-    assert fallbacks() == start
+    same_without_fallback(program, rtol=1e-4, atol=1e-5)
 
 
 @pytest.mark.slow  # over 2 s of CPU, mostly XLA's compile of its backward
@@ -163,9 +157,7 @@ def test_r1_gradient_penalty_through_a_convolutional_discriminator():
             real = real.detach_()
         return out + [disc[0].weight, real.requires_grad]
 
-    start = fallbacks()
-    same_on_both(program, rtol=1e-4, atol=1e-5)
-    assert fallbacks() == start
+    same_without_fallback(program, rtol=1e-4, atol=1e-5)
 
 
 @pytest.mark.slow  # over 2 s of CPU, mostly XLA's compile of its backward
@@ -197,9 +189,7 @@ def test_bernoulli_vae_with_normal_posterior_and_kl_divergence():
         assert z.shape == (4, 3) and z.device == x.device
         return out + [log_q, model.enc.weight.grad]
 
-    start = fallbacks()
-    same_on_both(program, rtol=1e-4, atol=1e-5)
-    assert fallbacks() == start
+    same_without_fallback(program, rtol=1e-4, atol=1e-5)
 
 
 @pytest.mark.slow  # over 2 s of CPU, mostly XLA's compile of its backward
@@ -236,9 +226,7 @@ def test_advantage_actor_critic_with_categorical_log_prob_and_entropy():
         assert drawn.dtype == torch.int64 and bool(((drawn >= 0) & (drawn < 3)).all())
         return out + [dist.probs, model.v.bias]
 
-    start = fallbacks()
-    same_on_both(program, rtol=1e-4, atol=1e-5)
-    assert fallbacks() == start
+    same_without_fallback(program, rtol=1e-4, atol=1e-5)
 
 
 def test_bpr_recommender_with_topk_recall_and_cumsum_ndcg():
@@ -280,9 +268,7 @@ def test_bpr_recommender_with_topk_recall_and_cumsum_ndcg():
                 0, users.flatten(), torch.ones(128, dtype=torch.long, device=dev))
         return out + [top, idx, ndcg, recall, popularity, per_user]
 
-    start = fallbacks()
-    same_on_both(program, rtol=1e-4, atol=1e-5)
-    assert fallbacks() == start
+    same_without_fallback(program, rtol=1e-4, atol=1e-5)
 
 
 @pytest.mark.slow  # over 2 s of CPU, mostly XLA's compile of its backward
@@ -321,9 +307,7 @@ def test_graph_attention_with_scatter_max_softmax_and_index_add_messages():
             first = train_step(opt, loss, dev, out, step, first, settled=1)
         return out + [logits, l1.att.grad]
 
-    start = fallbacks()
-    same_on_both(program, rtol=1e-4, atol=1e-5)
-    assert fallbacks() == start
+    same_without_fallback(program, rtol=1e-4, atol=1e-5)
 
 
 def test_patch_denoiser_with_overlapping_unfold_and_fold_averaging():
@@ -343,9 +327,7 @@ def test_patch_denoiser_with_overlapping_unfold_and_fold_averaging():
             first = train_step(opt, loss, dev, out, step, first, settled=1)
         return out + [image, counts]
 
-    start = fallbacks()
-    same_on_both(program, rtol=1e-4, atol=1e-5)
-    assert fallbacks() == start
+    same_without_fallback(program, rtol=1e-4, atol=1e-5)
 
 
 def test_float64_binned_features_with_bucketize_and_long_targets():
@@ -366,9 +348,7 @@ def test_float64_binned_features_with_bucketize_and_long_targets():
             first = train_step(opt, loss, dev, out, step, first, settled=1)
         return out + [bins, logits.argmax(1), emb.weight.grad]
 
-    start = fallbacks()
-    same_on_both(program, rtol=1e-9, atol=1e-10)
-    assert fallbacks() == start
+    same_without_fallback(program, rtol=1e-9, atol=1e-10)
 
 
 def test_alternating_freezing_with_requires_grad_and_in_place_detach():
@@ -393,9 +373,7 @@ def test_alternating_freezing_with_requires_grad_and_in_place_detach():
                     *(m.weight.grad.clone() for m in (enc, dec) if m.weight.grad is not None)]
         return out + [enc.weight, dec.bias]
 
-    start = fallbacks()
-    same_on_both(program, rtol=1e-4, atol=1e-5)
-    assert fallbacks() == start
+    same_without_fallback(program, rtol=1e-4, atol=1e-5)
 
 
 def test_ranking_metrics_auc_and_average_precision_by_sort_and_cumsum():
@@ -448,9 +426,7 @@ def test_triplet_losses_with_swap_and_a_custom_distance():
             first = train_step(opt, loss, dev, out, step, first, settled=1)
         return out + [net[2].weight.grad]
 
-    start = fallbacks()
-    same_on_both(program, rtol=1e-4, atol=1e-5)
-    assert fallbacks() == start
+    same_without_fallback(program, rtol=1e-4, atol=1e-5)
 
 
 def test_linalg_qr_is_lowered_with_torchs_signs_modes_gradient_and_errors():
@@ -490,9 +466,7 @@ def test_mean_losses_of_column_slices_reduce_to_a_contiguous_scalar():
                 F.mse_loss(pred, target, reduction="none").stride(),
                 F.mse_loss(pred, target, reduction="sum")]
 
-    start = fallbacks()
-    same_on_both(program)
-    assert fallbacks() == start
+    same_without_fallback(program)
 
 
 def test_orthogonal_parametrization_of_a_non_square_layer_uses_lowered_householder_products():
@@ -513,9 +487,7 @@ def test_orthogonal_parametrization_of_a_non_square_layer_uses_lowered_household
         w = enc.weight
         return out + [w, w @ w.T, enc.parametrizations.weight.original.grad]
 
-    start = fallbacks()
-    same_on_both(program, rtol=1e-4, atol=1e-5)
-    assert fallbacks() == start
+    same_without_fallback(program, rtol=1e-4, atol=1e-5)
 
 
 def test_householder_product_raises_as_torch():
