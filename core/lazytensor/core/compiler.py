@@ -450,9 +450,10 @@ def distinct_operations(order: list[Node]) -> int:
 
 def interpret(p: Plan) -> list:
     """Run the plan's graph without compiling it whole: the same replay, op by
-    op, each ``jax.lax`` call dispatched on its own (JAX compiles and caches
-    each primitive per shape and dtype). Nothing is donated; an output that
-    is an input buffer is copied, as a compiled graph's outputs are fresh."""
+    op, each operation a small jitted function of its own (``_kernel``,
+    compiled once per op, attrs and operand types). Nothing is donated; an
+    output that is an input buffer is copied, as a compiled graph's outputs
+    are fresh."""
     replay, _ = _replay(p, op_by_op=True)
     args = (*p.data_args, *p.scalar_banks)
     outputs = []

@@ -34,19 +34,19 @@ from lazytensor.core.registry import RECORDED, make
 DEFAULT_NODE_LIMIT = 5_000
 
 
-# A graph structure runs op by op (``compiler.interpret``) the first time it
-# is seen, and again until the time spent so runs up to what compiling it is
-# expected to cost (ski rental: never more than twice the better choice),
-# then is compiled, when it has at least this many nodes and repeats its
-# operations (at most one
-# distinct op, attrs and shape per INTERPRET_REPEATS nodes: the cuts of a
-# loop that never observes a value). XLA compiles such a graph at 0.5-2 ms a
-# node; op by op, each distinct operation costs JAX one small compile (5 ms
-# for an elementwise op, up to 80 ms for a matmul or a loaded machine) and
-# every node about 60 us, so a graph of mostly distinct operations (a
-# training step) compiles at once, and so does one that repeats each a few
-# times only (an RNN unrolled over 6 steps with matrix_exp, 2,533 nodes and
-# 134 distinct operations: 13.4 s op by op at 10 repeats, 6.3 s compiled).
+# A graph structure with at least INTERPRET_NODES nodes that repeats its
+# operations (at most one distinct op, attrs and shape per INTERPRET_REPEATS
+# nodes: the cuts of a loop that never observes a value) runs op by op
+# (``compiler.interpret``) the first time it is seen, and again until the
+# time spent so reaches what compiling it is expected to cost (ski rental:
+# never more than twice the better choice); then it is compiled. XLA
+# compiles such a graph at 0.5-10 ms a node; op by op, each distinct
+# operation costs JAX one small compile (5 ms for an elementwise op, up to
+# 80 ms for a matmul or a loaded machine) and every node about 20 us, so a
+# graph of mostly distinct operations (a training step) compiles at once,
+# and so does one that repeats each a few times only (an RNN unrolled over
+# 6 steps with matrix_exp, 2,533 nodes and 134 distinct operations: 13.4 s
+# op by op at 10 repeats, 6.3 s compiled).
 # LAZYTENSOR_INTERPRET_NODES sets the size (a huge number: never).
 DEFAULT_INTERPRET_NODES = 2_500  # half the automatic cut
 INTERPRET_REPEATS = 40
