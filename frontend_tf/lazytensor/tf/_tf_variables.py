@@ -192,3 +192,49 @@ def install_module_tracking() -> None:
 
     is_variable._lazytensor = True
     module._is_variable = is_variable
+
+
+def install_checkpointing() -> None:
+    """lazytensor Variables become TensorFlow Trackables (a base class added
+    once TensorFlow is loaded), so ``tf.train.Checkpoint``,
+    ``CheckpointManager`` (of a ``tf.Module`` or a Keras model holding
+    them) save a Variable's current value and restore into it, as a tf.Variable's
+    (they found nothing to save in a lazytensor Variable before)."""
+    from lazytensor.tf.tape import Variable
+    from tensorflow.python.trackable import base
+
+    if issubclass(Variable, base.Trackable):
+        return
+
+    class Checkpointed(base.Trackable):
+        def _serialize_to_tensors(self):
+            _refuse_graph(self)
+            return {base.VARIABLE_VALUE_KEY: _tf.tf().constant(self.numpy())}
+
+        def _restore_from_tensors(self, restored_tensors):
+            _refuse_graph(self)
+            value = restored_tensors[base.VARIABLE_VALUE_KEY]
+            shape = tuple(self._h.node.shape)
+            if tuple(value.shape) != shape:
+                raise ValueError(f"Received incompatible tensor with shape {value.shape} when "
+                                 f"attempting to restore variable with shape {shape} and name "
+                                 f"{self.name}.")
+            self.assign(_tf.tf().cast(value, self._h.node.dtype))
+
+        def _copy_trackable_to_cpu(self, object_map):
+            object_map.setdefault(self, Variable(self.numpy(), self.trainable))
+            object_map[self].assign(self)
+
+    Variable.__bases__ = (*Variable.__bases__, Checkpointed)
+
+
+def _refuse_graph(variable) -> None:
+    """A traced save or restore (``tf.saved_model.save`` traces both; so does
+    a checkpoint written inside a tf.function) cannot read or write a
+    lazytensor Variable: TensorFlow's graphs hold tf.Variables only."""
+    if not _tf.tf().executing_eagerly():
+        raise ValueError(f"the lazytensor Variable {variable.name!r} cannot be saved or restored "
+                         f"by a traced TensorFlow graph (tf.saved_model.save, a checkpoint "
+                         f"inside a tf.function): save it eagerly with tf.train.Checkpoint or "
+                         f"tf.train.CheckpointManager, or export tf.Variable copies "
+                         f"(tf.Variable(v.numpy())).")

@@ -46,7 +46,8 @@ class Variable(ndarray):
     ``assign_add``, ``assign_sub``, ``read_value``, ``numpy``; it takes part
     in every tnp function and operator like an array."""
 
-    __slots__ = ("trainable", "name", "_unique_id")
+    # __dict__: TensorFlow's Trackable state (``_tf_variables.install_checkpointing``)
+    __slots__ = ("trainable", "name", "_unique_id", "__dict__")
     constraint = None  # tf.Variable's (Keras optimizers read it)
 
     def __init__(self, initial_value, trainable: bool = True, name: str | None = None,

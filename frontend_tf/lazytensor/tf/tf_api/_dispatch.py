@@ -75,6 +75,7 @@ def install(apis: dict[str, Callable]) -> None:
     _function.install()  # tf.function called with lazy arrays runs their Python code
     _tf_tape.install()  # tf.GradientTape differentiates lazy arrays
     _tf_variables.install_module_tracking()  # tf.Module.trainable_variables finds ours
+    _tf_variables.install_checkpointing()  # tf.train.Checkpoint saves ours
 
 
 # APIs whose lazy arguments sit in tuples inside a list (tf.case's
