@@ -171,6 +171,12 @@ def render() -> str:
         "- **float16 accumulations** (`cumsum`, `add.accumulate`) are not rounded to float16 "
         "at every step as numpy's loops are, so long float16 running sums are more accurate "
         "than numpy's.",
+        "- **The host copy of a strided view** (`np.asarray(a[::2])`, of `a.T`...) is laid out "
+        "with the strides `a.strides` reports, so `as_strided(a, strides=a.strides)` and "
+        "sliding windows on it read the view's elements; the bytes between them are zeros, "
+        "not the base's. A view spread over more than 16 times its own bytes and 64 MiB (a "
+        "column of a large matrix) comes back compact, so there `np.asarray(a).strides` "
+        "differs from `a.strides`.",
         "",
     ]
     return "\n".join(lines)

@@ -266,3 +266,16 @@ def is_f_contiguous(shape: Sequence[int], strides: Sequence[int], itemsize: int)
     (True, False)
     """
     return normalize(tuple(shape)[::-1], tuple(strides)[::-1], itemsize) is None
+
+
+def extent(shape: Sequence[int], strides: Sequence[int], itemsize: int) -> tuple[int, int]:
+    """``(start, span)`` of a non-empty strided layout: the byte offset of
+    element 0 from the lowest byte any element occupies (negative strides
+    put it past the start), and the bytes from that lowest to the highest.
+
+    >>> extent((3,), (16,), 8), extent((2, 3), (-24, 8), 8)
+    ((0, 40), (24, 48))
+    """
+    low = sum(s * (n - 1) for n, s in zip(shape, strides, strict=True) if s < 0)
+    high = sum(s * (n - 1) for n, s in zip(shape, strides, strict=True) if s > 0)
+    return -low, high - low + itemsize

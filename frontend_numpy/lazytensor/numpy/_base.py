@@ -97,8 +97,8 @@ class ndarray(HandleArray):  # noqa: N801  (numpy's name)
             raise ValueError("a lazy array lives on the device: converting it to numpy "
                              "always copies (copy=False is impossible)")
         host = self._h.numpy()
-        if self._st is not None and _layout.is_f_contiguous(self.shape, self._st, self.itemsize):
-            host = np.asfortranarray(host)  # numpy's copy of an F-ordered array stays so
+        if self._st is not None and host.size:
+            host = _laid_out(host, self._st)
         return host if dtype is None else host.astype(dtype, copy=False)
 
     def __repr__(self) -> str:
@@ -166,6 +166,29 @@ class ndarray(HandleArray):  # noqa: N801  (numpy's name)
 
     def __deepcopy__(self, memo) -> ndarray:
         return self.copy()
+
+
+# A strided view's host copy keeps its strides when the bytes they span are at
+# most this many times its own, or at most this many bytes; a sparser view (a
+# column of a matrix over 64 MiB) comes back compact.
+_SPAN_RATIO, _SPAN_FREE = 16, 64 << 20
+
+
+def _laid_out(host: np.ndarray, strides: tuple[int, ...]) -> np.ndarray:
+    """``host`` copied into a buffer laid out with the view's numpy ``strides``.
+
+    numpy code pairs ``a.strides`` with ``np.asarray(a)``: ``as_strided(a,
+    strides=(a.strides[0],) * 2)`` builds sliding windows on the buffer it got
+    back, which must then be laid out as ``a.strides`` says (F order, a
+    transpose, a step slice). Bytes between the view's elements are zeros, not
+    its base's (the base is not read). Past the bounds above, the copy is
+    compact: there ``np.asarray(a).strides != a.strides``."""
+    start, span = _layout.extent(host.shape, strides, host.itemsize)
+    if span > max(_SPAN_RATIO * host.nbytes, _SPAN_FREE):
+        return host
+    out = np.ndarray(host.shape, host.dtype, np.zeros(span, np.uint8), start, strides)
+    out[...] = host
+    return out
 
 
 def _from_pickle(host: np.ndarray) -> ndarray:

@@ -136,8 +136,19 @@ def asanyarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
 
 @implements("ascontiguousarray")
 def ascontiguousarray(a, dtype=None, *, like=None):
-    out = asarray(a, dtype)
-    return wrap(out._h.node) if out._st is not None else out
+    return _laid_out_as(a, dtype, "C")
+
+
+@implements("asfortranarray")
+def asfortranarray(a, dtype=None, *, like=None):
+    return _laid_out_as(a, dtype, "F")
+
+
+def _laid_out_as(a, dtype, order: str):
+    """``a`` itself when already contiguous in ``order``, else a copy so; at least 1-d."""
+    if np.ndim(a) == 0:
+        return array(a, dtype, order=order, ndmin=1)
+    return asarray(a, dtype, order=order)
 
 
 @implements("copy")
