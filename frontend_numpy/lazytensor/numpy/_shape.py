@@ -432,11 +432,10 @@ def pad(array, pad_width, mode="constant", **kwargs):
         raise ValueError(f"unsupported keyword arguments for mode '{mode}': "
                          f"{set(kwargs) - _PAD_OPTIONS.get(mode, set())}")
     options = dict(kwargs)
-    values = options.pop("constant_values", 0)
-    lazy_modes = ("constant", "empty", "edge", "reflect", "symmetric", "wrap")
-    if options.pop("reflect_type", "even") != "even" or options or mode not in lazy_modes:
+    if options.pop("reflect_type", "even") != "even" or not isinstance(mode, str) or (
+            mode not in _PAD_OPTIONS and mode not in ("edge", "wrap", "empty")):
         return eager("numpy.pad", np.pad, (array, pad_width, mode), kwargs)  # the core lacks it
-    node = cr.pad(node_of(array), pad_width, mode, values)
+    node = cr.pad(node_of(array), pad_width, mode, **options)
     return wrap(node, _like_strides(array, node, "K"))
 
 
