@@ -50,6 +50,27 @@ def core_index(index) -> tuple:
     return tuple(_entry(e) for e in entries)
 
 
+_MAXDIMS = 64  # numpy's NPY_MAXDIMS, also its bound on advanced indices
+
+
+def _check_limits(entries: tuple, shape: tuple[int, ...]) -> None:
+    """numpy's IndexErrors for indices past its limits (the core has none):
+    64 advanced indices (arrays, bools) or more, results of over 64 axes."""
+    if len(entries) + len(shape) < _MAXDIMS:
+        return
+    final = ci.plan_index(shape, entries).final_shape  # first: numpy's too-many-indices error
+    advanced = sum(type(e) not in _BASIC_TYPES for e in entries)
+    if advanced > _MAXDIMS:
+        raise IndexError("too many advanced (array) indices. This probably means you are "
+                         f"indexing with too many booleans. (more than {_MAXDIMS} found)")
+    if advanced == _MAXDIMS:
+        raise IndexError(f"when no subspace is given, the number of index arrays cannot be "
+                         f"above {_MAXDIMS - 1}, but {_MAXDIMS} index arrays found")
+    if len(final) > _MAXDIMS:
+        raise IndexError(f"number of dimensions must be within [0, {_MAXDIMS}], indexing "
+                         f"result would have {len(final)}")
+
+
 def _lazy_slice(e) -> bool:
     return type(e) is slice and any(isinstance(p, ndarray) for p in (e.start, e.stop, e.step))
 
@@ -90,6 +111,7 @@ def getitem(a: ndarray, index):
     try:
         entries = core_index(index)  # first: reading a lazy mask runs the graph
         node = a._h.node
+        _check_limits(entries, node.shape)
         if not _is_basic(entries):
             out = wrap(ci.getitem(node, entries, upload=True, empty_mask_axes=True))
             if _masked_writes.leading_mask(index, node.shape):
@@ -135,6 +157,7 @@ def setitem(a: ndarray, index, value) -> None:
         mask = _full_mask(index, a.shape)
         if mask is None or np.ndim(value) > 0 and np.shape(value) != (1,):
             mask, index = None, core_index(index)  # first: reading a lazy mask runs the graph
+            _check_limits(index, a.shape)
         v, node = _value(value, a.dtype), a._h.node
         if mask is not None:
             fill = ew.as_node(v if not isinstance(v, Node) else
@@ -172,11 +195,14 @@ _FLAT_VALID = ("only integers, slices (`:`), ellipsis (`...`) and integer or boo
 _FLAT_BOOLS = ("boolean indices for iterators are not supported because of previous behavior "
                "that was confusing (valid boolean indices are expected to work in the future)")
 
+_FLAT_FLOATS = ("Invalid non-array indices for iterator objects are deprecated and will be "
+                "removed in a future version. (Deprecated NumPy 2.4)")
+
 
 def _flat_index(index, size: int, write: bool):
     """numpy 2.4's rules for ``x.flat[index]``: one index at most (no
-    None), a 0-d bool is position 0 or nothing (deprecated), a float is
-    truncated (deprecated), a list of bools refused, another flatiter is
+    None), a 0-d bool is position 0 or nothing (deprecated), a float (or a list of
+    floats) is truncated (deprecated), a list of bools refused, another flatiter is
     its elements, and a mask must have ``size`` entries."""
     if isinstance(index, tuple):
         if len(index) > 1:
@@ -195,12 +221,13 @@ def _flat_index(index, size: int, write: bool):
                       DeprecationWarning, stacklevel=3)
         return 0 if index else slice(0, 0)
     if isinstance(index, (float, np.floating)):
-        warnings.warn("Invalid non-array indices for iterator objects are deprecated and will "
-                      "be removed in a future version. (Deprecated NumPy 2.4)",
-                      DeprecationWarning, stacklevel=3)
+        warnings.warn(_FLAT_FLOATS, DeprecationWarning, stacklevel=3)
         return int(index)
     if isinstance(index, list) and index and all(isinstance(v, (bool, np.bool_)) for v in index):
         raise IndexError(_FLAT_BOOLS)
+    if isinstance(index, list) and index and np.asarray(index).dtype.kind == "f":
+        warnings.warn(_FLAT_FLOATS, DeprecationWarning, stacklevel=3)
+        return np.asarray(index).astype(np.intp)
     if getattr(index, "dtype", None) == np.bool_ and np.ndim(index) == 1 and len(index) != size:
         raise IndexError("boolean index did not match indexed flat iterator along axis 0; "
                          f"size of axis is {size} but size of corresponding boolean axis is "

@@ -457,11 +457,11 @@ def _broadcastable(src: tuple, dst: tuple) -> bool:
 
 
 def _raise_fit(value: Node, plan: IndexPlan) -> None:
+    src, dst = (str(s).replace(" ", "") for s in (value.shape, plan.final_shape))  # numpy's
     if plan.is_basic:
-        raise ShapeError(f"could not broadcast input array from shape {value.shape} into "
-                         f"shape {plan.final_shape}")
-    raise ShapeError(f"shape mismatch: value array of shape {value.shape} could not be "
-                     f"broadcast to indexing result of shape {plan.final_shape}")
+        raise ShapeError(f"could not broadcast input array from shape {src} into shape {dst}")
+    raise ShapeError(f"shape mismatch: value array of shape {src} could not be broadcast to "
+                     f"indexing result of shape {dst}")
 
 
 def _unslice(x: Node, plan: IndexPlan, update: Node) -> Node:
