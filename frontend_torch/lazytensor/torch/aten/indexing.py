@@ -276,6 +276,23 @@ def _masked_fill(x, mask, value):
     return wrap(make(Op.SELECT, (broadcast_to(m, shape), v, broadcast_to(n, shape))))
 
 
+def _masked_select(x, mask):
+    """x's elements where the (materialized) bool mask holds, x and mask
+    broadcast together; x stays lazy, only the mask is read."""
+    if mask.dtype is not torch.bool:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    shape = broadcast_shapes(tuple(x.shape), tuple(mask.shape))
+    where = np.broadcast_to(_entry(mask, 0, 0), shape)
+    return wrap(ix.getitem(broadcast_to(node(x), shape), (where,)))
+
+
+def _nonzero(x):
+    """Indices (count, ndim) of x's nonzero elements: only ``x != 0`` is
+    read (the count decides the shape), as torch's CUDA kernel syncs."""
+    truth = npextra.truthy(node(x))
+    return wrap(get_runtime().from_host(np.argwhere(wrap(truth)._h.numpy())).node)
+
+
 def _masked_scatter(x, mask, source):
     """masked_scatter: source's leading elements, in order, where mask holds
     (the core's cumulative-count gather; the count cannot be checked against
@@ -381,5 +398,6 @@ TABLE = {
     aten.index_fill: index_checked("index_fill", _index_update("set"), 2),
     aten.masked_fill: _masked_fill, aten.take: index_checked("take", _take, 1),
     aten.masked_scatter: _masked_scatter, aten.put: _put,
+    aten.masked_select: _masked_select, aten.nonzero: _nonzero,
     aten.masked_scatter_backward.default: _masked_scatter_backward,
 }

@@ -339,15 +339,22 @@ def _histc(x, bins=100, min=0, max=0):  # noqa: A002
 
 
 def _bincount(x, weights=None, minlength=0):
-    """torch.bincount, lazily where the length is known without the data:
+    """torch.bincount, lazily. The length is known without the data for
     positions along an axis no longer than ``minlength`` (the index of the
-    nearest code, ``bincount(d.argmin(1), minlength=k)``) never reach it.
-    Other inputs (a length that depends on the values) run eagerly."""
+    nearest code, ``bincount(d.argmin(1), minlength=k)``); otherwise
+    (a confusion matrix's ``bincount(y * k + pred)``) the data's min and max
+    are read, one barrier, and the counting stays on the device. Inputs
+    torch rejects, and empty ones, run eagerly (torch's errors)."""
     n = node(x)
-    bound = index_bound(n) if n.ndim == 1 else None
     odd_weights = weights is not None and (weights.shape != x.shape or weights.is_complex())
-    if bound is None or bound > minlength or odd_weights:
+    if n.ndim != 1 or not dt.is_int(n.dtype) or not x.numel() or minlength < 0 or odd_weights:
         return eager(aten.bincount.default)(x, weights, minlength)
+    bound = index_bound(n)
+    if bound is None or bound > minlength:
+        lo, hi = torch.stack((x.min(), x.max())).tolist()
+        if lo < 0:
+            raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+        minlength = max(minlength, hi + 1)
     if weights is None:
         return wrap(counting.bincount_in_range(n, minlength))
     w = node(weights)  # torch sums float32 weights in float32, all others in float64
