@@ -163,6 +163,9 @@ class ndarray(HandleArray):  # noqa: N801  (tnp's name)
     def _to_tf(self, dtype, name, frame):
         """``__tf_tensor__`` called from ``frame``."""
         tf = _tf.tf()
+        if _tf.keras_shape_inference():  # shapes only: nothing to compute or count
+            node = self._h.node
+            return tf.compat.v1.placeholder(_tf.as_tf_dtype(node.dtype), node.shape, name)
         api = _tf.unlowered_caller(frame)
         if api is not None:
             from lazytensor.tf.numpy._lower import note_fallback

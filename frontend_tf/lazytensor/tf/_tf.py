@@ -72,6 +72,17 @@ def keras_variable(value) -> bool:
         isinstance(getattr(value, "value", None), tf().Variable)
 
 
+def keras_shape_inference() -> bool:
+    """Keras infers a layer's output shape (``compute_output_spec``, when it
+    builds a layer on its first call) by tracing it in a scratch graph,
+    where a lazy array stands for its shape and dtype only."""
+    if "keras" not in sys.modules or tf().executing_eagerly():
+        return False
+    from keras.src.backend.common.symbolic_scope import in_symbolic_scope
+
+    return in_symbolic_scope()
+
+
 # TensorFlow functions that convert on purpose: the user asked for a tf.Tensor
 _EXPLICIT_CONVERSIONS = frozenset({
     "convert_to_tensor", "convert_to_tensor_v1", "convert_to_tensor_v2",
