@@ -15,6 +15,7 @@ from pathlib import Path
 import lazytensor.numpy as lnp
 import numpy as np
 from lazytensor.numpy._dispatch import FUNCTIONS
+from lazytensor.numpy._host_io import OBSERVERS
 from lazytensor.numpy._ufunc_table import UFUNCS
 
 OUT = Path(__file__).resolve().parent.parent / "docs" / "numpy_support.md"
@@ -108,6 +109,10 @@ def render() -> str:
         f"## functions ({len(functions)})",
         "",
         _wrap(functions),
+        "",
+        "Of these, " + _wrap(list(OBSERVERS)) + " (and the methods `tofile`, `dump`,",
+        "`dumps`) read their arguments' values on the host, as `print` does: a barrier,",
+        "not an eager fallback.",
         "",
         f"## numpy.linalg ({len(linalg)})",
         "",

@@ -22,6 +22,7 @@ from lazytensor.numpy import (  # each module registers its functions (``@implem
     _apply,
     _creation,
     _extra,
+    _host_io,
     _math,
     _methods,
     _misc,
