@@ -17,6 +17,7 @@ import warnings
 from lazytensor.core import dtypes as dt
 from lazytensor.core import layout as _layout
 from lazytensor.core import masked
+from lazytensor.core.composite import folds
 from lazytensor.core.composite import indexing as ci
 from lazytensor.core.composite import npextra as npx
 from lazytensor.core.composite import sorting as csort
@@ -571,8 +572,11 @@ def scan(ufunc, a, axis, dtype, out, include_initial=False):
     """``accumulate``; ``include_initial`` (cumulative_sum/prod) prepends the identity."""
     x = _strong(a)
     loop = _reduction_loop(ufunc, x, dtype)
-    node = csort.scan(UFUNCS[ufunc].accumulate, convert(x, loop), axis, include_initial,
-                      ufunc.identity)
+    how = UFUNCS[ufunc].accumulate
+    if isinstance(how, str):  # bitwise and/or/xor, logical_xor (no include_initial users)
+        node = folds.scan(how, convert(x, loop), normalize_axis(axis, x.ndim))
+    else:
+        node = csort.scan(how, convert(x, loop), axis, include_initial, ufunc.identity)
     return _finish(ufunc, node, out)
 
 

@@ -555,6 +555,11 @@ def identity_of(dtype: np.dtype, kind: str):
         return 1 if not dt.is_bool(dtype) else True
     if kind == "logsumexp":  # log(0)
         return -math.inf
+    if kind in ("bitwise_or", "bitwise_xor", "logical_xor"):
+        return 0 if not dt.is_bool(dtype) else False
+    if kind == "bitwise_and":  # every bit set
+        return True if dt.is_bool(dtype) else int(dt.iinfo(dtype).max) if dt.is_unsigned(
+            dtype) else -1
     if dt.is_bool(dtype):
         return kind == "min"
     if dt.is_int(dtype):

@@ -58,12 +58,15 @@ _REDUCERS = {
     "sum": Op.REDUCE_SUM, "prod": Op.REDUCE_PROD, "max": Op.REDUCE_MAX,
     "min": Op.REDUCE_MIN, "all": Op.REDUCE_AND, "any": Op.REDUCE_OR,
 }
+# reductions of ops without a reduce primitive (composite.folds: a tree of the op)
+FOLDS = frozenset({"bitwise_and", "bitwise_or", "bitwise_xor", "logical_xor"})
 
 
 def reduce(kind: str, x: Node, axis=None, keepdims: bool = False,
            dtype: np.dtype | None = None) -> Node:
     """sum/prod/max/min/all/any/logsumexp over ``axis`` (numpy argument
-    conventions; logsumexp is numpy's logaddexp.reduce).
+    conventions; logsumexp is numpy's logaddexp.reduce), or one of ``FOLDS``
+    (bitwise_and/or/xor, logical_xor).
 
     ``dtype`` is the accumulation and result dtype (default: x's dtype;
     all/any always give bool). max/min of an empty axis raise ValueError.
@@ -71,6 +74,10 @@ def reduce(kind: str, x: Node, axis=None, keepdims: bool = False,
     axes = normalize_axes(axis, x.ndim)
     if kind == "logsumexp":
         return logsumexp(x if dtype is None else convert(x, dtype), axes, keepdims)
+    if kind in FOLDS:  # (folds builds on this module)
+        from lazytensor.core.composite import folds
+
+        return folds.fold(kind, x if dtype is None else convert(x, dtype), axes, keepdims)
     if kind in ("all", "any"):
         x = convert(x, dt.bool_) if x.dtype != dt.bool_ else x
     elif dtype is not None:
@@ -120,7 +127,13 @@ def reduce_where(kind: str, x: Node, axis=None, keepdims: bool = False,
         return out if keepdims else make(Op.RESHAPE, (out,), tuple(
             s for a, s in enumerate(x.shape) if a not in axes))
     out = reduce(kind, x, axes, keepdims)
-    return out if initial is None else _COMBINE[kind](out, as_node(initial, out.dtype, out.shape))
+    if initial is None:
+        return out
+    if kind in FOLDS:
+        from lazytensor.core.composite.folds import COMBINE as combine
+    else:
+        combine = _COMBINE
+    return combine[kind](out, as_node(initial, out.dtype, out.shape))
 
 
 def array_equal(a: Node, b: Node, equal_nan: bool = False) -> Node:

@@ -32,11 +32,12 @@ from lazytensor.core.registry import ShapeError, make
 class Ufunc:
     """One ufunc: ``fn`` over loop-dtype operands (a Node, or a tuple of Nodes
     for several outputs), the reduction kind (``reduction.reduce``), the scan
-    op of ``accumulate``, and whether it has core dimensions (a gufunc)."""
+    op of ``accumulate`` (or a ``folds`` kind, scanned by ``folds.scan``),
+    and whether it has core dimensions (a gufunc)."""
 
     fn: Callable[..., Node | tuple]
     reduce: str | None = None
-    accumulate: Op | None = None
+    accumulate: Op | str | None = None
     gufunc: bool = False
 
 
@@ -149,6 +150,11 @@ UFUNCS: dict[str, Ufunc] = {
     "logaddexp": Ufunc(npx.logaddexp, "logsumexp", Op.CUMLOGSUMEXP),
     "logical_and": Ufunc(npx.logical(Op.AND), "all"),
     "logical_or": Ufunc(npx.logical(Op.OR), "any"),
+    # reduced and scanned by composite.folds (no reduce primitive)
+    "bitwise_and": Ufunc(prim(Op.AND), "bitwise_and", "bitwise_and"),
+    "bitwise_or": Ufunc(prim(Op.OR), "bitwise_or", "bitwise_or"),
+    "bitwise_xor": Ufunc(prim(Op.XOR), "bitwise_xor", "bitwise_xor"),
+    "logical_xor": Ufunc(npx.logical(Op.XOR), "logical_xor", "logical_xor"),
     # gufuncs: operands are converted, not broadcast together
     "matmul": Ufunc(matmul, gufunc=True), "vecdot": Ufunc(vecdot, gufunc=True),
     "matvec": Ufunc(matvec, gufunc=True), "vecmat": Ufunc(vecmat, gufunc=True),
