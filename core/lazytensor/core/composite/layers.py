@@ -236,6 +236,19 @@ def clip_by_norm(x: Node, clip, axes: Sequence[int]) -> Node:
     return _bin(Op.DIV, _scaled(x, clip), make(Op.MAX, (norm, bound)))
 
 
+def global_norm(xs: Sequence[Node]) -> Node:
+    """The L2 norm of all of ``xs`` together, a scalar of the first's dtype
+    (TensorFlow's tf.linalg.global_norm).
+
+    >>> from lazytensor.core.composite.creation import const
+    >>> f32 = np.dtype("float32")
+    >>> global_norm([const(3.0, f32, (2,)), const(4.0, f32, (1,))]).shape
+    ()
+    """
+    squares = [convert(red.reduce("sum", make(Op.MUL, (x, x))), xs[0].dtype) for x in xs]
+    return make(Op.SQRT, (functools.reduce(lambda a, b: make(Op.ADD, (a, b)), squares),))
+
+
 def clip_by_global_norm(xs: Sequence[Node], clip: Node, norm: Node | None = None,
                         ) -> tuple[list[Node], Node]:
     """Each x times clip * min(1 / norm, 1 / clip), NaN when the norm is not
@@ -251,8 +264,7 @@ def clip_by_global_norm(xs: Sequence[Node], clip: Node, norm: Node | None = None
     ([(2,), (1,)], ())
     """
     if norm is None:
-        squares = [convert(red.reduce("sum", make(Op.MUL, (x, x))), xs[0].dtype) for x in xs]
-        norm = make(Op.SQRT, (functools.reduce(lambda a, b: make(Op.ADD, (a, b)), squares),))
+        norm = global_norm(xs)
     one = as_node(1, norm.dtype, norm.shape)
     scale = make(Op.MUL, (clip, make(Op.MIN, (make(Op.DIV, (one, norm)),
                                               make(Op.DIV, (one, clip))))))
