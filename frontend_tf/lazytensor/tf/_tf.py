@@ -87,6 +87,11 @@ def keras_shape_inference() -> bool:
 _EXPLICIT_CONVERSIONS = frozenset({
     "convert_to_tensor", "convert_to_tensor_v1", "convert_to_tensor_v2",
     "convert_to_tensor_v2_with_dispatch", "constant", "constant_v1", "identity"})
+# TensorFlow functions that observe a value, as ``print`` or ``np.asarray``
+# do (a barrier, not an op the core could have run): ``tf.print`` writes it;
+# tf.data's ``from_tensor_slices``/``from_tensors`` hand it to TensorFlow's
+# input pipeline, which holds host tensors
+_OBSERVATIONS = frozenset({"print_v2", "from_tensor_slices", "from_tensors"})
 _LAZYTENSOR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # lazytensor/
 
 
@@ -98,8 +103,9 @@ def unlowered_caller(frame) -> str | None:
     from ``frame``) converts for, when it is an eager fallback: a TensorFlow
     API that no table lowers, called from the user's code (or another
     library's), such as ``image_ops_impl.adjust_hue``. None when the
-    conversion was asked for (``tf.convert_to_tensor``, ``tf.constant``) or
-    lazytensor's own code made it. The API is the outermost TensorFlow frame
+    conversion was asked for (``tf.convert_to_tensor``, ``tf.constant``), is
+    an observation (``tf.print``, a tf.data source) or lazytensor's own code
+    made it. The API is the outermost TensorFlow frame
     below the caller, past TensorFlow's decorators (``tensorflow/python/util``
     and the weak-tensor wrappers, whose frame says ``wrapper``)."""
     tf_dir = os.path.dirname(tf().__file__)
@@ -114,7 +120,7 @@ def unlowered_caller(frame) -> str | None:
         frame = frame.f_back
     if api is None or frame is None or frame.f_code.co_filename.startswith(_LAZYTENSOR_DIR):
         return None
-    if api.f_code.co_name in _EXPLICIT_CONVERSIONS:
+    if api.f_code.co_name in _EXPLICIT_CONVERSIONS | _OBSERVATIONS:
         return None
     module = api.f_globals.get("__name__", "").rsplit(".", 1)[-1]
     return f"{module}.{api.f_code.co_qualname.rsplit('.<locals>.', 1)[-1]}"

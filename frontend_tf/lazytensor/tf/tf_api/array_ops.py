@@ -318,6 +318,20 @@ def _stop_gradient(input, name=None):  # noqa: A002
     return x if RECORDING.active is None else detach(x)
 
 
+def _bitcast(input, type, name=None):  # noqa: A002  (TensorFlow's names)
+    """The same bits as ``type`` (StableHLO's bitcast_convert): equal widths
+    keep the shape, a narrower ``type`` adds a last axis of the width ratio,
+    a wider one consumes a last axis of that size. bool, complex and a last
+    axis that does not fit go to TensorFlow (its InvalidArgumentError)."""
+    x, to = tensor(input), dtype_arg(type)
+    if any(d == dt.bool_ or dt.is_complex(d) for d in (x.dtype, to)):
+        raise NotImplementedError("bitcast of bool or complex")  # -> eager TensorFlow
+    if to.itemsize > x.dtype.itemsize and (
+            not x.shape or x.shape[-1] * x.dtype.itemsize != to.itemsize):
+        raise NotImplementedError("bitcast to a wider type without a fitting last axis")
+    return make(Op.BITCAST_CONVERT, (x,), to)
+
+
 def _direction(direction: str) -> bool:
     if direction not in ("ASCENDING", "DESCENDING"):
         raise ValueError(f"`direction` should be one of {{'ASCENDING', 'DESCENDING'}}. "
@@ -477,7 +491,7 @@ APIS = {
     "tensor_scatter_nd_max": scatter_nd("max"), "tensor_scatter_nd_min": scatter_nd("min"),
     "linspace": _linspace, "slice": _slice, "strided_slice": _strided_slice,
     "scatter_nd": _scatter_nd_new, "repeat": _repeat, "searchsorted": _searchsorted,
-    "reverse_sequence": _reverse_sequence,
+    "reverse_sequence": _reverse_sequence, "bitcast": _bitcast,
 }
 
 

@@ -1,6 +1,6 @@
 """Counting ops on lazy arrays (the table ``APIS``; see
 ``lazytensor.tf.tf_api``): ``tf.math.bincount``, ``tf.math.confusion_matrix``,
-``tf.histogram_fixed_width`` and ``tf.sequence_mask``; the bins are the
+``tf.histogram_fixed_width`` (and ``_bins``) and ``tf.sequence_mask``; the bins are the
 core's (``composite.counting``).
 
 An output size that depends on the data (bincount's largest value + 1
@@ -21,9 +21,10 @@ import numpy as np
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import counting, reduction
 from lazytensor.core.composite import shape as cs
-from lazytensor.core.composite.elementwise import convert
+from lazytensor.core.composite.elementwise import convert, full
 from lazytensor.core.ir import Node
-from lazytensor.core.registry import DTypeError
+from lazytensor.core.ops import Op
+from lazytensor.core.registry import DTypeError, make
 from lazytensor.tf import _tf
 from lazytensor.tf._array import ndarray, wrap
 from lazytensor.tf.tf_api import array_ops
@@ -140,6 +141,25 @@ def _histogram_fixed_width(values, value_range, nbins=100, dtype=None, name=None
     return convert(counting.bincount_in_range(bins, n), dtype_arg(dtype) or dt.int32)
 
 
+def _histogram_fixed_width_bins(values, value_range, nbins=100, dtype=None, name=None):
+    """TensorFlow's Python composition, op for op: floor(nbins * (x - lo) /
+    (hi - lo)) clipped to [0, nbins - 1], int32 whatever ``dtype`` says (as
+    TensorFlow's), x's shape. Values that are not float, or a range of
+    another dtype, go to TensorFlow (its promotion or error)."""
+    v = tensor(values)
+    r = tensor(value_range, v.dtype)
+    n = host_int(nbins)
+    if not dt.is_float(v.dtype) or r.dtype != v.dtype or r.shape != (2,) or n <= 0:
+        raise NotImplementedError("histogram_fixed_width_bins of these arguments")
+    lo, hi = (cs.broadcast_to(cs.reshape(cs.slice_axis(r, 0, i, i + 1), ()), v.shape)
+              for i in (0, 1))
+    scaled = make(Op.DIV, (make(Op.SUB, (v, lo)), make(Op.SUB, (hi, lo))))
+    index = make(Op.FLOOR, (make(Op.MUL, (full(v.shape, n, v.dtype), scaled)),))
+    clipped = make(Op.MAX, (make(Op.MIN, (index, full(v.shape, n - 1, v.dtype))),
+                            full(v.shape, 0, v.dtype)))  # clip_by_value's order
+    return convert(clipped, dt.int32)
+
+
 def _sequence_mask(lengths, maxlen=None, dtype=None, name=None):
     n = tensor(lengths)
     if maxlen is None:
@@ -163,6 +183,7 @@ APIS = {
     "math.bincount": _bincount,
     "math.confusion_matrix": _confusion_matrix,
     "histogram_fixed_width": _histogram_fixed_width,
+    "histogram_fixed_width_bins": _histogram_fixed_width_bins,
     "sequence_mask": _sequence_mask,
 }
 

@@ -30,6 +30,7 @@ from lazytensor.core.composite import nplinalg as nl
 from lazytensor.core.composite import shape as cs
 from lazytensor.core.composite import tnp_shared as ts
 from lazytensor.core.composite.reduction import reduce as cs_reduce
+from lazytensor.core.composite.take import take_along_axis
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import DTypeError, ShapeError, make
@@ -205,6 +206,26 @@ def lu(input, output_idx_type=None, name=None):
               ew.convert(make(Op.TUPLE_GET, (factors,), 2), index))
 
 
+def lu_solve(lower_upper, perm, rhs, validate_args=False, name=None):
+    """x with A @ x = rhs for A given by tf.linalg.lu's (lu, perm), as
+    TensorFlow's composition: rhs's rows gathered by perm, then solved by
+    the unit lower and the upper triangle of lu; batch dims broadcast.
+    Mismatched dtypes or shapes go to TensorFlow (its errors)."""
+    lu, p = tensor(lower_upper), tensor(perm)
+    b = tensor(rhs, lu.dtype)
+    if (lu.ndim < 2 or lu.shape[-1] != lu.shape[-2] or not dt.is_inexact(lu.dtype)
+            or b.dtype != lu.dtype or not dt.is_int(p.dtype) or p.ndim < 1 or b.ndim < 2
+            or p.shape[-1] != lu.shape[-1] or b.shape[-2] != lu.shape[-1]):
+        raise NotImplementedError("lu_solve of these arguments")  # -> TensorFlow's error
+    n, m = b.shape[-2:]
+    batch = cs.broadcast_shapes(lu.shape[:-2], p.shape[:-1], b.shape[:-2])
+    rows = cs.reshape(ew.broadcast_to(ew.convert(p, dt.int64), batch + (n,)), batch + (n, 1))
+    z = take_along_axis(ew.broadcast_to(b, batch + (n, m)),
+                        ew.broadcast_to(rows, batch + (n, m)), len(batch))
+    y = cl.triangular_solve(lu, z, lower=True, unit=True)
+    return cl.triangular_solve(lu, y, lower=False)
+
+
 # ---------------------------------------------------------- factorizations
 
 def qr(input, full_matrices=False, name=None):
@@ -367,6 +388,7 @@ APIS = {
         _matrix(input, "Cholesky")),
     "linalg.triangular_solve": triangular_solve, "linalg.cholesky_solve": cholesky_solve,
     "linalg.lstsq": lstsq, "linalg.pinv": pinv, "linalg.lu": lu,
+    "linalg.lu_solve": lu_solve,
     "linalg.qr": qr, "linalg.eigh": eigh, "linalg.svd": svd,
     "linalg.eigvalsh": lambda tensor, name=None: eigh(tensor)[0],
     "linalg.expm": lambda input, name=None: nl.expm(  # noqa: A006

@@ -17,7 +17,7 @@ numpy behaviour changes tf.Tensor's operators, not ``tf.math`` (except
 
 from __future__ import annotations
 
-import collections
+import collections.abc
 import functools
 import math
 
@@ -388,6 +388,19 @@ def _clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     return [None if t is None else next(out) for t in t_list], norm
 
 
+def _global_norm(t_list, name=None):
+    """sqrt(sum of every element's square) over the tensors that are not
+    None (tf.IndexedSlices by their values), in the first's dtype; all of
+    one dtype, as TensorFlow stacks their norms."""
+    if not isinstance(t_list, collections.abc.Sequence) or isinstance(t_list, str):
+        raise TypeError(f"`t_list` should be a sequence of tensors. Received {type(t_list)}.")
+    present = [tensor(getattr(t, "values", t) if _tf.indexed_slices(t) else t)
+               for t in t_list if t is not None]
+    if not present or any(t.dtype != present[0].dtype for t in present):
+        raise NotImplementedError("global_norm of no tensors or mixed dtypes")  # TF's error
+    return layers.global_norm(present)
+
+
 def _complex(real, imag, name=None):
     """float32 -> complex64, float64 -> complex128; both parts one dtype
     (TensorFlow's TypeError otherwise), broadcast."""
@@ -440,6 +453,7 @@ APIS = {
        for prefix, factory in (("unsorted_", _unsorted_segment), ("", _segment))},
     "math.unsorted_segment_sqrt_n": _unsorted_segment("sqrt_n", FLOAT),
     "clip_by_norm": _clip_by_norm, "clip_by_global_norm": _clip_by_global_norm,
+    "linalg.global_norm": _global_norm,
     "complex": _complex, "math.polyval": _polyval,
     **array_ops.APIS,
 }

@@ -32,7 +32,7 @@ from lazytensor.tf.tf_api import nn
 from lazytensor.tf.tf_api._dispatch import host_int, is_tensor, tensor
 
 
-def _noise_shape(x: Node, noise_shape) -> tuple[int, ...]:
+def dropout_noise_shape(x: Node, noise_shape) -> tuple[int, ...]:
     """x's shape, or ``noise_shape`` with its None dims taken from x (when
     the ranks agree, as TensorFlow's ``_get_noise_shape``)."""
     if noise_shape is None:
@@ -44,7 +44,10 @@ def _noise_shape(x: Node, noise_shape) -> tuple[int, ...]:
     return tuple(host_int(d) for d in dims)
 
 
-def _dropout(x, rate, noise_shape=None, seed=None, name=None):
+def scaled_for_dropout(x, rate) -> tuple[Node, Node | None, Node | None]:
+    """tf.nn.dropout's checks of ``x`` and ``rate``: (x's node, x / (1 -
+    rate) in TensorFlow's order, rate as a node of x's dtype); (node, None,
+    None) for a rate of 0 (x comes back unchanged)."""
     number = isinstance(rate, numbers.Real) and not is_tensor(rate)
     if number and not 0 <= rate < 1:
         raise ValueError(f"`rate` must be a scalar tensor or a float in the range [0, 1). "
@@ -54,24 +57,30 @@ def _dropout(x, rate, noise_shape=None, seed=None, name=None):
         raise ValueError(f"`x.dtype` must be a floating point tensor as `x` will be scaled. "
                          f"Received: x_dtype={_dtype_repr(node.dtype)}")
     if number and rate == 0:
-        return node
+        return node, None, None
     if number:  # x * (1 / (1 - rate)), TensorFlow's order; both numbers are parameters
         r = ew.full((), float(rate), node.dtype)
-        scaled = make(Op.MUL, (node, ew.full(node.shape, 1 / (1 - float(rate)), node.dtype)))
-    elif is_tensor(rate):
-        r = tensor(rate)
-        if r.ndim:
-            raise ValueError(f"Shape {r.shape} must have rank 0")
-        if r.dtype != node.dtype:
-            raise ValueError(f"`x.dtype` must be compatible with `rate.dtype`. Received: "
-                             f"x.dtype={_dtype_repr(node.dtype)} and "
-                             f"rate.dtype={_dtype_repr(r.dtype)}")
-        one = ew.full(node.shape, 1, node.dtype)
-        scaled = make(Op.DIV, (node, make(Op.SUB, (one, ew.broadcast_to(r, node.shape)))))
-    else:
+        return node, make(Op.MUL, (node, ew.full(node.shape, 1 / (1 - float(rate)),
+                                                 node.dtype))), r
+    if not is_tensor(rate):
         raise ValueError(f"`rate` must be a scalar or scalar tensor. Received: rate={rate}")
+    r = tensor(rate)
+    if r.ndim:
+        raise ValueError(f"Shape {r.shape} must have rank 0")
+    if r.dtype != node.dtype:
+        raise ValueError(f"`x.dtype` must be compatible with `rate.dtype`. Received: "
+                         f"x.dtype={_dtype_repr(node.dtype)} and "
+                         f"rate.dtype={_dtype_repr(r.dtype)}")
+    one = ew.full(node.shape, 1, node.dtype)
+    return node, make(Op.DIV, (node, make(Op.SUB, (one, ew.broadcast_to(r, node.shape))))), r
+
+
+def _dropout(x, rate, noise_shape=None, seed=None, name=None):
+    node, scaled, r = scaled_for_dropout(x, rate)
+    if scaled is None:
+        return node
     key = _rng.next_key(None if seed is None else host_int(seed))
-    return cnn.dropout_shared(scaled, r, key, _noise_shape(node, noise_shape))
+    return cnn.dropout_shared(scaled, r, key, dropout_noise_shape(node, noise_shape))
 
 
 def _dtype_repr(dtype) -> str:

@@ -1,0 +1,183 @@
+"""Regression tests for what the round-14 user programs
+(test_tf_user_programs14.py) found: TensorFlow APIs that took lazy arrays
+eagerly (materialized them, a counted fallback) though the core can express
+them, and observations counted as fallbacks. Each compares with eager
+TensorFlow on the same values (values, dtype, shape) and checks that the
+lazy run has no fallback."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+from lazytensor.core import metrics
+from tf_helpers import assert_same, lnp, tf
+
+
+def _both(fn, name: str = "", precision: str | None = None):
+    """fn(const) with tf.constant, then lazily with lnp.asarray: the same
+    results, and no eager fallback in the lazy run."""
+    want = fn(tf.constant)
+    metrics.reset()
+    got = fn(lnp.asarray)
+    assert not metrics.as_dict()["fallbacks"], metrics.as_dict()["fallbacks"]
+    assert_same(got, want, name, precision)
+    return got
+
+
+def _f32(seed: int, *shape) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+# ------------------------------------------------- observations, not fallbacks
+
+def test_tf_print_of_lazy_values_prints_tensorflows_text_without_a_fallback(capfd):
+    """tf.print of a lazy array is an observation (as print): it was counted
+    as the eager fallback logging_ops.print_v2."""
+    x = _f32(1, 2, 3)
+
+    def program(const):
+        v = const(x)
+        tf.print("x:", v, "max:", tf.reduce_max(v), output_stream=sys.stdout)
+        return v * 2
+
+    _both(program)
+    lines = capfd.readouterr().out.strip().splitlines()[-4:]
+    assert lines[2:] == lines[:2] and lines[0].startswith("x: [[")
+
+
+def test_a_dataset_of_lazy_values_is_an_observation_not_a_fallback():
+    """tf.data.Dataset.from_tensor_slices / from_tensors of lazy arrays hand
+    them to TensorFlow's input pipeline (counted as eager fallbacks before);
+    the batches are TensorFlow's."""
+    x, y = _f32(2, 10, 3), np.arange(10, dtype=np.int32)
+
+    def program(const):
+        ds = tf.data.Dataset.from_tensor_slices((const(x), const(y)))
+        batches = [(a, b) for a, b in ds.shuffle(10, seed=1).batch(4)]
+        whole = next(iter(tf.data.Dataset.from_tensors(const(x) * 2)))
+        return [lnp.asarray(t) for pair in batches for t in pair] + [lnp.asarray(whole)]
+
+    _both(program)
+
+
+# ------------------------------------------------------------------- bitcast
+
+@pytest.mark.parametrize(("src", "to", "shape"), [
+    ("float32", "int32", (2, 3)), ("float32", "uint8", (4,)), ("int16", "float32", (3, 2)),
+    ("float64", "int64", (2,)), ("uint8", "float16", (5, 2)), ("float16", "int16", (3,))])
+def test_bitcast_records_lazily(src, to, shape):
+    """tf.bitcast (Keras's signbit, called by its metrics) ran eagerly."""
+    size = int(np.prod(shape)) * np.dtype(src).itemsize
+    raw = np.random.default_rng(3).integers(0, 255, size, dtype=np.uint8)
+    x = raw.view(src).reshape(shape)
+    if np.dtype(src).kind == "f":  # NaN payloads aside
+        x = np.nan_to_num(x, nan=1.0, posinf=2.0, neginf=-2.0)
+    _both(lambda const: tf.bitcast(const(x), getattr(tf, to)), f"{src}->{to}")
+
+
+def test_bitcast_of_bool_or_an_unfit_axis_raises_tensorflows_error():
+    for x, to in ((np.array([True, False]), tf.int8), (np.zeros(3, np.int16), tf.float32)):
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            tf.bitcast(tf.constant(x), to)
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            tf.bitcast(lnp.asarray(x), to)
+
+
+# ---------------------------------------------------------------- global_norm
+
+def test_global_norm_records_lazily():
+    """tf.linalg.global_norm ran eagerly; None entries are skipped."""
+    a, b = _f32(4, 3, 2), _f32(5, 4)
+    _both(lambda const: tf.linalg.global_norm([const(a), None, const(b)]))
+    _both(lambda const: tf.linalg.global_norm((const(a).astype(np.float64),)))
+
+
+def test_global_norm_of_a_non_sequence_raises_tensorflows_type_error():
+    with pytest.raises(TypeError, match="should be a sequence"):
+        tf.linalg.global_norm(tf.constant(_f32(6, 3)))
+    with pytest.raises(TypeError, match="should be a sequence"):
+        tf.linalg.global_norm(lnp.asarray(_f32(6, 3)))
+
+
+# ------------------------------------------------------ stateless draws on data
+
+@pytest.mark.parametrize("kind", ["number", "tensor", "noise_shape", "zero"])
+def test_stateless_dropout_is_tensorflows_mask(kind):
+    """tf.nn.experimental.stateless_dropout ran eagerly; now TensorFlow
+    draws the mask from the seed and the data part records lazily: the
+    same elements kept, scaled as TensorFlow scales them."""
+    x = _f32(7, 4, 6)
+
+    def program(const):
+        v = const(x)
+        if kind == "number":
+            return tf.nn.experimental.stateless_dropout(v, 0.4, seed=[3, 9])
+        if kind == "tensor":
+            return tf.nn.experimental.stateless_dropout(v, tf.constant(0.25), seed=[1, 2])
+        if kind == "noise_shape":
+            return tf.nn.experimental.stateless_dropout(v, 0.5, seed=(5, 5),
+                                                        noise_shape=[4, 1])
+        return tf.nn.experimental.stateless_dropout(v, 0.0, seed=[0, 0])
+
+    _both(program, kind)
+
+
+def test_stateless_dropout_of_integers_raises_tensorflows_error():
+    for const in (tf.constant, lnp.asarray):
+        with pytest.raises(ValueError, match="floating point"):
+            tf.nn.experimental.stateless_dropout(const(np.ones(3, np.int32)), 0.5, seed=[1, 1])
+
+
+@pytest.mark.parametrize("shape", [(7,), (5, 3)])
+def test_stateless_shuffle_is_tensorflows_order(shape):
+    x = _f32(8, *shape)
+    _both(lambda const: tf.random.experimental.stateless_shuffle(const(x), seed=[4, 2]))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "uint8"])
+@pytest.mark.parametrize("rank", [3, 4])
+def test_stateless_image_flips_and_crops_are_tensorflows(dtype, rank):
+    """tf.image.stateless_random_flip_left_right / up_down and
+    stateless_random_crop ran eagerly."""
+    shape = (5, 6, 4, 3)[4 - rank:]
+    img = (np.random.default_rng(9).random(shape) * 255).astype(dtype)
+
+    def program(const):
+        v = const(img)
+        out = []
+        for seed in ([1, 2], [3, 4], [7, 0]):
+            out.append(tf.image.stateless_random_flip_left_right(v, seed=seed))
+            out.append(tf.image.stateless_random_flip_up_down(v, seed=seed))
+            out.append(tf.image.stateless_random_crop(v, shape[:-3] + (3, 2, 3), seed=seed))
+        return out
+
+    _both(program, f"{dtype} rank {rank}")
+
+
+# -------------------------------------------------------- histogram bins, LU
+
+def test_histogram_fixed_width_bins_records_lazily():
+    """tf.histogram_fixed_width_bins ran eagerly: values outside the range
+    land in the end bins, the shape is kept, the result is int32."""
+    x = _f32(10, 4, 5) * 2
+    x[0, 0], x[1, 1] = 9.0, -9.0
+    _both(lambda const: tf.histogram_fixed_width_bins(const(x), [-2.0, 2.0], nbins=7))
+    _both(lambda const: tf.histogram_fixed_width_bins(
+        const(x.astype(np.float64)), const(np.array([-1.0, 3.0])), nbins=4, dtype=tf.int64))
+
+
+@pytest.mark.parametrize("batch", ["none", "both", "rhs"])
+def test_lu_solve_records_lazily(batch):
+    """tf.linalg.lu_solve of tf.linalg.lu's factors ran eagerly."""
+    rng = np.random.default_rng(11)
+    a = (rng.standard_normal((2, 4, 4)) + 3 * np.eye(4)).astype(np.float32)
+    b = rng.standard_normal((2, 4, 3)).astype(np.float32)
+    a, b = {"none": (a[0], b[0]), "both": (a, b), "rhs": (a[0], b)}[batch]
+
+    def program(const):
+        lu, perm = tf.linalg.lu(const(a))
+        return tf.linalg.lu_solve(lu, perm, const(b))
+
+    _both(program, batch, precision="float32")
