@@ -198,3 +198,384 @@ def test_bitwise_reductions_match_numpy_on_every_integer_dtype(name):
     rng = np.random.default_rng(175)
     _same_as_numpy([c for dtype in (np.bool_, np.uint8, np.int16, np.int64, np.uint64)
                     for c in _bitwise_cases(name, dtype, rng)])
+
+
+def asserts_and_builtins(np, x, names):
+    """np.testing asserts on lazy arguments (passing and failing ones), and
+    Python builtins on lazy values: sum() over rows, max()/min() and
+    sorted() over elements, len, range(len(a)), int/float/complex/round/abs,
+    f-string formats, a dict keyed by the shape, truth tests and divmod."""
+    y = x * 1.0000001
+    np.testing.assert_allclose(x, y, rtol=1e-5)
+    np.testing.assert_array_equal(x.argmax(axis=1), y.argmax(axis=1))
+    np.testing.assert_array_less(x.min(), x.max())
+    np.testing.assert_array_almost_equal(x.mean(axis=0), y.mean(axis=0), decimal=5)
+    try:
+        np.testing.assert_allclose(x, x + 1)
+        failed = False
+    except AssertionError:
+        failed = True
+    col_total = sum(x)  # rows added by Python's sum
+    best = max(x[0])
+    order = sorted(x[:, 1])
+    report = [f"{names[i]}: {x[i].sum():+.3f} ({x[i].max():.2e}) #{int(x[i].argmax())}"
+              for i in range(len(x))]
+    dims = dict(zip(("rows", "cols"), x.shape, strict=True))
+    flags = [bool(r.any()) for r in x > 1.5]
+    q, r = divmod(float(x.sum()), 1.0)
+    z = complex(x[0, 0] + 1j * x[0, 1])
+    big = "big" if (x > 2).any() else "small"
+    return (failed, col_total, float(best), [float(v) for v in order], report, dims, flags,
+            q, r, z, round(float(x[1, 1]), 3), abs(x[2, 0]), int(x.size), big,
+            min(range(len(x)), key=lambda i: float(x[i].std())))
+
+
+def test_np_testing_and_python_builtins_on_lazy_values():
+    rng = np.random.default_rng(176)
+    check(asserts_and_builtins, rng.normal(size=(5, 4)), ["a", "b", "c", "d", "e"])
+
+
+def guarded_math(np, x, y):
+    """Floating-point warnings silenced around lazy math with np.errstate
+    and np.seterr (the values are IEEE's, as numpy's with errors ignored):
+    log of zeros, 0/0, overflowing exp, sqrt of negatives, then cleanup with
+    np.nan_to_num, isfinite masks and np.where."""
+    old = np.seterr(divide="ignore", invalid="ignore")
+    try:
+        ratio = x / y
+        logs = np.log(np.abs(x))
+    finally:
+        np.seterr(**old)
+    with np.errstate(over="ignore", invalid="ignore"):
+        grow = np.exp(x * 400)
+        roots = np.sqrt(x)
+        inf_minus = grow - grow
+    finite = np.isfinite(ratio)
+    safe = np.where(finite, ratio, 0.0)
+    clean = np.nan_to_num(logs, neginf=-50.0)
+    return ratio, logs, grow, roots, inf_minus, safe, clean, int(finite.sum()), np.nanmax(roots)
+
+
+def test_errstate_and_seterr_around_lazy_math():
+    rng = np.random.default_rng(177)
+    x = rng.normal(size=(4, 6))
+    x[0, :2] = 0.0
+    y = rng.normal(size=(4, 6))
+    y[0, 0] = y[1, 3] = 0.0
+    check(guarded_math, x, y)
+
+
+def contractions(np, a, b, c, v):
+    """einsum with optimize=True / "greedy" / "optimal" and a precomputed
+    np.einsum_path: a chain of three matrices, a bilinear form per batch,
+    a trace of a product, an outer-product sum, and the same chains by
+    np.linalg.multi_dot and @."""
+    chain = np.einsum("ij,jk,kl->il", a, b, c, optimize=True)
+    greedy = np.einsum("ij,jk,kl->il", a, b, c, optimize="greedy")
+    path, _ = np.einsum_path("ij,jk,kl->il", a, b, c, optimize="optimal")
+    planned = np.einsum("ij,jk,kl->il", a, b, c, optimize=path)
+    bilinear = np.einsum("ni,ij,nj->n", v, b @ b.T, v, optimize=True)
+    tr = np.einsum("ij,jk,ki->", a, b, c, optimize="optimal")
+    outer = np.einsum("ni,nj->ij", v, v, optimize=True)
+    md = np.linalg.multi_dot([a, b, c])
+    return chain, greedy, planned, bilinear, tr, outer, md, a @ b @ c
+
+
+def test_einsum_with_optimize_and_paths():
+    rng = np.random.default_rng(178)
+    check(contractions, rng.normal(size=(3, 5)), rng.normal(size=(5, 5)),
+          rng.normal(size=(5, 3)), rng.normal(size=(7, 5)), rtol=1e-9)
+
+
+def norms(np, t, m, v):
+    """np.linalg.norm everywhere it is used: vector p-norms (0, 1, 2, 3,
+    inf, -inf), matrix norms of a stack over axis tuples (fro, nuc, 1, -1,
+    2, -2, inf, -inf), keepdims, a row normalization and pairwise
+    distances."""
+    vec = [np.linalg.norm(v, ord=p) for p in (None, 0, 1, 2, 3, np.inf, -np.inf)]
+    mats = [np.linalg.norm(t, ord=p, axis=(1, 2)) for p in
+            (None, "fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf)]
+    other = np.linalg.norm(t, ord="fro", axis=(2, 0), keepdims=True)
+    rows = m / np.linalg.norm(m, axis=1, keepdims=True)
+    dist = np.linalg.norm(m[:, None, :] - m[None, :, :], axis=-1)
+    return vec, mats, other, rows, dist, np.linalg.norm(m), np.linalg.norm(m, 2)
+
+
+def test_linalg_norm_with_axis_tuples_and_orders():
+    rng = np.random.default_rng(179)
+    check(norms, rng.normal(size=(4, 3, 5)), rng.normal(size=(6, 3)),
+          np.array([0.0, 1.5, -2.0, 0.0, 3.0]))
+
+
+def resampling(np, logits, values, seed):
+    """Sampling with lazily computed probabilities: Generator.choice with a
+    softmax p (indices and values, with and without replacement), a
+    bootstrap of the mean with choice over a lazy array, a categorical draw
+    by searchsorted on the cumulative p, and rng.permutation of lazy rows."""
+    rng = np.random.default_rng(seed)
+    p = np.exp(logits - logits.max())
+    p = p / p.sum()
+    idx = rng.choice(len(p), size=12, p=p)
+    picks = rng.choice(values, size=5, replace=False, p=p)
+    boot = np.array([rng.choice(values, size=len(values)).mean() for _ in range(20)])
+    u = rng.random(8)
+    cat = np.searchsorted(np.cumsum(p), u)
+    perm = rng.permutation(np.stack([values, values * 2], axis=1))
+    return idx, picks, boot.mean(), np.percentile(boot, [5, 95]), cat, perm
+
+
+def test_generator_choice_with_a_lazy_p():
+    rng = np.random.default_rng(180)
+    check(resampling, rng.normal(size=8), rng.normal(size=8) * 10, 42)
+
+
+def calendar(np, stamps, hours):
+    """Dates stay numpy's (datetime64 / timedelta64 run eagerly, counted),
+    while what is computed from them is lazy float math: hours since the
+    first stamp, day-of-week bins, durations in minutes, a rate per hour."""
+    t = np.array(stamps, dtype="datetime64[m]")
+    since = (t - t[0]) / np.timedelta64(1, "h")
+    days = t.astype("datetime64[D]")
+    weekday = ((days.astype(np.int64) + 3) % 7)
+    gaps = np.diff(t) / np.timedelta64(1, "m")
+    ends = t + (hours * 60).astype("timedelta64[m]")
+    rate = hours.sum() / since[-1]
+    by_day = np.bincount(weekday, weights=hours, minlength=7)
+    return since, weekday, gaps, ends, rate, by_day, str(days[0])
+
+
+def test_datetime_arithmetic_next_to_lazy_math():
+    stamps = ["2024-03-01T08:00", "2024-03-01T17:30", "2024-03-02T09:15", "2024-03-04T11:00",
+              "2024-03-07T23:45", "2024-03-09T06:05"]
+    hours = np.array([1.5, 2.0, 0.25, 3.0, 1.0, 4.5])
+    check(calendar, stamps, hours, fallbacks={
+        "numpy.array", "numpy.diff", "numpy.ndarray.astype (timedelta64[m])"})
+
+
+def records(np, ids, scores, names):
+    """A structured array of (id, score, name) records and np.char on the
+    names: both run eagerly in numpy (counted), the scores' statistics are
+    lazy float math."""
+    table = np.zeros(len(ids), dtype=[("id", "i4"), ("score", "f8"), ("name", "U8")])
+    table["id"] = ids
+    table["score"] = scores
+    table["name"] = names
+    ranked = np.sort(table, order="score")
+    upper = np.char.upper(np.asarray(names))
+    starts = np.char.startswith(np.asarray(names), "b")
+    s = np.asarray(table["score"], dtype=np.float64)
+    z = (s - s.mean()) / s.std()
+    return ranked["id"], list(ranked["name"]), upper, starts, z, float(s[starts].sum())
+
+
+def test_structured_arrays_and_np_char():
+    rng = np.random.default_rng(181)
+    names = ["bob", "alice", "bea", "carl", "dora", "ben"]
+    check(records, np.arange(6) + 10, rng.normal(size=6), names,
+          fallbacks={"numpy.zeros", "numpy.array (dtype <U5)", "numpy.sort"})
+
+
+def dedupe_rows(np, pts, weights):
+    """Duplicate points merged: np.unique(axis=0) with return_index,
+    return_inverse and return_counts, the first occurrence of each row, the
+    weights summed per unique row with np.add.at over the inverse, rows
+    rebuilt from the inverse, and unique values of one column with their
+    first positions."""
+    rows, first, inv, counts = np.unique(pts, axis=0, return_index=True, return_inverse=True,
+                                         return_counts=True)
+    total = np.zeros(len(rows))
+    np.add.at(total, inv.ravel(), weights)
+    rebuilt = rows[inv.ravel()]
+    vals, pos = np.unique(pts[:, 0], return_index=True)
+    dup_mask = np.ones(len(pts), dtype=bool)
+    dup_mask[first] = False
+    return rows, first, inv, counts, total, rebuilt, vals, pos, pts[dup_mask], int(dup_mask.sum())
+
+
+def test_unique_rows_with_index_inverse_and_counts():
+    rng = np.random.default_rng(182)
+    check(dedupe_rows, rng.integers(0, 3, (20, 2)), rng.random(20))
+
+
+def window_filters(np, sig, img):
+    """Filters by sliding_window_view: a running median and a moving max of
+    a signal, a Hampel outlier filter (median absolute deviation), a 3x3
+    local mean and variance of an image, a max-pool via windows with a step,
+    and a 2-D median filter."""
+    from numpy.lib.stride_tricks import sliding_window_view as windows
+
+    w = windows(sig, 5)
+    med = np.median(w, axis=-1)
+    mx = w.max(axis=-1)
+    mad = np.median(np.abs(w - med[:, None]), axis=-1)
+    centre = sig[2:-2]
+    outlier = np.abs(centre - med) > 3 * 1.4826 * mad
+    hampel = np.where(outlier, med, centre)
+    p = windows(img, (3, 3))
+    local_mean = p.mean(axis=(-2, -1))
+    local_var = p.var(axis=(-2, -1))
+    pooled = windows(img, (2, 2))[::2, ::2].max(axis=(-2, -1))
+    med2 = np.median(p.reshape(*p.shape[:2], -1), axis=-1)
+    return med, mx, hampel, int(outlier.sum()), local_mean, local_var, pooled, med2
+
+
+def test_sliding_window_filters():
+    rng = np.random.default_rng(183)
+    sig = np.sin(np.linspace(0, 6, 40)) + rng.normal(scale=0.1, size=40)
+    sig[[7, 23]] += 3.0
+    check(window_filters, sig, rng.random((8, 10)))
+
+
+def heat_equation(np, u0, alpha, steps):
+    """The 2-D heat equation by explicit finite differences (five-point
+    Laplacian by slicing, Dirichlet borders), then a 1-D Crank-Nicolson run
+    with np.linalg.solve on a tridiagonal matrix built with np.diag, and the
+    total heat and the maximum over time."""
+    u = u0.copy()
+    dx = 1.0 / (u.shape[0] - 1)
+    dt = 0.2 * dx * dx / alpha
+    peaks = []
+    for _ in range(steps):
+        lap = (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:] - 4 * u[1:-1, 1:-1]) / dx**2
+        u[1:-1, 1:-1] = u[1:-1, 1:-1] + alpha * dt * lap
+        peaks.append(u.max())
+    n = u.shape[0] - 2
+    r = alpha * dt / dx**2
+    main, off = np.full(n, 1 + r), np.full(n - 1, -r / 2)
+    A = np.diag(main) + np.diag(off, 1) + np.diag(off, -1)
+    B = np.diag(np.full(n, 1 - r)) + np.diag(-off, 1) + np.diag(-off, -1)
+    v = u0[u0.shape[0] // 2, 1:-1].copy()
+    for _ in range(steps):
+        v = np.linalg.solve(A, B @ v)
+    return u, np.array(peaks), u.sum() * dx * dx, v, np.trapezoid(v, dx=dx)
+
+
+def test_heat_equation_explicit_and_crank_nicolson():
+    x = np.linspace(0, 1, 14)
+    X, Y = np.meshgrid(x, x)
+    u0 = np.exp(-40 * ((X - 0.4) ** 2 + (Y - 0.6) ** 2))
+    u0[0, :] = u0[-1, :] = u0[:, 0] = u0[:, -1] = 0.0
+    check(heat_equation, u0, 0.7, 4, rtol=1e-9)
+
+
+def kalman_smoother(np, zs, dt, q, r):
+    """A constant-velocity Kalman filter in 2-D (state x, y, vx, vy) with
+    position measurements, storing the predicted and filtered moments, then
+    a Rauch-Tung-Striebel smoother running backwards; the log-likelihood of
+    the innovations with slogdet, and the NIS per step."""
+    F = np.eye(4)
+    F[0, 2] = F[1, 3] = dt
+    H = np.eye(2, 4)
+    Q = q * np.kron(np.array([[dt**3 / 3, dt**2 / 2], [dt**2 / 2, dt]]), np.eye(2))
+    R = r * np.eye(2)
+    x, P = np.zeros(4), np.eye(4) * 10.0
+    xs_p, Ps_p, xs_f, Ps_f, nis, loglik = [], [], [], [], [], 0.0
+    for z in zs:
+        x, P = F @ x, F @ P @ F.T + Q
+        xs_p.append(x)
+        Ps_p.append(P)
+        S = H @ P @ H.T + R
+        innov = z - H @ x
+        K = np.linalg.solve(S, H @ P).T
+        x = x + K @ innov
+        P = (np.eye(4) - K @ H) @ P
+        xs_f.append(x)
+        Ps_f.append(P)
+        nis.append(innov @ np.linalg.inv(S) @ innov)
+        sign, logdet = np.linalg.slogdet(S)
+        loglik += -0.5 * (logdet + nis[-1] + 2 * np.log(2 * np.pi))
+    xs, Ps = [xs_f[-1]], [Ps_f[-1]]
+    for k in range(len(zs) - 2, -1, -1):
+        G = Ps_f[k] @ F.T @ np.linalg.inv(Ps_p[k + 1])
+        xs.insert(0, xs_f[k] + G @ (xs[0] - xs_p[k + 1]))
+        Ps.insert(0, Ps_f[k] + G @ (Ps[0] - Ps_p[k + 1]) @ G.T)
+    return np.array(xs_f), np.array(xs), np.stack(Ps)[:, :2, :2], np.array(nis), float(loglik)
+
+
+# one graph of five unrolled filter steps and the smoother's inverses (solve,
+# inv, slogdet composites): 6 to 10 s of compiling here
+@pytest.mark.slow
+def test_kalman_filter_with_rts_smoother():
+    rng = np.random.default_rng(184)
+    t = np.arange(5) * 0.5
+    truth = np.stack([2 * t + 1, -t + 0.2 * t**2], axis=1)
+    check(kalman_smoother, truth + rng.normal(scale=0.5, size=truth.shape), 0.5, 0.1, 0.25,
+          rtol=1e-8)
+
+
+def mlp_backprop(np, X, y, W1, W2, steps):
+    """A two-layer float32 network trained by hand: ReLU hidden layer,
+    softmax cross-entropy, gradients by manual backprop, SGD with momentum
+    and weight decay, gradient-norm clipping; dtypes stay float32 (numpy 2
+    keeps float32 with Python scalars)."""
+    W1, W2 = W1.copy(), W2.copy()
+    b1 = np.zeros(W1.shape[1], dtype=np.float32)
+    b2 = np.zeros(W2.shape[1], dtype=np.float32)
+    vel = [np.zeros_like(p) for p in (W1, b1, W2, b2)]
+    onehot = np.eye(W2.shape[1], dtype=np.float32)[y]
+    losses = []
+    for _ in range(steps):
+        h_pre = X @ W1 + b1
+        h = np.maximum(h_pre, 0)
+        logits = h @ W2 + b2
+        logits = logits - logits.max(axis=1, keepdims=True)
+        p = np.exp(logits)
+        p /= p.sum(axis=1, keepdims=True)
+        losses.append(-np.mean(np.log(p[np.arange(len(y)), y] + 1e-7)))
+        d_logits = (p - onehot) / len(y)
+        gW2, gb2 = h.T @ d_logits + 1e-3 * W2, d_logits.sum(axis=0)
+        d_h = (d_logits @ W2.T) * (h_pre > 0)
+        gW1, gb1 = X.T @ d_h + 1e-3 * W1, d_h.sum(axis=0)
+        grads = [gW1, gb1, gW2, gb2]
+        norm = np.sqrt(sum((g * g).sum() for g in grads))
+        scale = min(1.0, 5.0 / (float(norm) + 1e-6))
+        for i, (param, g) in enumerate(zip((W1, b1, W2, b2), grads, strict=True)):
+            vel[i] = 0.9 * vel[i] - 0.5 * scale * g
+            param += vel[i]
+    acc = (np.argmax(X @ W1 + b1 > 0, axis=1) >= 0).mean()
+    pred = np.argmax(np.maximum(X @ W1 + b1, 0) @ W2 + b2, axis=1)
+    return W1, b2, np.array(losses), pred, float(acc), W1.dtype.name, p.dtype.name
+
+
+# three graphs of 60-120 nodes (one per step, cut by float(norm)): 10 s of
+# compiling here
+@pytest.mark.slow
+def test_float32_mlp_with_manual_backprop():
+    rng = np.random.default_rng(185)
+    X = rng.normal(size=(40, 2)).astype(np.float32)
+    y = ((X[:, 0] * X[:, 1]) > 0).astype(np.int64)
+    W1 = (rng.normal(size=(2, 16)) * 0.5).astype(np.float32)
+    W2 = (rng.normal(size=(16, 2)) * 0.5).astype(np.float32)
+    check(mlp_backprop, X, y, W1, W2, 2, rtol=2e-4)
+
+
+def markov_chain(np, counts, start):
+    """A Markov chain from transition counts: rows normalized, the n-step
+    distribution by matrix_power, the stationary distribution by np.linalg.eig
+    of P.T (eager, counted: no XLA lowering off CPU) next to power iteration
+    and a least-squares solve of (P.T - I) pi = 0 with sum(pi) = 1, the mean
+    return times, and the mixing distance per step."""
+    P = counts / counts.sum(axis=1, keepdims=True)
+    dist = start @ np.linalg.matrix_power(P, 8)
+    vals, vecs = np.linalg.eig(P.T)
+    k = np.argmin(np.abs(vals - 1))
+    pi_eig = np.real(vecs[:, k])
+    pi_eig = pi_eig / pi_eig.sum()
+    pi = np.full(len(P), 1.0 / len(P))
+    for _ in range(30):
+        pi = pi @ P
+    n = len(P)
+    A = np.vstack([P.T - np.eye(n), np.ones((1, n))])
+    b = np.zeros(n + 1)
+    b[-1] = 1.0
+    pi_ls = np.linalg.lstsq(A, b, rcond=None)[0]
+    tv = [0.5 * np.abs(start @ np.linalg.matrix_power(P, t) - pi_ls).sum() for t in (1, 3)]
+    return dist, pi_eig, pi, pi_ls, 1.0 / pi_ls, np.array(tv), np.sort(np.abs(vals))
+
+
+def test_markov_chain_stationary_distribution():
+    rng = np.random.default_rng(186)
+    start = np.zeros(5)
+    start[0] = 1.0
+    check(markov_chain, rng.integers(1, 20, (5, 5)).astype(np.float64), start, rtol=1e-7,
+          fallbacks={"numpy.linalg.eig"})
