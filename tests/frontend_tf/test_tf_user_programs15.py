@@ -181,3 +181,40 @@ def test_lu_solve_records_lazily(batch):
         return tf.linalg.lu_solve(lu, perm, const(b))
 
     _both(program, batch, precision="float32")
+
+
+# ------------------------------------------------- functional control flow
+
+@pytest.mark.parametrize("api", ["cond", "while_loop", "map_fn", "scan", "scan_reverse",
+                                 "foldl", "foldr"])
+def test_functional_control_flow_runs_lazily(api):
+    """tf.cond/while_loop/map_fn/scan/foldl/foldr converted their lazy
+    predicate, elements or final loop variables (materialized: counted
+    fallbacks, eager results); they now loop over lazy slices and return
+    lazy arrays."""
+    x = _f32(12, 4, 3)
+
+    def program(const):
+        v = const(x)
+        if api == "cond":
+            return tf.cond(tf.reduce_sum(v) > 100, lambda: v * 2, lambda: v - 1)
+        if api == "while_loop":
+            return tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * 0.5 + v[i]),
+                                 [0, v[0] * 0])
+        if api == "map_fn":
+            return tf.map_fn(lambda row: tf.reduce_max(row), v)
+        if api.startswith("scan"):
+            return tf.scan(lambda a, row: a * 0.5 + row, v, reverse=api == "scan_reverse")
+        fold = tf.foldl if api == "foldl" else tf.foldr
+        return fold(lambda a, row: a * 2.0 + tf.reduce_sum(row), v,
+                    initializer=tf.constant(1.0))
+
+    got = _both(program, api, precision="float32")
+    assert isinstance(tf.nest.flatten(got)[-1], lnp.ndarray)
+
+
+def test_map_fn_without_a_signature_needs_the_elements_structure():
+    x = _f32(13, 3, 2)
+    for const in (tf.constant, lnp.asarray):
+        with pytest.raises(ValueError, match="same nested structure"):
+            tf.map_fn(lambda pair: pair[0][0] - pair[1], (const(x), const(x[:, 0])))
