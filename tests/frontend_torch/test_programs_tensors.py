@@ -233,10 +233,10 @@ def test_randperm_is_lowered_in_every_overload():
 
 
 def test_fallbacks_are_counted_warned_and_correct(monkeypatch):
-    """An op the core does not lower (unique: its length and order are the
-    data's) runs eagerly, warned once and counted; the data-dependent ops that
-    read only their mask (masked_select, nonzero) and bincount (reads its max)
-    stay lazy beside it."""
+    """An op the core does not lower (the Bessel function J0) runs eagerly,
+    warned once and counted; the data-dependent ops that read only their
+    mask (masked_select, nonzero), bincount (reads its max) and unique
+    (reads its count) stay lazy beside it."""
     from lazytensor.core import metrics
 
     def program(dev):
@@ -247,11 +247,11 @@ def test_fallbacks_are_counted_warned_and_correct(monkeypatch):
         labels, inverse = torch.unique(scores.argmax(dim=1), return_inverse=True)
         return {"rows": torch.nonzero(keep).squeeze(1), "picked": picked * 2,
                 "counts": counts, "total": counts.sum().item(), "labels": labels + 1,
-                "inverse": inverse}
+                "inverse": inverse, "j0": torch.special.bessel_j0(scores)}
 
     monkeypatch.setattr(metrics, "_WARNED", set())
     before = fallbacks()
-    with pytest.warns(lt.LazyFallbackWarning, match="aten._unique2"):
+    with pytest.warns(lt.LazyFallbackWarning, match="aten.special_bessel_j0"):
         same_on_both(program)
     assert fallbacks() == before + 1
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from lazytensor.torch.aten import (
     amp,
+    distinct,
     elementwise,
     factories,
     grads,
@@ -29,7 +30,7 @@ from lazytensor.torch.aten import (
 )
 
 FAMILIES = (elementwise, reduction, views, movement, indexing, linalg, nn, nn_extra, factories,
-            spectral, special, grads, amp, optim)
+            spectral, special, grads, amp, optim, distinct)
 
 
 def _merge() -> dict:

@@ -1,0 +1,160 @@
+"""Ordinary PyTorch programs, round ten, run eagerly on the CPU and lazily
+from the same seed and compared (values, dtypes, shapes; see
+``programs.py``), and torch.unique / unique_consecutive, which now read
+only their count (one barrier) and stay on the device: every flag, dim
+and dtype against eager torch, and programs that use them on labels."""
+
+from __future__ import annotations
+
+import lazytensor.torch as lt
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from .conftest import DEV
+from .programs import fallbacks, same_on_both, same_without_fallback
+
+
+def _same_exactly(expected, actual) -> None:
+    """Equal dtype, shape, values, NaN places and signs of zero."""
+    assert len(expected) == len(actual)
+    for e, a in zip(expected, actual, strict=True):
+        a = a.cpu()
+        assert (a.dtype, a.shape) == (e.dtype, e.shape)
+        torch.testing.assert_close(a, e, rtol=0, atol=0, equal_nan=True)
+        if e.is_floating_point():
+            assert torch.equal(torch.signbit(a), torch.signbit(e))
+
+
+_INPUTS = {
+    "int64 2-d": lambda: torch.randint(0, 3, (4, 3)),
+    "float NaN -0": lambda: torch.tensor([1.0, float("nan"), 2.0, float("nan"), 1.0, -0.0, 0.0]),
+    "zero signs": lambda: torch.tensor([0.0, -0.0, 1.0, -0.0]),
+    "bool": lambda: torch.tensor([True, False, True, True]),
+    "0-d": lambda: torch.tensor(5.0),
+    "uint8 3-d": lambda: torch.randint(0, 2, (3, 2, 2)).to(torch.uint8),
+    "float16 repeats": lambda: torch.randn(5).half().repeat(3),
+    "bfloat16": lambda: torch.randint(0, 3, (6,)).to(torch.bfloat16),
+}
+
+
+def _calls(x: torch.Tensor, flags: tuple[bool, bool, bool]):
+    """Every unique entry point with these (sorted, inverse, counts) flags."""
+    s, ri, rc = flags
+    calls = [lambda t: torch.ops.aten._unique2(t, s, ri, rc),
+             lambda t: torch.ops.aten._unique(t, s, ri),
+             lambda t: torch.ops.aten.unique_consecutive(t, ri, rc),
+             lambda t: torch.unique(t, sorted=s, return_inverse=ri, return_counts=rc)]
+    for d in range(-x.dim(), x.dim()):
+        calls += [lambda t, d=d: torch.ops.aten.unique_dim(t, d, s, ri, rc),
+                  lambda t, d=d: torch.ops.aten.unique_consecutive(t, ri, rc, d)]
+    return calls
+
+
+# the n-d inputs compile about 30 small graphs each (~5 s on a CI worker):
+# slow; unique rows along a dim of a 2-d tensor stay covered by default by
+# test_unique_rows_deduplicate_a_replay_buffer_and_count_visits
+_SLOW = {"int64 2-d", "uint8 3-d"}
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in _SLOW else n
+                                  for n in _INPUTS])
+def test_unique_every_entry_point_and_flag_matches_eager_without_fallback(name):
+    torch.manual_seed(0)
+    x = _INPUTS[name]()
+    start = fallbacks()
+    for flags in [(True, True, True), (False, False, False)]:
+        for call in _calls(x, flags):
+            _same_exactly(call(x), call(x.to(DEV)))
+    # a sorted dim= unique of rows with NaN runs in torch: unique_dim at dims
+    # -1 and 0, for each of the two flag sets
+    allowed = 2 * 2 if name == "float NaN -0" else 0
+    assert fallbacks() - start == allowed
+
+
+def test_unique_errors_and_eager_cases_match_torch():
+    def calls(dev):
+        x = torch.tensor(3.0, device=dev)
+        m = torch.tensor([[1, 2], [1, 2]], device=dev)
+        return [lambda: torch.unique(x, dim=0), lambda: torch.unique_consecutive(x, dim=-1),
+                lambda: torch.unique(m, dim=2), lambda: torch.unique_consecutive(m, dim=-3),
+                lambda: torch.unique(torch.zeros(0, 3, device=dev), dim=1),
+                lambda: torch.unique(torch.ones(2, device=dev, dtype=torch.complex64)),
+                lambda: torch.unique(torch.zeros(0, 3, device=dev), dim=0)]
+
+    outcomes = []
+    for dev in (torch.device("cpu"), DEV):
+        row = []
+        for call in calls(dev):
+            try:
+                row.append(("value", call().cpu()))
+            except (IndexError, RuntimeError, NotImplementedError) as error:
+                row.append((type(error), str(error)))
+        outcomes.append(row)
+    for e, a in zip(*outcomes, strict=True):
+        assert a[0] == e[0]
+        assert torch.equal(a[1], e[1]) if e[0] == "value" else a[1] == e[1]
+
+
+def test_class_balanced_loss_from_unique_labels_with_inverse_and_counts():
+    """Per-batch class weights from torch.unique(labels, return_inverse,
+    return_counts): inverse-frequency weights, a per-class mean embedding by
+    index_add over the inverse, and the batch's classes as a Python list."""
+    x, y = torch.randn(48, 10), torch.randint(0, 6, (48,))
+
+    def program(dev):
+        model = nn.Sequential(nn.Linear(10, 16), nn.ReLU(), nn.Linear(16, 6)).to(dev)
+        opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+        out = []
+        for step in range(3):
+            xb, yb = x[step * 16:(step + 1) * 16].to(dev), y[step * 16:(step + 1) * 16].to(dev)
+            classes, inverse, counts = torch.unique(yb, return_inverse=True, return_counts=True)
+            weight = torch.zeros(6, device=dev).index_put_((classes,), counts.float().reciprocal())
+            logits = model(xb)
+            loss = F.cross_entropy(logits, yb, weight=weight * len(classes))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            feats = model[1](model[0](xb)).detach()
+            means = torch.zeros(len(classes), 16, device=dev).index_add_(0, inverse, feats)
+            means = means / counts.unsqueeze(1)
+            out += [loss.item(), classes.tolist(), means, counts]
+        runs, run_inverse, run_counts = torch.unique_consecutive(
+            torch.sort(y[:16].to(dev)).values, return_inverse=True, return_counts=True)
+        return out + [runs, run_inverse, run_counts]
+
+    same_without_fallback(program, rtol=1e-4, atol=1e-5)
+
+
+def test_unique_rows_deduplicate_a_replay_buffer_and_count_visits():
+    """Unique states (rows, dim=0) of a replay buffer: the visit count of
+    each distinct state and a tabular value estimate averaged over them."""
+    def program(dev):
+        states = torch.randint(0, 3, (40, 2)).to(dev)
+        rewards = torch.randn(40).to(dev)
+        uniq, inverse, counts = torch.unique(states, dim=0, return_inverse=True,
+                                             return_counts=True)
+        value = torch.zeros(len(uniq), device=dev).scatter_add_(0, inverse, rewards) / counts
+        best = uniq[value.argmax()]
+        visited = torch.unique(states[:, 0], sorted=True)
+        cols = torch.unique(states.t().contiguous(), dim=1)
+        return [uniq, inverse, counts, value, best, visited, cols]
+
+    same_without_fallback(program, rtol=1e-5, atol=1e-6)
+
+
+def test_unique_rows_holding_nan_run_in_torch_counted(monkeypatch):
+    """A float dim= unique whose rows hold NaN runs in torch, warned and
+    counted (torch orders such rows by comparisons NaN leaves undefined)."""
+    from lazytensor.core import metrics
+
+    def program(dev):
+        x = torch.tensor([[1.0, float("nan")], [1.0, float("nan")], [0.0, 2.0]]).to(dev)
+        return list(torch.unique(x, dim=0, return_counts=True))
+
+    monkeypatch.setattr(metrics, "_WARNED", set())
+    start = fallbacks()
+    with pytest.warns(lt.LazyFallbackWarning, match="aten.unique_dim"):
+        same_on_both(program)
+    assert fallbacks() == start + 1
