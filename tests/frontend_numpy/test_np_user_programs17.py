@@ -45,6 +45,33 @@ def test_masked_arrays_from_lazy_data():
     check(masked_statistics, x, 1.2)
 
 
+def masked_weighting(np, w, readings, bad):
+    """Lazy weights meeting host masked arrays: w * data, w > data, w - data,
+    np.add(w, data) and np.multiply.outer keep numpy's MaskedArray (masked
+    readings stay out of the sums), and a lazy row times an np.matrix is a
+    matrix product, as with an ndarray."""
+    data = np.ma.masked_array(readings, mask=bad)
+    weighted = w * data
+    high = w > data
+    diff = w - data
+    added = np.add(w, data)
+    mat = np.matrix(readings)
+    row = w[None, :] * mat.T
+    return (type(weighted).__name__, weighted.filled(0.0), weighted.sum(axis=0).filled(-1.0),
+            np.ma.getmaskarray(high), high.filled(False), diff.mean(axis=1).filled(0.0),
+            added.filled(0.0), type(added).__name__, np.asarray(row), (w @ mat.T).shape)
+
+
+def test_masked_arrays_and_matrices_take_over_from_lazy_operands():
+    """lazy + masked array gave a plain lazy array of the masked array's data
+    (masked values silently summed), and lazy * np.matrix an elementwise
+    product; numpy's subclasses now take over as they do from an ndarray."""
+    rng = np.random.default_rng(187)
+    readings = rng.normal(size=(3, 4)).round(2).tolist()
+    bad = (rng.random((3, 4)) < 0.3).tolist()
+    check(masked_weighting, rng.random(4), readings, bad)
+
+
 def _clip_score(v):
     """A scalar Python rule with branches (np.vectorize's use case)."""
     if v > 1.0:

@@ -22,6 +22,18 @@ UNARY_OPERATORS = {"neg": np.negative, "pos": np.positive, "abs": np.absolute,
 _BINARY, _UNARY, _INPLACE, _CALL = _ufuncs.binary, _ufuncs.unary, _ufuncs.inplace, _ufuncs.call
 
 
+# numpy's array subclasses whose operations give their own type (a masked
+# array's mask carries through, a matrix multiplies as matrices): numpy
+# defers to them as to any subclass, so a lazy operand does too: it is read
+# to the host, as np.ma.masked_invalid(x) reads it, and numpy's subclass
+# computes (no fallback: the result is a host type)
+HOST_SUBCLASSES = (np.ma.MaskedArray, np.matrix)
+
+
+def host_subclass(obj) -> bool:
+    return isinstance(obj, HOST_SUBCLASSES)
+
+
 def _operand_ok(other) -> bool:
     """Operands an operator takes on (others get NotImplemented)."""
     return type(other) in WEAK_TYPES or isinstance(other, (ndarray, np.ndarray, np.generic,
@@ -31,7 +43,9 @@ def _operand_ok(other) -> bool:
 def _forward(ufunc):
     if ufunc.nout > 1:
         def op(self, other):
-            return _CALL(ufunc, (self, other), {}) if _operand_ok(other) else NotImplemented
+            if not _operand_ok(other) or host_subclass(other):
+                return NotImplemented
+            return _CALL(ufunc, (self, other), {})
     else:
         def op(self, other):
             if type(other) is ndarray or type(other) in WEAK_TYPES:
@@ -43,7 +57,9 @@ def _forward(ufunc):
 def _reflected(ufunc):
     if ufunc.nout > 1:
         def op(self, other):
-            return _CALL(ufunc, (other, self), {}) if _operand_ok(other) else NotImplemented
+            if not _operand_ok(other) or host_subclass(other):
+                return NotImplemented
+            return _CALL(ufunc, (other, self), {})
     else:
         def op(self, other):
             return _host_operand(ufunc, other, (other, self))
@@ -52,8 +68,9 @@ def _reflected(ufunc):
 
 def _host_operand(ufunc, other, operands: tuple):
     """An operator with ``other`` not lazy: numpy's own (eagerly, counted)
-    where it holds data lazy arrays cannot (longdouble, dates, objects)."""
-    if not _operand_ok(other):
+    where it holds data lazy arrays cannot (longdouble, dates, objects);
+    a masked array or matrix takes over (``HOST_SUBCLASSES``)."""
+    if not _operand_ok(other) or host_subclass(other):
         return NotImplemented
     try:
         return _BINARY(ufunc, *operands)
@@ -89,7 +106,7 @@ def _comparison(ufunc):
     def op(self, other):
         if other is None and ufunc in (np.equal, np.not_equal):  # numpy: elementwise answer
             return wrap(full(self.shape, ufunc is np.not_equal, np.dtype(bool)))
-        if not _operand_ok(other):
+        if not _operand_ok(other) or host_subclass(other):
             return NotImplemented
         return _BINARY(ufunc, self, other)
     return op
@@ -97,7 +114,11 @@ def _comparison(ufunc):
 
 def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     """numpy's ufunc protocol: lazy when the table has the ufunc and method;
-    numpy's own (eagerly, counted) for data lazy arrays cannot hold."""
+    numpy's own (eagerly, counted) for data lazy arrays cannot hold; with
+    a masked array or matrix operand, numpy's on the host copies (that
+    subclass's result, as numpy gives for an ndarray operand)."""
+    if any(host_subclass(x) for x in inputs) and not _dispatch.has_lazy(kwargs.get("out")):
+        return getattr(ufunc, method)(*_dispatch.to_host(inputs), **kwargs)
     if not _ufuncs.has_method(ufunc, method):
         return _eager_ufunc(ufunc, method, inputs, kwargs)
     try:  # (a copy: the lazy path pops the keywords it reads)

@@ -9,7 +9,7 @@ from lazytensor.numpy import _ufuncs
 from lazytensor.numpy._base import WEAK_TYPES, ndarray
 from lazytensor.numpy._dispatch import eager
 from lazytensor.numpy._errors import UnsupportedDtype
-from lazytensor.numpy._operators import array_ufunc
+from lazytensor.numpy._operators import array_ufunc, host_subclass
 
 import numpy as np
 
@@ -47,6 +47,8 @@ class ufunc(metaclass=_UfuncType):  # noqa: N801  (numpy's name)
             # only host scalars: numpy's own answer, a numpy scalar (bit for bit
             # numpy's, e.g. exp(1.0), where XLA's exp differs in the last ulp)
             return np_ufunc(*args)
+        if any(host_subclass(a) for a in args):  # a masked array or matrix takes over
+            return array_ufunc(None, np_ufunc, "__call__", *args, **kwargs)
         if not kwargs and len(args) == 2 and np_ufunc in _ufuncs.UFUNCS and \
                 np_ufunc.nout == 1 and not _ufuncs.UFUNCS[np_ufunc].gufunc:
             return _ufuncs.binary(np_ufunc, *args)
