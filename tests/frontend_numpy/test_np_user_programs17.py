@@ -252,7 +252,10 @@ def asserts_and_builtins(np, x, names):
     q, r = divmod(float(x.sum()), 1.0)
     z = complex(x[0, 0] + 1j * x[0, 1])
     big = "big" if (x > 2).any() else "small"
-    return (failed, col_total, float(best), [float(v) for v in order], report, dims, flags,
+    raw = bytes(x[0])  # the buffer's bytes (the lazy array's __index__ error before)
+    back = np.frombuffer(raw + bytes(x[1, :2]), dtype=x.dtype)
+    return (raw == x[0].tobytes(), back, len(bytes((x > 0)[2])), failed, col_total,
+            float(best), [float(v) for v in order], report, dims, flags,
             q, r, z, round(float(x[1, 1]), 3), abs(x[2, 0]), int(x.size), big,
             min(range(len(x)), key=lambda i: float(x[i].std())))
 
@@ -260,6 +263,16 @@ def asserts_and_builtins(np, x, names):
 def test_np_testing_and_python_builtins_on_lazy_values():
     rng = np.random.default_rng(176)
     check(asserts_and_builtins, rng.normal(size=(5, 4)), ["a", "b", "c", "d", "e"])
+
+
+def test_three_argument_pow_raises_pythons_type_error():
+    """pow(a, 2, 7) raises Python's TypeError for numpy's arrays (the lazy
+    operator raised one about its own positional arguments)."""
+    import lazytensor.numpy as lnp
+
+    for a in (np.arange(4), lnp.arange(4)):
+        with pytest.raises(TypeError, match=r"unsupported operand type\(s\) for \*\* or pow\(\)"):
+            pow(a, 2, 7)
 
 
 def guarded_math(np, x, y):

@@ -141,6 +141,10 @@ class ndarray(HandleArray):  # noqa: N801  (numpy's name)
             return bool(np.empty((0,) if self.size == 0 else (2,)))
         return bool(self.__array__())
 
+    def __bytes__(self) -> bytes:
+        """``bytes(x)``: the elements in C order, as numpy's buffer gives them."""
+        return self.__array__().tobytes()
+
     def __complex__(self) -> complex:
         return complex(self.__array__())
 

@@ -90,6 +90,13 @@ def _sequence_repeat(op):
     return repeat_or_op
 
 
+def _three_argument_pow(op):
+    """``pow(a, b, mod)``: numpy's arrays take no modulus (TypeError from Python)."""
+    def power(self, other, mod=None):
+        return op(self, other) if mod is None else NotImplemented
+    return power
+
+
 def _inplace(ufunc):
     def op(self, other):
         return _INPLACE(ufunc, self, other) if _operand_ok(other) else NotImplemented
@@ -157,6 +164,8 @@ def _install() -> None:
     for name, ufunc in BINARY_OPERATORS.items():
         setattr(ndarray, f"__{name}__", _forward(ufunc))
         setattr(ndarray, f"__r{name}__", _reflected(ufunc))
+        if ufunc is np.power:
+            ndarray.__pow__ = _three_argument_pow(ndarray.__pow__)
         if ufunc is np.multiply:
             ndarray.__mul__ = _sequence_repeat(ndarray.__mul__)
             ndarray.__rmul__ = _sequence_repeat(ndarray.__rmul__)
