@@ -30,7 +30,8 @@ from lazytensor.core.ops import Op
 from lazytensor.core.registry import RECORDED, CoreError, make
 from lazytensor.core.runtime import get_runtime, scalar
 from lazytensor.numpy import _errors, _masked_writes
-from lazytensor.numpy._base import lift, ndarray, wrap
+from lazytensor.numpy._base import lift, ndarray, numpy_only, wrap
+from lazytensor.numpy._errors import UnsupportedDtype
 from lazytensor.numpy._ufunc_table import ABOVE_RANGE, MIRROR, UFUNCS, direct_op
 
 import numpy as np
@@ -369,8 +370,8 @@ def _explicit_loop(ufunc, inputs, kwargs, casting: str):
         ufunc.resolve_dtypes((*strong, *(None,) * ufunc.nout), casting=casting, **given)
     if signature is None:
         return None
-    for d in loop:  # longdouble: the clear TypeError, not XLA's
-        dt.canonical(d)
+    if any(numpy_only(d) for d in loop):  # dtype=object, a string loop: numpy's own
+        raise UnsupportedDtype(f"lazytensor.numpy does not support the loop {loop}")
     return loop
 
 
