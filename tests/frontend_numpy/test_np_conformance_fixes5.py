@@ -31,3 +31,23 @@ def test_object_loop_runs_numpys_own(ufunc, args) -> None:
     assert np.asarray(lazy).dtype == np.asarray(expected).dtype
     assert np.asarray(lazy).tolist() == np.asarray(expected).tolist()
     _both(lambda xp: xp.arange(3) + 1)  # a later read is unharmed
+
+
+# ------------------------------------------------------ NEP 50 in joins
+
+
+@pytest.mark.parametrize("items", [
+    [np.float32(1), 1.0], [np.ones(2, np.int8), 1000], [np.ones(2, np.int8), 100],
+    [np.ones(2, np.float32), 1j], [np.ones(2, np.int8), 1.5], [np.ones(2, np.int8), True],
+    [np.ones(2, np.bool_), 3], [np.float16(1), 1e10], [np.ones((2, 2), np.uint8), -1, [3, 4]],
+    [np.ones(2, np.float32), np.array(1.0)]])
+@pytest.mark.parametrize("lazy_items", [False, True])
+def test_concatenate_axis_none_takes_python_scalars_as_weak(items, lazy_items) -> None:
+    # numpy's concatenate(axis=None) joins a float32 and 1. as float32 (NEP 50):
+    # the Python scalar was a strong float64 array, so the result was float64
+    def run(xp):
+        own = [xp.asarray(i) if lazy_items and isinstance(i, np.ndarray) else i for i in items]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # (float16 overflow: both)
+            return xp.concatenate(own, axis=None)
+    _both(run)

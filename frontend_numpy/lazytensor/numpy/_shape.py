@@ -18,7 +18,7 @@ from lazytensor.core.composite.reduction import normalize_axes, normalize_axis
 from lazytensor.core.ir import Node
 from lazytensor.core.runtime import ViewHandle
 from lazytensor.numpy import _views
-from lazytensor.numpy._base import as_index, ndarray, node_of, wrap
+from lazytensor.numpy._base import WEAK_TYPES, as_index, ndarray, node_of, wrap
 from lazytensor.numpy._creation import _like_strides, array_copy, as_dtype, asarray
 from lazytensor.numpy._dispatch import eager, implements
 from lazytensor.numpy._ufuncs import store
@@ -241,7 +241,19 @@ def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind")
     if isinstance(arrays, (list, tuple)) and len(arrays) > _INTC_MAX:  # before reading them
         raise ValueError(f"concatenate() only supports up to {_INTC_MAX} arrays but got "
                          f"{len(arrays)}.")
+    if axis is None and dtype is None and out is None and casting == "same_kind":
+        dtype = _weak_scalars_dtype(arrays)
     return _join(cs.concatenate, arrays, out, dtype, casting, axis)
+
+
+def _weak_scalars_dtype(arrays) -> np.dtype | None:
+    """numpy's result dtype of ``concatenate(arrays, axis=None)`` where an
+    item is a Python scalar, which is weak there (NEP 50: a float32 and ``1.``
+    join as float32; an int8 array and ``1000`` as int8, the scalar wrapping
+    as numpy's cast does); None where no item is one."""
+    if not isinstance(arrays, (list, tuple)) or not any(type(a) in WEAK_TYPES for a in arrays):
+        return None
+    return np.result_type(*(a if type(a) in WEAK_TYPES else node_of(a).dtype for a in arrays))
 
 
 @implements("stack")
