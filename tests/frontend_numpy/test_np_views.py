@@ -214,8 +214,11 @@ def test_a_views_host_copy_has_the_strides_it_reports(make):
     host = np.asarray(lazy)
     assert lazy.strides == want.strides == host.strides
     np.testing.assert_array_equal(host, want)
+    # a host copy whose elements share bytes (a broadcast) is read-only, as numpy's
+    assert host.flags.writeable == np.asarray(want).flags.writeable
     strided = np.lib.stride_tricks.as_strided
-    np.testing.assert_array_equal(strided(lazy, strides=lazy.strides), strided(want, strides=want.strides))
+    np.testing.assert_array_equal(strided(lazy, strides=lazy.strides),
+                                  strided(want, strides=want.strides))
 
 
 def test_sliding_windows_by_as_strided_on_a_step_slice():

@@ -192,6 +192,8 @@ def _laid_out(host: np.ndarray, strides: tuple[int, ...]) -> np.ndarray:
         return host
     out = np.ndarray(host.shape, host.dtype, np.zeros(span, np.uint8), start, strides)
     out[...] = host
+    if any(not st and n > 1 for n, st in zip(host.shape, strides, strict=True)):
+        out.flags.writeable = False  # elements share bytes: numpy's broadcast views are read-only
     return out
 
 
