@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import pickle
+import re
 
 import numpy as np
 import pytest
@@ -345,6 +346,34 @@ def test_linalg_norm_with_axis_tuples_and_orders():
     rng = np.random.default_rng(179)
     check(norms, rng.normal(size=(4, 3, 5)), rng.normal(size=(6, 3)),
           np.array([0.0, 1.5, -2.0, 0.0, 3.0]))
+
+
+_NORM_ARGS = [dict(ord="fro", axis=1), dict(ord="nuc", axis=-1), dict(axis=(0, 1, 2)),
+              dict(ord=2), dict(ord="fro"), dict(ord=1, axis=(1, 1)), dict(axis=()),
+              dict(ord=1, axis=(0, -2)), dict(axis=1.5), dict(ord="f"),
+              dict(ord="f", axis=(0, 1)), dict(ord="f", axis=0), dict(axis=np.int64(0)),
+              dict(ord=3, axis=(1, 2)), dict(ord=-np.inf), dict(ord=2, axis=(1, 0))]
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4), (3,), (), (2, 3)])
+def test_linalg_norm_argument_errors_are_numpys(shape):
+    """A string order for a vector, repeated or too many axes, an order for a
+    3-d x without axis: numpy's ValueError/AxisError (a 3-d x with ord=2
+    gave a number, ord="fro" on a vector 'could not convert string to
+    float'); ord="f" is numpy's Frobenius; a float axis is truncated."""
+    import lazytensor.numpy as lnp
+
+    x = np.arange(float(np.prod(shape))).reshape(shape) - 3
+    for kw in _NORM_ARGS:
+        try:
+            want = np.linalg.norm(x, **kw)
+        except Exception as exc:  # numpy's error: the same type and message
+            with pytest.raises(type(exc), match=f"^{re.escape(str(exc))}$"):
+                lnp.linalg.norm(lnp.asarray(x), **kw)
+            continue
+        got = np.asarray(lnp.linalg.norm(lnp.asarray(x), **kw))
+        assert got.dtype == want.dtype and got.shape == np.shape(want), kw
+        np.testing.assert_allclose(got, want, rtol=1e-12, err_msg=str(kw))
 
 
 def resampling(np, logits, values, seed):

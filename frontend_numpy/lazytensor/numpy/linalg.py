@@ -34,6 +34,7 @@ from lazytensor.numpy._shape import matrix_transpose
 from lazytensor.numpy._shape import trace as _trace
 
 import numpy as np
+from numpy.lib.array_utils import normalize_axis_index
 
 LinAlgError = np.linalg.LinAlgError
 __all__ = [
@@ -200,11 +201,42 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
 
 @linalg_implements("norm")
 def norm(x, ord=None, axis=None, keepdims=False):
+    """numpy.linalg.norm: the Frobenius norm of everything (axis and ord
+    None), else a vector norm over one axis or a matrix norm over two (a
+    1-d or 2-d x with axis None), with numpy's errors for anything else."""
     node = node_of(x)
+    axis = _norm_axis(node.ndim, ord, axis)
+    if isinstance(ord, str) and ord == "f":  # numpy's other name of "fro" (matrices)
+        ord = "fro"  # noqa: A001
     _singular_value_norm(node, ord, node.ndim if axis is None else np.size(axis))
     if _empty(node) and (axis is not None or node.ndim <= 2) and _is_order(ord, _ZERO_WHEN_EMPTY):
         ord = None  # noqa: A001  (0, as numpy's max/sum of no values)
     return wrap(nl.norm(node, ord, axis, keepdims))
+
+
+def _norm_axis(ndim: int, ord, axis):  # noqa: A002 (numpy's name)
+    """``axis`` as numpy reads it (an int, or a tuple), after numpy's errors:
+    a string order for a vector norm, repeated matrix axes, and more than
+    two axes (or an order for a >2-d x without axis)."""
+    if axis is None:
+        if ord is None:
+            return None  # the Frobenius norm of everything, any ndim
+        axes = tuple(range(ndim))
+    elif isinstance(axis, tuple):
+        axes = axis
+    else:
+        try:
+            axis = axes = int(axis)
+        except Exception as exc:
+            raise TypeError("'axis' must be None, an integer or a tuple of integers") from exc
+        axes = (axis,)
+    if len(axes) == 1 and isinstance(ord, str):
+        raise ValueError(f"Invalid norm order '{ord}' for vectors")
+    if len(axes) not in (1, 2):
+        raise ValueError("Improper number of dimensions to norm.")
+    if len({normalize_axis_index(a, ndim) for a in axes}) < len(axes):  # (AxisError first)
+        raise ValueError("Duplicate axes given.")
+    return axis
 
 
 def _is_order(ord, orders) -> bool:  # noqa: A002 (numpy's name)
