@@ -218,3 +218,45 @@ def test_map_fn_without_a_signature_needs_the_elements_structure():
     for const in (tf.constant, lnp.asarray):
         with pytest.raises(ValueError, match="same nested structure"):
             tf.map_fn(lambda pair: pair[0][0] - pair[1], (const(x), const(x[:, 0])))
+
+
+def test_a_lazy_array_an_undispatched_api_converts_from_a_closure_is_a_counted_fallback():
+    """tf.map_fn / tf.while_loop (wrapped by lazytensor for dispatch) over
+    TensorFlow values, with a lazy array in the function's closure, convert
+    it: that eager fallback went uncounted (the wrapper's frame was taken
+    for lazytensor's own conversion). The values are TensorFlow's."""
+    x = _f32(14, 4, 3)
+
+    def program(const):
+        v = const(x)
+        mapped = tf.map_fn(lambda i: v[i] * 2, tf.range(3), fn_output_signature=tf.float32)
+        _, looped = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * 0.5 + v[i]),
+                                  [0, tf.zeros(3)])
+        return [mapped, looped]
+
+    want = program(tf.constant)
+    metrics.reset()
+    got = program(lnp.asarray)
+    assert set(metrics.as_dict()["fallbacks"]) == {"tf map_fn.map_fn_v2",
+                                                   "tf while_loop.while_loop_v2"}
+    assert_same(got, want, precision="float32")
+
+
+def test_a_lazy_shape_or_seed_of_a_random_op_is_read_not_a_fallback():
+    """tf.random.stateless_normal(tf.shape(x), ...), a Generator's
+    normal(tf.shape(x)) and uniform([tf.shape(x)[0], 2]) counted the shape
+    they read (TensorFlow draws, as tnp.random's draws) as eager fallbacks;
+    data arguments (a lazy minval, tf.random.shuffle of lazy data) still
+    count."""
+    x = _f32(15, 4, 3)
+
+    def program(const):
+        v = const(x)
+        g = tf.random.Generator.from_seed(5)
+        return [v + tf.random.stateless_normal(tf.shape(v), seed=const(np.array([1, 2]))),
+                v * g.normal(tf.shape(v)), g.uniform([tf.shape(v)[0], 2])]
+
+    _both(program)
+    metrics.reset()
+    tf.random.uniform([2], minval=lnp.asarray(x)[0, 0])
+    assert metrics.as_dict()["fallbacks"] == {"tf random_ops.random_uniform": 1}

@@ -166,7 +166,7 @@ class ndarray(HandleArray):  # noqa: N801  (tnp's name)
         if _tf.keras_shape_inference():  # shapes only: nothing to compute or count
             node = self._h.node
             return tf.compat.v1.placeholder(_tf.as_tf_dtype(node.dtype), node.shape, name)
-        api = _tf.unlowered_caller(frame)
+        api = _tf.unlowered_caller(frame, self)
         if api is not None:
             from lazytensor.tf.numpy._lower import note_fallback
 

@@ -93,26 +93,33 @@ _EXPLICIT_CONVERSIONS = frozenset({
 # input pipeline, which holds host tensors
 _OBSERVATIONS = frozenset({"print_v2", "from_tensor_slices", "from_tensors"})
 _LAZYTENSOR_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # lazytensor/
+# _dispatch.with_dispatch gives TensorFlow APIs that lack it dispatch; it calls
+# TensorFlow's own function when no argument is lazy (a closure may still hold one)
+_DISPATCH_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tf_api", "_dispatch.py")
 
 
 _DECORATOR_FILES = (os.path.join("ops", "weak_tensor_ops.py"),)
 
 
-def unlowered_caller(frame) -> str | None:
+def unlowered_caller(frame, value=None) -> str | None:
     """The TensorFlow function that a lazy array's ``__tf_tensor__`` (called
     from ``frame``) converts for, when it is an eager fallback: a TensorFlow
     API that no table lowers, called from the user's code (or another
     library's), such as ``image_ops_impl.adjust_hue``. None when the
     conversion was asked for (``tf.convert_to_tensor``, ``tf.constant``), is
-    an observation (``tf.print``, a tf.data source) or lazytensor's own code
-    made it. The API is the outermost TensorFlow frame
+    an observation (``tf.print``, a tf.data source, ``value`` as a random
+    op's shape or seed) or lazytensor's own code made it. The API is the outermost TensorFlow frame
     below the caller, past TensorFlow's decorators (``tensorflow/python/util``
-    and the weak-tensor wrappers, whose frame says ``wrapper``)."""
+    and the weak-tensor wrappers, whose frame says ``wrapper``) and
+    lazytensor's dispatch wrapper (``_dispatch.with_dispatch``)."""
     tf_dir = os.path.dirname(tf().__file__)
     util_dir = os.path.join(tf_dir, "python", "util")
     api = None
     while frame is not None:
         path = frame.f_code.co_filename
+        if path == _DISPATCH_FILE and frame.f_code.co_name == "with_dispatch":
+            frame = frame.f_back  # lazytensor's wrapper of an undispatched API: see through it
+            continue
         if not path.startswith(tf_dir):
             break
         if not path.startswith(util_dir) and not path.endswith(_DECORATOR_FILES):
@@ -120,10 +127,28 @@ def unlowered_caller(frame) -> str | None:
         frame = frame.f_back
     if api is None or frame is None or frame.f_code.co_filename.startswith(_LAZYTENSOR_DIR):
         return None
-    if api.f_code.co_name in _EXPLICIT_CONVERSIONS | _OBSERVATIONS:
+    if api.f_code.co_name in _EXPLICIT_CONVERSIONS | _OBSERVATIONS or _draw_argument(api, value):
         return None
     module = api.f_globals.get("__name__", "").rsplit(".", 1)[-1]
     return f"{module}.{api.f_code.co_qualname.rsplit('.<locals>.', 1)[-1]}"
+
+
+# TensorFlow's random ops: they draw from TensorFlow's generators, reading
+# their shape and seed on the host (as tnp.random's draws, not fallbacks)
+_RANDOM_MODULES = ("random_ops", "stateless_random_ops", "stateful_random_ops")
+
+
+def _draw_argument(api, value) -> bool:
+    """``value`` is the ``shape`` or ``seed`` of the random op whose frame is
+    ``api`` (or an entry of it: ``[tf.shape(x)[0], 2]``)."""
+    if value is None or api.f_globals.get("__name__", "").rsplit(".", 1)[-1] \
+            not in _RANDOM_MODULES:
+        return False
+    for name in ("shape", "seed"):
+        arg = api.f_locals.get(name)
+        if arg is value or (isinstance(arg, (list, tuple)) and any(v is value for v in arg)):
+            return True
+    return False
 
 
 _PY_TYPES = {bool: dt.bool_, int: dt.int64, float: dt.float64, complex: dt.complex128}
