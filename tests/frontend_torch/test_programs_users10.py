@@ -13,7 +13,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .conftest import DEV
-from .programs import fallbacks, same_on_both, same_without_fallback
+from .programs import fallbacks, same_on_both, same_outcomes, same_without_fallback
 
 
 def _same_exactly(expected, actual) -> None:
@@ -158,3 +158,23 @@ def test_unique_rows_holding_nan_run_in_torch_counted(monkeypatch):
     with pytest.warns(lt.LazyFallbackWarning, match="aten.unique_dim"):
         same_on_both(program)
     assert fallbacks() == start + 1
+
+
+def test_cat_shape_errors_are_torch_s():
+    """torch.cat's own errors (were numpy's wording from the core): sizes
+    that differ outside dim, 0-d tensors, dims out of range, empty 1-d
+    tensors skipped (their dtype still promotes)."""
+    def program(dev):
+        a, b = torch.zeros(2, 3, device=dev), torch.ones(3, 2, device=dev)
+        empty = torch.zeros(0, device=dev, dtype=torch.float64)
+        scalar = torch.tensor(2.0, device=dev)
+        return [lambda: torch.cat([a, b]), lambda: torch.cat([empty, a, b], dim=1),
+                lambda: torch.cat([a, b], dim=-1), lambda: torch.cat([a, scalar]),
+                lambda: torch.cat([scalar, scalar]), lambda: torch.cat([a, a], dim=2),
+                lambda: torch.cat([a, torch.zeros(2, 4, 1, device=dev)]),
+                lambda: torch.cat([a, torch.zeros(2, 0, device=dev)]),
+                lambda: torch.cat([empty, a.int(), b.T]), lambda: torch.cat([empty, empty], dim=5),
+                lambda: torch.cat([torch.zeros(2, 3, 4, device=dev), torch.zeros(2, 5, 3,
+                                                                                device=dev)], 1)]
+
+    same_outcomes(program)

@@ -70,15 +70,28 @@ def _cat(tensors, d=0):
     if not tensors:
         return None
     out = result_type(*tensors)
-    live = [t for t in tensors if not (t.dim() == 1 and t.shape[0] == 0)]
+    for i, t in enumerate(tensors):
+        if t.dim() == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    live = [(i, t) for i, t in enumerate(tensors) if not (t.dim() == 1 and t.shape[0] == 0)]
     if not live:
         return wrap(convert(node(tensors[0]), out))
-    n = live[0].dim()
-    for t in live[1:]:
-        if t.dim() != n:
-            raise RuntimeError(
-                f"Tensors must have same number of dimensions: got {n} and {t.dim()}")
-    return wrap(cs.concatenate([node(t) for t in live], dim(d, n), out))
+    n, ref = live[0][1].dim(), tuple(live[0][1].shape)
+    d = dim(d, n)
+    for i, t in live[1:]:
+        _check_cat_shape(ref, t, d, i)
+    return wrap(cs.concatenate([node(t) for _, t in live], d, out))
+
+
+def _check_cat_shape(ref: tuple, t, d: int, i: int) -> None:
+    """torch's checks of tensor number ``i`` against the first one cat keeps."""
+    if t.dim() != len(ref):
+        raise RuntimeError(
+            f"Tensors must have same number of dimensions: got {len(ref)} and {t.dim()}")
+    for axis, (want, got) in enumerate(zip(ref, t.shape, strict=True)):
+        if axis != d and want != got:
+            raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected "
+                               f"size {want} but got size {got} for tensor number {i} in the list.")
 
 
 def _stack(tensors, d=0):
