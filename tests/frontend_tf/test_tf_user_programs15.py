@@ -260,3 +260,44 @@ def test_a_lazy_shape_or_seed_of_a_random_op_is_read_not_a_fallback():
     metrics.reset()
     tf.random.uniform([2], minval=lnp.asarray(x)[0, 0])
     assert metrics.as_dict()["fallbacks"] == {"tf random_ops.random_uniform": 1}
+
+
+# ---------------------------------------------------- TensorArray, vectorized_map
+
+def test_a_tensor_array_keeps_lazy_writes():
+    """tf.TensorArray.write of a lazy array converted it (a counted fallback
+    per write, eager results); writes, dynamic growth, an unwritten slot,
+    read/stack/gather/concat now stay lazy and equal TensorFlow's."""
+    x = _f32(16, 5, 3)
+
+    def program(const):
+        v = const(x)
+        ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+        h = v[0] * 0
+        for i in range(5):
+            h = tf.tanh(h * 0.5 + v[i])
+            ta = ta.write(i + (i > 2), h)  # slot 3 stays unwritten: zeros
+        return [ta.stack(), ta.read(4), ta.gather([0, 5]), ta.concat(), ta.size()]
+
+    got = _both(program)
+    assert isinstance(got[0], lnp.ndarray)
+
+
+def test_a_tensor_array_refuses_a_lazy_write_as_tensorflow_does():
+    for const in (tf.constant, lnp.asarray):
+        ta = tf.TensorArray(tf.float32, size=2, element_shape=[3])
+        with pytest.raises(tf.errors.InvalidArgumentError, match="dtype is float32"):
+            ta.write(0, const(np.zeros(3, np.int32)))
+        with pytest.raises(tf.errors.OutOfRangeError, match="not resizeable"):
+            ta.write(2, const(np.zeros(3, np.float32)))
+        with pytest.raises(ValueError, match="Incompatible shape"):
+            ta.write(1, const(np.zeros(2, np.float32)))
+
+
+def test_vectorized_map_of_lazy_elements_runs_lazily():
+    """tf.vectorized_map converted lazy elements (a counted fallback)."""
+    x = _f32(17, 4, 3)
+    _both(lambda const: tf.vectorized_map(lambda r: tf.tensordot(r, r, 0), const(x)),
+          precision="float32")
+    _both(lambda const: tf.vectorized_map(lambda p: (p[0] * 2, tf.reduce_sum(p[1])),
+                                          (const(x), const(x[:, :2]))))

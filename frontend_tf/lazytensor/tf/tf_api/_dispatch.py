@@ -70,9 +70,10 @@ def install(apis: dict[str, Callable]) -> None:
     # lists holding lazy arrays (``[tf.shape(x)[0], 2]`` as a shape): before
     # TensorFlow's own packing of lists of tensors (priority 99)
     tf.register_tensor_conversion_function((list, tuple), _convert_list, priority=98)
-    from lazytensor.tf import _function, _tf_tape, _tf_variables
+    from lazytensor.tf import _function, _tensor_array, _tf_tape, _tf_variables
 
     _function.install()  # tf.function called with lazy arrays runs their Python code
+    _tensor_array.install()  # an eager tf.TensorArray keeps the lazy arrays written to it
     _tf_tape.install()  # tf.GradientTape differentiates lazy arrays
     _tf_variables.install_module_tracking()  # tf.Module.trainable_variables finds ours
     _tf_variables.install_checkpointing()  # tf.train.Checkpoint saves ours

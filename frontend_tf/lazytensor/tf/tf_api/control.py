@@ -9,13 +9,14 @@ back (a barrier) and TensorFlow's own function runs with them, so its
 checks (``exclusive``, the default branch, out-of-range indices) are its
 own; the branches themselves record lazily.
 
-``tf.cond``, ``tf.while_loop``, ``tf.map_fn``, ``tf.scan``, ``tf.foldl`` and
-``tf.foldr`` run eagerly as Python loops that call the user's functions;
-TensorFlow's own converted the lazy elements, predicate or final loop
-variables (materialized them: counted fallbacks, eager results). Here they
-run the same loops on lazy slices: the functions record lazily (one copy of
-the body per iteration in the graph, as eager execution runs it once per
-iteration), and a predicate is read back as Python's ``if`` reads it.
+``tf.cond``, ``tf.while_loop``, ``tf.map_fn``, ``tf.vectorized_map``,
+``tf.scan``, ``tf.foldl`` and ``tf.foldr`` run eagerly as Python loops that
+call the user's functions; TensorFlow's own converted the lazy elements,
+predicate or final loop variables (materialized them: counted fallbacks,
+eager results). Here they run the same loops on lazy slices: the functions
+record lazily (one copy of the body per iteration in the graph, as eager
+execution runs it once per iteration), and a predicate is read back as
+Python's ``if`` reads it.
 
 ``tf.math.is_non_decreasing`` / ``is_strictly_increasing`` reshape their
 input with ``tf.reshape`` (lowered: a lazy array) and then refused it as
@@ -130,6 +131,12 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True,
     return _stacked(results)
 
 
+def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
+    """fn of each slice of ``elems``, stacked (what TensorFlow's
+    vectorization computes at once; here the lazy graph holds each call)."""
+    return _stacked([fn(part) for part in _slices(elems)[1]])
+
+
 def _fold(fn, elems, initializer, backwards: bool, keep_all: bool):
     """tf.foldl / foldr (the last accumulator) or tf.scan (every one,
     stacked in the elements' order); without an initializer the first
@@ -183,6 +190,7 @@ def _monotonic(op: Op, api: str):
 APIS: dict[str, object] = {
     "case": case, "switch_case": switch_case, "cond": cond, "while_loop": while_loop,
     "map_fn": map_fn, "scan": _scan, "foldl": _foldl, "foldr": _foldr,
+    "vectorized_map": vectorized_map,
     "math.is_non_decreasing": _monotonic(Op.GE, "is_non_decreasing"),
     "math.is_strictly_increasing": _monotonic(Op.GT, "is_strictly_increasing"),
 }
