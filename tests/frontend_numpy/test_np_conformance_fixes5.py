@@ -51,3 +51,39 @@ def test_concatenate_axis_none_takes_python_scalars_as_weak(items, lazy_items) -
             warnings.simplefilter("ignore", RuntimeWarning)  # (float16 overflow: both)
             return xp.concatenate(own, axis=None)
     _both(run)
+
+
+# --------------------------------------------------------------------- put
+
+
+@pytest.mark.parametrize(("ind", "v"), [
+    (np.array([True, False, True]), [7, 8, 9]), ([True], [4]), (np.array(True), 2),
+    (np.random.default_rng(0).integers(2, size=5).astype(bool), []), ([9], []), ([], []),
+    ([1.5], [1]), ([1, 2.5], [3.0, 4.0]), (np.array([1.5]), [1]), (np.uint64([1, 2]), [3]),
+    (np.uint32([1, 2]), [3]), ([2**63], [1]), (np.array([], float), [1]),
+    ([[0, 4], [1, 2]], 7), ([1, 1, 1], [1, 2, 3])])
+@pytest.mark.parametrize("lazy_ind", [False, True])
+@pytest.mark.parametrize("method", [False, True])
+def test_put_reads_positions_as_numpy(ind, v, lazy_ind, method) -> None:
+    # a boolean ind was taken for a mask (numpy: positions 0 and 1), empty
+    # values raised (numpy writes nothing), float arrays were IndexError
+    # (numpy: TypeError under the 'safe' cast) and a float list raised
+    def run(xp):
+        a = xp.zeros(5)
+        own = xp.asarray(ind) if lazy_ind and isinstance(ind, np.ndarray) else ind
+        a.put(own, v) if method else xp.put(a, own, v)
+        return a
+    _both(run)
+
+
+@pytest.mark.parametrize("mode", ["raise", "wrap", "clip"])
+@pytest.mark.parametrize("view", [False, True])
+def test_put_method_takes_mode_and_cycles_values(mode, view) -> None:
+    # ndarray.put ignored mode (wrap/clip raised IndexError), did not repeat
+    # values and refused non-contiguous views; np.put did all three
+    def run(xp):
+        a = xp.arange(12.0).reshape(3, 4)
+        target = a.T if view else a
+        target.put([1, 5, -2] if mode == "raise" else [1, 15, -20], [10.0, 20.0], mode=mode)
+        return a
+    _both(run)

@@ -193,11 +193,9 @@ def partition(self, kth, axis=-1, kind="introselect", order=None) -> None:
 
 
 def put(self, indices, values, mode="raise") -> None:
-    """In place: the flat positions ``indices`` receive ``values``."""
-    flat = _shape.reshape(self, (-1,)) if self._st is None else None
-    if flat is None:
-        raise NotImplementedError("lazytensor.numpy: put on a non-contiguous view")
-    flat[indices] = values
+    """In place: the flat positions ``indices`` receive ``values`` (repeated),
+    as ``np.put`` (its ``mode``, position and empty-values rules)."""
+    _misc.put(self, indices, values, mode)
 
 
 def resize(self, *new_shape, refcheck=True) -> None:

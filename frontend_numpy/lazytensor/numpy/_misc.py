@@ -277,10 +277,12 @@ def put(a, ind, v, mode="raise"):
     if not isinstance(a, ndarray):
         raise TypeError(f"argument 1 must be numpy.ndarray, not {type(a).__name__}")
     flat = a.reshape(-1) if a._st is None else None
-    positions = np.asarray(ind.__array__() if isinstance(ind, ndarray) else ind).ravel()
+    positions = _put_positions(ind)
     n = a.size
-    if n == 0 and mode in ("wrap", "clip") and positions.size:
+    if n == 0 and positions.size:
         raise IndexError("cannot replace elements of an empty array")
+    if (v.size if isinstance(v, ndarray) else np.size(v)) == 0:
+        return  # numpy's put writes nothing, and checks no index, without values
     if mode == "wrap":
         positions = positions % n
     elif mode == "clip":
@@ -291,6 +293,21 @@ def put(a, ind, v, mode="raise"):
     else:
         setitem(a, np.unravel_index(np.where(positions < 0, positions + n, positions), a.shape),
                 values)
+
+
+def _put_positions(ind) -> np.ndarray:
+    """``put``'s flat positions as numpy reads them: an array (lazy or not) is
+    cast to intp under the 'safe' rule (booleans are positions 0 and 1, never a
+    mask); a list or scalar converts as ``np.array(ind, dtype=np.intp)``
+    (floats truncate)."""
+    if isinstance(ind, ndarray):
+        ind = ind.__array__()
+    if not isinstance(ind, np.ndarray):
+        return np.array(ind, dtype=np.intp).ravel()
+    if not np.can_cast(ind.dtype, np.intp, "safe"):
+        raise TypeError(f"Cannot cast array data from {ind.dtype!r} to "
+                        f"{np.dtype(np.intp)!r} according to the rule 'safe'")
+    return ind.astype(np.intp).ravel()
 
 
 def _cycled(v, count: int, dtype) -> ndarray:
