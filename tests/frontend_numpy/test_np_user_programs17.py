@@ -58,15 +58,23 @@ def masked_weighting(np, w, readings, bad):
     added = np.add(w, data)
     mat = np.matrix(readings)
     row = w[None, :] * mat.T
-    return (type(weighted).__name__, weighted.filled(0.0), weighted.sum(axis=0).filled(-1.0),
+    stats = [f(data) for f in (np.mean, np.sum, np.max, np.std, np.median)]
+    per_col = np.average(data, axis=0, weights=w[:3]).filled(0.0)
+    joined = np.concatenate([data, np.ma.masked_less(w[None, :], 0.5)])
+    ordered = np.sort(data, axis=1).filled(99.0)
+    return (stats, per_col, np.ma.getmaskarray(joined), joined.filled(-1.0), ordered,
+            np.cumsum(data, axis=1).filled(0.0), type(weighted).__name__, weighted.filled(0.0),
+            weighted.sum(axis=0).filled(-1.0),
             np.ma.getmaskarray(high), high.filled(False), diff.mean(axis=1).filled(0.0),
             added.filled(0.0), type(added).__name__, np.asarray(row), (w @ mat.T).shape)
 
 
 def test_masked_arrays_and_matrices_take_over_from_lazy_operands():
     """lazy + masked array gave a plain lazy array of the masked array's data
-    (masked values silently summed), and lazy * np.matrix an elementwise
-    product; numpy's subclasses now take over as they do from an ndarray."""
+    (masked values silently summed), lazy * np.matrix an elementwise
+    product, and lazytensor.numpy's functions (mean, sum, sort, cumsum,
+    concatenate...) of a masked array ignored its mask; numpy's subclasses
+    now take over as they do from an ndarray."""
     rng = np.random.default_rng(187)
     readings = rng.normal(size=(3, 4)).round(2).tolist()
     bad = (rng.random((3, 4)) < 0.3).tolist()

@@ -46,18 +46,42 @@ def implements(*names: str, namespace=np) -> Callable:
     return register
 
 
+# numpy's array subclasses whose operations give their own type (a masked
+# array's mask carries through, a matrix multiplies as matrices): numpy
+# defers to them, so a lazy array meeting one does too: it is read to the
+# host, as np.ma.masked_invalid(x) reads it, and numpy computes (no
+# fallback: the result is a host type)
+HOST_SUBCLASSES = (np.ma.MaskedArray, np.matrix)
+
+
+def host_subclass(obj) -> bool:
+    return isinstance(obj, HOST_SUBCLASSES)
+
+
 def _host_dtypes_to_numpy(fn: Callable, target: Callable) -> Callable:
     """``fn``, or numpy's ``target`` (eagerly, counted) where an argument
     holds dates, strings or objects, which lazy arrays cannot: as numpy
-    itself, ``lazytensor.numpy.diff`` of datetimes gives timedeltas."""
+    itself, ``lazytensor.numpy.diff`` of datetimes gives timedeltas. With a
+    masked array or matrix argument, numpy's ``target`` on host copies
+    (``np.mean(masked)`` leaves the masked values out, as numpy's)."""
     @functools.wraps(fn)
     def call(*args, **kwargs):
+        if any(isinstance(o, HOST_SUBCLASSES) for o in leaves((args, kwargs))):
+            return _numpy_with_subclasses(target, args, kwargs)
         try:
             return fn(*args, **kwargs)
         except UnsupportedDtype:
             return eager(_qualified(target), target, args, kwargs)
 
     return call
+
+
+def _numpy_with_subclasses(target: Callable, args: tuple, kwargs: dict):
+    """numpy's ``target`` on host copies of the lazy arguments: masked arrays
+    and matrices in its result stay numpy's, plain arrays become lazy again
+    (``np.asarray(masked)`` is its data, lazy)."""
+    result = target(*to_host(args), **to_host(kwargs))
+    return tree_map(lambda o: o if isinstance(o, HOST_SUBCLASSES) else _lazy_leaf(o), result)
 
 
 def array_function(self, func, types, args, kwargs):

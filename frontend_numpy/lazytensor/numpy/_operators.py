@@ -10,6 +10,7 @@ from lazytensor.core.composite.ufuncs import COMPARISONS as CORE_COMPARISONS
 from lazytensor.core.composite.ufuncs import OPERATORS
 from lazytensor.numpy import _dispatch, _ufuncs
 from lazytensor.numpy._base import WEAK_TYPES, _is_explicit, ndarray, wrap
+from lazytensor.numpy._dispatch import host_subclass
 from lazytensor.numpy._errors import UnsupportedDtype, call_guarded
 
 import numpy as np
@@ -20,18 +21,6 @@ COMPARISONS = {op: getattr(np, name) for op, name in CORE_COMPARISONS.items()}
 UNARY_OPERATORS = {"neg": np.negative, "pos": np.positive, "abs": np.absolute,
                    "invert": np.invert}
 _BINARY, _UNARY, _INPLACE, _CALL = _ufuncs.binary, _ufuncs.unary, _ufuncs.inplace, _ufuncs.call
-
-
-# numpy's array subclasses whose operations give their own type (a masked
-# array's mask carries through, a matrix multiplies as matrices): numpy
-# defers to them as to any subclass, so a lazy operand does too: it is read
-# to the host, as np.ma.masked_invalid(x) reads it, and numpy's subclass
-# computes (no fallback: the result is a host type)
-HOST_SUBCLASSES = (np.ma.MaskedArray, np.matrix)
-
-
-def host_subclass(obj) -> bool:
-    return isinstance(obj, HOST_SUBCLASSES)
 
 
 def _operand_ok(other) -> bool:

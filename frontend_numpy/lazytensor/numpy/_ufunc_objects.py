@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from lazytensor.numpy import _ufuncs
 from lazytensor.numpy._base import WEAK_TYPES, ndarray
-from lazytensor.numpy._dispatch import eager
+from lazytensor.numpy._dispatch import eager, host_subclass
 from lazytensor.numpy._errors import UnsupportedDtype
-from lazytensor.numpy._operators import array_ufunc, host_subclass
+from lazytensor.numpy._operators import array_ufunc
 
 import numpy as np
 
