@@ -133,6 +133,12 @@ def render() -> str:
         "results are uploaded as device data (`host_random_draws` in the metrics); "
         "`default_rng`, `Generator` and `RandomState` wrap numpy's, with lazy results.",
         "",
+        "## testing",
+        "",
+        "`lazytensor.numpy.testing` is `numpy.testing` whose `assert_*` comparisons read lazy",
+        "arguments to the host first (numpy's own, called with lazy arrays, takes them for",
+        "scalars: `assert_equal(lazy, lazy)` raises its ambiguous-truth `ValueError`).",
+        "",
         "## ndarray",
         "",
         _wrap(_methods()) + "; properties `shape`, `dtype`, `ndim`, `size`, `itemsize`, "

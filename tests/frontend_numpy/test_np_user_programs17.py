@@ -274,6 +274,45 @@ def test_np_testing_and_python_builtins_on_lazy_values():
     check(asserts_and_builtins, rng.normal(size=(5, 4)), ["a", "b", "c", "d", "e"])
 
 
+def test_lazytensor_numpy_testing_compares_lazy_values():
+    """numpy's asserts took lazy arrays for scalars: assert_equal(lazy, lazy)
+    and assert_almost_equal(lazy, lazy) raised numpy's ambiguous-truth
+    ValueError, assert_equal(lazy.sum(), 15.0) failed on isscalar;
+    lazytensor.numpy.testing reads the arguments first. Each assert passes
+    or fails as numpy's does on the host values."""
+    import lazytensor.numpy as lnp
+
+    host = np.arange(6.0).reshape(2, 3)
+    lazy = lnp.asarray(host)
+    cases = [("assert_equal", (lazy, lazy * 1)), ("assert_equal", (lazy.sum(), 15.0)),
+             ("assert_equal", ({"k": [lazy[0], 2]}, {"k": [host[0], 2]})),
+             ("assert_almost_equal", (lazy, lazy + 1e-9)), ("assert_equal", (lazy, lazy + 1)),
+             ("assert_array_less", (lazy, 3)), ("assert_allclose", (lazy.mean(), 2.5)),
+             ("assert_array_almost_equal_nulp", (lazy, lazy))]
+    for name, args in cases:
+        want = None
+        try:
+            getattr(np.testing, name)(*[_host(a) for a in args])
+        except AssertionError as exc:
+            want = type(exc)
+        if want is None:
+            getattr(lnp.testing, name)(*args)
+        else:
+            with pytest.raises(want):
+                getattr(lnp.testing, name)(*args)
+    lnp.testing.assert_raises(ValueError, lazy.reshape, 4, 4)
+
+
+def _host(tree):
+    import lazytensor.numpy as lnp
+
+    if isinstance(tree, dict):
+        return {k: _host(v) for k, v in tree.items()}
+    if isinstance(tree, (list, tuple)):
+        return type(tree)(_host(v) for v in tree)
+    return np.asarray(tree) if isinstance(tree, lnp.ndarray) else tree
+
+
 def test_three_argument_pow_raises_pythons_type_error():
     """pow(a, 2, 7) raises Python's TypeError for numpy's arrays (the lazy
     operator raised one about its own positional arguments)."""

@@ -69,7 +69,7 @@ for _alias, _name in {"amax": "max", "amin": "min", "around": "round", "concat":
                       "permute_dims": "transpose", "row_stack": "vstack"}.items():
     globals().setdefault(_alias, globals()[_name])
 
-from lazytensor.numpy import fft, linalg, random  # noqa: E402
+from lazytensor.numpy import fft, linalg, random, testing  # noqa: E402
 
 # numpy's dtypes, scalar types and constants are numpy's own objects
 for _name in (
