@@ -301,3 +301,28 @@ def test_vectorized_map_of_lazy_elements_runs_lazily():
           precision="float32")
     _both(lambda const: tf.vectorized_map(lambda p: (p[0] * 2, tf.reduce_sum(p[1])),
                                           (const(x), const(x[:, :2]))))
+
+
+# ------------------------------------------------------------ image metrics
+
+@pytest.mark.parametrize("dtype", ["float32", "uint8"])
+def test_image_gradients_and_psnr_record_lazily(dtype):
+    """tf.image.image_gradients ran eagerly (TensorFlow's body calls the
+    undispatched gen_array_ops.shape); tf.image.psnr's body calls
+    tf.shape_n and the v1 tf.size, which converted its images: both are
+    lowered now, so psnr's own body records lazily."""
+    img = (np.random.default_rng(18).random((2, 5, 6, 3)) * 255).astype(dtype)
+
+    def program(const):
+        a = const(img)
+        b = const((img * 0.8).astype(dtype))
+        return [*tf.image.image_gradients(a), tf.image.psnr(a, b, 255),
+                tf.shape_n([a, b[0]]), tf.compat.v1.size(a, out_type=tf.int64)]
+
+    _both(program, dtype, precision="float32")
+
+
+def test_image_gradients_of_a_3d_image_raises_tensorflows_error():
+    for const in (tf.constant, lnp.asarray):
+        with pytest.raises(ValueError, match="expects a 4D tensor"):
+            tf.image.image_gradients(const(np.zeros((4, 4, 3), np.float32)))

@@ -484,6 +484,10 @@ APIS = {
     "size": lambda input, out_type=None, name=None: _shape_of(  # noqa: A006
         math.prod(tensor(input).shape), out_type),
     "rank": lambda input, name=None: _shape_of(tensor(input).ndim, None),  # noqa: A006
+    "compat.v1.size": lambda input, name=None, out_type=None: _shape_of(  # noqa: A006
+        math.prod(tensor(input).shape), out_type),
+    "shape_n": lambda input, out_type=None, name=None: [  # noqa: A006
+        _shape_of(tensor(x).shape, out_type) for x in input],
     "identity": lambda input, name=None: tensor(input),  # noqa: A006
     "stop_gradient": _stop_gradient, "sort": _sort, "argsort": _argsort,
     "boolean_mask": _boolean_mask, "tensor_scatter_nd_update": scatter_nd("set"),

@@ -1,7 +1,7 @@
 """More of ``tf.image`` on lazy arrays (the table ``APIS``; see
 ``lazytensor.tf.tf_api``): the HSV colour adjustments (``adjust_saturation``,
-``adjust_hue``), ``sobel_edges``, ``extract_patches`` and
-``crop_and_resize``, as TensorFlow's CPU kernels compute them. The math is
+``adjust_hue``), ``sobel_edges``, ``extract_patches``, ``crop_and_resize``
+and ``image_gradients``, as TensorFlow's CPU kernels compute them. The math is
 the core's (``lazytensor.core.composite.image``); what stays here is
 TensorFlow's argument checking and dtype handling.
 
@@ -15,9 +15,13 @@ from __future__ import annotations
 import numbers
 
 from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite import image as cimage
+from lazytensor.core.composite import shape as cs
 from lazytensor.core.composite.elementwise import convert
 from lazytensor.core.ir import Node
+from lazytensor.core.ops import Op
+from lazytensor.core.registry import make
 from lazytensor.tf import _tf
 from lazytensor.tf.tf_api._dispatch import host_int, tensor
 from lazytensor.tf.tf_api.image import _as_float, _rgb_image, convert_dtype
@@ -115,10 +119,27 @@ def crop_and_resize(image, boxes, box_indices, crop_size, method="bilinear",
                                   float(extrapolation_value))
 
 
+def image_gradients(image):
+    """(dy, dx): one-step forward differences down the rows and across the
+    columns of a [batch, h, w, d] image, a zero last row / column (the
+    image's dtype and shape)."""
+    x = tensor(image)
+    if x.ndim != 4:
+        raise ValueError(f"image_gradients expects a 4D tensor [batch_size, h, w, d], not "
+                         f"{_tf.tf().TensorShape(x.shape)}.")
+    out = []
+    for axis in (1, 2):
+        n = x.shape[axis]
+        step = make(Op.SUB, (cs.slice_axis(x, axis, 1, n), cs.slice_axis(x, axis, 0, n - 1)))
+        edge = ew.full(x.shape[:axis] + (1,) + x.shape[axis + 1:], 0, x.dtype)
+        out.append(cs.concatenate([step, edge], axis))
+    return tuple(out)
+
+
 APIS = {
     "image.adjust_saturation": adjust_saturation, "image.adjust_hue": adjust_hue,
     "image.sobel_edges": sobel_edges, "image.extract_patches": extract_patches,
-    "image.crop_and_resize": crop_and_resize,
+    "image.crop_and_resize": crop_and_resize, "image.image_gradients": image_gradients,
 }
 
 __all__ = ["APIS"]
