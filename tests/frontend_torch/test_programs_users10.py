@@ -6,6 +6,8 @@ and dtype against eager torch, and programs that use them on labels."""
 
 from __future__ import annotations
 
+import math
+
 import lazytensor.torch as lt
 import pytest
 import torch
@@ -176,5 +178,88 @@ def test_cat_shape_errors_are_torch_s():
                 lambda: torch.cat([empty, a.int(), b.T]), lambda: torch.cat([empty, empty], dim=5),
                 lambda: torch.cat([torch.zeros(2, 3, 4, device=dev), torch.zeros(2, 5, 3,
                                                                                 device=dev)], 1)]
+
+    same_outcomes(program)
+
+
+def test_broadcast_and_stack_errors_are_torch_s():
+    """Shapes that do not broadcast give torch's message (was numpy's
+    'operands could not be broadcast together'), naming the last clashing
+    dim of the result, operands taken in torch's order (where: condition,
+    self, other; masked_fill/masked_select: mask first); copy_ into a
+    smaller tensor and stack's size check (crashed on a broadcast in its
+    own error path) too."""
+    def program(dev):
+        def z(*shape):
+            return torch.zeros(*shape, device=dev)
+
+        return [lambda: z(2, 3) + z(4), lambda: z(5, 2, 3) * z(4, 1, 3),
+                lambda: z(2, 3) + z(4, 3, 2), lambda: torch.addcmul(z(2, 3), z(4), z(3)),
+                lambda: torch.where(z(2, 1) > 0, z(3), z(4)),
+                lambda: torch.lerp(z(2, 3), z(4), 0.5),
+                lambda: z(2, 3).masked_fill(z(4) > 0, 1.0),
+                lambda: torch.masked_select(z(2, 3), z(4) > 0),
+                lambda: z(3).copy_(z(2, 3)), lambda: z(2, 3).copy_(z(4)),
+                lambda: z(3).add_(z(2, 3)), lambda: torch.stack([z(2), z(3)]),
+                lambda: torch.stack([z(2), z(2), z(2, 1)]), lambda: z(2, 3) + z(1, 3)]
+
+    same_outcomes(program)
+
+
+def test_product_dtype_errors_are_torch_s():
+    """A float32 product with an operand of another dtype raises torch's
+    error of that op (mm/matmul/linear, bmm, mv, dot, conv); addmm and
+    F.linear with a bias of another dtype raise (they computed silently),
+    as does baddbmm."""
+    def program(dev):
+        calls = []
+        for other in (torch.float64, torch.float16, torch.bfloat16, torch.int64,
+                      torch.complex64):
+            def z(*shape, dtype=torch.float32):
+                return torch.ones(*shape, dtype=dtype, device=dev)
+
+            calls += [lambda o=other: z(2, 3) @ z(3, 2, dtype=o),
+                      lambda o=other: z(2, 3, dtype=o) @ z(3, 2),
+                      lambda o=other: z(1, 2, 3) @ z(1, 3, 2, dtype=o),
+                      lambda o=other: z(2, 3) @ z(3, dtype=o),
+                      lambda o=other: z(3) @ z(3, dtype=o),
+                      lambda o=other: z(2, 2, 3) @ z(3, 2, dtype=o),
+                      lambda o=other: F.linear(z(2, 3), z(4, 3, dtype=o)),
+                      lambda o=other: F.linear(z(2, 3), z(4, 3), z(4, dtype=o)),
+                      lambda o=other: torch.addmm(z(2, 2, dtype=o), z(2, 3), z(3, 2)),
+                      lambda o=other: torch.addmm(z(2, 2), z(2, 3, dtype=o), z(3, 2)),
+                      lambda o=other: torch.baddbmm(z(1, 2, 2, dtype=o), z(1, 2, 3), z(1, 3, 2)),
+                      lambda o=other: torch.baddbmm(z(1, 2, 2), z(1, 2, 3), z(1, 3, 2, dtype=o)),
+                      lambda o=other: F.conv2d(z(1, 1, 3, 3), z(1, 1, 2, 2, dtype=o))]
+        return calls
+
+    same_outcomes(program)
+
+
+def test_conv_and_reflection_pad_shape_errors_are_torch_s():
+    """A kernel larger than the padded input (the lazy result was empty),
+    input channels that do not fit the weight, a zero stride, and a
+    reflection pad as large as its dim (read out of range silently: wrong
+    values) raise torch's errors; valid edge cases still compute."""
+    def program(dev):
+        def z(*shape):
+            return torch.arange(float(math.prod(shape)), device=dev).view(shape)
+
+        return [lambda: F.conv2d(z(1, 1, 3, 3), z(1, 1, 5, 5)),
+                lambda: F.conv2d(z(1, 1, 3, 3), z(1, 1, 2, 2), dilation=3),
+                lambda: F.conv1d(z(1, 1, 3), z(1, 1, 5), padding=1),
+                lambda: F.conv2d(z(1, 2, 8, 8), z(4, 3, 3, 3)),
+                lambda: F.conv2d(z(1, 4, 3, 3), z(2, 1, 2, 2), groups=2),
+                lambda: F.conv_transpose2d(z(1, 2, 3, 3), z(3, 1, 2, 2)),
+                lambda: F.conv1d(z(1, 1, 3), z(1, 1, 3), stride=0),
+                lambda: F.conv_transpose2d(z(1, 1, 3, 3), z(1, 1, 5, 5)),
+                lambda: F.conv2d(z(2, 3, 3), z(4, 2, 2, 2)),
+                lambda: F.pad(z(1, 2, 3), (3, 0), mode="reflect"),
+                lambda: F.pad(z(1, 2, 3), (0, 3), mode="reflect"),
+                lambda: F.pad(z(1, 2, 3), (2, 2), mode="reflect"),
+                lambda: F.pad(z(1, 1, 3, 4), (1, 1, 3, 0), mode="reflect"),
+                lambda: F.pad(z(1, 1, 3, 4), (4, 1, 0, 0), mode="reflect"),
+                lambda: F.pad(z(1, 1, 2, 2, 2), (1, 1, 1, 1, 2, 0), mode="reflect"),
+                lambda: F.pad(z(1, 2, 3), (5, 0), mode="replicate")]
 
     same_outcomes(program)

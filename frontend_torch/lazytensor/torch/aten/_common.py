@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from lazytensor.core import Node, Op, make, scalar
-from lazytensor.core.composite.elementwise import as_node, broadcast_shapes, convert
+from lazytensor.core.composite.elementwise import as_node, convert
 from lazytensor.core.composite.reducers import HALF
 from lazytensor.core.layout import permuted_strides
 from lazytensor.torch._promotion import ALWAYS_BOOL as ALWAYS_BOOL_KIND
@@ -123,6 +123,35 @@ def fast_operands(*xs, float_only: bool = False) -> tuple[Node, ...] | None:
     return tuple(nodes)
 
 
+def _infer_size(a: tuple, b: tuple) -> tuple[int, ...]:
+    """torch's infer_size: the broadcast of shapes ``a`` and ``b``, or its
+    RuntimeError naming the last clashing dimension of the result."""
+    ndim = max(len(a), len(b))
+    sizes = []
+    for i in range(ndim - 1, -1, -1):
+        back = ndim - 1 - i
+        size_a = a[len(a) - 1 - back] if back < len(a) else 1
+        size_b = b[len(b) - 1 - back] if back < len(b) else 1
+        if size_a != size_b and size_a != 1 and size_b != 1:
+            raise RuntimeError(f"The size of tensor a ({size_a}) must match the size of tensor b "
+                               f"({size_b}) at non-singleton dimension {i}")
+        sizes.append(size_b if size_a == 1 else size_a)
+    return tuple(reversed(sizes))
+
+
+def broadcast_sizes(*shapes: Sequence[int]) -> tuple[int, ...]:
+    """The broadcast of ``shapes`` as torch's TensorIterator computes it
+    (each shape in turn against the broadcast so far), with torch's error.
+
+    >>> broadcast_sizes((2, 1), (3,))
+    (2, 3)
+    """
+    out: tuple[int, ...] = ()
+    for shape in shapes:
+        out = _infer_size(out, tuple(shape))
+    return out
+
+
 def elementwise(fn, kind, *xs) -> LazyTensor:
     """``fn(*nodes)`` over operands promoted by torch's rule ``kind`` and
     broadcast; Python scalars become scalar parameters. ``fn`` runs in the
@@ -134,7 +163,7 @@ def elementwise(fn, kind, *xs) -> LazyTensor:
     computation, result = dtypes(kind, *[key_of(x) for x in xs])
     values = [operand(x) for x in xs]
     shapes = [v.shape for v in values if isinstance(v, Node)]
-    shape = shapes[0] if all(s == shapes[0] for s in shapes) else broadcast_shapes(*shapes)
+    shape = shapes[0] if all(s == shapes[0] for s in shapes) else broadcast_sizes(*shapes)
     nodes = [as_node(v, computation, shape) for v in values]
     out = fn(*nodes)
     if out.dtype != result:

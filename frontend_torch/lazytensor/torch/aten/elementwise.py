@@ -20,7 +20,7 @@ from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import activations as act
 from lazytensor.core.composite import npextra, special, tnp_shared
 from lazytensor.core.composite import pointwise as pw
-from lazytensor.core.composite.elementwise import as_node, broadcast_shapes, convert, full
+from lazytensor.core.composite.elementwise import as_node, convert, full
 from lazytensor.core.metrics import user_stacklevel
 from lazytensor.torch import _fallback
 from lazytensor.torch import _promotion as P
@@ -30,6 +30,7 @@ from lazytensor.torch.aten import masked_reads
 from lazytensor.torch.aten._common import (
     aten,
     binary_op,
+    broadcast_sizes,
     elementwise,
     fast_operands,
     node,
@@ -424,7 +425,7 @@ def _where(cond, a, b):
         )
     result = P.dtypes_of(P.NO_OPMATH, a, b)[1]
     values = [c, operand(a), operand(b)]
-    shape = broadcast_shapes(*[v.shape for v in values if isinstance(v, Node)])
+    shape = broadcast_sizes(*[v.shape for v in values if isinstance(v, Node)])
     return wrap(make(Op.SELECT, tuple(as_node(v, d, shape) for v, d in
                                       zip(values, (dt.bool_, result, result), strict=False))))
 

@@ -22,7 +22,6 @@ from lazytensor.core.composite import indexing as ix
 from lazytensor.core.composite import nn as cnn
 from lazytensor.core.composite.elementwise import (
     as_node,
-    broadcast_shapes,
     broadcast_to,
     convert,
     full,
@@ -30,7 +29,7 @@ from lazytensor.core.composite.elementwise import (
 from lazytensor.core.composite.shape import reshape
 from lazytensor.torch._tensor import NUMPY_OF, LazyTensor, host_array, scalar_type_name, wrap
 from lazytensor.torch.aten import masked_reads
-from lazytensor.torch.aten._common import aten, dim, node
+from lazytensor.torch.aten._common import aten, broadcast_sizes, dim, node
 
 import torch
 
@@ -271,7 +270,7 @@ def _masked_fill(x, mask, value):
     if isinstance(value, torch.Tensor) and value.dim() != 0:
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but "
                            f"got tensor with {value.dim()} dimension(s).")
-    shape = broadcast_shapes(n.shape, m.shape)
+    shape = broadcast_sizes(m.shape, n.shape)  # torch's order: mask, then self
     v = as_node(node(value) if isinstance(value, torch.Tensor) else value, n.dtype, shape)
     return wrap(make(Op.SELECT, (broadcast_to(m, shape), v, broadcast_to(n, shape))))
 
@@ -281,7 +280,7 @@ def _masked_select(x, mask):
     broadcast together; x stays lazy, only the mask is read."""
     if mask.dtype is not torch.bool:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
-    shape = broadcast_shapes(tuple(x.shape), tuple(mask.shape))
+    shape = broadcast_sizes(tuple(mask.shape), tuple(x.shape))
     where = np.broadcast_to(_entry(mask, 0, 0), shape)
     return wrap(ix.getitem(broadcast_to(node(x), shape), (where,)))
 

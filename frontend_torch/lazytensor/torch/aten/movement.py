@@ -15,7 +15,15 @@ from lazytensor.core.composite.elementwise import as_node, broadcast_to, convert
 from lazytensor.torch._promotion import result_type
 from lazytensor.torch._tensor import LazyTensor, node_of_host, set_metadata, to_cpu, wrap
 from lazytensor.torch.aten import masked_reads
-from lazytensor.torch.aten._common import aten, dense_strides, dim, node, np_dtype, size_list
+from lazytensor.torch.aten._common import (
+    aten,
+    broadcast_sizes,
+    dense_strides,
+    dim,
+    node,
+    np_dtype,
+    size_list,
+)
 
 import torch
 
@@ -49,12 +57,10 @@ def _copy(self, src, non_blocking=False):
         return self
     try:
         value = broadcast_to(value, tuple(self.shape))
-    except ValueError as exc:
-        raise RuntimeError(
-            f"The size of tensor a ({self.shape[-1] if self.dim() else 1}) must match the "
-            f"size of tensor b ({src.shape[-1] if src.dim() else 1}) at non-singleton "
-            "dimension"
-        ) from exc
+    except ValueError as exc:  # torch's error: a clash, or a broadcast larger than self
+        shape = broadcast_sizes(tuple(self.shape), tuple(src.shape))
+        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
+                           f"shape {list(shape)}") from exc
     assign(self, value)
     return self
 
@@ -98,11 +104,11 @@ def _stack(tensors, d=0):
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
     shape = tuple(tensors[0].shape)
-    for t in tensors:
+    for i, t in enumerate(tensors):
         if tuple(t.shape) != shape:
             raise RuntimeError(
                 f"stack expects each tensor to be equal size, but got {list(shape)} at entry "
-                f"0 and {list(t.shape)} at entry {tensors.index(t)}"
+                f"0 and {list(t.shape)} at entry {i}"
             )
     d = dim(d, len(shape) + 1)
     return wrap(cs.stack([node(t) for t in tensors], d, result_type(*tensors)))

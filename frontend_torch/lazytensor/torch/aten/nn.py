@@ -37,10 +37,46 @@ def _opt(x) -> Node | None:
     return None if x is None else node(x)
 
 
+# the C++ type names torch's mm prints (caffe2::TypeMeta)
+_CPP_NAMES = {dt.float32: "float", dt.float64: "double", dt.float16: "c10::Half",
+              dt.bfloat16: "c10::BFloat16", dt.int64: "long int", dt.int32: "int",
+              dt.int16: "short int", dt.int8: "signed char", dt.uint8: "unsigned char",
+              dt.bool_: "bool", dt.complex64: "c10::complex<float>",
+              dt.complex128: "c10::complex<double>"}
+
+
+def _cpp(n: Node) -> str:
+    return _CPP_NAMES.get(n.dtype, str(n.dtype))
+
+
 def _same_dtype(name: str, a: Node, b: Node) -> None:
-    if a.dtype != b.dtype:
-        raise RuntimeError(f"{name}: expected m1 and m2 to have the same dtype, but got: "
-                           f"{a.dtype} != {b.dtype}")
+    """torch's dtype check of a product's two operands, in its wording
+    for ``name`` (mm, bmm, dot; mv passes matrix, vector)."""
+    if a.dtype == b.dtype:
+        return
+    ta, tb = scalar_type_name(a.dtype), scalar_type_name(b.dtype)
+    raise RuntimeError({
+        "mm": f"expected m1 and m2 to have the same dtype, but got: {_cpp(a)} != {_cpp(b)}",
+        "bmm": f"expected scalar type {ta} but found {tb}",
+        "dot": f"dot : expected both vectors to have same dtype, but found {ta} and {tb}",
+        "mv": f"addmv input tensors must have the same dtype, but got {tb}, {ta}, and {tb}",
+    }[name])
+
+
+def _bias_dtype(name: str, bias: Node, a: Node, b: Node) -> None:
+    """addmm's and baddbmm's check of the added tensor's dtype, in torch's
+    order (addmm: self against mat2 first; baddbmm: the batches first)."""
+    if name == "addmm" and bias.dtype != b.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got "
+                           f"{scalar_type_name(bias.dtype)} and {scalar_type_name(b.dtype)}")
+    if name == "addmm" and a.dtype != b.dtype:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
+                           f"{scalar_type_name(a.dtype)} and {scalar_type_name(b.dtype)}")
+    if name == "baddbmm":
+        _same_dtype("bmm", a, b)
+        if bias.dtype != a.dtype:
+            raise RuntimeError(f"Input dtypes must be the same, got: input {_cpp(bias)}, "
+                               f"batch1: {_cpp(a)}, batch2: {_cpp(b)}")
 
 
 # ------------------------------------------------------------ products
@@ -76,10 +112,14 @@ def _bmm(a, b):
 
 
 def _addmm(bias, m1, m2, *, beta=1, alpha=1):
+    if isinstance(bias, torch.Tensor):
+        _bias_dtype("addmm", operand(bias), operand(m1), operand(m2))
     return wrap(layers.scaled_sum(operand(bias), _mm_node(m1, m2), beta, alpha))
 
 
 def _baddbmm(bias, b1, b2, *, beta=1, alpha=1):
+    if isinstance(bias, torch.Tensor):
+        _bias_dtype("baddbmm", operand(bias), operand(b1), operand(b2))
     return wrap(layers.scaled_sum(operand(bias), node(_bmm(b1, b2)), beta, alpha))
 
 
@@ -105,9 +145,11 @@ def _mv(m, v):
 def _convolution(x, weight, bias, stride, padding, dilation, transposed, output_padding,
                  groups):
     nx, nw = operand(x), operand(weight)  # a CPU weight next to a lazy input: torch's error
-    if nx.dtype != nw.dtype:
-        raise RuntimeError(f"Input type ({x.dtype}) and weight type ({weight.dtype}) should be "
-                           "the same")
+    if nx.dtype != nw.dtype:  # torch's CPU wording
+        raise RuntimeError(f"expected scalar type {scalar_type_name(nx.dtype)} but found "
+                           f"{scalar_type_name(nw.dtype)}")
+
+    _check_conv(nx, nw, stride, padding, dilation, transposed, groups)
 
     def conv(a: Node) -> Node:
         out = layers.convolution(a, nw, stride, padding, dilation, transposed, output_padding,
@@ -115,6 +157,37 @@ def _convolution(x, weight, bias, stride, padding, dilation, transposed, output_
         return out if bias is None else cnn.bias_add(out, operand(bias), 1)
 
     return wrap(layers.batched(conv, nx, nw.ndim))
+
+
+def _per_dim(values, n: int) -> list[int]:
+    values = list(values)
+    return values * n if len(values) == 1 else values
+
+
+def _check_conv(nx: Node, nw: Node, stride, padding, dilation, transposed: bool,
+                groups: int) -> None:
+    """torch's shape checks of a convolution (the core would make an empty
+    or wrongly shaped result): stride, input channels, and a (dilated)
+    kernel no larger than the padded input."""
+    n = nw.ndim - 2
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    shape = list(nx.shape) if nx.ndim == n + 2 else [1, *nx.shape]
+    want = nw.shape[0] if transposed else nw.shape[1] * groups
+    if len(shape) == n + 2 and shape[1] != want:
+        given = "transposed=1" if transposed else f"groups={groups}"
+        raise RuntimeError(f"Given {given}, weight of size {list(nw.shape)}, expected input"
+                           f"{shape} to have {want} channels, but got {shape[1]} channels "
+                           "instead")
+    if transposed or len(shape) != n + 2:
+        return
+    padded = [s + 2 * p for s, p in zip(shape[2:], _per_dim(padding, n), strict=True)]
+    kernel = [d * (k - 1) + 1 for d, k in zip(_per_dim(dilation, n), nw.shape[2:], strict=True)]
+    if any(p < k for p, k in zip(padded, kernel, strict=True)):
+        raise RuntimeError(f"Calculated padded input size per channel: "
+                           f"({' x '.join(map(str, padded))}). Kernel size: "
+                           f"({' x '.join(map(str, kernel))}). Kernel size can't be greater "
+                           "than actual input size")
 
 
 def _convolution_backward(grad, x, weight, bias_sizes, stride, padding, dilation, transposed,

@@ -24,6 +24,7 @@ from lazytensor.torch.aten._common import aten, node, opmath, size_list
 from lazytensor.torch.aten.nn import REDUCTIONS, _grad_of, _opt
 
 import torch
+from torch._decomp import decomposition_table
 
 BAG_MODES = {0: "sum", 1: "mean", 2: "max"}
 
@@ -318,7 +319,31 @@ def _mask_left_aligned(t, mask) -> bool:
     return not bool(wrap(make(Op.REDUCE_OR, (gaps,), (0, 1))).item())
 
 
+def _reflection_pad(n: int):
+    """reflection_pad{n}d after torch's check that each pad is smaller than
+    its dim (PyTorch's decomposition, which then runs, reads out of range
+    silently): the last dim first, as Argument #4, then #6, #8."""
+    op = getattr(aten, f"reflection_pad{n}d").default
+    decomposed = decomposition_table[op]
+
+    def impl(x, padding):
+        for i in range(min(n, len(padding) // 2)):
+            d = x.dim() - 1 - i
+            lo, hi = padding[2 * i], padding[2 * i + 1]
+            if d >= 0 and (lo >= x.shape[d] or hi >= x.shape[d]):
+                raise RuntimeError(
+                    f"Argument #{4 + 2 * i}: Padding size should be less than the corresponding "
+                    f"input dimension, but got: padding ({lo}, {hi}) at dimension {d} of input "
+                    f"{list(x.shape)}")
+        return decomposed(x, padding)
+
+    return impl
+
+
 TABLE = {
+    aten.reflection_pad1d.default: _reflection_pad(1),
+    aten.reflection_pad2d.default: _reflection_pad(2),
+    aten.reflection_pad3d.default: _reflection_pad(3),
     aten._nested_tensor_from_mask_left_aligned.default: _mask_left_aligned,
     aten._ctc_loss.default: _ctc_loss, aten._ctc_loss.Tensor: _ctc_loss,
     aten._ctc_loss_backward.default: _ctc_loss_backward,
