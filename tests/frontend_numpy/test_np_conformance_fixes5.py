@@ -87,3 +87,16 @@ def test_put_method_takes_mode_and_cycles_values(mode, view) -> None:
         target.put([1, 5, -2] if mode == "raise" else [1, 15, -20], [10.0, 20.0], mode=mode)
         return a
     _both(run)
+
+
+# ------------------------------------------------------------------ einsum
+
+
+@pytest.mark.parametrize("optimize", [
+    ["einsum_path", (0, 1)], ("einsum_path", (0, 1)), ["einsum_path", (0, 1), (0, 1)],
+    ["einsum_path", (0, 1, 2)], [(0, 1)], "bogus", 0, "greedy", "optimal", True, False, None])
+def test_einsum_checks_an_explicit_path_as_numpy(optimize) -> None:
+    # an explicit contraction path that leaves operands uncontracted is
+    # numpy's RuntimeError (it was ignored: the einsum ran)
+    _both(lambda xp: xp.einsum("ij,jk,kl", xp.ones((2, 3)), xp.ones((3, 4)), xp.ones((4, 2)),
+                               optimize=optimize))

@@ -221,6 +221,7 @@ def argpartition(a, kth, axis=-1, kind="introselect", order=None):
 # ------------------------------------------------------------------- einsum
 
 _CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
+_PLANNERS = ("greedy", "optimal")  # (a tuple: einsum's optimize= may be a list)
 
 
 @implements("einsum")
@@ -240,6 +241,8 @@ def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=
     if casting not in _CASTINGS:
         raise ValueError(f"casting must be one of 'no', 'equiv', 'safe', 'same_kind', 'unsafe' "
                          f"(got {casting!r})")
+    if not (optimize is None or isinstance(optimize, bool) or optimize in _PLANNERS):
+        einsum_path(*operands, optimize=optimize)  # an explicit path: numpy's checks of it
     if isinstance(operands[0], str):
         subscripts, arrays = operands[0], list(operands[1:])
     else:
