@@ -695,3 +695,51 @@ def test_markov_chain_stationary_distribution():
     start[0] = 1.0
     check(markov_chain, rng.integers(1, 20, (5, 5)).astype(np.float64), start, rtol=1e-7,
           fallbacks={"numpy.linalg.eig"})
+
+
+def _same_histograms(cases) -> None:
+    """lnp.histogram / histogram_bin_edges with string bins equal numpy's."""
+    import lazytensor.numpy as lnp
+
+    for d, name, range_ in cases:
+        want = np.histogram(d, bins=name, range=range_)
+        got = lnp.histogram(lnp.asarray(d), bins=name, range=range_)
+        edges = lnp.histogram_bin_edges(lnp.asarray(d), bins=name, range=range_)
+        for g, w in zip((*got, edges), (*want, want[1]), strict=True):
+            g = np.asarray(g)
+            assert g.dtype == w.dtype and g.shape == w.shape, (name, range_, d.dtype)
+            np.testing.assert_allclose(g, w, rtol=2e-6 if w.dtype == np.float32 else 1e-12)
+
+
+def test_histogram_string_bins_record_lazily():
+    """np.histogram(x, bins="auto") and the other estimators ran eagerly
+    (counted fallbacks); the bin count now comes from numpy's estimator run
+    on the lazy data (one read of the width), edges and counts as numpy's.
+    "doane" and "stone" still run in numpy (counted), as do weights (numpy's
+    TypeError)."""
+    import lazytensor.numpy as lnp
+    from lazytensor.core.runtime import get_runtime
+
+    rng = np.random.default_rng(189)
+    x, k = rng.normal(size=200), rng.integers(0, 50, 300)
+    _same_histograms([(x, "auto", (0.2, 2.5)), (k, "sturges", None),
+                      (np.arange(64.0), "fd", None)])
+    metrics = get_runtime().metrics
+    assert not metrics.fallbacks, dict(metrics.fallbacks)
+    for name in ("doane", "stone"):
+        got = lnp.histogram(lnp.asarray(x), bins=name)
+        np.testing.assert_array_equal(np.asarray(got[0]), np.histogram(x, bins=name)[0])
+    assert metrics.fallbacks["numpy.histogram"] == 2
+    with pytest.raises(TypeError, match="not supported for weighted data"):
+        lnp.histogram(lnp.arange(5.0), bins="auto", weights=lnp.ones(5))
+
+
+# some 70 histograms of distinct bin counts, each compiled: 50 s here
+@pytest.mark.slow
+def test_histogram_string_bins_on_every_estimator_and_dtype():
+    rng = np.random.default_rng(190)
+    datas = [rng.normal(size=200), rng.integers(0, 50, 300), rng.random(9) < 0.5,
+             np.full(10, 3.0), rng.exponential(size=500).astype(np.float32), np.arange(64.0)]
+    _same_histograms([(d, name, range_) for d in datas
+                      for name in ("auto", "fd", "sturges", "scott", "rice", "sqrt")
+                      for range_ in (None, (0.2, 2.5))])

@@ -31,6 +31,7 @@ from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
 from lazytensor.numpy._base import ndarray, node_of, wrap
+from lazytensor.numpy._bin_estimators import equal_bins
 from lazytensor.numpy._dispatch import NUMPY_DIRS, eager, implements
 from lazytensor.numpy._ufuncs import finish
 
@@ -138,11 +139,16 @@ def _histogram_input(a, weights) -> tuple[Node, Node | None]:
 
 @implements("histogram")
 def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002 (numpy's name)
-    """(counts, edges) for integer or array ``bins``; string bins run
-    eagerly. Lazy array ``bins`` are taken as increasing. An automatic
-    range of non-finite data gives NaN edges (numpy raises)."""
+    """(counts, edges) for integer, string (numpy's estimators, one read of
+    the width: ``_bin_estimators``) or array ``bins``. Lazy array ``bins``
+    are taken as increasing. An automatic range of non-finite data gives
+    NaN edges (numpy raises)."""
     if isinstance(bins, str):
-        return eager("numpy.histogram", np.histogram, (a, bins, range, density, weights), {})
+        found = None if weights is not None else equal_bins(wrap(node_of(a)), bins, range)
+        if found is None:  # "stone", weights (numpy's TypeError), an unknown name
+            return eager("numpy.histogram", np.histogram, (a, bins, range, density, weights),
+                         {})
+        bins, range = found  # noqa: A001
     x, w = _histogram_input(a, weights)
     uniform = not isinstance(bins, ndarray) and np.ndim(bins) == 0
     edges = _equal_edges(x, bins, range) if uniform else _given_edges(bins)
@@ -155,11 +161,14 @@ def histogram(a, bins=10, range=None, density=None, weights=None):  # noqa: A002
 
 @implements("histogram_bin_edges")
 def histogram_bin_edges(a, bins=10, range=None, weights=None):  # noqa: A002 (numpy's name)
-    """histogram's edges alone (string bins, data-driven rules, run eagerly;
-    an automatic range of non-finite data gives NaN edges, as histogram's)."""
+    """histogram's edges alone (string bins as histogram's; an automatic
+    range of non-finite data gives NaN edges, as histogram's)."""
     if isinstance(bins, str):
-        return eager("numpy.histogram_bin_edges", np.histogram_bin_edges,
-                     (a, bins, range, weights), {})
+        found = None if weights is not None else equal_bins(wrap(node_of(a)), bins, range)
+        if found is None:
+            return eager("numpy.histogram_bin_edges", np.histogram_bin_edges,
+                         (a, bins, range, weights), {})
+        bins, range = found  # noqa: A001
     x, _ = _histogram_input(a, weights)
     uniform = not isinstance(bins, ndarray) and np.ndim(bins) == 0
     return wrap(_equal_edges(x, bins, range) if uniform else _given_edges(bins))
