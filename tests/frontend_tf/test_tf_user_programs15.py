@@ -221,10 +221,12 @@ def test_map_fn_without_a_signature_needs_the_elements_structure():
 
 
 def test_a_lazy_array_an_undispatched_api_converts_from_a_closure_is_a_counted_fallback():
-    """tf.map_fn / tf.while_loop (wrapped by lazytensor for dispatch) over
-    TensorFlow values, with a lazy array in the function's closure, convert
-    it: that eager fallback went uncounted (the wrapper's frame was taken
-    for lazytensor's own conversion). The values are TensorFlow's."""
+    """tf.while_loop (wrapped by lazytensor for dispatch) over TensorFlow
+    values, with a lazy array in its body's closure, converts the lazy
+    result at its end: that eager fallback went uncounted (the wrapper's
+    frame was taken for lazytensor's own conversion). tf.map_fn with a
+    closure's lazy array stays lazy (its TensorArray keeps lazy writes;
+    set_shape on a lazy array is tf.Tensor's check). Values are TensorFlow's."""
     x = _f32(14, 4, 3)
 
     def program(const):
@@ -237,9 +239,11 @@ def test_a_lazy_array_an_undispatched_api_converts_from_a_closure_is_a_counted_f
     want = program(tf.constant)
     metrics.reset()
     got = program(lnp.asarray)
-    assert set(metrics.as_dict()["fallbacks"]) == {"tf map_fn.map_fn_v2",
-                                                   "tf while_loop.while_loop_v2"}
+    assert metrics.as_dict()["fallbacks"] == {"tf while_loop.while_loop_v2": 1}
+    assert isinstance(got[0], lnp.ndarray)
     assert_same(got, want, precision="float32")
+    with pytest.raises(ValueError, match="not compatible"):
+        got[0].set_shape([4])
 
 
 def test_a_lazy_shape_or_seed_of_a_random_op_is_read_not_a_fallback():
@@ -326,3 +330,24 @@ def test_image_gradients_of_a_3d_image_raises_tensorflows_error():
     for const in (tf.constant, lnp.asarray):
         with pytest.raises(ValueError, match="expects a 4D tensor"):
             tf.image.image_gradients(const(np.zeros((4, 4, 3), np.float32)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "uint8"])
+def test_ssim_records_lazily(dtype):
+    """tf.image.ssim converted its lazy images at its top (a counted
+    fallback); it runs TensorFlow's per-channel SSIM on lazy arrays now."""
+    img = (np.random.default_rng(19).random((2, 9, 8, 3)) * 255).astype(dtype)
+
+    def program(const):
+        a, b = const(img), const((img * 0.7 + 20).astype(dtype))
+        return [tf.image.ssim(a, b, 255, filter_size=3),
+                tf.image.ssim(a[0], b[0], 255, filter_size=5, filter_sigma=1.0)]
+
+    _both(program, dtype, precision="float32")
+
+
+def test_ssim_of_incompatible_images_raises_tensorflows_error():
+    for const in (tf.constant, lnp.asarray):
+        with pytest.raises(ValueError):
+            tf.image.ssim(const(np.zeros((4, 4, 3), np.float32)),
+                          const(np.zeros((4, 5, 3), np.float32)), 1.0)

@@ -129,6 +129,14 @@ class ndarray(HandleArray):  # noqa: N801  (tnp's name)
     def get_shape(self):
         return self.shape
 
+    def set_shape(self, shape) -> None:
+        """tf.Tensor's: a check only (an eager shape is fully known);
+        ValueError when ``shape`` does not fit."""
+        tf = _tf.tf()
+        if not tf.TensorShape(shape).is_compatible_with(self._h.node.shape):
+            raise ValueError(f"Tensor's shape {self._h.node.shape} is not compatible with "
+                             f"supplied shape {tuple(tf.TensorShape(shape).as_list())}.")
+
     @property
     def size(self):
         """``np.prod`` of the shape, as tnp's ``ndarray.size`` (numpy's int64;

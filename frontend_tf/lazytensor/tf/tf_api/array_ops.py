@@ -484,8 +484,11 @@ APIS = {
     "size": lambda input, out_type=None, name=None: _shape_of(  # noqa: A006
         math.prod(tensor(input).shape), out_type),
     "rank": lambda input, name=None: _shape_of(tensor(input).ndim, None),  # noqa: A006
+    # the v1 forms TensorFlow's own Python composites call (tf.image.psnr, ssim)
     "compat.v1.size": lambda input, name=None, out_type=None: _shape_of(  # noqa: A006
         math.prod(tensor(input).shape), out_type),
+    "compat.v1.shape": lambda input, name=None, out_type=None: _shape_of(  # noqa: A006
+        tensor(input).shape, out_type),
     "shape_n": lambda input, out_type=None, name=None: [  # noqa: A006
         _shape_of(tensor(x).shape, out_type) for x in input],
     "identity": lambda input, name=None: tensor(input),  # noqa: A006

@@ -1,7 +1,7 @@
 """More of ``tf.image`` on lazy arrays (the table ``APIS``; see
 ``lazytensor.tf.tf_api``): the HSV colour adjustments (``adjust_saturation``,
-``adjust_hue``), ``sobel_edges``, ``extract_patches``, ``crop_and_resize``
-and ``image_gradients``, as TensorFlow's CPU kernels compute them. The math is
+``adjust_hue``), ``sobel_edges``, ``extract_patches``, ``crop_and_resize``,
+``image_gradients`` and ``ssim``, as TensorFlow's CPU kernels compute them. The math is
 the core's (``lazytensor.core.composite.image``); what stays here is
 TensorFlow's argument checking and dtype handling.
 
@@ -23,6 +23,7 @@ from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
 from lazytensor.tf import _tf
+from lazytensor.tf._array import wrap
 from lazytensor.tf.tf_api._dispatch import host_int, tensor
 from lazytensor.tf.tf_api.image import _as_float, _rgb_image, convert_dtype
 
@@ -136,10 +137,30 @@ def image_gradients(image):
     return tuple(out)
 
 
+def ssim(img1, img2, max_val, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03,
+         return_index_map=False):
+    """TensorFlow's ssim with the images kept lazy: its top converted them
+    (``convert_to_tensor``); its shape checks and per-channel SSIM (private
+    helpers of TensorFlow's image module: Gaussian window, depthwise
+    convolutions, means) are TensorFlow's own Python, whose ops all record
+    lazily. Float32 results, the mean over channels."""
+    from tensorflow.python.ops import image_ops_impl as tf_image  # TensorFlow's helpers
+
+    tf = _tf.tf()
+    a, b = (wrap(tensor(x)) for x in (img1, img2))
+    tf_image._verify_compatible_image_shapes(a, b)  # noqa: SLF001
+    top = tf.image.convert_image_dtype(tf.cast(max_val, a.dtype), tf.float32)
+    a, b = (tf.image.convert_image_dtype(x, tf.float32) for x in (a, b))
+    per_channel, _ = tf_image._ssim_per_channel(  # noqa: SLF001
+        a, b, top, filter_size, filter_sigma, k1, k2, return_index_map)
+    return tf.reduce_mean(per_channel, [-1])
+
+
 APIS = {
     "image.adjust_saturation": adjust_saturation, "image.adjust_hue": adjust_hue,
     "image.sobel_edges": sobel_edges, "image.extract_patches": extract_patches,
     "image.crop_and_resize": crop_and_resize, "image.image_gradients": image_gradients,
+    "image.ssim": ssim,
 }
 
 __all__ = ["APIS"]
