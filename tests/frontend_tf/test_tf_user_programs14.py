@@ -6,7 +6,9 @@ moments/batch normalization, gather_nd/scatter_nd, segment reductions,
 band-part masks with solve/lstsq/lu_solve, sorting and one-argument
 tf.where, signal frames with mel/MFCC features, einsum attention with
 gradient clipping, histograms, TensorFlow's functional control flow
-(scan/foldl/map_fn/while_loop/cond), and tf.print/strings/ragged tensors.
+(scan/foldl/map_fn/while_loop/cond), an RNN collecting states in a
+TensorArray (with vectorized_map, SSIM and PSNR), and tf.print/strings/
+ragged tensors.
 Each program runs eagerly (tensorflow.experimental.numpy, tf.Variable,
 tf.GradientTape) and lazily (lazytensor.tf.numpy, lazytensor.tf.Variable,
 lazytensor.tf.GradientTape) and must give the same values, dtypes and
@@ -273,6 +275,28 @@ def functional_control_flow(np_, V, T, c):
             i, acc, tf.cond(np_.sum(x) > 0, lambda: x * 2, lambda: x - 1)]
 
 
+def tensor_array_rnn(np_, V, T, c):
+    """An Elman RNN unrolled in Python, its states collected in a
+    tf.TensorArray and stacked, trained through the tape; per-step
+    features by tf.vectorized_map; SSIM/PSNR of two state maps."""
+    rng = _rng(1430)
+    x = c(_f32(rng, 6, 2, 3))
+    wx, wh = V(_f32(rng, 3, 4, scale=0.5)), V(_f32(rng, 4, 4, scale=0.5))
+    with T() as t:
+        states = tf.TensorArray(tf.float32, size=6)
+        h = np_.zeros((2, 4), np.float32)
+        for step in range(6):
+            h = np_.tanh(x[step] @ wx + h @ wh)
+            states = states.write(step, h)
+        seq = states.stack()
+        loss = np_.mean(np_.square(seq[-1])) + 0.1 * np_.mean(seq)
+    feats = tf.vectorized_map(lambda s: tf.reduce_max(s, axis=-1), seq)
+    maps = tf.reshape(seq, (1, 6, 2, 4))
+    return [seq, loss, t.gradient(loss, [wx, wh]), feats,
+            tf.image.ssim(maps, maps * 0.5, 2.0, filter_size=2),
+            tf.image.psnr(maps, maps * 0.9, 2.0)]
+
+
 def print_strings_ragged(np_, V, T, c):
     """tf.print of lazy values (an observation); tf.strings of numbers and
     a RaggedTensor built from lazy rows (TensorFlow only: counted)."""
@@ -288,7 +312,7 @@ PROGRAMS = [numpy_behavior_methods, tf_function_logistic_step, data_pipeline_fro
             keras_losses_and_metrics, stateless_randomness_on_data, ctc_moments_batch_norm,
             scatter_gather_nd, segment_reductions, linear_systems_and_masks, sorting_and_where,
             frames_mel_mfcc, einsum_attention_clipping, histograms_and_counts,
-            functional_control_flow, print_strings_ragged]
+            functional_control_flow, tensor_array_rnn, print_strings_ragged]
 # Counted eager fallbacks: Keras metrics keep their state in tf.Variables
 # (update_state assigns the lazy values: read back); strings and ragged
 # tensors have no core form.
