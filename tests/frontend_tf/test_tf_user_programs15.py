@@ -351,3 +351,30 @@ def test_ssim_of_incompatible_images_raises_tensorflows_error():
         with pytest.raises(ValueError):
             tf.image.ssim(const(np.zeros((4, 4, 3), np.float32)),
                           const(np.zeros((4, 5, 3), np.float32)), 1.0)
+
+
+# ------------------------------------------------------- compute_average_loss
+
+def test_compute_average_loss_records_lazily():
+    """tf.nn.compute_average_loss (custom training loops' loss reduction)
+    converted its lazy per-example losses (a counted fallback)."""
+    x, w = _f32(20, 6, 3) ** 2, np.abs(_f32(21, 6))
+
+    def program(const):
+        loss = const(x)
+        return [tf.nn.compute_average_loss(loss[:, 0]),
+                tf.nn.compute_average_loss(loss[:, 0], global_batch_size=16),
+                tf.nn.compute_average_loss(loss, sample_weight=const(w)),
+                tf.nn.compute_average_loss(loss[:, :1], sample_weight=const(w[:, None, None])),
+                tf.nn.compute_average_loss(loss[:, 1], sample_weight=0.5,
+                                           global_batch_size=tf.constant(3))]
+
+    _both(program, precision="float32")
+
+
+def test_compute_average_loss_errors_are_tensorflows():
+    for const in (tf.constant, lnp.asarray):
+        with pytest.raises(ValueError, match="at least rank 1"):
+            tf.nn.compute_average_loss(const(np.float32(1.0)))
+        with pytest.raises(TypeError, match="must be an integer"):
+            tf.nn.compute_average_loss(const(np.ones(3, np.float32)), global_batch_size=2.5)

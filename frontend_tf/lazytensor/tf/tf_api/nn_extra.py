@@ -1,5 +1,5 @@
-"""``tf.nn.dropout`` and ``tf.nn.pool`` on lazy arrays (the table ``APIS``;
-see ``lazytensor.tf.tf_api``), beside ``nn``'s table.
+"""``tf.nn.dropout``, ``tf.nn.pool`` and ``tf.nn.compute_average_loss`` on lazy
+arrays (the table ``APIS``; see ``lazytensor.tf.tf_api``), beside ``nn``'s table.
 
 Dropout's mask is drawn by the core's RNG (``composite.nn.dropout_shared``)
 from a key that folds in one draw from TensorFlow's own generator
@@ -8,7 +8,8 @@ program's masks reproducible, each call gets a fresh mask, and a new key
 is a parameter, so a training step never recompiles for it. The masks are
 not eager TensorFlow's (its kernels' stream cannot be reproduced lazily);
 the kept fraction, the 1 / (1 - rate) scaling and ``noise_shape``
-broadcasting are. ``tf.nn.pool`` checks TensorFlow's arguments, then is
+broadcasting are. ``tf.nn.compute_average_loss`` is TensorFlow's composition
+of lowered ops. ``tf.nn.pool`` checks TensorFlow's arguments, then is
 ``nn``'s max/avg pooling, or a dilated window (VALID padding only, as
 TensorFlow's). ``tf.nn.ctc_loss`` with dense labels is the core's CTC.
 """
@@ -28,8 +29,9 @@ from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
 from lazytensor.core.runtime import get_runtime
 from lazytensor.tf import _rng, _tf
+from lazytensor.tf._array import wrap
 from lazytensor.tf.tf_api import nn
-from lazytensor.tf.tf_api._dispatch import host_int, is_tensor, tensor
+from lazytensor.tf.tf_api._dispatch import host_int, is_tensor, natural_dtype, tensor
 
 
 def dropout_noise_shape(x: Node, noise_shape) -> tuple[int, ...]:
@@ -180,7 +182,42 @@ def _ctc_loss(labels, logits, label_length, logit_length, logits_time_major=True
     return nll
 
 
+def _compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None):
+    """sum(loss * weight) / global_batch_size (divide_no_nan), TensorFlow's
+    composition: a weight of one rank less gets a last axis (one more, of
+    size 1, loses it); the batch size defaults to the loss's rows times the
+    replicas of the current tf.distribute strategy. Integer losses, a
+    0-d loss and a float, negative or cross-replica batch size go to
+    TensorFlow (its promotion and errors)."""
+    tf = _tf.tf()
+    x = tensor(per_example_loss)
+    if x.ndim == 0 or not dt.is_float(x.dtype):
+        raise NotImplementedError("compute_average_loss of a scalar or integer loss")
+    loss = wrap(x)
+    if sample_weight is not None:
+        w = tensor(sample_weight)
+        if w.ndim == x.ndim - 1 and w.ndim:
+            w = cs.expand_dims(w, -1)
+        elif w.ndim == x.ndim + 1 and w.shape[-1] == 1:
+            w = cs.squeeze(w, -1)
+        loss = tf.math.multiply(loss, tf.cast(wrap(w), loss.dtype))
+    if global_batch_size is None:
+        from tensorflow.python.distribute import distribute_lib  # TensorFlow's strategy state
+
+        if distribute_lib.has_strategy() and distribute_lib.in_cross_replica_context():
+            raise NotImplementedError("compute_average_loss in cross-replica context")
+        batch = x.shape[0] * tf.distribute.get_strategy().num_replicas_in_sync
+    else:
+        if natural_dtype(global_batch_size).kind not in "iu":
+            raise NotImplementedError("a global_batch_size that is not an integer")
+        batch = host_int(global_batch_size)
+        if not isinstance(batch, int) or batch < 0:
+            raise NotImplementedError("a negative or non-scalar global_batch_size")
+    return tf.math.divide_no_nan(tf.reduce_sum(loss), tf.cast(batch, loss.dtype))
+
+
 APIS = {
+    "nn.compute_average_loss": _compute_average_loss,
     "nn.dropout": _dropout,
     "nn.pool": _pool,
     "nn.ctc_loss": _ctc_loss,
