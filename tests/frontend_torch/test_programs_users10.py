@@ -263,3 +263,30 @@ def test_conv_and_reflection_pad_shape_errors_are_torch_s():
                 lambda: F.pad(z(1, 2, 3), (5, 0), mode="replicate")]
 
     same_outcomes(program)
+
+
+def test_pooling_argument_errors_are_torch_s():
+    """A pool whose output would be empty (avg_pool2d/3d returned an empty
+    tensor, max_pool2d/3d raised a core slice error), a zero stride (a
+    Python ZeroDivisionError) and a zero dilation (computed) raise torch's
+    errors; valid ceil_mode/padding/dilation cases still compute."""
+    def program(dev):
+        def ones(*shape):
+            return torch.ones(*shape, device=dev)
+
+        return [lambda: F.max_pool2d(ones(1, 1, 2, 2), 3),
+                lambda: F.max_pool2d(ones(1, 1, 2, 2), 0),
+                lambda: F.max_pool2d(ones(1, 1, 2, 2), 2, stride=0),
+                lambda: F.avg_pool2d(ones(1, 1, 2, 2), 3),
+                lambda: F.avg_pool2d(ones(1, 1, 2, 2), 0),
+                lambda: F.avg_pool1d(ones(1, 2, 3), 0), lambda: F.avg_pool1d(ones(1, 2, 3), 4),
+                lambda: F.max_pool2d(ones(1, 1, 2, 2), 2, dilation=0),
+                lambda: F.max_pool3d(ones(1, 1, 2, 2, 2), 3),
+                lambda: F.avg_pool3d(ones(1, 1, 2, 2, 2), 3),
+                lambda: F.max_pool2d(ones(1, 2, 5, 4), 3, stride=2, padding=1, ceil_mode=True),
+                lambda: F.max_pool2d(ones(3, 7, 7), 3, stride=2, padding=1, ceil_mode=True),
+                lambda: F.avg_pool2d(ones(1, 1, 5, 5), 2, stride=2, padding=1, ceil_mode=True),
+                lambda: F.max_pool2d(ones(1, 1, 4, 4), 2, dilation=2),
+                lambda: F.avg_pool3d(ones(1, 1, 3, 3, 3), 2, padding=1)]
+
+    same_outcomes(program)

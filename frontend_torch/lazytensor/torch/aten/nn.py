@@ -230,10 +230,40 @@ def _pool_args(n: int, kernel, stride, padding, dilation=1):
     return kernel, stride, pads, dilation
 
 
+def _pooled_size(size: int, k: int, s: int, p: int, d: int, ceil: bool) -> int:
+    """torch's pooling_output_shape along one dim."""
+    out = (size + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil else 0)) // s + 1
+    return out - 1 if ceil and (out - 1) * s >= size + p else out
+
+
+def _check_pool(kind: str, shape: tuple, k, s, p, d, ceil: bool) -> None:
+    """torch's checks of a max/avg pool's arguments (the core would divide
+    by a zero stride or make an empty result): stride, dilation, and an
+    output of at least one element per dim."""
+    n = len(k)
+    if 0 in s:
+        raise RuntimeError("stride should not be zero")
+    if kind == "max" and n == 2 and min(d) <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {d[0]} "
+                           f"dilationW: {d[1]}")
+    spatial = shape[-n:]
+    if kind == "avg" and n == 3 and any(i < kk for i, kk in zip(spatial, k, strict=True)):
+        raise RuntimeError(f"input image (T: {spatial[0]} H: {spatial[1]} W: {spatial[2]}) "
+                           f"smaller than kernel size (kT: {k[0]} kH: {k[1]} kW: {k[2]})")
+    outs = [_pooled_size(*a, ceil) for a in zip(spatial, k, s, [lo for lo, _ in p], d,
+                                                strict=True)]
+    if min(outs) < 1:
+        given = "x".join(map(str, shape[-n - 1:]))
+        calc = "x".join(map(str, [shape[-n - 1], *outs]))
+        raise RuntimeError(f"Given input size: ({given}). Calculated output size: ({calc}). "
+                           "Output size is too small")
+
+
 def _max_pool(n: int):
     def impl(x, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
         nx = node(x)
         k, s, p, d = _pool_args(n, kernel_size, stride, padding, dilation)
+        _check_pool("max", nx.shape, k, s, p, d, ceil_mode)
         values, indices = cnn.max_pool_with_indices(nx, k, s, p, d, ceil_mode)
         return wrap(values), wrap(indices)
 
@@ -256,6 +286,8 @@ def _avg_nodes(n, nx, kernel_size, stride, padding, ceil_mode, count_include_pad
 def _avg_pool(n: int):
     def impl(x, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True,
              divisor_override=None):
+        k, s, p, _ = _pool_args(n, kernel_size, stride, padding)
+        _check_pool("avg", tuple(x.shape), k, s, p, [1] * n, ceil_mode)
         return wrap(_avg_nodes(n, node(x), kernel_size, stride, padding, ceil_mode,
                                count_include_pad, divisor_override))
 
