@@ -378,3 +378,45 @@ def test_compute_average_loss_errors_are_tensorflows():
             tf.nn.compute_average_loss(const(np.float32(1.0)))
         with pytest.raises(TypeError, match="must be an integer"):
             tf.nn.compute_average_loss(const(np.ones(3, np.float32)), global_batch_size=2.5)
+
+
+# ---------------------------------------------------------------- debugging
+
+def test_debugging_checks_keep_lazy_values_and_assertions_observe():
+    """tf.debugging.check_numerics / assert_all_finite and tf.ensure_shape
+    returned eager copies of lazy inputs (counted fallbacks; the program and
+    a tape's path left the lazy graph); tf.debugging.assert_* counted their
+    look at the values as fallbacks. The checks return the lazy input now,
+    gradients flow through them, and assertions are observations."""
+    x = _f32(22, 4, 3)
+
+    def program(const):
+        v = const(x)
+        tf.debugging.assert_near(v, v * 1.0)
+        tf.debugging.assert_less(v, 100.0)
+        tf.debugging.assert_rank(v, 2)
+        checked = tf.ensure_shape(tf.debugging.check_numerics(v * 2, "bad"), [None, 3])
+        return [checked, tf.debugging.assert_all_finite(v, "bad") + 1]
+
+    got = _both(program)
+    assert all(isinstance(t, lnp.ndarray) for t in got)
+    import lazytensor.tf as ltf
+
+    w = ltf.Variable(x)
+    with ltf.GradientTape() as tape:
+        loss = tf.reduce_sum(tf.debugging.check_numerics(w * w, "bad"))
+    assert_same(tape.gradient(loss, w), lnp.asarray(2 * x))
+
+
+@pytest.mark.parametrize("check", ["check_numerics", "assert_all_finite", "ensure_shape",
+                                   "assert_less"])
+def test_failed_debugging_checks_raise_tensorflows_errors(check):
+    bad = np.array([1.0, np.nan, np.inf], np.float32)
+    for const in (tf.constant, lnp.asarray):
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            if check == "ensure_shape":
+                tf.ensure_shape(const(bad), [2])
+            elif check == "assert_less":
+                tf.debugging.assert_less(const(bad), 0.5)
+            else:
+                getattr(tf.debugging, check)(const(bad), "bad values")

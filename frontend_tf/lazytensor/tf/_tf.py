@@ -107,11 +107,12 @@ def unlowered_caller(frame, value=None) -> str | None:
     API that no table lowers, called from the user's code (or another
     library's), such as ``image_ops_impl.adjust_hue``. None when the
     conversion was asked for (``tf.convert_to_tensor``, ``tf.constant``), is
-    an observation (``tf.print``, a tf.data source, ``value`` as a random
-    op's shape or seed) or lazytensor's own code made it. The API is the outermost TensorFlow frame
-    below the caller, past TensorFlow's decorators (``tensorflow/python/util``
-    and the weak-tensor wrappers, whose frame says ``wrapper``) and
-    lazytensor's dispatch wrapper (``_dispatch.with_dispatch``)."""
+    an observation (``tf.print``, a tf.data source, a ``tf.debugging.assert_*``,
+    ``value`` as a random op's shape or seed) or lazytensor's own code made it.
+    The API is the outermost TensorFlow frame below the caller, past
+    TensorFlow's decorators (``tensorflow/python/util`` and the weak-tensor
+    wrappers, whose frame says ``wrapper``) and lazytensor's dispatch
+    wrapper (``_dispatch.with_dispatch``)."""
     tf_dir = os.path.dirname(tf().__file__)
     util_dir = os.path.join(tf_dir, "python", "util")
     api = None
@@ -127,9 +128,10 @@ def unlowered_caller(frame, value=None) -> str | None:
         frame = frame.f_back
     if api is None or frame is None or frame.f_code.co_filename.startswith(_LAZYTENSOR_DIR):
         return None
-    if api.f_code.co_name in _EXPLICIT_CONVERSIONS | _OBSERVATIONS or _draw_argument(api, value):
-        return None
     module = api.f_globals.get("__name__", "").rsplit(".", 1)[-1]
+    if api.f_code.co_name in _EXPLICIT_CONVERSIONS | _OBSERVATIONS or _draw_argument(api, value) \
+            or module == "check_ops":  # tf.debugging.assert_*: they look at the values
+        return None
     return f"{module}.{api.f_code.co_qualname.rsplit('.<locals>.', 1)[-1]}"
 
 
