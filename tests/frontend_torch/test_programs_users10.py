@@ -290,3 +290,19 @@ def test_pooling_argument_errors_are_torch_s():
                 lambda: F.avg_pool3d(ones(1, 1, 3, 3, 3), 2, padding=1)]
 
     same_outcomes(program)
+
+
+def test_permute_and_mask_dtype_errors_are_torch_s():
+    """permute with a wrong number of dims or a repeated dim, and masks of
+    a non-bool dtype, word their errors as torch does."""
+    def program(dev):
+        x = torch.zeros(2, 3, device=dev)
+        calls = [lambda: x.permute(0), lambda: x.permute(0, 0), lambda: x.permute(0, 5, 1),
+                 lambda: x.permute(0, 2), lambda: x.permute(-1, 0)]
+        for dtype in (torch.float32, torch.float64, torch.uint8, torch.int64, torch.float16):
+            mask = torch.zeros(2, 3, dtype=dtype, device=dev)
+            calls += [lambda m=mask: x.masked_fill(m, 1.0),
+                      lambda m=mask: x.masked_scatter(m, torch.ones(6, device=dev))]
+        return calls
+
+    same_outcomes(program)

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from lazytensor.core import Node, Op, make, scalar
+from lazytensor.core import dtypes as dt
 from lazytensor.core.composite.elementwise import as_node, convert
 from lazytensor.core.composite.reducers import HALF
 from lazytensor.core.layout import permuted_strides
@@ -46,6 +47,20 @@ def operand(x):
             f"devices, lazy:0 and {x.device}!"
         )
     return node(x)
+
+
+# the C++ type names some torch messages print (caffe2::TypeMeta)
+_CPP_NAMES = {dt.float32: "float", dt.float64: "double", dt.float16: "c10::Half",
+              dt.bfloat16: "c10::BFloat16", dt.int64: "long int", dt.int32: "int",
+              dt.int16: "short int", dt.int8: "signed char", dt.uint8: "unsigned char",
+              dt.bool_: "bool", dt.complex64: "c10::complex<float>",
+              dt.complex128: "c10::complex<double>"}
+
+
+def cpp_type_name(dtype: np.dtype) -> str:
+    """torch's C++ name of a dtype in mm's and masked_fill's messages
+    (``float``, ``long int``, ``c10::Half``)."""
+    return _CPP_NAMES.get(dtype, str(dtype))
 
 
 def np_dtype(dtype: torch.dtype | None, default: np.dtype | None = None) -> np.dtype | None:

@@ -29,7 +29,7 @@ from lazytensor.core.composite.elementwise import (
 from lazytensor.core.composite.shape import reshape
 from lazytensor.torch._tensor import NUMPY_OF, LazyTensor, host_array, scalar_type_name, wrap
 from lazytensor.torch.aten import masked_reads
-from lazytensor.torch.aten._common import aten, broadcast_sizes, dim, node
+from lazytensor.torch.aten._common import aten, broadcast_sizes, cpp_type_name, dim, node
 
 import torch
 
@@ -266,7 +266,7 @@ def _masked_fill(x, mask, value):
     n, m = node(x), node(mask)
     if not dt.is_bool(m.dtype):
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
-                           f"{mask.dtype}")
+                           f"{cpp_type_name(m.dtype)}")
     if isinstance(value, torch.Tensor) and value.dim() != 0:
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but "
                            f"got tensor with {value.dim()} dimension(s).")

@@ -19,7 +19,15 @@ from lazytensor.core.composite.linalg import matmul
 from lazytensor.torch import _promotion as P
 from lazytensor.torch._rng import next_key
 from lazytensor.torch._tensor import NUMPY_OF, scalar_type_name, wrap
-from lazytensor.torch.aten._common import aten, dim, elementwise, node, operand, opmath
+from lazytensor.torch.aten._common import (
+    aten,
+    cpp_type_name,
+    dim,
+    elementwise,
+    node,
+    operand,
+    opmath,
+)
 from lazytensor.torch.aten.indexing import index_checked
 
 import torch
@@ -37,16 +45,8 @@ def _opt(x) -> Node | None:
     return None if x is None else node(x)
 
 
-# the C++ type names torch's mm prints (caffe2::TypeMeta)
-_CPP_NAMES = {dt.float32: "float", dt.float64: "double", dt.float16: "c10::Half",
-              dt.bfloat16: "c10::BFloat16", dt.int64: "long int", dt.int32: "int",
-              dt.int16: "short int", dt.int8: "signed char", dt.uint8: "unsigned char",
-              dt.bool_: "bool", dt.complex64: "c10::complex<float>",
-              dt.complex128: "c10::complex<double>"}
-
-
 def _cpp(n: Node) -> str:
-    return _CPP_NAMES.get(n.dtype, str(n.dtype))
+    return cpp_type_name(n.dtype)
 
 
 def _same_dtype(name: str, a: Node, b: Node) -> None:

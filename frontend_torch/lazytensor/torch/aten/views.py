@@ -124,9 +124,13 @@ def _view_as_complex(x):
 # ---------------------------------------------------------- permutations
 def _permute(x, dims):
     n = x.dim()
+    if len(dims) != n:  # torch's wording, "sparse_coo" included
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
+                           f"not match the length of the desired ordering of dimensions i.e. "
+                           f"input.dim() = {n} is not equal to len(dims) = {len(dims)}")
     perm = tuple(dim(d, n) for d in dims)
-    if len(set(perm)) != n or len(perm) != n:
-        raise RuntimeError("permute(): dims must be a permutation of the input's dims")
+    if len(set(perm)) != n:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
     inverse = cs.inverse_permutation(perm)
     stride = x.stride()
     if perm == tuple(range(n)):  # the identity records nothing, as numpy's transpose
