@@ -420,3 +420,28 @@ def test_failed_debugging_checks_raise_tensorflows_errors(check):
                 tf.debugging.assert_less(const(bad), 0.5)
             else:
                 getattr(tf.debugging, check)(const(bad), "bad values")
+
+
+def test_gradients_flow_through_lazy_control_flow():
+    """A tape differentiates through tf.while_loop / tf.scan / tf.map_fn on
+    lazy values (their bodies record lazily), as TensorFlow's tape does."""
+    import lazytensor.tf as ltf
+
+    x0 = np.array([0.5, -0.3], np.float32)
+    ones = np.ones((3, 2), np.float32)
+
+    def run(variable, tape_cls, const):
+        w = variable(np.float32(0.9))
+        with tape_cls() as tape:
+            _, h = tf.while_loop(lambda i, h: i < 4,
+                                 lambda i, h: (i + 1, tf.tanh(h * w + 0.1)), (0, const(x0)))
+            s = tf.scan(lambda a, e: a * w + e, const(ones), initializer=const(x0))
+            m = tf.map_fn(lambda r: r * w, const(ones))
+            loss = tf.reduce_sum(h) + tf.reduce_sum(s) + tf.reduce_sum(m)
+        return [loss, tape.gradient(loss, w)]
+
+    want = run(tf.Variable, tf.GradientTape, tf.constant)
+    metrics.reset()
+    got = run(ltf.Variable, ltf.GradientTape, lnp.asarray)
+    assert not metrics.as_dict()["fallbacks"], metrics.as_dict()["fallbacks"]
+    assert_same(got, want, precision="float32")
