@@ -100,3 +100,30 @@ def test_einsum_checks_an_explicit_path_as_numpy(optimize) -> None:
     # numpy's RuntimeError (it was ignored: the einsum ran)
     _both(lambda xp: xp.einsum("ij,jk,kl", xp.ones((2, 3)), xp.ones((3, 4)), xp.ones((4, 2)),
                                optimize=optimize))
+
+
+# ----------------------------------------------- complex branch cuts, signed zeros
+
+_CUT_POINTS = [complex(x, y) for x in (-2.5, -1.0, -0.5, -0.0, 0.0, 0.5, 1.0, 2.5)
+               for y in (-2.5, -1.0, -0.0, 0.0, 1.0, 2.5)]
+
+
+@pytest.mark.parametrize("name", ["sqrt", "arcsin", "arccos", "arcsinh", "arccosh", "arctan",
+                                  "arctanh"])
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_branch_cuts_follow_the_sign_of_zero(name, dtype) -> None:
+    # XLA ignores the sign of a zero part on a branch cut: sqrt(-1 - 0j) was
+    # 1j (numpy: -1j), arcsin(2.5 - 0j) the upper side of its cut
+    rng = np.random.default_rng(1)
+    z = np.concatenate([np.array(_CUT_POINTS), rng.normal(size=64) + 1j * rng.normal(size=64)])
+    z = z.astype(dtype)
+    with np.errstate(all="ignore"):
+        expected = getattr(np, name)(z)
+    lazy = np.asarray(getattr(lnp, name)(lnp.asarray(z)))
+    assert lazy.dtype == expected.dtype and lazy.shape == expected.shape
+    tol = 1e-5 if dtype == np.complex64 else 1e-12
+    np.testing.assert_allclose(lazy, expected, rtol=tol, atol=tol)
+    on_cut = (z.real == 0) | (z.imag == 0)  # the signs of the parts where they decide
+    both = np.abs(expected[on_cut]) > tol
+    assert (np.signbit(lazy[on_cut].imag) == np.signbit(expected[on_cut].imag))[both].all()
+    assert (np.signbit(lazy[on_cut].real) == np.signbit(expected[on_cut].real))[both].all()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 
 from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import branchcuts
 from lazytensor.core.composite import ufuncs as cu
 from lazytensor.core.composite.elementwise import as_node
 from lazytensor.core.composite.ufuncs import Ufunc
@@ -83,6 +84,10 @@ def _sign(x: Node) -> Node:
 
 
 UFUNCS[np.sign] = dataclasses.replace(UFUNCS[np.sign], fn=_sign)
+_CUTS = {np.sqrt: Op.SQRT, np.arcsin: Op.ASIN, np.arccos: Op.ACOS, np.arcsinh: Op.ASINH,
+         np.arccosh: Op.ACOSH, np.arctan: Op.ATAN, np.arctanh: Op.ATANH}
+for _u, _op in _CUTS.items():  # complex: C99's side of the cut for a signed zero part
+    UFUNCS[_u] = dataclasses.replace(UFUNCS[_u], fn=branchcuts.signed_zero_cut(_op))
 for _u in (np.power, np.float_power):
     UFUNCS[_u] = dataclasses.replace(UFUNCS[_u], fn=_numpy_complex_power(UFUNCS[_u].fn))
 ABOVE_RANGE = {getattr(np, name): answer for name, answer in cu.ABOVE_RANGE.items()}
@@ -91,7 +96,7 @@ MIRROR = {getattr(np, a): getattr(np, b) for a, b in cu.MIRROR.items()}
 
 def direct_op(ufunc: np.ufunc, dtype: np.dtype) -> Op | None:
     """The single primitive computing ``ufunc`` on loop dtype ``dtype``, if any."""
-    if ufunc in (np.power, np.float_power, np.sign) and dtype.kind == "c":
-        return None  # (_numpy_complex_power, _sign)
+    if dtype.kind == "c" and (ufunc in (np.power, np.float_power, np.sign) or ufunc in _CUTS):
+        return None  # (_numpy_complex_power, _sign, branchcuts)
     return cu.direct_op(ufunc.__name__, dtype)
 
