@@ -8,6 +8,8 @@ is raised."""
 from __future__ import annotations
 
 import warnings
+from decimal import Decimal
+from fractions import Fraction
 
 import lazytensor.numpy as lnp
 import numpy as np
@@ -127,3 +129,28 @@ def test_complex_branch_cuts_follow_the_sign_of_zero(name, dtype) -> None:
     both = np.abs(expected[on_cut]) > tol
     assert (np.signbit(lazy[on_cut].imag) == np.signbit(expected[on_cut].imag))[both].all()
     assert (np.signbit(lazy[on_cut].real) == np.signbit(expected[on_cut].real))[both].all()
+
+
+# -------------------------------------------- writing numpy-only values
+
+
+@pytest.mark.parametrize("value", [
+    "1.5", "abc", "0", "", b"1", np.array([b"1", b"0"]), np.array(["3", "4"]),
+    np.longdouble(2.5), np.clongdouble(1 + 0j), np.array([1.5, 2.5], dtype=np.longdouble),
+    np.array([1, 2], dtype=object), Fraction(1, 2), Decimal("0.25"), [Fraction(1, 3), "2"]])
+@pytest.mark.parametrize("dtype", [np.float64, np.int32, np.bool_, np.complex64, np.uint8])
+def test_strings_objects_and_longdouble_values_are_cast_when_written(value, dtype) -> None:
+    # a[:] = '1.5', a[0] = Fraction(1, 2) or a longdouble raised lazytensor's
+    # UnsupportedDtype; numpy casts them into the array's dtype (or raises its
+    # ValueError for a string that is no number)
+    def run(xp):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+            a = xp.zeros(2, dtype)
+            a[:] = value
+            if np.ndim(value) == 0:
+                a[0] = value
+                a.fill(value)
+                return xp.stack([a, xp.full(2, value, dtype=dtype)])
+            return a
+    _both(run)

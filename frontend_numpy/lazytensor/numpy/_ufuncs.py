@@ -64,8 +64,16 @@ _OWN_DIRS = (os.path.dirname(os.path.abspath(__file__)),)
 def stored(value, dtype: np.dtype):
     """``value`` lifted to be stored into a ``dtype`` array (``a[i] = v``,
     ``full``, ``fill``): a Python int beyond an integer dtype's range raises
-    numpy's OverflowError instead of wrapping."""
-    lifted = lift(value)
+    numpy's OverflowError instead of wrapping; strings, objects (Fraction,
+    Decimal) and longdouble values are cast on the host as numpy's setitem
+    casts them (its ValueError for a string that is no number)."""
+    try:
+        lifted = lift(value)
+    except UnsupportedDtype:
+        if numpy_only(dtype):
+            raise
+        host = np.asarray(value)  # (strings convert as Python's: float('abc') fails so)
+        lifted = lift((host.astype(object) if host.dtype.kind in "US" else host).astype(dtype))
     if type(lifted) is int and dtype.kind in "iu":
         lo, hi = INT_BOUNDS[dtype]
         if not lo <= lifted <= hi:
