@@ -306,3 +306,38 @@ def test_permute_and_mask_dtype_errors_are_torch_s():
         return calls
 
     same_outcomes(program)
+
+
+def test_static_argument_errors_torch_raises_are_raised():
+    """Arguments torch rejects before computing: flip with a repeated dim
+    and roll with shifts and dims of different lengths (both computed
+    silently), F.embedding with a weight that is not 2-d (computed),
+    grid_sample with a grid of the wrong shape (PyTorch decomposition's
+    AssertionError or a reshape error), factories with a negative size
+    (an integer overflow error), and an indexed write whose value does
+    not fit (numpy's wording)."""
+    def program(dev):
+        x = torch.arange(6.0, device=dev).view(2, 3)
+        idx = torch.tensor([0], device=dev)
+        img = torch.ones(1, 1, 4, 4, device=dev)
+        return [lambda: x.flip(0, -2), lambda: x.flip(1, 0), lambda: x.roll((1, 2), (0,)),
+                lambda: x.roll(1, (0, 1)), lambda: x.roll((1, 2)), lambda: x.roll(1),
+                lambda: x.roll((1, -1), (0, 1)),
+                lambda: F.embedding(idx, torch.zeros(3, device=dev)),
+                lambda: F.embedding(idx, torch.zeros(3, 2, 2, device=dev)),
+                lambda: F.grid_sample(img, torch.zeros(1, 2, 2, 3, device=dev),
+                                      align_corners=False),
+                lambda: F.grid_sample(torch.ones(2, 1, 4, 4, device=dev),
+                                      torch.zeros(1, 2, 2, 2, device=dev), align_corners=False),
+                lambda: torch.grid_sampler_2d(img, torch.zeros(1, 2, 2, device=dev), 0, 0, False),
+                lambda: F.grid_sample(img, torch.zeros(1, 2, 2, 2, device=dev),
+                                      align_corners=True),
+                lambda: torch.full((2, -1), 1.0, device=dev),
+                lambda: torch.ones((3, -1), device=dev),
+                lambda: torch.empty(2, -3, device=dev), lambda: torch.rand(-1, device=dev),
+                lambda: x.index_put((idx,), torch.ones(3, 3, device=dev)),
+                lambda: x.index_put((torch.tensor([True, False], device=dev),),
+                                    torch.ones(2, 3, device=dev)),
+                lambda: x.index_put((idx,), torch.ones(1, 1, 3, device=dev))]
+
+    same_outcomes(program)

@@ -148,7 +148,12 @@ def _target(dtype, like=None) -> np.dtype:
 
 
 def _fresh(shape, dtype: np.dtype, value, strides=None):
-    return wrap(as_node(value, dtype, tuple(int(v) for v in shape)), strides)
+    shape = tuple(int(v) for v in shape)
+    for v in shape:  # torch's check (its tensor subclass would report an overflow)
+        if v < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {v}: "
+                               f"{list(shape)}")
+    return wrap(as_node(value, dtype, shape), strides)
 
 
 def _full_like(x, fill_value, *, dtype=None, memory_format=None, **_):

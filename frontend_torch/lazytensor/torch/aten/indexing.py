@@ -126,8 +126,23 @@ def _index_put(x, indices, values, accumulate=False):
         return masked
     where = _index_tuple(tuple(x.shape), indices)
     n = node(x)
-    return wrap(ix.setitem(n, where, convert(node(values), n.dtype),
-                           "add" if accumulate else "set"))
+    if values.dim() > 1:  # torch keeps no extra leading 1s (x[i] = v strips them before)
+        _check_put_rank(values, ix.plan_index(n.shape, where).final_shape)
+    try:
+        return wrap(ix.setitem(n, where, convert(node(values), n.dtype),
+                               "add" if accumulate else "set"))
+    except ValueError as exc:  # the core's (numpy's) wording of a value that does not fit
+        if "could not be broadcast to indexing result" not in str(exc):
+            raise
+        _check_put_rank(values, ix.plan_index(n.shape, where).final_shape, always=True)
+        raise
+
+
+def _check_put_rank(values, result: tuple, always: bool = False) -> None:
+    """torch's error for a value of more dims than the indexing result."""
+    if always or values.dim() > len(result):
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot "
+                           f"be broadcast to indexing result of shape {list(result)}") from None
 
 
 def _masked_put(x, indices, values, accumulate: bool):

@@ -116,12 +116,21 @@ def _stack(tensors, d=0):
 
 def _flip(x, dims):
     n = node(x)
-    axes = tuple(sorted({dim(d, n.ndim) for d in dims}))
+    wrapped = [dim(d, n.ndim) for d in dims]
+    for i, d in enumerate(wrapped):
+        if d in wrapped[:i]:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    axes = tuple(sorted(wrapped))
     return wrap(make(Op.REV, (n,), axes) if axes and n.ndim else n)
 
 
 def _roll(x, shifts, dims=()):
     n = node(x)
+    if not shifts:
+        raise RuntimeError("`shifts` required")
+    if (dims or len(shifts) != 1) and len(shifts) != len(dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
+                           f"dims:{len(dims)}")
     if not dims:
         return wrap(cs.reshape(rearrange.roll(cs.ravel(n), tuple(shifts)[0], 0), n.shape))
     return wrap(rearrange.roll(n, tuple(shifts), tuple(dim(d, n.ndim) for d in dims)))

@@ -527,6 +527,8 @@ def _native_dropout_backward(grad, mask, scale):
 
 def _embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
     nw, ni = node(weight), node(indices)
+    if nw.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
     if not dt.is_int(ni.dtype):
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the "
                            f"following scalar types: Long, Int; but got {indices.dtype} instead")

@@ -340,7 +340,25 @@ def _reflection_pad(n: int):
     return impl
 
 
+def _grid_sampler_2d(x, grid, interpolation_mode, padding_mode, align_corners):
+    """grid_sampler_2d after torch's shape checks (PyTorch's decomposition,
+    which then runs, asserted or failed in a reshape)."""
+    sizes = f"input with sizes {list(x.shape)} and grid with sizes {list(grid.shape)}"
+    if x.dim() != 4 or grid.dim() != 4:
+        raise RuntimeError(f"grid_sampler(): expected 4D input and grid with same number of "
+                           f"dimensions, but got {sizes}")
+    if x.shape[0] != grid.shape[0]:
+        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, "
+                           f"but got {sizes}")
+    if grid.shape[-1] != 2:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size 2 in last dimension, "
+                           f"but got grid with sizes {list(grid.shape)}")
+    return decomposition_table[aten.grid_sampler_2d.default](
+        x, grid, interpolation_mode, padding_mode, align_corners)
+
+
 TABLE = {
+    aten.grid_sampler_2d.default: _grid_sampler_2d,
     aten.reflection_pad1d.default: _reflection_pad(1),
     aten.reflection_pad2d.default: _reflection_pad(2),
     aten.reflection_pad3d.default: _reflection_pad(3),
