@@ -445,3 +445,21 @@ def test_gradients_flow_through_lazy_control_flow():
     got = run(ltf.Variable, ltf.GradientTape, lnp.asarray)
     assert not metrics.as_dict()["fallbacks"], metrics.as_dict()["fallbacks"]
     assert_same(got, want, precision="float32")
+
+
+def test_compat_v2_names_of_undispatched_apis_take_lazy_arrays():
+    """``import tensorflow.compat.v2 as tf`` (as TensorFlow's own tnp tests
+    and older code do) reached the unwrapped tf.map_fn / tf.einsum /
+    tf.vectorized_map: lazy elements were converted (eager results). Found
+    by np_interop_test's testMapFn and testPForInterop."""
+    import tensorflow.compat.v2 as tf2
+
+    x = _f32(23, 3, 2)
+
+    def program(const):
+        v = const(x)
+        return [*tf2.map_fn(lambda p: (p[0] + 1, p[1] * 2), (v, v)),
+                tf2.einsum("ij,kj->ik", v, v), tf2.vectorized_map(lambda r: r * 3, v)]
+
+    got = _both(program, precision="float32")
+    assert all(isinstance(t, lnp.ndarray) for t in got)

@@ -17,7 +17,9 @@ materialized inputs, warned once and counted (``eager``).
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
+import itertools
 import sys
 import typing
 from collections.abc import Callable
@@ -110,9 +112,13 @@ def _wrap_undispatched(path: str, api: Callable, fn: Callable) -> None:
         return api(*args, **kwargs)
 
     name = path.rsplit(".", 1)[-1]
-    for space in _NAMESPACES:
-        module = resolve(space) if space else _tf.tf()
-        if getattr(module, name, None) is api:
+    # ``import tensorflow.compat.v2 as tf`` too: imported here, so that the
+    # program's import finds this module object (loaded later, it is another)
+    roots = (_tf.tf(), importlib.import_module("tensorflow.compat.v2"))
+    for root, space in itertools.product(roots, _NAMESPACES):
+        module = functools.reduce(getattr, space.split("."), root) if space else root
+        found = getattr(module, name, None)  # compat.v2's may be another decorator of it
+        if found is api or (callable(found) and inspect.unwrap(found) is inspect.unwrap(api)):
             setattr(module, name, with_dispatch)
     if resolve(path) is not with_dispatch:
         raise ValueError(f"tf.{path} is not in the namespaces {_NAMESPACES}")
