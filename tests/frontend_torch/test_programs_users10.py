@@ -341,3 +341,33 @@ def test_static_argument_errors_torch_raises_are_raised():
                 lambda: x.index_put((idx,), torch.ones(1, 1, 3, device=dev))]
 
     same_outcomes(program)
+
+
+def test_layer_norm_and_nll_argument_errors_are_torch_s():
+    """layer_norm with a weight or bias not of normalized_shape (a core
+    broadcast error), and nll_loss/cross_entropy with a weight of the wrong
+    size, a 2-d target or a batch size mismatch, in torch's order and
+    wording; the target-dtype error still comes where torch puts it."""
+    def program(dev):
+        x = torch.ones(2, 3, device=dev)
+
+        def long(*shape):
+            return torch.zeros(*shape, dtype=torch.long, device=dev)
+
+        nll = torch.ops.aten.nll_loss_forward
+        return [lambda: F.layer_norm(x, (3,), weight=torch.ones(4, device=dev)),
+                lambda: F.layer_norm(x, (3,), bias=torch.ones(4, device=dev)),
+                lambda: F.layer_norm(x, (3,), torch.ones(3, device=dev), torch.ones(2, device=dev)),
+                lambda: F.layer_norm(x, (4,)), lambda: F.layer_norm(x, (2, 3, 4)),
+                lambda: F.nll_loss(x, long(2), weight=torch.ones(5, device=dev)),
+                lambda: F.cross_entropy(x, long(2), weight=torch.ones(2, device=dev)),
+                lambda: F.cross_entropy(x, torch.zeros(2, 2, device=dev)),
+                lambda: nll(torch.ones(2, 3, 4, device=dev), long(2), None, 1, -100),
+                lambda: nll(x, long(2, 2), None, 1, -100), lambda: nll(x, long(3), None, 1, -100),
+                lambda: nll(x, torch.zeros(3, device=dev), torch.ones(5, device=dev), 1, -100),
+                lambda: nll(torch.ones(3, device=dev), long(), torch.ones(2, device=dev), 1, -100),
+                lambda: nll(x, long(2), torch.ones(1, 3, device=dev), 1, -100),
+                lambda: F.nll_loss(torch.ones(2, 3, 4, 4, device=dev), long(2, 4, 4),
+                                   weight=torch.ones(5, device=dev))]
+
+    same_outcomes(program)

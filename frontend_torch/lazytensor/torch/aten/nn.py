@@ -310,6 +310,11 @@ def _avg_pool_backward(n: int):
 def _layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):
     nx = node(x)
     k = len(normalized_shape)
+    for name, p in (("weight", weight), ("bias", bias)):  # torch checks these first
+        if p is not None and tuple(p.shape) != tuple(normalized_shape):
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but "
+                               f"got {name} of shape {list(p.shape)} and normalized_shape = "
+                               f"{list(normalized_shape)}")
     if tuple(nx.shape[nx.ndim - k:]) != tuple(normalized_shape):
         raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input "
                            f"with shape [*, {', '.join(map(str, normalized_shape))}], but got "
@@ -432,15 +437,39 @@ def _nll_target(target: Node, byte_ok: bool) -> Node:
                        else f"expected scalar type Long but found {name}")
 
 
-def _nll(x, target, weight=None, reduction=1, ignore_index=-100):
+def _nll_checks(x, target, weight) -> None:
+    """nll_loss_forward's checks, in torch's order: the input's and the
+    target's dims, the target's dtype, the batch size, the weight's size."""
+    if not 0 < x.dim() <= 2:
+        raise RuntimeError("input tensor should be 1D or 2D")
+    if target.dim() > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    _nll_target(node(target), True)
+    if x.dim() == 2 and target.dim() == 1 and x.shape[0] != target.shape[0]:
+        raise RuntimeError(f"size mismatch (got input: {list(x.shape)}, target: "
+                           f"{list(target.shape)})")
+    if weight is not None and (weight.dim() != 1 or weight.numel() != x.shape[-1]):
+        raise RuntimeError(f"weight tensor should be defined either for all {x.shape[-1]} "
+                           f"classes or no classes but got weight tensor of shape: "
+                           f"{list(weight.shape)}")
+
+
+def _nll_nodes(x, target, weight, reduction, ignore_index):
     loss, total = losses.nll_loss(node(x), _nll_target(node(target), True), _opt(weight),
                                   REDUCTIONS[reduction], ignore_index, 1)
     return wrap(loss), wrap(total)
 
 
+def _nll(x, target, weight=None, reduction=1, ignore_index=-100):
+    _nll_checks(x, target, weight)
+    return _nll_nodes(x, target, weight, reduction, ignore_index)
+
+
 def _nll2d(x, target, weight=None, reduction=1, ignore_index=-100):
     _nll_target(_nll_target(node(target), True), False)
-    return _nll(x, target, weight, reduction, ignore_index)
+    if weight is not None and weight.numel() != x.shape[1]:
+        raise RuntimeError("weight tensor should be defined either for all or no classes")
+    return _nll_nodes(x, target, weight, reduction, ignore_index)
 
 
 def _nll_backward(grad, x, target, weight, reduction, ignore_index, total_weight):
