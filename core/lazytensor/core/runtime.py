@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from typing import Callable
 
 import numpy as np
-from lazytensor.core import compiler, dtypes
+from lazytensor.core import compiler, dtypes, host_read
 from lazytensor.core.ir import Node
 from lazytensor.core.metrics import Metrics
 from lazytensor.core.ops import LEAVES, Op
@@ -93,7 +93,18 @@ class Handle:
         return self.node.data
 
     def numpy(self) -> np.ndarray:
-        """A fresh host copy of the value (blocks until it is computed)."""
+        """A fresh host copy of the value (blocks until it is computed). A
+        value that only moves computed data (an element, a row) is read on
+        the host without running a graph (``host_read``) and kept as a
+        parameter (0-d) or uploaded."""
+        node = self.node
+        if node.operands:
+            host = host_read.read(node)
+            if host is not None:  # keep the value: it leaves the next barrier's graph
+                ACTIVE.runtime.metrics.count("host_reads")
+                self._materialized(scalar(host[()], host.dtype) if not host.ndim
+                                   else data_leaf(compiler.to_device(host)))
+                return host
         data = self.value()
         ACTIVE.runtime.metrics.count("transfers_to_host")
         return compiler.to_host(data)
