@@ -21,12 +21,19 @@ from lazytensor.torch._rng import next_key
 from lazytensor.torch._tensor import NUMPY_OF, scalar_type_name, wrap
 from lazytensor.torch.aten._common import (
     aten,
-    cpp_type_name,
     dim,
     elementwise,
     node,
     operand,
     opmath,
+)
+from lazytensor.torch.aten.checks import (
+    bias_dtype,
+    check_conv,
+    check_pool,
+    nll_checks,
+    nll_target,
+    same_dtype,
 )
 from lazytensor.torch.aten.indexing import index_checked
 
@@ -45,40 +52,6 @@ def _opt(x) -> Node | None:
     return None if x is None else node(x)
 
 
-def _cpp(n: Node) -> str:
-    return cpp_type_name(n.dtype)
-
-
-def _same_dtype(name: str, a: Node, b: Node) -> None:
-    """torch's dtype check of a product's two operands, in its wording
-    for ``name`` (mm, bmm, dot; mv passes matrix, vector)."""
-    if a.dtype == b.dtype:
-        return
-    ta, tb = scalar_type_name(a.dtype), scalar_type_name(b.dtype)
-    raise RuntimeError({
-        "mm": f"expected m1 and m2 to have the same dtype, but got: {_cpp(a)} != {_cpp(b)}",
-        "bmm": f"expected scalar type {ta} but found {tb}",
-        "dot": f"dot : expected both vectors to have same dtype, but found {ta} and {tb}",
-        "mv": f"addmv input tensors must have the same dtype, but got {tb}, {ta}, and {tb}",
-    }[name])
-
-
-def _bias_dtype(name: str, bias: Node, a: Node, b: Node) -> None:
-    """addmm's and baddbmm's check of the added tensor's dtype, in torch's
-    order (addmm: self against mat2 first; baddbmm: the batches first)."""
-    if name == "addmm" and bias.dtype != b.dtype:
-        raise RuntimeError(f"self and mat2 must have the same dtype, but got "
-                           f"{scalar_type_name(bias.dtype)} and {scalar_type_name(b.dtype)}")
-    if name == "addmm" and a.dtype != b.dtype:
-        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
-                           f"{scalar_type_name(a.dtype)} and {scalar_type_name(b.dtype)}")
-    if name == "baddbmm":
-        _same_dtype("bmm", a, b)
-        if bias.dtype != a.dtype:
-            raise RuntimeError(f"Input dtypes must be the same, got: input {_cpp(bias)}, "
-                               f"batch1: {_cpp(a)}, batch2: {_cpp(b)}")
-
-
 # ------------------------------------------------------------ products
 def _mm_node(a, b) -> Node:
     na, nb = operand(a), operand(b)
@@ -87,7 +60,7 @@ def _mm_node(a, b) -> Node:
     if na.shape[1] != nb.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({na.shape[0]}x"
                            f"{na.shape[1]} and {nb.shape[0]}x{nb.shape[1]})")
-    _same_dtype("mm", na, nb)
+    same_dtype("mm", na, nb)
     return make(Op.DOT_GENERAL, (na, nb), _MM_DIMS, None)
 
 
@@ -107,19 +80,19 @@ def _bmm(a, b):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{na.shape[0]}, {na.shape[2]}] but got: [{nb.shape[0]}, "
                            f"{nb.shape[1]}].")
-    _same_dtype("bmm", na, nb)
+    same_dtype("bmm", na, nb)
     return wrap(make(Op.DOT_GENERAL, (na, nb), (((2,), (1,)), ((0,), (0,))), None))
 
 
 def _addmm(bias, m1, m2, *, beta=1, alpha=1):
     if isinstance(bias, torch.Tensor):
-        _bias_dtype("addmm", operand(bias), operand(m1), operand(m2))
+        bias_dtype("addmm", operand(bias), operand(m1), operand(m2))
     return wrap(layers.scaled_sum(operand(bias), _mm_node(m1, m2), beta, alpha))
 
 
 def _baddbmm(bias, b1, b2, *, beta=1, alpha=1):
     if isinstance(bias, torch.Tensor):
-        _bias_dtype("baddbmm", operand(bias), operand(b1), operand(b2))
+        bias_dtype("baddbmm", operand(bias), operand(b1), operand(b2))
     return wrap(layers.scaled_sum(operand(bias), node(_bmm(b1, b2)), beta, alpha))
 
 
@@ -131,13 +104,13 @@ def _dot(a, b):
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{na.shape[0]}] and src "
                            f"[{nb.shape[0]}] to have the same number of elements, but got "
                            f"{na.shape[0]} and {nb.shape[0]} elements respectively")
-    _same_dtype("dot", na, nb)
+    same_dtype("dot", na, nb)
     return wrap(make(Op.DOT_GENERAL, (na, nb), (((0,), (0,)), ((), ())), None))
 
 
 def _mv(m, v):
     nm, nv = operand(m), operand(v)
-    _same_dtype("mv", nm, nv)
+    same_dtype("mv", nm, nv)
     return wrap(matmul(nm, nv))
 
 
@@ -149,7 +122,7 @@ def _convolution(x, weight, bias, stride, padding, dilation, transposed, output_
         raise RuntimeError(f"expected scalar type {scalar_type_name(nx.dtype)} but found "
                            f"{scalar_type_name(nw.dtype)}")
 
-    _check_conv(nx, nw, stride, padding, dilation, transposed, groups)
+    check_conv(nx, nw, stride, padding, dilation, transposed, groups)
 
     def conv(a: Node) -> Node:
         out = layers.convolution(a, nw, stride, padding, dilation, transposed, output_padding,
@@ -157,37 +130,6 @@ def _convolution(x, weight, bias, stride, padding, dilation, transposed, output_
         return out if bias is None else cnn.bias_add(out, operand(bias), 1)
 
     return wrap(layers.batched(conv, nx, nw.ndim))
-
-
-def _per_dim(values, n: int) -> list[int]:
-    values = list(values)
-    return values * n if len(values) == 1 else values
-
-
-def _check_conv(nx: Node, nw: Node, stride, padding, dilation, transposed: bool,
-                groups: int) -> None:
-    """torch's shape checks of a convolution (the core would make an empty
-    or wrongly shaped result): stride, input channels, and a (dilated)
-    kernel no larger than the padded input."""
-    n = nw.ndim - 2
-    if any(s <= 0 for s in stride):
-        raise RuntimeError("non-positive stride is not supported")
-    shape = list(nx.shape) if nx.ndim == n + 2 else [1, *nx.shape]
-    want = nw.shape[0] if transposed else nw.shape[1] * groups
-    if len(shape) == n + 2 and shape[1] != want:
-        given = "transposed=1" if transposed else f"groups={groups}"
-        raise RuntimeError(f"Given {given}, weight of size {list(nw.shape)}, expected input"
-                           f"{shape} to have {want} channels, but got {shape[1]} channels "
-                           "instead")
-    if transposed or len(shape) != n + 2:
-        return
-    padded = [s + 2 * p for s, p in zip(shape[2:], _per_dim(padding, n), strict=True)]
-    kernel = [d * (k - 1) + 1 for d, k in zip(_per_dim(dilation, n), nw.shape[2:], strict=True)]
-    if any(p < k for p, k in zip(padded, kernel, strict=True)):
-        raise RuntimeError(f"Calculated padded input size per channel: "
-                           f"({' x '.join(map(str, padded))}). Kernel size: "
-                           f"({' x '.join(map(str, kernel))}). Kernel size can't be greater "
-                           "than actual input size")
 
 
 def _convolution_backward(grad, x, weight, bias_sizes, stride, padding, dilation, transposed,
@@ -230,40 +172,11 @@ def _pool_args(n: int, kernel, stride, padding, dilation=1):
     return kernel, stride, pads, dilation
 
 
-def _pooled_size(size: int, k: int, s: int, p: int, d: int, ceil: bool) -> int:
-    """torch's pooling_output_shape along one dim."""
-    out = (size + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil else 0)) // s + 1
-    return out - 1 if ceil and (out - 1) * s >= size + p else out
-
-
-def _check_pool(kind: str, shape: tuple, k, s, p, d, ceil: bool) -> None:
-    """torch's checks of a max/avg pool's arguments (the core would divide
-    by a zero stride or make an empty result): stride, dilation, and an
-    output of at least one element per dim."""
-    n = len(k)
-    if 0 in s:
-        raise RuntimeError("stride should not be zero")
-    if kind == "max" and n == 2 and min(d) <= 0:
-        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {d[0]} "
-                           f"dilationW: {d[1]}")
-    spatial = shape[-n:]
-    if kind == "avg" and n == 3 and any(i < kk for i, kk in zip(spatial, k, strict=True)):
-        raise RuntimeError(f"input image (T: {spatial[0]} H: {spatial[1]} W: {spatial[2]}) "
-                           f"smaller than kernel size (kT: {k[0]} kH: {k[1]} kW: {k[2]})")
-    outs = [_pooled_size(*a, ceil) for a in zip(spatial, k, s, [lo for lo, _ in p], d,
-                                                strict=True)]
-    if min(outs) < 1:
-        given = "x".join(map(str, shape[-n - 1:]))
-        calc = "x".join(map(str, [shape[-n - 1], *outs]))
-        raise RuntimeError(f"Given input size: ({given}). Calculated output size: ({calc}). "
-                           "Output size is too small")
-
-
 def _max_pool(n: int):
     def impl(x, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
         nx = node(x)
         k, s, p, d = _pool_args(n, kernel_size, stride, padding, dilation)
-        _check_pool("max", nx.shape, k, s, p, d, ceil_mode)
+        check_pool("max", nx.shape, k, s, p, d, ceil_mode)
         values, indices = cnn.max_pool_with_indices(nx, k, s, p, d, ceil_mode)
         return wrap(values), wrap(indices)
 
@@ -287,7 +200,7 @@ def _avg_pool(n: int):
     def impl(x, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True,
              divisor_override=None):
         k, s, p, _ = _pool_args(n, kernel_size, stride, padding)
-        _check_pool("avg", tuple(x.shape), k, s, p, [1] * n, ceil_mode)
+        check_pool("avg", tuple(x.shape), k, s, p, [1] * n, ceil_mode)
         return wrap(_avg_nodes(n, node(x), kernel_size, stride, padding, ceil_mode,
                                count_include_pad, divisor_override))
 
@@ -427,46 +340,19 @@ def _safe_softmax(x, d, dtype=None):
 
 
 # ------------------------------------------------------------------ losses
-def _nll_target(target: Node, byte_ok: bool) -> Node:
-    """torch's class-index target checks: int64 or uint8 (``byte_ok``; both
-    nll_loss and nll_loss2d check this first), then int64 only (nll_loss2d)."""
-    if target.dtype == dt.int64 or (byte_ok and target.dtype == dt.uint8):
-        return target
-    name = scalar_type_name(target.dtype)
-    raise RuntimeError(f"expected target dtype to be Long or Byte, but got {name}" if byte_ok
-                       else f"expected scalar type Long but found {name}")
-
-
-def _nll_checks(x, target, weight) -> None:
-    """nll_loss_forward's checks, in torch's order: the input's and the
-    target's dims, the target's dtype, the batch size, the weight's size."""
-    if not 0 < x.dim() <= 2:
-        raise RuntimeError("input tensor should be 1D or 2D")
-    if target.dim() > 1:
-        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    _nll_target(node(target), True)
-    if x.dim() == 2 and target.dim() == 1 and x.shape[0] != target.shape[0]:
-        raise RuntimeError(f"size mismatch (got input: {list(x.shape)}, target: "
-                           f"{list(target.shape)})")
-    if weight is not None and (weight.dim() != 1 or weight.numel() != x.shape[-1]):
-        raise RuntimeError(f"weight tensor should be defined either for all {x.shape[-1]} "
-                           f"classes or no classes but got weight tensor of shape: "
-                           f"{list(weight.shape)}")
-
-
 def _nll_nodes(x, target, weight, reduction, ignore_index):
-    loss, total = losses.nll_loss(node(x), _nll_target(node(target), True), _opt(weight),
+    loss, total = losses.nll_loss(node(x), nll_target(node(target), True), _opt(weight),
                                   REDUCTIONS[reduction], ignore_index, 1)
     return wrap(loss), wrap(total)
 
 
 def _nll(x, target, weight=None, reduction=1, ignore_index=-100):
-    _nll_checks(x, target, weight)
+    nll_checks(x, target, weight)
     return _nll_nodes(x, target, weight, reduction, ignore_index)
 
 
 def _nll2d(x, target, weight=None, reduction=1, ignore_index=-100):
-    _nll_target(_nll_target(node(target), True), False)
+    nll_target(nll_target(node(target), True), False)
     if weight is not None and weight.numel() != x.shape[1]:
         raise RuntimeError("weight tensor should be defined either for all or no classes")
     return _nll_nodes(x, target, weight, reduction, ignore_index)
