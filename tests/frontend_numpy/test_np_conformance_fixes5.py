@@ -154,3 +154,25 @@ def test_strings_objects_and_longdouble_values_are_cast_when_written(value, dtyp
                 return xp.stack([a, xp.full(2, value, dtype=dtype)])
             return a
     _both(run)
+
+
+_OBJECT_REDUCTIONS = [
+    lambda m: m.add.reduce([], dtype=object), lambda m: m.add.reduce([1, 2**70], dtype=object),
+    lambda m: m.multiply.accumulate(m.asarray([1, 2, 3]), dtype=object),
+    lambda m: m.add.reduceat(m.arange(4), [0, 2], dtype=object),
+    lambda m: m.maximum.reduce(m.arange(3), dtype=object),
+    lambda m: m.add.reduce(m.arange(3.0), dtype=np.longdouble),
+    lambda m: m.sum(m.arange(3), dtype=object), lambda m: m.cumsum(m.arange(3), dtype=object)]
+
+
+@pytest.mark.parametrize("fn", _OBJECT_REDUCTIONS)
+def test_object_reduction_loops_run_numpys_own(fn) -> None:
+    # add.reduce([], dtype=object) made a lazy node of dtype object, which
+    # failed in JAX when read (numpy: the Python int 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", lnp.LazyFallbackWarning)
+        lazy = fn(lnp)
+    expected = fn(np)
+    assert type(lazy) is type(expected)
+    assert np.asarray(lazy).dtype == np.asarray(expected).dtype
+    assert np.asarray(lazy).tolist() == np.asarray(expected).tolist()

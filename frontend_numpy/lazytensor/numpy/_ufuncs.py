@@ -548,6 +548,8 @@ def _reduction_operand(ufunc, x: Node, dtype) -> tuple[str, np.dtype, Node]:
 
 def _reduction_loop(ufunc, x: Node, dtype) -> np.dtype:
     if dtype is not None:
+        if numpy_only(np.dtype(dtype)):  # dtype=object: numpy's own loop (eagerly)
+            raise UnsupportedDtype(f"lazytensor.numpy does not support dtype {dtype}")
         return dt.canonical(dtype)
     return ufunc.resolve_dtypes((None, x.dtype, None), reduction=True)[0]
 
