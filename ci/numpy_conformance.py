@@ -55,7 +55,7 @@ MODULES = (
     "_core/tests/test_numeric.py", "_core/tests/test_shape_base.py",
     "_core/tests/test_function_base.py", "lib/tests/test_stride_tricks.py",
     "lib/tests/test_polynomial.py", "_core/tests/test_indexing.py",
-    "_core/tests/test_numerictypes.py",
+    "_core/tests/test_numerictypes.py", "_core/tests/test_nep50_promotions.py",
 )
 # tests that cannot run in a process that already started XLA's threads: the
 # child that test_xerbla_override forks deadlocks; test_sort_degraded swaps
