@@ -188,6 +188,15 @@ def render() -> str:
         "not the base's. A view spread over more than 16 times its own bytes and 64 MiB (a "
         "column of a large matrix) comes back compact, so there `np.asarray(a).strides` "
         "differs from `a.strides`.",
+        "- **numpy code that tests `isinstance(x, np.ndarray)`** treats a lazy array as it "
+        "treats any array-like that is not an ndarray. The one place found where this gives "
+        "a different answer is `numpy.polynomial`: `polyvalfromroots(x, r)` and `polyval` "
+        "family calls with multi-dimensional coefficients reshape only an ndarray `x`, so with "
+        "a lazy `x` they raise a broadcast error or, with one root, reduce over `x` to a "
+        "single number. Pass `np.asarray(x)` there (1-d coefficients, `Polynomial(c)(x)`, "
+        "`polyval2d` and the fits are unaffected).",
+        "- **Floats cast to integers** saturate as XLA's do (`nan` gives 0, `1e20` the "
+        "largest int32) where numpy's result is platform-defined (with a RuntimeWarning).",
         "",
     ]
     return "\n".join(lines)
