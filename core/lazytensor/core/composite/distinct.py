@@ -100,6 +100,27 @@ def firsts(g: Groups, k: int) -> Node:
     return take(g.rows, first, axis=0)
 
 
+def first_seen(g: Groups, k: int) -> Node:
+    """The groups reordered by where each first occurs in x (tf.unique's
+    order, pandas' unique): (k,) int64, the group numbers, the group whose
+    first row comes earliest in x first. A group's first row in a sorted
+    grouping is its earliest (the sort is stable)."""
+    at = make(Op.SELECT, (g.starts, g.ids, const(k, INDEX, g.ids.shape)))
+    start = ix.setitem(full((k,), 0, INDEX), (at,), iota(g.ids.shape, 0, INDEX), "add")
+    where = start if g.order is None else take(g.order, start, axis=0)
+    return sorting.argsort(where, 0, index_dtype=INDEX)
+
+
+def renumber(order: Node, ids: Node) -> Node:
+    """Group numbers ``ids`` (any shape, int64) renumbered after the groups
+    were reordered by ``order`` ((k,) int64, a permutation): group
+    ``order[j]`` becomes j."""
+    k = order.shape[0]
+    rank = ix.setitem(full((k,), 0, INDEX), (order,), iota((k,), 0, INDEX),
+                      unique_indices=True)
+    return take(rank, ids, axis=0)
+
+
 def inverse(g: Groups) -> Node:
     """The group of each row of x, in x's order: (n,) int64."""
     if g.order is None:
