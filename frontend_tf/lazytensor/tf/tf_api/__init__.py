@@ -28,7 +28,7 @@ import sys
 
 # table modules, in registration order (later entries may not repeat an API)
 TABLES = ("math", "nn", "nn_extra", "linalg", "signal", "image", "image_filters", "counting",
-          "control", "stateless", "debugging")
+          "distinct", "control", "stateless", "debugging")
 
 
 def paths_by_table() -> dict[str, list[str]]:
