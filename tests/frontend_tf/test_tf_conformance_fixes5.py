@@ -145,3 +145,22 @@ def test_meshgrid_mixed_dtypes_promote_as_numpy_behaviour():
     # tf_helpers turns numpy behaviour on: TensorFlow's Mul then promotes
     _lazy_same(lambda a, b: tf.meshgrid(a, b), np.array([1, 2], np.int32),
                np.array([0.5, 1.5, 2.5], np.float32), name="meshgrid mixed")
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "uint8", "int16", "uint32"])
+def test_unique_of_narrow_dtypes(dtype):
+    x = np.array([3, 1, 3, 0, 1], np.float32)
+    want = tf.unique_with_counts(tf.cast(tf.constant(x), dtype))
+    metrics.reset()
+    got = tf.unique_with_counts(tf.cast(lnp.asarray(x), dtype))
+    assert not metrics.as_dict()["fallbacks"], metrics.as_dict()["fallbacks"]
+    assert_same(list(got), list(want), dtype)
+
+
+@pytest.mark.filterwarnings("ignore:lazytensor.tf")
+def test_unique_bad_out_idx_raises_as_tensorflow():
+    # an out_idx the kernel refuses goes to TensorFlow (its own error)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="out_idx"):
+        tf.unique(tf.constant([1, 2]), out_idx=tf.float32)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="out_idx"):
+        tf.unique(lnp.asarray(np.array([1, 2], np.int32)), out_idx=tf.float32)
