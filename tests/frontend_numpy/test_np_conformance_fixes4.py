@@ -7,7 +7,6 @@ same message) is raised."""
 
 from __future__ import annotations
 
-import re
 import warnings
 
 import lazytensor.numpy as lnp

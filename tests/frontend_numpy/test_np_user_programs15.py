@@ -102,7 +102,8 @@ def stft_peaks(np, x, n, hop):
 
 def test_stft_with_sliding_window_view_and_hanning():
     t = np.arange(1200) / 1000.0
-    x = np.sin(2 * np.pi * (50 + 100 * t) * t) + 0.1 * np.random.default_rng(153).normal(size=t.size)
+    noise = np.random.default_rng(153).normal(size=t.size)
+    x = np.sin(2 * np.pi * (50 + 100 * t) * t) + 0.1 * noise
     check(stft_peaks, x, 128, 64)
 
 
@@ -132,7 +133,8 @@ def sample_statistics(np, X, w):
     """Column statistics of a sample: percentiles by several methods,
     np.quantile of each column, corrcoef and cov(rowvar=False), a weighted
     average with returned=True, and weighted counts in digitized bins."""
-    pct = [np.percentile(X[:, 0], [5, 50, 95], method=m) for m in ("linear", "nearest", "midpoint", "lower")]
+    pct = [np.percentile(X[:, 0], [5, 50, 95], method=m)
+           for m in ("linear", "nearest", "midpoint", "lower")]
     q = np.quantile(X, [0.25, 0.75], axis=0)
     iqr = q[1] - q[0]
     corr = np.corrcoef(X, rowvar=False)

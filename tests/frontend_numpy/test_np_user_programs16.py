@@ -200,7 +200,8 @@ def border_padding(np, img, sig):
     its edge statistics."""
     ramp = np.pad(img, ((3, 2), (1, 4)), mode="linear_ramp", end_values=((0, 255), (7, -3)))
     stats = [np.pad(img, 2, mode=m, stat_length=s)
-             for m, s in (("maximum", None), ("minimum", 2), ("mean", ((1, 3), (2, 2))), ("median", 3))]
+             for m, s in (("maximum", None), ("minimum", 2), ("mean", ((1, 3), (2, 2))),
+                          ("median", 3))]
     p = np.pad(img.astype(np.float32), 1, mode="mean")
     smooth = sum(p[i:i + img.shape[0], j:j + img.shape[1]] for i in range(3) for j in range(3)) / 9
     s = np.pad(sig - sig.mean(), (4, 4), mode="linear_ramp")

@@ -96,7 +96,7 @@ def adam_with_schedules_and_clipping(np_, V, T, c):
             pred = tf.math.softplus(x @ w + b)
             loss = np_.mean(np_.square(pred - y))
         grads, norm = tf.clip_by_global_norm(t.gradient(loss, [w, b]), 0.5)
-        (adam if step % 2 == 0 else sgd).apply_gradients(zip(grads, [w, b]))
+        (adam if step % 2 == 0 else sgd).apply_gradients(zip(grads, [w, b], strict=True))
         losses.append(loss)
         norms.append(norm)
     return [w, b, np_.stack(losses), np_.stack(norms)]

@@ -44,7 +44,7 @@ def test_embedding_bag_text_classifier_with_offsets_and_per_epoch_metrics():
         opt = torch.optim.SGD(model.parameters(), lr=2.0)
         labels = torch.tensor([[0, 1, 2, 1], [2, 0, 1, 1], [0, 0, 2, 1]])
         out = []
-        for epoch in range(2):
+        for _epoch in range(2):
             correct, total, seen = 0, 0, []
             for text, ls, y in zip(texts, lengths, labels, strict=True):
                 offsets = torch.tensor([0] + ls[:-1]).cumsum(0)
@@ -138,7 +138,7 @@ def test_weight_normalised_tcn_with_dilated_causal_padding_and_gradient_accumula
         head = nn.Conv1d(6, 1, 1).to(dev)
         opt = torch.optim.Adam([*tcn.parameters(), *head.parameters()], lr=2e-3)
         series = torch.randn(2, 4, 3, 2, 24).to(dev)  # (step, micro-batch, batch, ch, t)
-        accum, out, first = 4, [], None
+        accum, out = 4, []
         for step in range(2):
             opt.zero_grad()
             for micro in range(accum):
