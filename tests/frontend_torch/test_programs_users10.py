@@ -99,6 +99,8 @@ def test_unique_errors_and_eager_cases_match_torch():
         assert torch.equal(a[1], e[1]) if e[0] == "value" else a[1] == e[1]
 
 
+# slow: 10 s on a loaded 2-core machine (XLA compiles); keeps CI near 10 minutes
+@pytest.mark.slow
 def test_class_balanced_loss_from_unique_labels_with_inverse_and_counts():
     """Per-batch class weights from torch.unique(labels, return_inverse,
     return_counts): inverse-frequency weights, a per-class mean embedding by

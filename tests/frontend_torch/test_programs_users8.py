@@ -9,6 +9,7 @@ back."""
 
 from __future__ import annotations
 
+import pytest
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -35,6 +36,8 @@ class BasicBlock(nn.Module):
         return F.relu(self.bn2(self.conv2(out)) + identity)
 
 
+# slow: 23 s on a loaded 2-core machine (XLA compiles); keeps CI near 10 minutes
+@pytest.mark.slow
 def test_resnet18_style_network_with_label_smoothing_nesterov_and_multistep_lr():
     class ResNet(nn.Module):
         def __init__(self, classes=5):
@@ -74,6 +77,8 @@ def test_resnet18_style_network_with_label_smoothing_nesterov_and_multistep_lr()
     same_without_fallback(program, rtol=1e-4, atol=1e-4)
 
 
+# slow: 21 s on a loaded 2-core machine (XLA compiles); keeps CI near 10 minutes
+@pytest.mark.slow
 def test_mobilenet_v2_inverted_residuals_with_grouped_depthwise_convolutions():
     class InvertedResidual(nn.Module):
         def __init__(self, cin, cout, stride, expand):
@@ -106,6 +111,8 @@ def test_mobilenet_v2_inverted_residuals_with_grouped_depthwise_convolutions():
     same_without_fallback(program, rtol=1e-4, atol=1e-4)
 
 
+# slow: 12 s on a loaded 2-core machine (XLA compiles); keeps CI near 10 minutes
+@pytest.mark.slow
 def test_super_resolution_with_pixel_shuffle_bilinear_skip_and_transpose_conv():
     class SuperRes(nn.Module):
         def __init__(self, scale=2):
@@ -139,6 +146,8 @@ def test_super_resolution_with_pixel_shuffle_bilinear_skip_and_transpose_conv():
     same_without_fallback(program, rtol=1e-4, atol=1e-4)
 
 
+# slow: 29 s on a loaded 2-core machine (XLA compiles); keeps CI near 10 minutes
+@pytest.mark.slow
 def test_style_transfer_with_instance_norm_reflection_pad_gram_and_tv_losses():
     def conv(cin, cout, stride=1):
         return nn.Sequential(nn.ReflectionPad2d(1), nn.Conv2d(cin, cout, 3, stride),
@@ -227,6 +236,8 @@ def test_integrated_gradients_along_a_straight_path_with_the_trapezoid_rule():
     same_without_fallback(program, rtol=1e-4, atol=1e-5)
 
 
+# slow: 16 s on a loaded 2-core machine (XLA compiles); keeps CI near 10 minutes
+@pytest.mark.slow
 def test_pointnet_with_a_feature_transform_regularizer_and_max_pooled_points():
     class TNet(nn.Module):
         def __init__(self, k):
@@ -273,6 +284,8 @@ def test_pointnet_with_a_feature_transform_regularizer_and_max_pooled_points():
     same_without_fallback(program, rtol=1e-4, atol=1e-5)
 
 
+# slow: 18 s on a loaded 2-core machine (XLA compiles); keeps CI near 10 minutes
+@pytest.mark.slow
 def test_conv_lstm_next_frame_prediction_unrolled_over_time():
     class ConvLSTMCell(nn.Module):
         def __init__(self, cin, hidden):
@@ -310,6 +323,8 @@ def test_conv_lstm_next_frame_prediction_unrolled_over_time():
     same_without_fallback(program, rtol=1e-4, atol=1e-5)
 
 
+# slow: 10 s on a loaded 2-core machine (XLA compiles); keeps CI near 10 minutes
+@pytest.mark.slow
 def test_barlow_twins_cross_correlation_with_the_off_diagonal_view_trick():
     def off_diagonal(m):
         n = m.shape[0]

@@ -26,6 +26,8 @@ from .programs import same_without_fallback
 from .test_programs_users2 import step_mark, train_step
 
 
+# slow: 10 s on a loaded 2-core machine (XLA compiles); keeps CI near 10 minutes
+@pytest.mark.slow
 def test_embedding_bag_text_classifier_with_offsets_and_per_epoch_metrics():
     class TextClassifier(nn.Module):
         def __init__(self, vocab=30, dim=8, classes=3):
@@ -66,6 +68,8 @@ def test_embedding_bag_text_classifier_with_offsets_and_per_epoch_metrics():
     same_without_fallback(program, rtol=1e-4, atol=1e-5)
 
 
+# slow: 25 s on a loaded 2-core machine (XLA compiles); keeps CI near 10 minutes
+@pytest.mark.slow
 def test_tabular_embeddings_per_column_with_cross_layers_and_a_seeded_dataloader():
     cardinalities = [5, 7, 3]
 
@@ -118,6 +122,8 @@ def test_tabular_embeddings_per_column_with_cross_layers_and_a_seeded_dataloader
     same_without_fallback(program, rtol=1e-4, atol=1e-5)
 
 
+# slow: 25 s on a loaded 2-core machine (XLA compiles); keeps CI near 10 minutes
+@pytest.mark.slow
 def test_weight_normalised_tcn_with_dilated_causal_padding_and_gradient_accumulation():
     class TemporalBlock(nn.Module):
         def __init__(self, cin, cout, dilation, k=3):
@@ -278,6 +284,8 @@ def test_prototypical_network_episodes_with_squared_cdist_logits():
     same_without_fallback(program, rtol=1e-4, atol=1e-5)
 
 
+# slow: 13 s on a loaded 2-core machine (XLA compiles); keeps CI near 10 minutes
+@pytest.mark.slow
 def test_sinkhorn_optimal_transport_loss_in_log_space_between_point_clouds():
     def sinkhorn(x, y, eps=0.1, iters=20):
         cost = torch.cdist(x, y) ** 2
