@@ -47,7 +47,8 @@ def _describe(node: Node, names: dict) -> str:
     aval = f"{node.dtype}[{','.join(map(str, node.shape))}]" if isinstance(
         node.shape, tuple) and not (node.shape and isinstance(node.shape[0], tuple)) else "tuple"
     if node.op is Op.DATA:
-        return f"parameter {names['data']} : {aval}"
+        layout = f" sharded {node.attrs[0]!r}" if node.attrs else ""
+        return f"parameter {names['data']} : {aval}{layout}"
     if node.op is Op.SCALAR:
         return f"scalar parameter = {node.data!r} : {aval}"
     if node.op is Op.CONST:

@@ -50,7 +50,7 @@ class Node:
         if operands:  # (the common case first: a recorded op)
             key = hash((op, attrs, shape, dtype, *[o.key for o in operands]))
         elif op is _DATA:
-            key = hash((op, shape, dtype, getattr(data, "sharding_key", None)))
+            key = hash((op, shape, dtype, attrs))  # attrs: its layout, if sharded
         elif op is _SCALAR:
             key = hash((op, shape, dtype))
         elif op is _CONST:

@@ -2,7 +2,8 @@
 
 Each entry is ``fn(node, *operand_values) -> value``; it reads the node's
 attrs and its already-inferred shape/dtype and never re-infers them. Only
-this module and ``lazytensor.core.compiler`` import jax.
+this module, ``lazytensor.core.compiler`` and ``lazytensor.core.placement``
+(device layouts) import jax.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import jax
 import jax.numpy as jnp  # only for dtype-generic constants in a few lowerings
 from jax import lax
 from lazytensor.core import dtypes as dt
+from lazytensor.core import placement
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 
@@ -396,6 +398,7 @@ LOWERINGS: dict[Op, Lowering] = {
     Op.CTC_ALPHA: _ctc_alpha, Op.ZERO_SAFE_GRAD: _zero_safe_grad,
     Op.TUPLE_GET: lambda node, x: x[node.attrs[0]],
     Op.VJP: _vjp,
+    Op.SHARD: lambda node, x: jax.lax.with_sharding_constraint(x, placement.to_jax(node.attrs[0])),
 }
 # op by op (``compiler.interpret``) nothing rewrites across ops: no barriers
 OP_BY_OP_LOWERINGS: dict[Op, Lowering] = dict(LOWERINGS)

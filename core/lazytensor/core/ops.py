@@ -163,6 +163,9 @@ class Op(enum.IntEnum):
     # SqrtGrad, RsqrtGrad, ReciprocalGrad: ``where(x > 0, sqrt(x), 0)`` has a
     # finite gradient at x <= 0)
     ZERO_SAFE_GRAD = enum.auto()
+    # placement: an identity whose value is laid out over a device mesh
+    # (attr: a lazytensor.core.sharding.Sharding); with_sharding_constraint
+    SHARD = enum.auto()
 
 
 LEAVES = frozenset({Op.DATA, Op.SCALAR, Op.CONST})

@@ -20,11 +20,12 @@ from contextlib import contextmanager
 from typing import Callable
 
 import numpy as np
-from lazytensor.core import compiler, dtypes, host_read
+from lazytensor.core import compiler, dtypes, host_read, placement
 from lazytensor.core.ir import Node
 from lazytensor.core.metrics import Metrics
 from lazytensor.core.ops import LEAVES, Op
 from lazytensor.core.registry import RECORDED, make
+from lazytensor.core.sharding import carried
 
 # A graph is cut once this many nodes were recorded since the last barrier
 # and more than half of them are still held by live values (``track``).
@@ -72,7 +73,11 @@ class Handle:
             ACTIVE.runtime.track(self)
 
     def assign(self, node: Node) -> None:
-        """In-place update: this handle now holds ``node``."""
+        """In-place update: this handle now holds ``node`` (laid out as its
+        old value was, if that was sharded: ``sharding.carried``)."""
+        old = self.node
+        if old.attrs and (old.op is _DATA or old.op is _SHARD):
+            node = carried(old, node)
         self.node = node
         if node.op not in LEAVES:
             ACTIVE.runtime.track(self)
@@ -107,7 +112,7 @@ class Handle:
                 return host
         data = self.value()
         ACTIVE.runtime.metrics.count("transfers_to_host")
-        return compiler.to_host(data)
+        return placement.to_host(data) if self.node.attrs else compiler.to_host(data)
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -170,8 +175,12 @@ class ViewHandle(Handle):
 
 
 def data_leaf(array) -> Node:
-    """A DATA leaf over a device array."""
-    return Node(Op.DATA, (), (), tuple(array.shape), np.dtype(array.dtype), data=array)
+    """A DATA leaf over a device array (its attrs: its layout if sharded)."""
+    return Node(Op.DATA, (), placement.attrs_of(array), tuple(array.shape),
+                np.dtype(array.dtype), data=array)
+
+
+_DATA, _SHARD = Op.DATA, Op.SHARD
 
 
 def scalar(value, dtype: np.dtype, shape: tuple[int, ...] = ()) -> Node:

@@ -38,6 +38,7 @@ from lazytensor.numpy._base import ndarray
 from lazytensor.numpy._dispatch import FUNCTIONS, eager, has_lazy, to_lazy
 from lazytensor.numpy._errors import LazyFallbackWarning
 from lazytensor.numpy._nditer import nditer
+from lazytensor.numpy._sharding import Mesh, shard
 from lazytensor.numpy._ufunc_objects import all_ufuncs as _all_ufuncs
 from lazytensor.numpy._ufunc_objects import ufunc
 

@@ -12,8 +12,9 @@ from lazytensor.torch import _dispatch  # noqa: F401  (installs __torch_dispatch
 from lazytensor.torch._device import device, manual_seed, mark_step, sync
 from lazytensor.torch._fallback import LazyFallbackWarning
 from lazytensor.torch._tensor import LazyTensor, handle_of, to_cpu, to_lazy
+from lazytensor.torch.spmd import Mesh, mark_sharding
 
 __all__ = [
-    "LazyFallbackWarning", "LazyTensor", "device", "handle_of", "manual_seed", "mark_step",
-    "sync", "to_cpu", "to_lazy",
+    "LazyFallbackWarning", "LazyTensor", "Mesh", "device", "handle_of", "manual_seed",
+    "mark_sharding", "mark_step", "sync", "to_cpu", "to_lazy",
 ]

@@ -7,11 +7,13 @@ import os
 
 import jax
 import numpy as np
+from lazytensor.core.placement import select_platform
 
 _CACHE_DIR_ENV = "LAZYTENSOR_CACHE_DIR"
 
 # numpy, torch and tnp all have real 64-bit types; JAX narrows them unless told.
 jax.config.update("jax_enable_x64", True)
+select_platform()  # LAZYTENSOR_PLATFORM, before JAX's backend starts
 
 
 def enable_persistent_cache(directory: str | None = None) -> str | None:

@@ -146,7 +146,8 @@ class RecyclePool:
     def give(self, outputs: list) -> None:
         """Pool the large ``outputs``; forget the buffers donated meanwhile."""
         self.arrays = [a for a in self.arrays if not a.is_deleted()]
-        self.arrays += [o for o in outputs if o.nbytes >= self.min_bytes]
+        # (only arrays on one device: a sharded one is laid out for its graph)
+        self.arrays += [o for o in outputs if o.nbytes >= self.min_bytes and not o.committed]
         del self.arrays[:-self.keep]
 
     def holds(self, array) -> int:

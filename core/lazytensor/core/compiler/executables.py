@@ -83,7 +83,8 @@ def _common_prefix(a: tuple, b: tuple) -> int:
 def _describe(entry: tuple) -> str:
     op = entry[0]
     if op is Op.DATA:
-        return f"parameter {entry[2]}{list(entry[1])}"
+        layout = f" sharded {entry[4][0]!r}" if entry[4] else ""
+        return f"parameter {entry[2]}{list(entry[1])}{layout}"
     if op is Op.SCALAR:
         return f"scalar parameter {entry[2]}{list(entry[1])}"
     if op is Op.CONST:

@@ -155,7 +155,7 @@ def _walk(order: list[Node], computed: dict) -> _Walk:
             entries.append((op, node.shape, node.dtype, len(bank)))
             bank.append(node.data)
         elif op is _DATA:
-            entries.append((op, node.shape, node.dtype, len(w.data_args)))
+            entries.append((op, node.shape, node.dtype, len(w.data_args), node.attrs))
             w.data_args.append(node.data)
             if computed and node in computed:
                 for stood_for in computed[node]:

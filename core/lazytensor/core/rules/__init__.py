@@ -10,5 +10,6 @@ from lazytensor.core.rules import (  # noqa: F401  (registration by import)
     indexing,
     leaves,
     movement,
+    placement,
     reduce,
 )

@@ -1,0 +1,108 @@
+"""Sharding through every frontend: data parallel and tensor parallel
+training on 4 virtual CPU devices equal one device (run once, in a
+subprocess: ``sharding_programs.py``), and a bad spec is each frontend's own
+error, raised at the call (in this process: a spec is checked before any
+device is touched)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+HERE = Path(__file__).resolve().parent
+
+
+@pytest.fixture(scope="module")
+def results() -> dict:
+    done = subprocess.run([sys.executable, str(HERE / "sharding_programs.py")], env=os.environ,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout)
+
+
+def _close(one, many, tol=1e-5) -> None:
+    for a, b in zip(one, many, strict=True):
+        np.testing.assert_allclose(np.asarray(b), np.asarray(a), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("case", ["torch_data_parallel", "numpy_data_parallel"])
+def test_data_parallel_over_four_devices_equals_one(results, case):
+    one, four = results[case]["1"], results[case]["4"]
+    _close(one["losses"], four["losses"])
+    _close(one["params"], four["params"])
+    assert four["batch_layout"] == "(Sharding({data=4}, ('data', None)),)"
+    assert four["recompiles_after_step_2"] == 0
+    assert one["recompiles_after_step_2"] == 0
+
+
+def test_tensor_parallel_megatron_mlp(results):
+    one, four = results["torch_tensor_parallel"]["1"], results["torch_tensor_parallel"]["4"]
+    _close(one["losses"], four["losses"])
+    _close(one["params"], four["params"])
+    assert four["all_reduce"] and not one["all_reduce"]
+    # parameters keep their layout through the optimizer's in-place updates
+    assert four["layouts"][:3] == [
+        "(Sharding({data=1, model=4}, ('model', None)),)",
+        "(Sharding({data=1, model=4}, ('model',)),)",
+        "(Sharding({data=1, model=4}, (None, 'model')),)",
+    ]
+
+
+def test_tf_variables_keep_their_layout(results):
+    one, four = results["tf_variables"]["1"], results["tf_variables"]["4"]
+    assert one["value"] == four["value"]
+    assert four["layout"] == "(Sharding({data=4}, ('data', None)),)"
+
+
+# ---------------------------------------------------------------- bad specs
+def _torch():
+    import lazytensor.torch as lt
+    import torch
+
+    return lt.Mesh, lambda: torch.ones(4, 2, device=lt.device()), lt.mark_sharding, RuntimeError
+
+
+def _numpy():
+    import lazytensor.numpy as lnp
+
+    return lnp.Mesh, lambda: lnp.ones((4, 2)), lnp.shard, ValueError
+
+
+def _tf():
+    import lazytensor.tf as ltf
+    import tensorflow as tf
+
+    return (ltf.Mesh, lambda: ltf.numpy.ones((4, 2)), ltf.shard,
+            tf.errors.InvalidArgumentError)
+
+
+# frontend -> (Mesh, a lazy 4x2 array, its sharding call, its error type)
+FRONTENDS = {"torch": _torch, "numpy": _numpy, "tf": _tf}
+BAD_SPECS = {
+    "rank mismatch": (("data",), "has 1 entries for a value of rank 2"),
+    "unknown axis": (("data", "model"), "names axis 'model', which the mesh"),
+    "axis twice": (("data", "data"), "uses a mesh axis twice"),
+}
+
+
+@pytest.mark.parametrize("frontend", FRONTENDS)
+@pytest.mark.parametrize("bad", BAD_SPECS)
+def test_bad_spec_raises_the_frontends_error(frontend, bad):
+    mesh_type, make, shard, error = FRONTENDS[frontend]()
+    spec, message = BAD_SPECS[bad]
+    with pytest.raises(error, match=message):
+        shard(make(), mesh_type([0], (1,), ("data",)), spec)
+
+
+@pytest.mark.parametrize("frontend", FRONTENDS)
+def test_a_good_spec_on_one_device_keeps_the_value(frontend):
+    mesh_type, make, shard, _ = FRONTENDS[frontend]()
+    x = make()
+    assert shard(x, mesh_type([0], (1,), ("data",)), ("data", None)) is x
+    assert np.asarray(x.cpu() if hasattr(x, "cpu") else x).sum() == 8
