@@ -120,7 +120,8 @@ def _imported_top_levels(directory: str) -> set[str]:
     return {n for n in found if n not in sys.stdlib_module_names and n != "__future__"}
 
 
-OWN = {"lazytensor.core": "lazytensor-core", "lazytensor.numpy": "lazytensor-numpy",
+OWN = {"lazytensor.core": "lazytensor-core", "lazytensor.launch": "lazytensor-core",
+       "lazytensor.numpy": "lazytensor-numpy",
        "lazytensor.torch": "lazytensor-torch", "lazytensor.tf": "lazytensor-tf"}
 # a runtime requirement that the code never imports by name, and why
 IMPLICIT = {"jaxlib": "jax's compiled backend, imported by jax itself"}
