@@ -30,6 +30,7 @@ bench: $(STAMP)
 	$(PY) bench/observe.py
 	$(PY) bench/torch_train.py
 	$(PY) bench/tf_train.py
+	$(PY) bench/shard.py
 
 reuse-report: $(STAMP)
 	$(PY) ci/reuse_report.py
