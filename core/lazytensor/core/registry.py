@@ -9,6 +9,7 @@ counts it.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Callable
 
@@ -51,10 +52,9 @@ def register(op: Op, arity: int | None, attr_names: tuple[str, ...], rule: Rule)
     return opdef
 
 
-class _Counter:
-    """Counts recorded ops; the runtime installs a hook for graph cutting."""
-
-    __slots__ = ("recorded",)
+class _Counter(threading.local):
+    """Counts recorded ops, per thread: the runtime cuts a thread's graph
+    once that thread recorded enough (``lazytensor.core.threads``)."""
 
     def __init__(self) -> None:
         self.recorded = 0

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gc
 import os
+import threading
 import time
 import weakref
 from contextlib import contextmanager
@@ -26,6 +27,7 @@ from lazytensor.core.metrics import Metrics
 from lazytensor.core.ops import LEAVES, Op
 from lazytensor.core.registry import RECORDED, make
 from lazytensor.core.sharding import carried
+from lazytensor.core.threads import ThreadState
 
 # A graph is cut once this many nodes were recorded since the last barrier
 # and more than half of them are still held by live values (``track``).
@@ -262,14 +264,14 @@ class Runtime:
         self.node_limit = node_limit
         self.donate = donate
         self.pool = compiler.RecyclePool()
-        self._pending: list[weakref.ref] = []
-        self._recorded_mark = RECORDED.recorded
-        self._cut_mark = self._recorded_mark  # recorded ops counted toward the next cut
-        self._cuts_held = 0
+        # per thread: pending handles, recorded-op marks (``threads``)
+        self._thread = ThreadState()
+        self.lock = threading.RLock()  # graphs are planned and run one at a time
 
     def track(self, handle: Handle) -> None:
-        self._pending.append(weakref.ref(handle))
-        if not self._cuts_held and RECORDED.recorded - self._cut_mark > self.node_limit:
+        state = self._thread
+        state.pending.append(weakref.ref(handle))
+        if not state.cuts_held and RECORDED.recorded - state.cut_mark > self.node_limit:
             self._cut_if_large()
 
     def _cut_if_large(self) -> None:
@@ -283,7 +285,7 @@ class Runtime:
         unchanged step did not have before."""
         half = self.node_limit // 2
         handles = self.pending_handles()
-        self._pending = [weakref.ref(handle) for handle in handles]
+        self._thread.pending = [weakref.ref(handle) for handle in handles]
         live = _operations_held(handles, half)
         if live > half:
             self.metrics.count("auto_cuts")
@@ -292,22 +294,23 @@ class Runtime:
             # read the buffers below it in the next graph
             self.sync(donate=False)
         else:
-            self._cut_mark = RECORDED.recorded - live
+            self._thread.cut_mark = RECORDED.recorded - live
 
     @contextmanager
     def holding_cuts(self):
         """No automatic graph cut inside: for tracing a function on stand-in
         leaves (``nn.vjp``), whose handles cannot be materialized."""
-        self._cuts_held += 1
+        self._thread.cuts_held += 1
         try:
             yield
         finally:
-            self._cuts_held -= 1
+            self._thread.cuts_held -= 1
 
     def pending_handles(self) -> list[Handle]:
-        """Live handles whose value is still a pending node."""
+        """Live handles whose value is still a pending node (recorded by
+        this thread)."""
         handles, seen = [], set()
-        for ref in self._pending:
+        for ref in self._thread.pending:
             handle = ref()
             if handle is None or id(handle) in seen:
                 continue
@@ -317,18 +320,28 @@ class Runtime:
         return handles
 
     def sync(self, extra: tuple = (), donate: bool = True) -> None:
-        """Materialize every live pending handle (and ``extra``) in one graph;
-        ``donate=False``: give no input buffer to the outputs."""
+        """Materialize every live pending handle that this thread recorded
+        (and ``extra``, which another thread may have recorded) in one graph;
+        ``donate=False``: give no input buffer to the outputs. A sync that
+        fails changes no value: what was pending stays pending, for the next
+        barrier (``_execute`` donates nothing before it can finish)."""
+        state = self._thread
         handles = self.pending_handles()
-        self._pending = []
+        state.pending = []
         for handle in extra:  # observed leaves too: a shaped SCALAR or CONST has no buffer yet
             if handle.node.op is not Op.DATA and handle not in handles:
                 handles.append(handle)
         recorded = RECORDED.recorded
-        self.metrics.count("ops_recorded", recorded - self._recorded_mark)
-        self._recorded_mark = self._cut_mark = recorded
-        if handles:
-            self._execute(handles, donate and self.donate)
+        self.metrics.count("ops_recorded", recorded - state.recorded_mark)
+        state.recorded_mark = state.cut_mark = recorded
+        if not handles:
+            return
+        try:
+            with self.lock:
+                self._execute(handles, donate and self.donate)
+        except BaseException:
+            state.pending[:0] = [weakref.ref(h) for h in handles if h.node.op not in LEAVES]
+            raise
 
     def _execute(self, handles: list[Handle], donate: bool) -> None:
         _freeze_startup_objects()

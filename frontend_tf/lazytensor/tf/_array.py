@@ -12,6 +12,7 @@ attached from tables in ``lazytensor.tf.numpy._methods``.
 from __future__ import annotations
 
 import sys
+import threading
 import weakref
 
 import numpy as np
@@ -36,19 +37,22 @@ class _DonationHold:
     sessions = 0
     runtime = None
     saved = True
+    lock = threading.RLock()  # sessions of several threads (``give`` may run in a collection)
 
     @classmethod
     def take(cls) -> None:
-        if cls.sessions == 0:
-            cls.runtime = get_runtime()
-            cls.saved, cls.runtime.donate = cls.runtime.donate, False
-        cls.sessions += 1
+        with cls.lock:
+            if cls.sessions == 0:
+                cls.runtime = get_runtime()
+                cls.saved, cls.runtime.donate = cls.runtime.donate, False
+            cls.sessions += 1
 
     @classmethod
     def give(cls) -> None:
-        cls.sessions -= 1
-        if cls.sessions == 0 and cls.runtime is not None:
-            cls.runtime.donate, cls.runtime = cls.saved, None
+        with cls.lock:
+            cls.sessions -= 1
+            if cls.sessions == 0 and cls.runtime is not None:
+                cls.runtime.donate, cls.runtime = cls.saved, None
 
 
 class Session:
@@ -83,12 +87,10 @@ class Session:
         self._hold()
 
 
-class Recording:
-    """Which tapes record now: ``active`` is the current session (None when
-    no tape records); ``aliases`` maps a variable to the node its reads give
-    in the session."""
-
-    __slots__ = ("tapes", "active", "aliases")
+class Recording(threading.local):
+    """Which tapes record now, in this thread (TensorFlow's tapes are per
+    thread): ``active`` is the current session (None when no tape records);
+    ``aliases`` maps a variable to the node its reads give in the session."""
 
     def __init__(self) -> None:
         self.tapes: list = []
