@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 FRONTEND ?= torch
 PYTEST_ARGS ?=
 
-.PHONY: demo test test-slow bench reuse-report opinfo moduleinfo numpy-conformance lint clean
+.PHONY: demo test test-slow bench bench-lift reuse-report opinfo moduleinfo numpy-conformance lint clean
 
 $(STAMP): requirements-dev.txt core/pyproject.toml frontend_numpy/pyproject.toml frontend_torch/pyproject.toml frontend_tf/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -31,6 +31,9 @@ bench: $(STAMP)
 	$(PY) bench/torch_train.py
 	$(PY) bench/tf_train.py
 	$(PY) bench/shard.py
+
+bench-lift: $(STAMP)
+	$(PY) bench/lift/run.py
 
 reuse-report: $(STAMP)
 	$(PY) ci/reuse_report.py

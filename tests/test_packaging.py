@@ -121,6 +121,7 @@ def _imported_top_levels(directory: str) -> set[str]:
 
 
 OWN = {"lazytensor.core": "lazytensor-core", "lazytensor.launch": "lazytensor-core",
+       "lazytensor.lift": "lazytensor-core",
        "lazytensor.numpy": "lazytensor-numpy",
        "lazytensor.torch": "lazytensor-torch", "lazytensor.tf": "lazytensor-tf"}
 # a runtime requirement that the code never imports by name, and why

@@ -1,0 +1,163 @@
+"""The lifted program on lazy arrays: each term records core nodes (the
+same composites every frontend uses), and the result goes back into the
+caller's array type through one small table, keyed by the input's module
+(the lifter imports no framework: a frontend's module is only imported
+when its array is already in hand).
+
+>>> import numpy as np
+>>> from lazytensor.core.runtime import get_runtime
+>>> node = CORE.input(get_runtime().from_host(np.arange(3)).node)
+>>> str(node.dtype), node.shape
+('int64', (3,))
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Callable
+
+import numpy as np
+from lazytensor.core import dtypes as dt
+from lazytensor.core.composite import counting
+from lazytensor.core.composite import einsum as ein
+from lazytensor.core.composite import elementwise as ew
+from lazytensor.core.composite import npextra as npx
+from lazytensor.core.composite import reduction as red
+from lazytensor.core.composite import shape as cs
+from lazytensor.core.composite.take import take
+from lazytensor.core.ir import Node
+from lazytensor.core.ops import Op
+from lazytensor.core.registry import make
+from lazytensor.core.runtime import constant, get_runtime, scalar
+from lazytensor.lift import terms as T
+from lazytensor.lift.evaluate import EMPTY_IDENTITY, Invalid, Space, index_tuple, size_value
+
+_BINARY = {"add": Op.ADD, "sub": Op.SUB, "mul": Op.MUL, "truediv": Op.DIV, "pow": Op.POW,
+           "maximum": Op.MAX, "minimum": Op.MIN,
+           "floordiv": npx.floor_divide, "mod": npx.remainder}
+_UNARY = {"neg": Op.NEG, "abs": Op.ABS, "exp": Op.EXP, "sqrt": Op.SQRT, "log": Op.LOG,
+          "cos": Op.COS, "sin": Op.SIN, "tanh": Op.TANH}
+_FLOAT_ONLY = {"exp", "sqrt", "log", "cos", "sin", "tanh", "truediv"}
+_COMPARE = {"lt": Op.LT, "le": Op.LE, "gt": Op.GT, "ge": Op.GE, "eq": Op.EQ, "ne": Op.NE}
+
+# array type's module prefix -> (module, function wrapping a core Node as that array)
+FRONTENDS = {
+    "lazytensor.numpy": ("lazytensor.numpy._base", "wrap"),
+    "lazytensor.torch": ("lazytensor.torch._tensor", "wrap"),
+    "lazytensor.tf": ("lazytensor.tf._array", "wrap"),
+}
+
+
+def wrapper_for(value: Any) -> Callable[[Node], Any] | None:
+    """The frontend function that wraps a Node as ``value``'s array type."""
+    module = type(value).__module__
+    for prefix, (where, name) in FRONTENDS.items():
+        if (module == prefix or module.startswith(prefix + ".")) and hasattr(value, "_h"):
+            return getattr(importlib.import_module(where), name)
+    return None
+
+
+def _common(*nodes: Node) -> list[Node]:
+    dtype = dt.float64 if any(n.dtype.kind == "f" for n in nodes) else dt.int64
+    shape = ew.broadcast_shapes(*[n.shape for n in nodes])
+    return [ew.broadcast_to(ew.convert(n, dtype), shape) for n in nodes]
+
+
+class CoreBackend:
+    """Evaluation by recording core nodes."""
+
+    def input(self, value) -> Node:
+        node = value if isinstance(value, Node) else value._h.node if hasattr(value, "_h") \
+            else get_runtime().from_host(np.asarray(value)).node
+        return ew.convert(node, dt.int64 if node.dtype.kind in "biu" else dt.float64)
+
+    def apply(self, term: T.Term, args: list, space: Space) -> Node:
+        kind = term.kind
+        if kind == T.BIN:
+            a, b = args
+            if term.op == "truediv":
+                a, b = ew.convert(a, dt.float64), ew.convert(b, dt.float64)
+            a, b = _common(a, b)
+            op = _BINARY[term.op]
+            return make(op, (a, b)) if isinstance(op, Op) else op(a, b)
+        if kind == T.UN:
+            a = ew.convert(args[0], dt.float64) if term.op in _FLOAT_ONLY else args[0]
+            return make(_UNARY[term.op], (a,))
+        if kind == T.CMP:
+            return make(_COMPARE[term.op], tuple(_common(*args)))
+        if kind == T.WHERE:
+            c, a, b = args
+            a, b = _common(a, b)
+            shape = ew.broadcast_shapes(c.shape, a.shape)
+            return make(Op.SELECT, (ew.broadcast_to(c, shape), ew.broadcast_to(a, shape),
+                                    ew.broadcast_to(b, shape)))
+        if kind == T.RED:
+            axis = space.order.index(term.attr)
+            if term.op == "mean":
+                return red.mean(args[0], axis, keepdims=True)
+            if not space.extents[term.attr] and term.op in EMPTY_IDENTITY:
+                shape = tuple(1 if i == axis else s for i, s in enumerate(args[0].shape))
+                return ew.full(shape, EMPTY_IDENTITY[term.op](args[0].dtype), args[0].dtype)
+            return red.reduce(term.op, args[0], axis, keepdims=True)
+        return self._leaf(term, space)
+
+    def _leaf(self, term: T.Term, space: Space) -> Node:
+        if term.kind == T.CONST:
+            value = term.attr
+            return scalar(value, dt.int64 if isinstance(value, int) else dt.float64)
+        if term.kind == T.VAR:
+            return constant(space.values[term.attr], dt.int64)
+        if term.kind == T.SIZE:
+            value = size_value(term.attr, space.env).item()
+            return scalar(value, dt.int64 if isinstance(value, int) else dt.float64)
+        return self._access(term, space)
+
+    def _access(self, term: T.Term, space: Space) -> Node:
+        node = space.tensors[term.attr[0]]
+        if term.attr[1] is None:
+            if node.ndim:
+                raise Invalid(f"{term} names a {node.ndim}-d array without an index")
+            return node
+        idx = index_tuple(term, space, node.shape)
+        texts = [i.text for i in term.attr[1]]
+        if len(set(texts)) == len(texts) and all(_whole(t, space, n)
+                                                 for t, n in zip(texts, node.shape, strict=True)):
+            order = [v for v in space.order if v in texts]
+            node = cs.transpose(node, [texts.index(v) for v in order]) if node.ndim > 1 else node
+            return cs.reshape(node, [space.extents[v] if v in texts else 1 for v in space.order])
+        flat = np.ravel_multi_index(np.broadcast_arrays(*idx), node.shape)
+        return take(cs.ravel(node), constant(flat, dt.int64))
+
+    def einsum(self, spec: str, operands: list) -> Node:
+        dtype = dt.float64 if any(o.dtype.kind == "f" for o in operands) else dt.int64
+        return ein.einsum(spec, *operands, dtype=dtype)
+
+    def squeeze(self, x: Node, axes) -> Node:
+        return cs.squeeze(x, axes) if axes else x
+
+    def reshape(self, x: Node, shape) -> Node:
+        return cs.reshape(x, tuple(shape))
+
+    def transpose(self, x: Node, perm) -> Node:
+        return cs.transpose(x, perm)
+
+    def broadcast(self, x: Node, shape) -> Node:
+        return ew.broadcast_to(x, tuple(shape))
+
+    def bincount(self, idx: Node, weights: Node, length: int) -> Node:
+        weights = ew.broadcast_to(weights, idx.shape)
+        out = counting.bincount_in_range(idx, length, weights)
+        return ew.convert(out, weights.dtype)
+
+    def cast(self, x: Node, dtype) -> Node:
+        return ew.convert(x, np.dtype(dtype))
+
+
+def _whole(text: str, space: Space, n: int) -> bool:
+    """``text`` is an index variable running over all of 0..n-1 in order."""
+    values = space.values.get(text)
+    return values is not None and values.size == n and \
+        bool((values.ravel() == np.arange(n)).all())
+
+
+CORE = CoreBackend()

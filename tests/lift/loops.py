@@ -1,0 +1,93 @@
+"""Loop functions the lifting tests lift (written as ported C code)."""
+
+import math
+
+import numpy as np
+
+
+def saxpy(alpha, x, y):
+    for i in range(len(x)):
+        y[i] = alpha * x[i] + y[i]
+
+
+def softmax(x):
+    n = len(x)
+    m = -math.inf
+    for i in range(n):
+        if x[i] > m:
+            m = x[i]
+    e = np.zeros(n)
+    s = 0.0
+    for i in range(n):
+        e[i] = math.exp(x[i] - m)
+        s += e[i]
+    y = np.zeros(n)
+    for i in range(n):
+        y[i] = e[i] / s
+    return y
+
+
+def fir(x, h):
+    n = len(x) - len(h) + 1
+    y = np.zeros(n)
+    for i in range(n):
+        for k in range(len(h)):
+            y[i] += x[i + k] * h[k]
+    return y
+
+
+def overlay(base, top):
+    out = np.zeros(len(base), dtype=np.uint8)
+    for i in range(len(base)):
+        b = int(base[i])
+        t = int(top[i])
+        if b < 128:
+            out[i] = 2 * b * t // 255
+        else:
+            out[i] = 255 - 2 * (255 - b) * (255 - t) // 255
+    return out
+
+
+def histogram(values, hist):
+    for i in range(len(values)):
+        hist[values[i]] += 1
+
+
+def matvec_flat(a, x):
+    m = len(x)
+    n = len(a) // m
+    y = np.zeros(n)
+    for i in range(n):
+        for j in range(m):
+            y[i] += a[i * m + j] * x[j]
+    return y
+
+
+def smooth(x):  # a recursive filter: no program in the language
+    out = np.zeros(len(x))
+    acc = 0.0
+    for i in range(len(x)):
+        acc = 0.5 * acc + x[i]
+        out[i] = acc
+    return out
+
+
+def rng(seed=0):
+    return np.random.default_rng(seed)
+
+
+EXAMPLES = {
+    "saxpy": lambda r, n: (np.array(r.normal()), r.normal(size=n), r.normal(size=n)),
+    "softmax": lambda r, n: (r.normal(size=n),),
+    "fir": lambda r, n: (r.normal(size=n + 3), r.normal(size=3)),
+    "overlay": lambda r, n: (r.integers(0, 256, n).astype(np.uint8),
+                             r.integers(0, 256, n).astype(np.uint8)),
+    "histogram": lambda r, n: (r.integers(0, 6, 3 * n), np.zeros(6, dtype=np.int64)),
+    "matvec_flat": lambda r, n: (r.normal(size=n * (n + 1)), r.normal(size=n + 1)),
+    "smooth": lambda r, n: (r.normal(size=n),),
+}
+
+
+def examples(name: str) -> list[tuple]:
+    r = rng()
+    return [EXAMPLES[name](r, 4), EXAMPLES[name](r, 6)]
