@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from typing import Callable
 
 import numpy as np
-from lazytensor.core import compiler, dtypes, host_read, placement
+from lazytensor.core import compiler, deferred, dtypes, host_read, placement
 from lazytensor.core.ir import Node
 from lazytensor.core.metrics import Metrics
 from lazytensor.core.ops import LEAVES, Op
@@ -267,6 +267,7 @@ class Runtime:
         # per thread: pending handles, recorded-op marks (``threads``)
         self._thread = ThreadState()
         self.lock = threading.RLock()  # graphs are planned and run one at a time
+        self.checks = deferred.Checks()
 
     def track(self, handle: Handle) -> None:
         state = self._thread
@@ -292,7 +293,8 @@ class Runtime:
             # without donations: a cut comes in the middle of an op, whose
             # nodes not yet in handles (the other outputs of a backward) may
             # read the buffers below it in the next graph
-            self.sync(donate=False)
+            with self.checks.held():  # raised at the next barrier, not mid-op
+                self.sync(donate=False)
         else:
             self._thread.cut_mark = RECORDED.recorded - live
 
@@ -334,14 +336,22 @@ class Runtime:
         recorded = RECORDED.recorded
         self.metrics.count("ops_recorded", recorded - state.recorded_mark)
         state.recorded_mark = state.cut_mark = recorded
-        if not handles:
-            return
-        try:
-            with self.lock:
-                self._execute(handles, donate and self.donate)
-        except BaseException:
-            state.pending[:0] = [weakref.ref(h) for h in handles if h.node.op not in LEAVES]
-            raise
+        if handles:
+            try:
+                with self.lock:
+                    self._execute(handles, donate and self.donate)
+            except BaseException:
+                state.pending[:0] = [weakref.ref(h) for h in handles if h.node.op not in LEAVES]
+                raise
+        self.checks.raise_failed(Handle.numpy, lambda node: Handle(node).numpy())
+
+    def defer(self, flag: Node, make_error: deferred.MakeError, detail: Node | None = None,
+              site: str = "") -> None:
+        """Raise ``make_error(flag, detail, site)`` (host values) at the barrier
+        that computes ``flag``, if any element of it is set (``deferred``)."""
+        self.checks.add(deferred.Check(Handle(flag), detail, make_error, site))
+        if flag.op in LEAVES:  # known already: raise now
+            self.checks.raise_failed(Handle.numpy, lambda node: Handle(node).numpy())
 
     def _execute(self, handles: list[Handle], donate: bool) -> None:
         _freeze_startup_objects()

@@ -242,6 +242,15 @@ INVALID_ARGUMENT = "InvalidArgumentError"
 ERRORS = {AxisError: INVALID_ARGUMENT, ShapeError: INVALID_ARGUMENT, DTypeError: INVALID_ARGUMENT}
 
 
+def nonempty_arg_axis(kind: str, shape: tuple[int, ...], axis: int) -> None:
+    """TensorFlow's ArgMax/ArgMin refuse an empty axis (InvalidArgumentError)."""
+    if -len(shape) <= axis < len(shape) and shape[axis] == 0:
+        op = "ArgMax" if kind == "argmax" else "ArgMin"
+        raise tf().errors.InvalidArgumentError(
+            None, None, f"Reduction axis {axis} is empty in shape "
+                        f"[{','.join(map(str, shape))}] [Op:{op}]")
+
+
 def raise_as_tf(error: Exception, table: dict | None = None) -> NoReturn:
     """Re-raise a core error as the type tnp raises for the same input."""
     table = ERRORS if table is None else {**ERRORS, **table}

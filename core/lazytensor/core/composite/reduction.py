@@ -91,6 +91,21 @@ def reduce(kind: str, x: Node, axis=None, keepdims: bool = False,
     return keep_dims(out, x.shape, axes) if keepdims else out
 
 
+def reduce_or_identity(kind: str, x: Node, axis=None, keepdims: bool = False) -> Node:
+    """max/min that give the reduction's identity over an empty axis (the
+    dtype's lowest value for max, its highest for min: -inf/+inf for floats,
+    False/True for bools), as TensorFlow's reduce_max/reduce_min do, where
+    :func:`reduce` raises as numpy does.
+
+    >>> from lazytensor.core.runtime import constant
+    >>> reduce_or_identity("max", constant(np.zeros((2, 0)), dt.float32), 1).shape
+    (2,)
+    """
+    axes = normalize_axes(axis, x.ndim)
+    out = make(_REDUCERS[kind], (x,), axes)
+    return keep_dims(out, x.shape, axes) if keepdims else out
+
+
 _COMBINE = {"sum": npx.add_or, "prod": npx.mul_and, "max": npx.maximum, "min": npx.minimum,
             "all": npx.logical(Op.AND), "any": npx.logical(Op.OR), "logsumexp": npx.logaddexp}
 

@@ -24,7 +24,13 @@ from lazytensor.core import dtypes as dt
 from lazytensor.core.composite import elementwise as ew
 from lazytensor.core.composite.linalg import tensordot as _dot_general
 from lazytensor.core.composite.npextra import isnan, mul_and, truthy
-from lazytensor.core.composite.reduction import count, normalize_axes, normalize_axis, reduce
+from lazytensor.core.composite.reduction import (
+    count,
+    normalize_axes,
+    normalize_axis,
+    reduce,
+    reduce_or_identity,
+)
 from lazytensor.core.composite.shape import (
     as_axes,
     moveaxis,
@@ -205,9 +211,11 @@ def nan_to(x: Node, value) -> Node:
     return make(Op.SELECT, (isnan(x), ew.full(x.shape, value, x.dtype), x))
 
 
-def ptp(x: Node, axis=None, keepdims: bool = False) -> Node:
-    """max - min over ``axis``."""
-    return make(Op.SUB, (reduce("max", x, axis, keepdims), reduce("min", x, axis, keepdims)))
+def ptp(x: Node, axis=None, keepdims: bool = False, identity_if_empty: bool = False) -> Node:
+    """max - min over ``axis``; an empty axis raises (numpy), or, with
+    ``identity_if_empty``, subtracts the identities (TensorFlow: -inf)."""
+    extreme = reduce_or_identity if identity_if_empty else reduce
+    return make(Op.SUB, (extreme("max", x, axis, keepdims), extreme("min", x, axis, keepdims)))
 
 
 def count_nonzero(x: Node, axis=None, keepdims: bool = False) -> Node:

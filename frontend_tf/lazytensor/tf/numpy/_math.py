@@ -22,6 +22,7 @@ from lazytensor.core.composite.sorting import cumulative
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import DTypeError, ShapeError, make
+from lazytensor.tf import _tf
 from lazytensor.tf._array import RECORDING, lift, ndarray, node_of
 from lazytensor.tf._tf import as_np_dtype
 from lazytensor.tf.numpy._lower import (
@@ -353,10 +354,12 @@ def _no_out(out) -> None:
 
 def _extreme(kind: str, prepare=lambda x: x, out: bool = False):
     """max/min (all/any: of the truthiness, ``npextra.truthy``); ``out``:
-    the signature with ``out=`` (tnp's amax/amin)."""
+    the signature with ``out=`` (tnp's amax/amin). An empty max/min gives
+    TensorFlow's identity (-inf/+inf, the integer's lowest/highest)."""
     def impl(a, axis=None, keepdims=None):
-        axis = axis if kind in ("all", "any") else _axis(axis)
-        return reduction.reduce(kind, prepare(node_of(a)), axis, bool(keepdims))
+        if kind in ("all", "any"):
+            return reduction.reduce(kind, prepare(node_of(a)), axis, bool(keepdims))
+        return reduction.reduce_or_identity(kind, node_of(a), _axis(axis), bool(keepdims))
 
     def with_out(a, axis=None, out=None, keepdims=None):
         _no_out(out)
@@ -415,6 +418,8 @@ def _argminmax(kind: str):
     def impl(a, axis=None):
         x = node_of(a)
         x = core_shape.atleast_1d(x) if axis is not None else x
+        _tf.nonempty_arg_axis(kind, x.shape if axis is not None else (math.prod(x.shape),),
+                              0 if axis is None else int(axis))
         if x.dtype.kind == "f":
             x = tnp_shared.nan_to(x, skipped)
         return reduction.argreduce(kind, x, axis, False, index_dtype())
@@ -518,7 +523,7 @@ MATH = {
     "mean": _mean, "var": _var, "std": _std,
     "nansum": _nan_reduce("sum"), "nanprod": _nan_reduce("prod"), "nanmean": _nanmean,
     "ptp": lambda a, axis=None, keepdims=None: tnp_shared.ptp(node_of(a), _axis(axis),
-                                                              bool(keepdims)),
+                                                              bool(keepdims), True),
     "count_nonzero": lambda a, axis=None: tnp_shared.count_nonzero(node_of(a), axis),
     "argmax": _argminmax("argmax"), "argmin": _argminmax("argmin"),
     "cumsum": _cumulative("cumsum"), "cumprod": _cumulative("cumprod"),

@@ -296,7 +296,9 @@ def _argreduce(kind: str):
     def impl(input, axis=None, output_type=None, name=None):  # noqa: A002  (TF's names)
         x = check(tensor(input), REAL, kind)
         out = dtype_arg(output_type) or dt.int64
-        return reduction.argreduce(kind, x, 0 if axis is None else host_int(axis), False, out)
+        axis = 0 if axis is None else host_int(axis)
+        _tf.nonempty_arg_axis(kind, x.shape, axis)
+        return reduction.argreduce(kind, x, axis, False, out)
 
     return impl
 
@@ -429,6 +431,9 @@ def _polyval(coeffs, x, name=None):
     return numerics.polyval(stacked, node, from_first=True)
 
 
+# an empty max/min is the identity (-inf/+inf), as TensorFlow's
+_REDUCE = {"max": reduction.reduce_or_identity, "min": reduction.reduce_or_identity}
+
 APIS = {
     **{f"math.{name}": _unary(fn, kinds) for name, (fn, kinds) in UNARY.items()},
     **{f"bitwise.{name}": _unary(fn, kinds) for name, (fn, kinds) in BITWISE_UNARY.items()},
@@ -436,7 +441,8 @@ APIS = {
     "math.add": _add, "math.truediv": _truediv, "math.divide": _divide,
     "math.divide_no_nan": _div_no_nan, "math.scalar_mul": _scalar_mul, "math.add_n": _add_n,
     "cast": _cast, "dtypes.saturate_cast": _saturate_cast, "clip_by_value": _clip_by_value,
-    **{f"math.reduce_{kind}": _reducer(functools.partial(reduction.reduce, kind), kinds,
+    **{f"math.reduce_{kind}": _reducer(functools.partial(_REDUCE.get(kind, reduction.reduce),
+                                                         kind), kinds,
                                        f"reduce_{kind}") for kind, kinds in (
         ("sum", NUMBER), ("prod", NUMBER), ("max", REAL), ("min", REAL), ("all", BOOL),
         ("any", BOOL))},

@@ -19,6 +19,7 @@ from lazytensor.core.composite import sampling
 from lazytensor.core.composite.elementwise import as_node, convert
 from lazytensor.torch._rng import next_key
 from lazytensor.torch._tensor import NUMPY_OF, scalar_type_name, to_lazy, wrap
+from lazytensor.torch.aten import value_errors
 from lazytensor.torch.aten._common import aten, dense_strides, node
 
 import torch
@@ -123,8 +124,8 @@ def _gamma_like(sample, kernel: str, dtypes=(dt.float32, dt.float64)):
 def _multinomial(x, num_samples, replacement=False, *, generator=None):
     """Category indices drawn from (unnormalized) probabilities along the
     last dim: without replacement, the top ``num_samples`` of log(p) plus
-    Gumbel noise; with replacement, inverse-CDF sampling. Lazy
-    probabilities cannot be checked for negative or non-finite values."""
+    Gumbel noise; with replacement, inverse-CDF sampling. Invalid
+    probabilities raise torch's error at the barrier that computes them."""
     p = node(x)
     n = p.shape[-1] if p.ndim else 0
     if p.ndim not in (1, 2) or not dt.is_float(p.dtype):
@@ -133,6 +134,7 @@ def _multinomial(x, num_samples, replacement=False, *, generator=None):
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
                            "replacement" if num_samples > 0 else "cannot sample n_sample <= 0")
     p = convert(p, dt.float64 if p.dtype == dt.float64 else dt.float32)
+    value_errors.check_multinomial(p, num_samples == 1 or not replacement)
     draw = sampling.categorical_with if replacement else sampling.categorical_without
     return wrap(draw(p, num_samples, next_key(generator)))
 

@@ -7,18 +7,19 @@ results are defined only up to signs or order (SVD, eigenvectors) fall back
 to eager torch, where LAPACK's conventions are kept.
 
 Failures torch reports through errors (a matrix that is not positive
-definite) give NaNs lazily: the core cannot raise on values it has not
-computed (``linalg_cholesky_ex`` reports ``info`` = 0)."""
+definite, a singular one) are raised by the barrier that computes them
+(``value_errors``); the ``*_ex`` ops return LAPACK's ``info``."""
 
 from __future__ import annotations
 
 from lazytensor.core import Node, Op, make
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import distance, layers, lstsq, nplinalg
+from lazytensor.core.composite import creation, distance, factor_info, layers, lstsq, nplinalg
 from lazytensor.core.composite import linalg as cl
 from lazytensor.core.composite.elementwise import as_node, broadcast_to, convert
 from lazytensor.core.composite.shape import reshape
 from lazytensor.torch._tensor import scalar_type_name, wrap
+from lazytensor.torch.aten import value_errors
 from lazytensor.torch.aten._common import aten, node
 
 import torch
@@ -36,13 +37,19 @@ def _square(name: str, x: Node) -> None:
 def _cholesky(x, upper=False):
     n = node(x)
     _square("cholesky", n)
-    return wrap(nplinalg.cholesky(n, upper))
+    low = nplinalg.cholesky(n, upper)
+    value_errors.check_linalg(value_errors.cholesky_info(n, low), "cholesky", n.ndim == 2)
+    return wrap(low)
 
 
 def _cholesky_ex(x, *, upper=False, check_errors=False):
     n = node(x)
     _square("linalg.cholesky", n)
-    return wrap(nplinalg.cholesky(n, upper)), wrap(as_node(0, dt.int32, n.shape[:-2]))
+    low = nplinalg.cholesky(n, upper)
+    info = value_errors.cholesky_info(n, low)
+    if check_errors:
+        value_errors.check_linalg(info, "linalg.cholesky_ex", n.ndim == 2)
+    return wrap(low), wrap(info)
 
 
 def _solve_triangular(a, b, *, upper, left=True, unitriangular=False):
@@ -61,7 +68,10 @@ def _cholesky_solve(b, factor, upper=False):
 
 
 def _cholesky_inverse(factor, upper=False):
-    return wrap(cl.cholesky_inverse(node(factor), upper))
+    n = node(factor)
+    value_errors.check_linalg(factor_info.first_zero_diagonal(n), "cholesky_inverse",
+                              n.ndim == 2)
+    return wrap(cl.cholesky_inverse(n, upper))
 
 
 def _addbmm(x, b1, b2, *, beta=1, alpha=1):
@@ -127,10 +137,20 @@ def _copy(x, src, non_blocking=False):
 
 def _inv_ex(x, *, check_errors=False):
     """linalg.inv (unique): the core's LU solve; a singular matrix gives
-    inf/NaN, and ``info`` is 0 (the core cannot raise on values)."""
+    inf/NaN, and ``info`` getrf's (the first zero pivot)."""
     n = node(x)
     _square("linalg.inv", n)
-    return wrap(nplinalg.inv(n)), wrap(as_node(0, dt.int32, n.shape[:-2]))
+    lu, pivots = nplinalg.lu_factor(n)
+    eye = broadcast_to(creation.eye(n.shape[-1], dtype=n.dtype), n.shape)
+    return wrap(nplinalg.lu_solve(lu, pivots, eye)), wrap(_info(lu, "linalg.inv_ex", check_errors))
+
+
+def _info(lu: Node, api: str, check_errors: bool) -> Node:
+    """getrf's info of a packed LU; checked (torch's error) with ``check_errors``."""
+    info = factor_info.first_zero_diagonal(lu)
+    if check_errors:
+        value_errors.check_linalg(info, api, lu.ndim == 2)
+    return info
 
 
 def _matrix_exp(x):
@@ -231,7 +251,8 @@ def _linalg_solve_ex(a, b, *, left=True, check_errors=False):
     rhs = reshape(nb, nb.shape + (1,)) if vector else nb
     out = _lu_solve_node(lu, pivots, rhs, left, False)
     out = reshape(out, out.shape[:-1]) if vector else out
-    return wrap(out), wrap(lu), wrap(pivots), wrap(as_node(0, dt.int32, na.shape[:-2]))
+    return (wrap(out), wrap(lu), wrap(pivots),
+            wrap(_info(lu, "torch.linalg.solve_ex", check_errors)))
 
 
 def _lu_factor_ex(x, *, pivot=True, check_errors=False):
@@ -245,7 +266,7 @@ def _lu_factor_ex(x, *, pivot=True, check_errors=False):
         raise RuntimeError("linalg.lu_factor: Expected a floating point or complex tensor "
                            f"with 2 or more dimensions. Got {x.dtype} of {n.ndim} dimensions")
     lu, pivots = _lu_of(n, False)
-    return wrap(lu), wrap(pivots), wrap(as_node(0, dt.int32, n.shape[:-2]))
+    return wrap(lu), wrap(pivots), wrap(_info(lu, "torch.linalg.lu_factor_ex", check_errors))
 
 
 def _lu_solve(lu, pivots, b, *, left=True, adjoint=False):
@@ -338,5 +359,6 @@ TABLE = {
     aten.linalg_lu_factor_ex.default: _lu_factor_ex, aten.linalg_lu_solve.default: _lu_solve,
     aten.lu_unpack.default: _lu_unpack, aten.linalg_lu.default: _linalg_lu,
     aten.linalg_qr.default: _linalg_qr,
+    aten._linalg_check_errors.default: value_errors.check_errors,
     aten.linalg_householder_product.default: _householder_product,
 }
