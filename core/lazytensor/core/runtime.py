@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from typing import Callable
 
 import numpy as np
-from lazytensor.core import compiler, deferred, dtypes, host_read, placement
+from lazytensor.core import compiler, deferred, dtypes, failures, host_read, placement
 from lazytensor.core.ir import Node
 from lazytensor.core.metrics import Metrics
 from lazytensor.core.ops import LEAVES, Op
@@ -369,25 +369,34 @@ class Runtime:
         self.metrics.add_time("trace_plan", time.perf_counter() - start)
         executable = self.cache.get(plan.signature)
         if executable is None and self._interpret_first(plan):
-            start = time.perf_counter()
-            outputs = compiler.interpret(plan)
-            seconds = time.perf_counter() - start
-            self.cache.interpreted_for(plan, seconds)
-            self.metrics.add_time("interpret", seconds)
-            self.metrics.count("graphs_interpreted")
-            self.metrics.count("graphs_executed")
-            self.metrics.count("nodes_executed", len(plan.order))
+            executable = None  # run op by op (donates nothing)
         else:
-            outputs = self._run_compiled(plan, executable)
-        plan.scratch = []
-        if self.donate:
-            self.pool.give(outputs)
-        leaves = [data_leaf(out) for out in outputs]
-        for handle, node in zip(handles, nodes, strict=False):
-            handle._materialized(leaves[position[id(node)]])
-        for root, leaf in zip(roots, leaves, strict=True):
-            if root.operands:  # stands for its value while the leaf lives
-                root.memo = weakref.ref(leaf)
+            executable = self._compiled(plan, executable)
+            if plan.donate and not failures.fits_in_memory(executable, plan.data_args):
+                # it would fail for memory after XLA consumed its donated inputs
+                self.metrics.count("undonated_for_memory")
+                return self._execute(handles, False)
+        with failures.interrupts_deferred():  # from dispatch to the last re-pointed handle
+            if executable is None:
+                outputs = self._interpret(plan)
+            else:
+                outputs = self._run_compiled(plan, executable)
+            plan.scratch = []
+            if self.donate:
+                self.pool.give(outputs)
+            _commit(handles, nodes, roots, [position[id(node)] for node in nodes], outputs)
+        return None
+
+    def _interpret(self, plan: compiler.Plan) -> list:
+        start = time.perf_counter()
+        outputs = compiler.interpret(plan)
+        seconds = time.perf_counter() - start
+        self.cache.interpreted_for(plan, seconds)
+        self.metrics.add_time("interpret", seconds)
+        self.metrics.count("graphs_interpreted")
+        self.metrics.count("graphs_executed")
+        self.metrics.count("nodes_executed", len(plan.order))
+        return outputs
 
     def _interpret_first(self, plan: compiler.Plan) -> bool:
         """Whether this uncached graph runs op by op (see INTERPRET_NODES)."""
@@ -398,8 +407,8 @@ class Runtime:
         spent = self.cache.interpreted_seconds(plan)
         return spent is None or spent < len(order) * self.compile_seconds_per_node
 
-    def _run_compiled(self, plan: compiler.Plan, executable) -> list:
-        """Run the plan's executable, compiling it first on a cache miss."""
+    def _compiled(self, plan: compiler.Plan, executable):
+        """The plan's executable: ``executable`` (a cache hit), or compiled."""
         if executable is None:
             self.metrics.miss(self.cache.explain(plan.signature))
             executable = compiler.build(plan)
@@ -410,6 +419,9 @@ class Runtime:
         else:
             executable.hits += 1
             self.metrics.count("cache_hits")
+        return executable
+
+    def _run_compiled(self, plan: compiler.Plan, executable) -> list:
         start = time.perf_counter()
         outputs = compiler.run(executable, plan)
         self.metrics.add_time("execute", time.perf_counter() - start)
@@ -426,6 +438,17 @@ class Runtime:
             array = array.astype(dtypes.canonical(array.dtype), copy=False)
         self.metrics.count("transfers_to_device")
         return Handle(data_leaf(compiler.to_device(array)))
+
+
+def _commit(handles: list[Handle], nodes: list[Node], roots: list[Node], positions: list[int],
+            outputs: list) -> None:
+    """Re-point each handle at its output (``positions``: its root's index)."""
+    leaves = [data_leaf(out) for out in outputs]
+    for handle, i in zip(handles, positions, strict=True):
+        handle._materialized(leaves[i])
+    for root, leaf in zip(roots, leaves, strict=True):
+        if root.operands:  # stands for its value while the leaf lives
+            root.memo = weakref.ref(leaf)
 
 
 def _freeze_startup_objects() -> None:

@@ -19,6 +19,7 @@ class Executable:
     nodes: int
     compile_seconds: float
     hits: int = 0
+    footprint: int | None = None  # bytes a call allocates (``failures.footprint``)
 
 
 @dataclass
