@@ -45,10 +45,11 @@ class Outcome:
     why: str = ""
 
 
-def run_one(task, limit: float, uniform: bool) -> Outcome:
+def run_one(task, limit: float, uniform: bool, fragments: bool = True) -> Outcome:
     started = time.monotonic()
     try:
-        prog = lift(task.fn, task_list.examples(task), time_limit=limit, uniform=uniform)
+        prog = lift(task.fn, task_list.examples(task), time_limit=limit, uniform=uniform,
+                    fragments=fragments)
     except LiftError as exc:
         return Outcome(False, time.monotonic() - started, 0.0, 0, "-", None,
                        str(exc).splitlines()[0])
@@ -74,27 +75,31 @@ def main(argv=None) -> int:
     print(f"lifting benchmark: {len(chosen)} tasks, time limit {args.time_limit:g} s "
           f"(uniform ablation {args.uniform_limit:g} s); {os.cpu_count()} CPUs, "
           f"load average {os.getloadavg()[0]:.1f}")
-    guided, uniform = {}, {}
+    guided, uniform, bare = {}, {}, {}
     head = f"{'task':20} {'category':18} {'solved':6} {'lift s':>7} {'search s':>8} " \
            f"{'cands':>7} {'checks':18}"
-    print(head + ("  uniform: solved, search s, cands" if not args.no_ablation else ""))
+    print(head + ("  | uniform: solved, search s, cands | uniform one-level: same"
+                  if not args.no_ablation else ""))
     for t in chosen:
         g = guided[t.name] = run_one(t, args.time_limit, False)
         line = f"{t.name:20} {t.category:18} {'yes' if g.solved else 'NO':6} " \
                f"{g.seconds:7.2f} {g.search:8.3f} {g.candidates:7d} {g.checks:18}"
         if not args.no_ablation:
-            u = uniform[t.name] = run_one(t, args.uniform_limit, True)
-            line += f"  {'yes' if u.solved else 'no ':3} {u.search:8.3f} {u.candidates:7d}"
+            for table, frag in ((uniform, True), (bare, False)):
+                u = table[t.name] = run_one(t, args.uniform_limit, True, frag)
+                line += (f"  | yes {u.search:8.3f} {u.candidates:7d}" if u.solved else
+                         f"  | no  {'timeout':>8} {'-':>7}")
         print(line + (f"  ({g.why[:60]})" if not g.solved else ""), flush=True)
-    summarize(chosen, guided, uniform, args.time_limit)
+    summarize(chosen, guided, args.time_limit)
     if not args.no_ablation:
-        ablation(chosen, guided, uniform)
+        ablation(chosen, guided, uniform, "uniform weights, same productions")
+        ablation(chosen, guided, bare, "uniform weights, one-level productions only")
     if not args.no_speed:
         speed.report(guided)
     return 0
 
 
-def summarize(chosen, guided, uniform, limit) -> None:
+def summarize(chosen, guided, limit) -> None:
     by_cat = defaultdict(list)
     for t in chosen:
         by_cat[t.category].append(guided[t.name])
@@ -116,10 +121,10 @@ def summarize(chosen, guided, uniform, limit) -> None:
           f"(limit {limit:g} s)")
 
 
-def ablation(chosen, guided, uniform) -> None:
+def ablation(chosen, guided, uniform, title) -> None:
     both = [t.name for t in chosen if guided[t.name].solved and uniform[t.name].solved]
     only = [t.name for t in chosen if guided[t.name].solved and not uniform[t.name].solved]
-    print(f"\nablation (uniform grammar): solved {sum(u.solved for u in uniform.values())}"
+    print(f"\nablation ({title}): solved {sum(u.solved for u in uniform.values())}"
           f"/{len(uniform)}; guided only: {', '.join(only) or 'none'}")
     if not both:
         return

@@ -50,6 +50,8 @@ def define_element(stores: list[Store], scope: Scope, name: str, lhs: tuple[str,
         return None
     prev = T.access(name, lhs, set(lhs)) if inplace else None
     base = _common(mine)
+    if inplace:  # the old value holds under no condition
+        base = Store(base.target, base.index, base.value, base.op, base.loops, (), -1)
     try:
         for store in mine:
             names = [e.id if isinstance(e, ast.Name) else None for e in store.index]

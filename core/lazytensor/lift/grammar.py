@@ -88,8 +88,10 @@ def generic_leaves(order: tuple[str, ...], ranks: dict[str, int], sizes: list[st
 
 
 def build(evidence: Evidence, order: tuple[str, ...], ranks: dict[str, int],
-          sizes: list[str], uniform: bool = False) -> Grammar:
-    """The statement's grammar with costs (``uniform``: all weights equal)."""
+          sizes: list[str], uniform: bool = False, fragments: bool = True) -> Grammar:
+    """The statement's grammar with costs (``uniform``: all weights equal;
+    ``fragments=False``: only one-level productions, no larger sub-expression
+    of the source as a production of its own)."""
     def weight(w: float) -> float:
         return 1.0 if uniform else 1.0 + w
 
@@ -98,7 +100,7 @@ def build(evidence: Evidence, order: tuple[str, ...], ranks: dict[str, int],
     for t in generic_leaves(order, ranks, sizes):
         numeric.setdefault(str(t), (t, weight(0)))
     for key, t in evidence.fragments.items():
-        if t.vars - set(order):
+        if t.vars - set(order) or (not fragments and t.size > 1):
             continue
         (conds if t.is_bool else numeric)[key] = (t, weight(evidence.weights[key]))
     c = evidence.counts

@@ -38,14 +38,17 @@ class LiftError(Exception):
 
 
 def lift(fn: Callable, examples, time_limit: float = 60.0, *, proposer=None,
-         uniform: bool = False, seed: int = 0, fresh: int = 20) -> LiftedProgram:
+         uniform: bool = False, fragments: bool = True, seed: int = 0,
+         fresh: int = 20) -> LiftedProgram:
     """A program in index notation equal to the loop function ``fn``.
 
     ``examples``: argument tuples (numpy arrays; scalars as 0-d arrays).
     ``proposer``: optional callable ``(source_text) -> list[str]`` of
     candidate programs in the printed notation (where an LLM would plug
     in); their terms weigh heavily in the grammar. ``uniform``: the
-    ablation, every production weighs the same. Raises ``LiftError``.
+    ablation, every production weighs the same; ``fragments=False``: the
+    grammar has only one-level productions (no source sub-expression as a
+    production of its own). Raises ``LiftError``.
     """
     started = time.monotonic()
     deadline = started + time_limit
@@ -66,7 +69,8 @@ def lift(fn: Callable, examples, time_limit: float = 60.0, *, proposer=None,
     total, searching = 0, 0.0
     for _ in range(3):
         program, candidates, seconds = _search_all(fn, analysis, search_runs, deadline,
-                                                   proposals, uniform, time_limit)
+                                                   proposals, (uniform, fragments),
+                                                   time_limit)
         total += candidates
         searching += seconds
         program.report.search_seconds = searching
@@ -126,7 +130,7 @@ def _search_runs(fn, spec: Spec, examples, rng) -> list:
     return runs
 
 
-def _search_all(fn, analysis, runs, deadline, proposals, uniform, time_limit):
+def _search_all(fn, analysis, runs, deadline, proposals, variant, time_limit):
     statements, available, notes = [], list(analysis.source.args), {}
     candidates, seconds = 0, 0.0
     sizes = [n for n, _ in analysis.size_defs]
@@ -135,7 +139,7 @@ def _search_all(fn, analysis, runs, deadline, proposals, uniform, time_limit):
         budget = min(left * 0.25, 5.0) if target.role == "temp" else left
         try:
             found, stats, dtype = _lift_target(analysis, target, runs, available, sizes,
-                                               budget, proposals, uniform)
+                                               budget, proposals, variant)
         except (Mismatch, SourceError, KeyError) as exc:
             if target.role == "temp":
                 notes[target.name] = f"skipped ({exc})"
@@ -191,7 +195,7 @@ def target_value(analysis, name: str, run):
     raise Mismatch(f"{name} has no value after the loops")
 
 
-def _lift_target(analysis, target, runs, available, sizes, budget, proposals, uniform):
+def _lift_target(analysis, target, runs, available, sizes, budget, proposals, variant):
     spaces, goals = [], []
     for run in runs:
         env = example_env(analysis, [a.shape for a in run.inputs])
@@ -206,7 +210,7 @@ def _lift_target(analysis, target, runs, available, sizes, budget, proposals, un
     kind = "i" if value.dtype.kind in "biu" else "f"
     evidence = _evidence(analysis, target, available, spaces[0], proposals)
     ranks = {n: spaces[0].tensors[n].ndim for n in available}
-    g = G.build(evidence, target.order, ranks, sizes, uniform)
+    g = G.build(evidence, target.order, ranks, sizes, *variant)
     search = Search(g, spaces, goals, kind, frozenset(target.lhs), time.monotonic() + budget)
     return search.run(), search.stats, value.dtype
 
