@@ -10,8 +10,8 @@ from __future__ import annotations
 import jax
 import numpy as np
 from lazytensor.core import Handle, Op, get_runtime, make
-from lazytensor.core.composite.elementwise import binary
-from lazytensor.core.composite.promotion import NUMPY
+from lazytensor.core.composite.elementwise.apply import binary
+from lazytensor.core.composite.elementwise.promotion import NUMPY
 
 
 def _node(value):

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 from lazytensor.core import DTypeError, Handle, Op, ShapeError, make, use_runtime
 from lazytensor.core.autodiff import grad, value_and_grad
-from lazytensor.core.composite import linalg, reduction
-from lazytensor.core.composite.elementwise import as_node, broadcast_to
+from lazytensor.core.composite.elementwise.apply import as_node, broadcast_to
+from lazytensor.core.composite.linalg import matmul as linalg
+from lazytensor.core.composite.reduce import reduction
 from lazytensor.core.runtime import get_runtime
 
 RNG = np.random.default_rng(0)

@@ -4,7 +4,7 @@ arithmetic, linspace/logspace/geomspace, eye/tri, meshgrid, indices, full."""
 import numpy as np
 import pytest
 from lazytensor.core import Handle, Op, make
-from lazytensor.core.composite import creation as cr
+from lazytensor.core.composite.creation import arrays as cr
 from lazytensor.core.runtime import get_runtime
 
 

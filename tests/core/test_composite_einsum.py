@@ -5,7 +5,7 @@ and numpy's error messages."""
 import numpy as np
 import pytest
 from lazytensor.core import Handle
-from lazytensor.core.composite.einsum import einsum
+from lazytensor.core.composite.linalg.einsum import einsum
 from lazytensor.core.runtime import get_runtime
 
 RNG = np.random.default_rng(3)

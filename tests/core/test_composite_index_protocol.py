@@ -6,8 +6,9 @@ shapes/repeats (``tile``)."""
 import numpy as np
 import pytest
 from lazytensor.core import Handle
-from lazytensor.core.composite import indexing as ix
-from lazytensor.core.composite import rearrange, reduction, shape
+from lazytensor.core.composite.indexing import subscript as ix
+from lazytensor.core.composite.movement import rearrange, shape
+from lazytensor.core.composite.reduce import axes as caxes
 from lazytensor.core.runtime import get_runtime
 
 X = np.arange(24.0).reshape(4, 6)
@@ -56,7 +57,7 @@ def test_non_integer_slice_bounds_still_raise():
 def test_axes(k):
     assert shape.as_axes(k) == (2,)
     assert shape.normalize_axis_tuple(Index(-1), 2) == (1,)
-    assert reduction.normalize_axes(Index(-1), 2) == (1,)
+    assert caxes.normalize_axes(Index(-1), 2) == (1,)
     assert shape.expand_dims(dev(X), k).shape == (4, 6, 1)
     np.testing.assert_array_equal(Handle(rearrange.roll(dev(X), k, 1)).numpy(),
                                   np.roll(X, 2, 1))

@@ -4,9 +4,9 @@ numpy itself: values, dtype and shape. Many checks share one compiled graph."""
 import numpy as np
 import pytest
 from lazytensor.core import Handle, Op, make
-from lazytensor.core.composite import indexing as ix
-from lazytensor.core.composite import take as tk
-from lazytensor.core.composite import views
+from lazytensor.core.composite.indexing import subscript as ix
+from lazytensor.core.composite.indexing import take as tk
+from lazytensor.core.composite.movement import views
 from lazytensor.core.runtime import ViewHandle, get_runtime
 
 RNG = np.random.default_rng(0)

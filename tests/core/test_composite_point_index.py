@@ -7,7 +7,7 @@ out-of-bounds rule (reads clip, writes are dropped)."""
 import numpy as np
 import pytest
 from lazytensor.core import Handle, Op, make
-from lazytensor.core.composite import indexing as ix
+from lazytensor.core.composite.indexing import subscript as ix
 from lazytensor.core.runtime import get_runtime
 
 X = np.arange(60, dtype=np.float32).reshape(3, 4, 5)

@@ -4,9 +4,10 @@ shape, over several shapes/dtypes and edge cases (0-d, empty axes)."""
 import numpy as np
 import pytest
 from lazytensor.core import Handle, Op, make
-from lazytensor.core.composite import matrix as mx
-from lazytensor.core.composite import rearrange as ra
-from lazytensor.core.composite import shape as sh
+from lazytensor.core.composite.linalg import matrix as mx
+from lazytensor.core.composite.movement import padding
+from lazytensor.core.composite.movement import rearrange as ra
+from lazytensor.core.composite.movement import shape as sh
 from lazytensor.core.runtime import get_runtime
 
 RNG = np.random.default_rng(1)
@@ -134,25 +135,26 @@ def test_rearrange():
     ]
     for mode in ("constant", "edge", "reflect", "symmetric", "wrap"):
         for width in (2, ((1, 0), (0, 3)), ((5, 7), (1, 9))):
-            pairs.append((f"pad {mode} {width}", ra.pad(dev(i8), width, mode),
+            pairs.append((f"pad {mode} {width}", padding.pad(dev(i8), width, mode),
                           np.pad(i8, width, mode)))
     pairs += [
-        ("pad values", ra.pad(dev(i8), 1, constant_values=7), np.pad(i8, 1, constant_values=7)),
-        ("pad pairs", ra.pad(dev(i8), (1, 2), constant_values=((1, 2), (3, 4))),
+        ("pad values", padding.pad(dev(i8), 1, constant_values=7),
+         np.pad(i8, 1, constant_values=7)),
+        ("pad pairs", padding.pad(dev(i8), (1, 2), constant_values=((1, 2), (3, 4))),
          np.pad(i8, (1, 2), constant_values=((1, 2), (3, 4)))),
-        ("pad 1 elem reflect", ra.pad(dev(V[:1]), 3, "reflect"), np.pad(V[:1], 3, "reflect")),
-        ("pad 0-width", ra.pad(a, 0, "edge"), np.pad(A, 0, "edge")),
+        ("pad 1 elem reflect", padding.pad(dev(V[:1]), 3, "reflect"), np.pad(V[:1], 3, "reflect")),
+        ("pad 0-width", padding.pad(a, 0, "edge"), np.pad(A, 0, "edge")),
     ]
     check(pairs)
 
 
 def test_rearrange_errors():
     with pytest.raises(ValueError, match="can't extend empty axis 0"):
-        ra.pad(dev(E), 1, "edge")
+        padding.pad(dev(E), 1, "edge")
     with pytest.raises(ValueError, match="Axes must be different"):
         ra.rot90(dev(A), 1, (1, 1))
     with pytest.raises(NotImplementedError, match="'circular'"):  # not a numpy mode
-        ra.pad(dev(A), 1, "circular")
+        padding.pad(dev(A), 1, "circular")
 
 
 @pytest.mark.parametrize("dtype", ["float32", "int64", "bool", "complex64"])

@@ -4,7 +4,7 @@ NaN last, searchsorted sides, top-k, cumulative ops, diff and clip."""
 import numpy as np
 import pytest
 from lazytensor.core import Handle, Op, make
-from lazytensor.core.composite import sorting as so
+from lazytensor.core.composite.sorting import sort as so
 from lazytensor.core.runtime import get_runtime
 
 RNG = np.random.default_rng(2)

@@ -8,7 +8,7 @@ import itertools
 import numpy as np
 from core_nodes import check, dev
 from lazytensor.core.autodiff import grad
-from lazytensor.core.composite import ctc
+from lazytensor.core.composite.nn import ctc
 from lazytensor.core.ir import toposort
 
 

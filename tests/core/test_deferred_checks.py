@@ -8,7 +8,7 @@ import lazytensor.core as lc
 import numpy as np
 import pytest
 from lazytensor.core import Handle, Op, make
-from lazytensor.core.composite.elementwise import as_node
+from lazytensor.core.composite.elementwise.apply import as_node
 from lazytensor.core.deferred import recording_site
 from lazytensor.core.runtime import use_runtime
 

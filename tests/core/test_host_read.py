@@ -6,9 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from lazytensor.core import compiler, host_read
+from lazytensor.core.leaves import data_leaf, scalar
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
-from lazytensor.core.runtime import Handle, data_leaf, scalar, use_runtime
+from lazytensor.core.runtime import Handle, use_runtime
 
 I64 = np.dtype("int64")
 BASE = np.arange(2 * 3 * 4, dtype=np.float32).reshape(2, 3, 4)

@@ -1,4 +1,4 @@
-"""The core's image math and DCTs (``composite.image``, ``fourier.dct2`` /
+"""The core's image math and DCTs (``composite.image.transforms``, ``signal.fft.dct2`` /
 ``dct3``), moved out of lazytensor.tf and shared by any frontend, checked
 against numpy reference formulas alone (no framework): values, dtype and
 shape, and the core's errors on bad input."""
@@ -10,8 +10,8 @@ import colorsys
 import numpy as np
 import pytest
 from core_nodes import check, dev
-from lazytensor.core.composite import fourier
-from lazytensor.core.composite import image as ci
+from lazytensor.core.composite.image import transforms as ci
+from lazytensor.core.composite.signal import fft as fourier
 from lazytensor.core.registry import DTypeError, ShapeError
 
 RNG = np.random.default_rng(0)

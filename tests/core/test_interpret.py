@@ -6,14 +6,9 @@ import jax
 import numpy as np
 import pytest
 from lazytensor.core import Handle, Op, make
-from lazytensor.core.composite.elementwise import as_node
-from lazytensor.core.runtime import (
-    DEFAULT_INTERPRET_NODES,
-    INTERPRET_REPEATS,
-    Runtime,
-    constant,
-    use_runtime,
-)
+from lazytensor.core.composite.elementwise.apply import as_node
+from lazytensor.core.leaves import constant
+from lazytensor.core.runtime import DEFAULT_INTERPRET_NODES, INTERPRET_REPEATS, Runtime, use_runtime
 
 F32 = np.dtype("float32")
 # rounds of a chain that repeats its (at most 5) distinct operations often

@@ -9,10 +9,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from core_nodes import check, dev
-from lazytensor.core.composite import fourier
-from lazytensor.core.composite import linalg as cl
-from lazytensor.core.composite import lstsq as cls
-from lazytensor.core.composite import nplinalg as nl
+from lazytensor.core.composite.linalg import decompositions as nl
+from lazytensor.core.composite.linalg import lstsq as cls
+from lazytensor.core.composite.linalg import matmul as cl
+from lazytensor.core.composite.signal import fft as fourier
 
 RNG = np.random.default_rng(0)
 

@@ -7,10 +7,10 @@ import math
 import numpy as np
 import pytest
 from core_nodes import check, dev, run
-from lazytensor.core.composite import activations as act
-from lazytensor.core.composite import layers, losses
-from lazytensor.core.composite import nn as cnn
-from lazytensor.core.composite import normalization as norm
+from lazytensor.core.composite.nn import activations as act
+from lazytensor.core.composite.nn import functional as cnn
+from lazytensor.core.composite.nn import layers, losses
+from lazytensor.core.composite.nn import normalization as norm
 
 RNG = np.random.default_rng(3)
 X = RNG.standard_normal((4, 5)) * 3

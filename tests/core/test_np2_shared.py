@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from core_nodes import dev, run
 from lazytensor.core import Op
-from lazytensor.core.composite import indexing as ix
-from lazytensor.core.composite import rearrange as cr
-from lazytensor.core.composite.shape import transpose
+from lazytensor.core.composite.indexing import subscript as ix
+from lazytensor.core.composite.movement import rearrange as cr
+from lazytensor.core.composite.movement.shape import transpose
 from lazytensor.core.runtime import use_runtime
 
 X = np.arange(24.0).reshape(4, 6)

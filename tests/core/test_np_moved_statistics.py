@@ -1,12 +1,12 @@
 """Order statistics, moments, membership and 1-d signal composites
-(``composite.statistics``, ``composite.signal``) against numpy, without
+(``composite.reduce.statistics``, ``composite.signal.correlate``) against numpy, without
 any frontend."""
 
 import numpy as np
 import pytest
 from core_nodes import check, dev
-from lazytensor.core.composite import signal as sig
-from lazytensor.core.composite import statistics as st
+from lazytensor.core.composite.reduce import statistics as st
+from lazytensor.core.composite.signal import correlate as sig
 
 RNG = np.random.default_rng(5)
 

@@ -1,12 +1,12 @@
-"""Core numerical composites (``composite.numerics``, ``composite.lstsq``)
+"""Core numerical composites (``composite.reduce.numerics``, ``composite.linalg.lstsq``)
 against numpy, with no frontend (no torch, tensorflow or lazytensor.numpy)."""
 
 import numpy as np
 import pytest
 from core_nodes import check as shared_check
 from core_nodes import dev, run
-from lazytensor.core.composite import lstsq as ls
-from lazytensor.core.composite import numerics as nm
+from lazytensor.core.composite.linalg import lstsq as ls
+from lazytensor.core.composite.reduce import numerics as nm
 from lazytensor.core.registry import ShapeError
 
 RNG = np.random.default_rng(3)

@@ -264,7 +264,7 @@ def test_division_is_ieee_division(dtype):
     """x / c, x / sqrt(y) and (x / y) / z give the eager frameworks' bits:
     XLA's simplifier would rewrite them as x * (1/c), x * rsqrt(y) and
     x / (y * z) (regression: lnp.round(x, 4) printed 3.1428000000000003)."""
-    from lazytensor.core.composite.elementwise import as_node
+    from lazytensor.core.composite.elementwise.apply import as_node
 
     x = RNG.uniform(1, 1e4, size=(64, 7)).astype(dtype)
     y = RNG.uniform(1, 9, size=(64, 7)).astype(dtype)

@@ -7,7 +7,7 @@ import lazytensor.core as lc
 import numpy as np
 import pytest
 from lazytensor.core import Handle, Op, ViewHandle, make
-from lazytensor.core.composite.elementwise import as_node
+from lazytensor.core.composite.elementwise.apply import as_node
 from lazytensor.core.runtime import Runtime, use_runtime
 
 F32 = np.dtype("float32")

@@ -5,7 +5,8 @@ superlinearly); either way a new value reuses the compiled executable."""
 import numpy as np
 import pytest
 from lazytensor.core import Handle, Op, compiler, make
-from lazytensor.core.runtime import scalar, use_runtime
+from lazytensor.core.leaves import scalar
+from lazytensor.core.runtime import use_runtime
 
 
 def _chain(x: Handle, floats: list[float], ints: list[int]) -> Handle:

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 from core_nodes import dev, run
 from lazytensor.core import Op
-from lazytensor.core.composite import activations, npextra
-from lazytensor.core.composite import linalg as cl
+from lazytensor.core.composite.elementwise import predicates
+from lazytensor.core.composite.linalg import matmul as cl
+from lazytensor.core.composite.nn import activations
 
 
 def _spd(rng, batch, n):
@@ -45,5 +46,5 @@ def test_relu_and_logical():
     np.testing.assert_array_equal(run(activations.relu(dev(x))), np.maximum(x, 0))
     y = np.array([0, 1, 0, 2], np.int32)
     for op, want in ((Op.AND, np.logical_and), (Op.OR, np.logical_or), (Op.XOR, np.logical_xor)):
-        np.testing.assert_array_equal(run(npextra.logical(op)(dev(x), dev(y))), want(x, y))
-    np.testing.assert_array_equal(run(npextra.logical_not(dev(x))), np.logical_not(x))
+        np.testing.assert_array_equal(run(predicates.logical(op)(dev(x), dev(y))), want(x, y))
+    np.testing.assert_array_equal(run(predicates.logical_not(dev(x))), np.logical_not(x))

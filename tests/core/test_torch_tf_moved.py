@@ -13,19 +13,14 @@ import pytest
 from core_nodes import check, dev, run
 from lazytensor.core import Op, get_runtime, make, scalar
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import (
-    activations,
-    along,
-    ctc,
-    jacobian,
-    layers,
-    losses,
-    pointwise,
-    reducers,
-    stft,
-)
-from lazytensor.core.composite import nn as cnn
-from lazytensor.core.composite import resize as cresize
+from lazytensor.core.composite.elementwise import formulas as formulas
+from lazytensor.core.composite.image import resize as cresize
+from lazytensor.core.composite.indexing import along
+from lazytensor.core.composite.linalg import jacobian
+from lazytensor.core.composite.nn import activations, ctc, layers, losses
+from lazytensor.core.composite.nn import functional as cnn
+from lazytensor.core.composite.reduce import accumulate as accumulate
+from lazytensor.core.composite.signal import stft
 
 
 def test_padded_targets_splits_concatenated_labels():
@@ -85,11 +80,11 @@ def test_rrelu_slopes_in_range_and_noise():
 @pytest.mark.parametrize("lo,hi", [(0.0, 4.0), (0.0, 0.0), (1.0, 2.0)])
 def test_histc_against_numpy(lo, hi):
     x = np.array([0.0, 0.5, 1.0, 2.5, 4.0, 5.0, -1.0], np.float32)
-    got = run(reducers.histc(dev(x), 4, lo, hi))
+    got = run(accumulate.histc(dev(x), 4, lo, hi))
     lo_, hi_ = (x.min(), x.max()) if lo == hi else (lo, hi)
     want = np.histogram(x[(x >= lo_) & (x <= hi_)], 4, (lo_, hi_))[0].astype(np.float32)
     np.testing.assert_array_equal(got, want)
-    np.testing.assert_array_equal(run(reducers.histc(dev(np.ones(3, np.float32)), 2, 0, 0)),
+    np.testing.assert_array_equal(run(accumulate.histc(dev(np.ones(3, np.float32)), 2, 0, 0)),
                                   [0, 3])  # one value: its range widened by 1 each way
 
 
@@ -97,7 +92,7 @@ def test_histc_against_numpy(lo, hi):
 @pytest.mark.parametrize("exclusive", [False, True])
 def test_cumulative_exclusive_reverse(reverse, exclusive):
     x = np.arange(1, 13, dtype=np.float64).reshape(3, 4)
-    got = run(reducers.cumulative(dev(x), Op.CUMPROD, 1, reverse, exclusive, 1))
+    got = run(accumulate.cumulative(dev(x), Op.CUMPROD, 1, reverse, exclusive, 1))
     y = x[:, ::-1] if reverse else x
     want = np.cumprod(y, 1)
     if exclusive:
@@ -107,12 +102,12 @@ def test_cumulative_exclusive_reverse(reverse, exclusive):
 
 def test_trunc_divide_and_saturate_cast():
     a, b = np.array([7.0, -7.0, 7.5]), np.array([2.0, 2.0, -2.0])
-    check(pointwise.trunc_divide(dev(a), dev(b)), np.trunc(a / b))
-    check(pointwise.trunc_divide(dev(np.array([7, -7])), dev(np.array([2, 2]))),
+    check(formulas.trunc_divide(dev(a), dev(b)), np.trunc(a / b))
+    check(formulas.trunc_divide(dev(np.array([7, -7])), dev(np.array([2, 2]))),
           np.array([3, -3]))
     x = np.array([300.0, -5.0, 3e10, np.float32(2.0 ** 63)], np.float32)
-    check(pointwise.saturate_cast(dev(x[:2]), dt.uint8), np.array([255, 0], np.uint8))
-    got = run(pointwise.saturate_cast(dev(x[2:]), dt.int64))
+    check(formulas.saturate_cast(dev(x[:2]), dt.uint8), np.array([255, 0], np.uint8))
+    got = run(formulas.saturate_cast(dev(x[2:]), dt.int64))
     assert got[0] == 30000001024 and got[1] >= 2 ** 63 - 2 ** 40  # saturated, not wrapped
 
 
@@ -206,6 +201,6 @@ def test_small_tf_composites():
     x = np.array([[-1.0, 0.0], [2.0, 0.0]])
     check(activations.crelu(dev(x), 1), np.maximum(np.concatenate([x, -x], 1), 0))
     check(losses.l2_loss(dev(x)), np.array(np.sum(x * x) / 2))
-    check(reducers.zero_fraction(dev(x)), np.float32(0.5))
+    check(accumulate.zero_fraction(dev(x)), np.float32(0.5))
     test, values = np.array([0.0, 0.0, 2.0]), np.array([np.nan, np.inf, np.inf])
-    check(pointwise.unless_zero(dev(test), dev(values)), np.array([0.0, 0.0, np.inf]))
+    check(formulas.unless_zero(dev(test), dev(values)), np.array([0.0, 0.0, np.inf]))

@@ -33,7 +33,7 @@ HASH_PROGRAMS = [
     pytest.param(
         Program([((1,), "float32")], [Step("exp", (0,)), Step("index", (0,), (("index", "::2"),))]),
         id="strided-slice-of-one-element",
-        # fixed: core/composite/shape.py::slice_axis now writes numpy indexing's
+        # fixed: core/composite/movement/shape.py::slice_axis now writes numpy indexing's
         # canonical SLICE attrs (limit after the last element, stride 1 for one)
     ),
     pytest.param(

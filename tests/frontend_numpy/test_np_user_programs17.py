@@ -176,7 +176,7 @@ def packet_checksums(np, packets, flags, lengths):
 
 def test_ufunc_methods_for_checksums_and_flags():
     """bitwise_and/or/xor and logical_xor .reduce/.accumulate/.reduceat record
-    lazily (composite.folds) instead of running eagerly."""
+    lazily (composite.reduce.folds) instead of running eagerly."""
     rng = np.random.default_rng(173)
     check(packet_checksums, rng.integers(0, 256, (6, 10), dtype=np.uint8),
           rng.integers(0, 2 ** 12, 9).astype(np.int16), np.array([7, 13, 20, 11, 9]))

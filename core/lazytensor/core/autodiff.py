@@ -48,7 +48,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite.elementwise import full
+from lazytensor.core.composite.elementwise.apply import full
 from lazytensor.core.ir import Node, toposort
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import DTypeError, ShapeError, make

@@ -16,7 +16,7 @@ starts are clamped into range as XLA's are.
 >>> import numpy as np
 >>> from lazytensor.core.registry import make
 >>> from lazytensor.core.ops import Op
->>> from lazytensor.core.runtime import data_leaf, scalar
+>>> from lazytensor.core.leaves import data_leaf, scalar
 >>> from lazytensor.core import compiler
 >>> x = data_leaf(compiler.to_device(np.arange(12.0).reshape(3, 4)))
 >>> row = make(Op.DYNAMIC_SLICE, (x, scalar(2, np.dtype("int64")),

@@ -10,7 +10,7 @@ K-order layout (axes ordered like the operands' strides) of freshly
 allocated outputs (elementwise results, copies, ``*_like``). Pure Python
 over shapes and strides: no nodes, no framework.
 
-``composite/strides.py`` answers the same view-or-copy question with
+``composite/movement/strides.py`` answers the same view-or-copy question with
 torch's rule (``computeStride``), and the two are kept apart on purpose:
 they agree on *whether* a view exists but not on the strides of size-1
 dims. A (3, 1) array with element strides (1, 3), viewed as (1, 3, 1), gets

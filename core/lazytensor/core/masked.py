@@ -22,7 +22,8 @@ masked read takes. The full-shape nodes of an unused tag are never computed:
 the runtime computes what live handles hold.
 
 >>> import numpy as np
->>> from lazytensor.core.runtime import Handle, constant
+>>> from lazytensor.core.runtime import Handle
+>>> from lazytensor.core.leaves import constant
 >>> x = constant(np.array([1.0, -2.0, 3.0]), np.dtype("float64"))
 >>> m = constant(np.array([True, False, True]), np.dtype("bool"))
 >>> read = Handle(constant(np.array([1.0, 3.0]), np.dtype("float64")))
@@ -38,7 +39,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Sequence
 
-from lazytensor.core.composite.elementwise import as_node
+from lazytensor.core.composite.elementwise.apply import as_node
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
@@ -81,7 +82,8 @@ def full_operands(values: Sequence, handle_of: Callable, ndim_of: Callable) -> t
     the frontend cannot vouch for. None when the result is no masked read.
 
     >>> import numpy as np
-    >>> from lazytensor.core.runtime import Handle, constant
+    >>> from lazytensor.core.runtime import Handle
+    >>> from lazytensor.core.leaves import constant
     >>> x = constant(np.array([1.0, -2.0]), np.dtype("float64"))
     >>> m = constant(np.array([True, False]), np.dtype("bool"))
     >>> read = Handle(constant(np.array([1.0]), np.dtype("float64")))

@@ -18,23 +18,24 @@ from typing import Any, Callable
 
 import numpy as np
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import counting
-from lazytensor.core.composite import einsum as ein
-from lazytensor.core.composite import elementwise as ew
-from lazytensor.core.composite import npextra as npx
-from lazytensor.core.composite import reduction as red
-from lazytensor.core.composite import shape as cs
-from lazytensor.core.composite.take import take
+from lazytensor.core.composite.elementwise import apply as ew
+from lazytensor.core.composite.elementwise import division
+from lazytensor.core.composite.indexing.take import take
+from lazytensor.core.composite.linalg import einsum as ein
+from lazytensor.core.composite.movement import shape as cs
+from lazytensor.core.composite.reduce import reduction as red
+from lazytensor.core.composite.sets import counting
 from lazytensor.core.ir import Node
+from lazytensor.core.leaves import constant, scalar
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
-from lazytensor.core.runtime import constant, get_runtime, scalar
+from lazytensor.core.runtime import get_runtime
 from lazytensor.lift import terms as T
 from lazytensor.lift.evaluate import EMPTY_IDENTITY, Invalid, Space, index_tuple, size_value
 
 _BINARY = {"add": Op.ADD, "sub": Op.SUB, "mul": Op.MUL, "truediv": Op.DIV, "pow": Op.POW,
            "maximum": Op.MAX, "minimum": Op.MIN,
-           "floordiv": npx.floor_divide, "mod": npx.remainder}
+           "floordiv": division.floor_divide, "mod": division.remainder}
 _UNARY = {"neg": Op.NEG, "abs": Op.ABS, "exp": Op.EXP, "sqrt": Op.SQRT, "log": Op.LOG,
           "cos": Op.COS, "sin": Op.SIN, "tanh": Op.TANH}
 _FLOAT_ONLY = {"exp", "sqrt", "log", "cos", "sin", "tanh", "truediv"}

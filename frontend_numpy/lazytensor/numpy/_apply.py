@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import math
 
-from lazytensor.core.composite import shape as cs
-from lazytensor.core.composite.reduction import normalize_axis
+from lazytensor.core.composite.movement import shape as cs
+from lazytensor.core.composite.reduce.axes import normalize_axis
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import ELEMENTWISE
 from lazytensor.core.runtime import get_runtime

@@ -15,9 +15,10 @@ import weakref
 from lazytensor.core import dtypes as dt
 from lazytensor.core import layout as _layout
 from lazytensor.core.arrays import HandleArray
-from lazytensor.core.composite.shape import stack_nested
+from lazytensor.core.composite.movement.shape import stack_nested
 from lazytensor.core.ir import Node
-from lazytensor.core.runtime import Handle, get_runtime, scalar
+from lazytensor.core.leaves import scalar
+from lazytensor.core.runtime import Handle, get_runtime
 from lazytensor.numpy._errors import UnsupportedDtype
 
 import numpy as np

@@ -9,10 +9,10 @@ import math
 
 from lazytensor.core import dtypes as dt
 from lazytensor.core import layout as _layout
-from lazytensor.core.composite import creation as cc
-from lazytensor.core.composite import elementwise as ew
-from lazytensor.core.composite.promotion import NUMPY, result_type
-from lazytensor.core.composite.shape import reshape
+from lazytensor.core.composite.creation import arrays as cc
+from lazytensor.core.composite.elementwise import apply as ew
+from lazytensor.core.composite.elementwise.promotion import NUMPY, result_type
+from lazytensor.core.composite.movement.shape import reshape
 from lazytensor.core.ir import Node
 from lazytensor.core.runtime import Handle
 from lazytensor.numpy._base import (

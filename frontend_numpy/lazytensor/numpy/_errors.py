@@ -2,7 +2,7 @@
 types (``ValueError`` for shapes, ``numpy.exceptions.AxisError`` for axes,
 ``TypeError`` for dtypes) with numpy's messages, raised at the caller's line.
 
->>> from lazytensor.core.composite.reduction import AxisError as CoreAxisError
+>>> from lazytensor.core.composite.reduce.axes import AxisError as CoreAxisError
 >>> type(translate(CoreAxisError("axis 2 is out of bounds for array of dimension 1")))
 <class 'numpy.exceptions.AxisError'>
 """
@@ -12,8 +12,8 @@ from __future__ import annotations
 import functools
 from typing import Callable
 
-from lazytensor.core.composite.indexing import IndexingError
-from lazytensor.core.composite.reduction import AxisError as CoreAxisError
+from lazytensor.core.composite.indexing.subscript import IndexingError
+from lazytensor.core.composite.reduce.axes import AxisError as CoreAxisError
 from lazytensor.core.registry import CoreError, DTypeError, ShapeError
 from lazytensor.core.runtime import get_runtime
 

@@ -13,20 +13,19 @@ import weakref
 
 from lazytensor.core import dtypes as dt
 from lazytensor.core import metrics
-from lazytensor.core.composite import elementwise as ew
-from lazytensor.core.composite import indexing as ci
-from lazytensor.core.composite import npextra as npx
-from lazytensor.core.composite import numerics as cnum
-from lazytensor.core.composite import pointwise
-from lazytensor.core.composite import reduction as cred
-from lazytensor.core.composite import shape as cs
-from lazytensor.core.composite import signal as csignal
-from lazytensor.core.composite import sorting as csort
-from lazytensor.core.composite import statistics as cstats
-from lazytensor.core.composite import take as ctake
-from lazytensor.core.composite import tnp_shared as shared
-from lazytensor.core.composite.promotion import NUMPY, result_type
-from lazytensor.core.composite.rearrange import resized
+from lazytensor.core.composite.elementwise import apply as ew
+from lazytensor.core.composite.elementwise import formulas, predicates
+from lazytensor.core.composite.elementwise.promotion import NUMPY, result_type
+from lazytensor.core.composite.indexing import subscript as ci
+from lazytensor.core.composite.indexing import take as ctake
+from lazytensor.core.composite.movement import shape as cs
+from lazytensor.core.composite.movement.rearrange import resized
+from lazytensor.core.composite.reduce import axes
+from lazytensor.core.composite.reduce import numerics as cnum
+from lazytensor.core.composite.reduce import reduction as cred
+from lazytensor.core.composite.reduce import statistics as cstats
+from lazytensor.core.composite.signal import correlate as csignal
+from lazytensor.core.composite.sorting import sort as csort
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
@@ -72,18 +71,18 @@ def _inf_test(test):
     return impl
 
 
-isposinf = implements("isposinf")(_inf_test(npx.isposinf))
-isneginf = implements("isneginf")(_inf_test(npx.isneginf))
+isposinf = implements("isposinf")(_inf_test(predicates.isposinf))
+isneginf = implements("isneginf")(_inf_test(predicates.isneginf))
 
 
 @implements("iscomplex")
 def iscomplex(x):
-    return wrap(npx.iscomplex(node_of(x)))
+    return wrap(predicates.iscomplex(node_of(x)))
 
 
 @implements("isreal")
 def isreal(x):
-    return wrap(npx.isreal(node_of(x)))
+    return wrap(predicates.isreal(node_of(x)))
 
 
 # ---------------------------------------------------------------- choosing
@@ -97,7 +96,7 @@ def select(condlist, choicelist, default=0):
     for i, c in enumerate(conditions):
         if c.dtype != dt.bool_:
             raise TypeError(f"invalid entry {i} in condlist: should be boolean ndarray")
-    return wrap(shared.select(conditions,
+    return wrap(ctake.select(conditions,
                               [ew.convert(c, dtype) for c in choices[:-1]],
                               ew.as_node(choices[-1], dtype, ew.operand_shape(choices[-1]))))
 
@@ -124,7 +123,7 @@ def choose(a, choices, out=None, mode="raise"):
 @implements("sinc")
 def sinc(x):
     """sin(pi x) / (pi x), 1 at 0."""
-    return wrap(shared.sinc(ew.float_or_float64(node_of(x))))
+    return wrap(formulas.sinc(ew.float_or_float64(node_of(x))))
 
 
 @implements("i0")
@@ -134,7 +133,7 @@ def i0(x):
     node = node_of(x)
     if dt.is_complex(node.dtype):
         raise TypeError("i0 not supported for complex values")
-    return wrap(pointwise.bessel_i0(ew.float_or_float64(node)))
+    return wrap(formulas.bessel_i0(ew.float_or_float64(node)))
 
 
 @implements("unwrap")
@@ -181,7 +180,7 @@ def unstack(x, /, *, axis=0):
     x = x if isinstance(x, ndarray) else wrap(node_of(x))
     if x.ndim == 0:
         raise ValueError("Input array must be at least 1-d.")
-    axis = cred.normalize_axis(axis, x.ndim)
+    axis = axes.normalize_axis(axis, x.ndim)
     return tuple(x[(slice(None),) * axis + (i,)] for i in range(x.shape[axis]))
 
 
@@ -240,7 +239,7 @@ def resize(a, new_shape):
 def rollaxis(a, axis, start=0):
     x = a if isinstance(a, ndarray) else wrap(node_of(a))
     n = x.ndim
-    axis = cred.normalize_axis(axis, n)
+    axis = axes.normalize_axis(axis, n)
     start = start + n if start < 0 else start
     if not 0 <= start <= n:
         raise np.exceptions.AxisError(f"'start' arg requires {-n} <= start < {n + 1}, "

@@ -19,12 +19,12 @@ import warnings
 
 from lazytensor.core import layout as _layout
 from lazytensor.core import masked
-from lazytensor.core.composite import elementwise as ew
-from lazytensor.core.composite import indexing as ci
-from lazytensor.core.composite import views as cv
-from lazytensor.core.composite.index_parse import NOT_INT, VALID
-from lazytensor.core.composite.rearrange import resized
-from lazytensor.core.composite.shape import reshape
+from lazytensor.core.composite.elementwise import apply as ew
+from lazytensor.core.composite.indexing import subscript as ci
+from lazytensor.core.composite.indexing.parse import NOT_INT, VALID
+from lazytensor.core.composite.movement import views as cv
+from lazytensor.core.composite.movement.rearrange import resized
+from lazytensor.core.composite.movement.shape import reshape
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import CoreError, make

@@ -14,7 +14,7 @@ when it is a host array.
 from __future__ import annotations
 
 from lazytensor.core import masked
-from lazytensor.core.composite.elementwise import as_node
+from lazytensor.core.composite.elementwise.apply import as_node
 from lazytensor.core.ir import Node
 from lazytensor.core.registry import CoreError
 from lazytensor.numpy._base import WEAK_TYPES, ndarray

@@ -9,14 +9,14 @@ from __future__ import annotations
 import operator
 
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import elementwise as ew
-from lazytensor.core.composite import npextra as npx
-from lazytensor.core.composite import reduction as cred
-from lazytensor.core.composite import shape as cs
-from lazytensor.core.composite import sorting as csort
-from lazytensor.core.composite import take as ctake
-from lazytensor.core.composite import tnp_shared as shared
-from lazytensor.core.composite.promotion import NUMPY
+from lazytensor.core.composite.elementwise import apply as ew
+from lazytensor.core.composite.elementwise import arithmetic, predicates, rounding
+from lazytensor.core.composite.elementwise.promotion import NUMPY
+from lazytensor.core.composite.indexing import take as ctake
+from lazytensor.core.composite.linalg import products as shared
+from lazytensor.core.composite.movement import shape as cs
+from lazytensor.core.composite.reduce import reduction as cred
+from lazytensor.core.composite.sorting import sort as csort
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
@@ -45,7 +45,7 @@ def where(condition, x=np._NoValue, y=np._NoValue, /):
         raise ValueError("either both or neither of x and y should be given")
     if x is None or y is None:
         return eager("numpy.where (None operands)", np.where, (condition, x, y), {})
-    cond = npx.truthy(node_of(condition))
+    cond = predicates.truthy(node_of(condition))
     a, b = lift(x), lift(y)
     return wrap(ew.where(cond, a, b, NUMPY))
 
@@ -108,7 +108,7 @@ def round_(a, decimals=0, out=None):
             raise TypeError(f"Cannot cast ufunc '{op}' output from dtype('float64') to "
                             "dtype('bool') with casting rule 'same_kind'")
         x = ew.convert(x, dt.float16)
-    return _finish(npx.round_decimals(x, decimals), out)
+    return _finish(rounding.round_decimals(x, decimals), out)
 
 
 # ---------------------------------------------------------------- complex parts
@@ -138,7 +138,7 @@ def imag(val):
 
 @implements("angle")
 def angle(z, deg=False):
-    return wrap(npx.angle(ew.float_or_float64(node_of(z)), bool(deg)))
+    return wrap(arithmetic.angle(ew.float_or_float64(node_of(z)), bool(deg)))
 
 
 @implements("iscomplexobj")
@@ -156,7 +156,7 @@ def isrealobj(x):
 @implements("nan_to_num")
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     """numpy's: with copy=False a lazy array is replaced in place and returned."""
-    node = npx.nan_to_num(node_of(x), nan, posinf, neginf)
+    node = predicates.nan_to_num(node_of(x), nan, posinf, neginf)
     if copy or not isinstance(x, ndarray):
         return wrap(node)
     _ufuncs.assign(x, node)
@@ -175,7 +175,7 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     scalar ones (strong dtypes under NEP 50) numpy's formula, elementwise."""
     if all(type(t) in (int, float) for t in (rtol, atol)):
         x, y = _close_operands(a, b)
-        return wrap(npx.isclose(x, y, float(rtol), float(atol), bool(equal_nan)))
+        return wrap(predicates.isclose(x, y, float(rtol), float(atol), bool(equal_nan)))
     x, y = (v if type(v) in (int, float, complex) else _lazy(v) for v in (a, b))
     atol, rtol = (t if type(t) in (int, float) else _lazy(t) for t in (atol, rtol))
     y = y.astype(np.result_type(y.dtype, 1.0)) if isinstance(y, ndarray) else y
@@ -217,7 +217,7 @@ def _same(a, b) -> tuple[Node, Node]:
 
 @implements("dot")
 def dot(a, b, out=None):
-    """numpy.dot on the shared contraction (core ``tnp_shared.dot``); an
+    """numpy.dot on the shared contraction (core ``linalg.products.dot``); an
     ``out`` must be numpy's exact one: the result's dtype and shape, C order."""
     node = shared.dot(*_same(a, b))
     if out is not None and isinstance(out, (ndarray, np.ndarray)) and (

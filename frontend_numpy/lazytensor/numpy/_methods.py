@@ -13,10 +13,10 @@ import warnings
 
 from lazytensor.core import dtypes as dt
 from lazytensor.core import layout as _layout
-from lazytensor.core.composite import elementwise as ew
-from lazytensor.core.composite import rearrange as cr
-from lazytensor.core.composite import shape as cs
-from lazytensor.core.composite import views as cv
+from lazytensor.core.composite.elementwise import apply as ew
+from lazytensor.core.composite.movement import rearrange as cr
+from lazytensor.core.composite.movement import shape as cs
+from lazytensor.core.composite.movement import views as cv
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
 from lazytensor.numpy import (

@@ -9,17 +9,18 @@ import math
 import operator
 
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import creation as cc
-from lazytensor.core.composite import einsum as ceinsum
-from lazytensor.core.composite import elementwise as ew
-from lazytensor.core.composite import matrix as cm
-from lazytensor.core.composite import rearrange as cr
-from lazytensor.core.composite import shape as cs
-from lazytensor.core.composite import sorting as csort
-from lazytensor.core.composite import take as ctake
-from lazytensor.core.composite.promotion import NUMPY
-from lazytensor.core.composite.reduction import normalize_axis
-from lazytensor.core.composite.shape import reshape
+from lazytensor.core.composite.creation import arrays as cc
+from lazytensor.core.composite.elementwise import apply as ew
+from lazytensor.core.composite.elementwise.promotion import NUMPY
+from lazytensor.core.composite.indexing import take as ctake
+from lazytensor.core.composite.linalg import einsum as ceinsum
+from lazytensor.core.composite.linalg import matrix as cm
+from lazytensor.core.composite.movement import bitpack
+from lazytensor.core.composite.movement import rearrange as cr
+from lazytensor.core.composite.movement import shape as cs
+from lazytensor.core.composite.movement.shape import reshape
+from lazytensor.core.composite.reduce.axes import normalize_axis
+from lazytensor.core.composite.sorting import sort as csort
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
@@ -385,7 +386,7 @@ def packbits(a, /, axis=None, bitorder="big"):
         raise TypeError("Expected an input array of integer or boolean data type")
     if bitorder not in ("big", "little"):
         raise ValueError("'order' must be either 'little' or 'big'")
-    return wrap(cr.packbits(x, axis, bitorder == "little"))
+    return wrap(bitpack.packbits(x, axis, bitorder == "little"))
 
 
 @implements("unpackbits")
@@ -401,4 +402,4 @@ def unpackbits(a, /, axis=None, count=None, bitorder="big"):
             raise ValueError("-count larger than number of elements")
     if not isinstance(bitorder, str) or bitorder[:1] not in ("b", "l"):
         raise ValueError("'order' must begin with 'l' or 'b'")
-    return wrap(cr.unpackbits(x, axis, count, bitorder[0] == "l"))
+    return wrap(bitpack.unpackbits(x, axis, count, bitorder[0] == "l"))

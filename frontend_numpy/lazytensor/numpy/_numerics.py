@@ -1,5 +1,5 @@
 """numpy's numerical routines on the core's shared composites
-(``composite.numerics``, ``composite.lstsq``): gradient, digitize,
+(``composite.reduce.numerics``, ``composite.linalg.lstsq``): gradient, digitize,
 histogram, nanargmax/nanargmin, unravel_index/ravel_multi_index,
 polyval/polyfit and numpy.linalg's pinv, matrix_rank, lstsq and cond.
 
@@ -21,12 +21,12 @@ import warnings
 
 from lazytensor.core import dtypes as dt
 from lazytensor.core import metrics
-from lazytensor.core.composite import elementwise as ew
-from lazytensor.core.composite import lstsq as cls
-from lazytensor.core.composite import numerics as cnum
-from lazytensor.core.composite import reduction as cred
-from lazytensor.core.composite import shape as cs
-from lazytensor.core.composite import statistics as cstats
+from lazytensor.core.composite.elementwise import apply as ew
+from lazytensor.core.composite.linalg import lstsq as cls
+from lazytensor.core.composite.movement import shape as cs
+from lazytensor.core.composite.reduce import numerics as cnum
+from lazytensor.core.composite.reduce import reduction as cred
+from lazytensor.core.composite.reduce import statistics as cstats
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make

@@ -5,9 +5,9 @@
 
 from __future__ import annotations
 
-from lazytensor.core.composite.elementwise import full
-from lazytensor.core.composite.ufuncs import COMPARISONS as CORE_COMPARISONS
-from lazytensor.core.composite.ufuncs import OPERATORS
+from lazytensor.core.composite.elementwise.apply import full
+from lazytensor.core.composite.elementwise.ufuncs import COMPARISONS as CORE_COMPARISONS
+from lazytensor.core.composite.elementwise.ufuncs import OPERATORS
 from lazytensor.numpy import _dispatch, _ufuncs
 from lazytensor.numpy._base import WEAK_TYPES, _is_explicit, ndarray, wrap
 from lazytensor.numpy._dispatch import host_subclass

@@ -11,13 +11,13 @@ import warnings
 
 from lazytensor.core import dtypes as dt
 from lazytensor.core import masked, metrics
-from lazytensor.core.composite import elementwise as ew
-from lazytensor.core.composite import npextra as npx
-from lazytensor.core.composite import numerics as cnum
-from lazytensor.core.composite import reduction as cred
-from lazytensor.core.composite import shape as cs
-from lazytensor.core.composite import tnp_shared as shared
-from lazytensor.core.composite.shape import ravel
+from lazytensor.core.composite.elementwise import apply as ew
+from lazytensor.core.composite.elementwise import predicates
+from lazytensor.core.composite.movement import shape as cs
+from lazytensor.core.composite.movement.shape import ravel
+from lazytensor.core.composite.reduce import axes as caxes
+from lazytensor.core.composite.reduce import numerics as cnum
+from lazytensor.core.composite.reduce import reduction as cred
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
@@ -74,12 +74,12 @@ def any_(a, axis=None, out=None, keepdims=_NV, *, where=_NV):
 
 @implements("ptp")
 def ptp(a, axis=None, out=None, keepdims=_NV):
-    return finish(shared.ptp(node_of(a), axis, _kd(keepdims)), out)
+    return finish(cred.ptp(node_of(a), axis, _kd(keepdims)), out)
 
 
 @implements("count_nonzero")
 def count_nonzero(a, axis=None, *, keepdims=False):
-    return wrap(shared.count_nonzero(node_of(a), axis, keepdims))
+    return wrap(cred.count_nonzero(node_of(a), axis, keepdims))
 
 
 # ------------------------------------------------------------------- statistics
@@ -127,7 +127,7 @@ def _unmasked(a, axis, keepdims, where) -> tuple:
 
 def _count(x: Node, axis) -> int:
     """How many elements each result of a reduction over ``axis`` reads."""
-    return math.prod(x.shape[d] for d in cred.normalize_axes(axis, x.ndim))
+    return math.prod(x.shape[d] for d in caxes.normalize_axes(axis, x.ndim))
 
 
 def _warn(message: str) -> None:
@@ -214,13 +214,13 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=_NV):
     x, keep = node_of(a), _kd(keepdims)
     if weights is None:
         compute, result = _stat_dtypes(x, None)
-        avg, total = shared.average(ew.convert(x, compute), axis, None, keep)
+        avg, total = cred.average(ew.convert(x, compute), axis, None, keep)
         avg, total = ew.convert(avg, result), ew.convert(total, result)
     else:
         w = _weights_along(x, node_of(weights), axis)
         dtype = np.result_type(x.dtype, w.dtype, x.dtype if dt.is_inexact(x.dtype) else
                                np.float64)
-        avg, total = shared.average(ew.convert(x, dtype), axis, ew.convert(w, dtype), keep)
+        avg, total = cred.average(ew.convert(x, dtype), axis, ew.convert(w, dtype), keep)
     return (wrap(avg), wrap(total)) if returned else wrap(avg)
 
 
@@ -296,7 +296,7 @@ def cumulative_prod(x, /, *, axis=None, dtype=None, out=None, include_initial=Fa
 # ---------------------------------------------------------------- NaN-ignoring
 
 def _nan_replaced(a, value) -> Node:
-    return shared.nan_to(node_of(a), value)
+    return cred.nan_to(node_of(a), value)
 
 
 @implements("nansum")
@@ -327,7 +327,7 @@ def nanmin(a, axis=None, out=None, keepdims=_NV, initial=_NV, where=_NV):
 
 def _valid(a, where):
     x = node_of(a)
-    valid = make(Op.NOT, (npx.isnan(x),))
+    valid = make(Op.NOT, (predicates.isnan(x),))
     if _where(where) is not True:
         valid = make(Op.AND, (valid, ew.as_node(node_of(where), dt.bool_, x.shape)))
     return wrap(valid)
@@ -336,7 +336,7 @@ def _valid(a, where):
 def _too_few(x: Node, axis, ddof) -> bool:
     """Whether the shapes alone leave some slice no more than ``ddof``
     numbers (the nan statistics' warning; all-NaN slices are not looked for)."""
-    axes = cred.normalize_axes(axis, x.ndim)
+    axes = caxes.normalize_axes(axis, x.ndim)
     kept = math.prod(n for d, n in enumerate(x.shape) if d not in axes)
     return kept > 0 and _count(x, axis) <= ddof
 

@@ -10,11 +10,12 @@ import math
 import operator
 
 from lazytensor.core import layout as _layout
-from lazytensor.core.composite import matrix as cm
-from lazytensor.core.composite import rearrange as cr
-from lazytensor.core.composite import shape as cs
-from lazytensor.core.composite.fourier import sliding_windows
-from lazytensor.core.composite.reduction import normalize_axes, normalize_axis
+from lazytensor.core.composite.linalg import matrix as cm
+from lazytensor.core.composite.movement import padding
+from lazytensor.core.composite.movement import rearrange as cr
+from lazytensor.core.composite.movement import shape as cs
+from lazytensor.core.composite.reduce.axes import normalize_axes, normalize_axis
+from lazytensor.core.composite.signal.fft import sliding_windows
 from lazytensor.core.ir import Node
 from lazytensor.core.runtime import ViewHandle
 from lazytensor.numpy import _views
@@ -447,7 +448,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
     if options.pop("reflect_type", "even") != "even" or not isinstance(mode, str) or (
             mode not in _PAD_OPTIONS and mode not in ("edge", "wrap", "empty")):
         return eager("numpy.pad", np.pad, (array, pad_width, mode), kwargs)  # the core lacks it
-    node = cr.pad(node_of(array), pad_width, mode, **options)
+    node = padding.pad(node_of(array), pad_width, mode, **options)
     return wrap(node, _like_strides(array, node, "K"))
 
 

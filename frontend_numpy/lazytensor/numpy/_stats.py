@@ -1,5 +1,5 @@
 """median, quantile and percentile with numpy's signatures, q checks and
-errors, on the core's order statistics (``composite.statistics``: methods
+errors, on the core's order statistics (``composite.reduce.statistics``: methods
 linear, lower, higher, nearest and midpoint, NaN propagating; numpy's other
 estimators run eagerly), for static ``q`` (Python numbers, lists or host
 arrays); and their NaN-skipping forms (nanquantile, nanpercentile,
@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import reduction as cred
-from lazytensor.core.composite import statistics as cstats
+from lazytensor.core.composite.reduce import axes as caxes
+from lazytensor.core.composite.reduce import statistics as cstats
 from lazytensor.numpy._base import ndarray, node_of, wrap
 from lazytensor.numpy._dispatch import eager, implements
 from lazytensor.numpy._ufuncs import finish as _finish
@@ -53,7 +53,7 @@ def _quantile(a, q, axis, out, method, keepdims, name: str, weights):
     if dt.is_bool(x.dtype):
         raise TypeError("numpy boolean subtract, the `-` operator, is not supported, use the "
                         "bitwise_xor, the `^` operator, or the logical_xor function instead.")
-    size = math.prod(x.shape[d] for d in cred.normalize_axes(axis, x.ndim))
+    size = math.prod(x.shape[d] for d in caxes.normalize_axes(axis, x.ndim))
     if size == 0:
         raise IndexError(f"index -1 is out of bounds for axis 0 with size {size}")
     dtype = _result_dtype(x.dtype, q, qs)

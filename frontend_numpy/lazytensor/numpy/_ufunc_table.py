@@ -1,5 +1,5 @@
 """The ufunc table: ``np.ufunc -> Ufunc``, numpy's objects bound to the
-core's ufuncs by name (``composite.ufuncs``: the composite computing each one
+core's ufuncs by name (``composite.elementwise.ufuncs``: the composite computing each one
 in the loop dtype numpy chose, plus what ``reduce``/``accumulate`` map to).
 
 Implementations receive operands already converted to numpy's loop dtypes and
@@ -13,10 +13,10 @@ from __future__ import annotations
 import dataclasses
 
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import branchcuts
-from lazytensor.core.composite import ufuncs as cu
-from lazytensor.core.composite.elementwise import as_node
-from lazytensor.core.composite.ufuncs import Ufunc
+from lazytensor.core.composite.elementwise import branch_cuts as branchcuts
+from lazytensor.core.composite.elementwise import ufuncs as cu
+from lazytensor.core.composite.elementwise.apply import as_node
+from lazytensor.core.composite.elementwise.ufuncs import Ufunc
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make

@@ -17,18 +17,26 @@ import warnings
 from lazytensor.core import dtypes as dt
 from lazytensor.core import layout as _layout
 from lazytensor.core import masked
-from lazytensor.core.composite import folds
-from lazytensor.core.composite import indexing as ci
-from lazytensor.core.composite import npextra as npx
-from lazytensor.core.composite import sorting as csort
-from lazytensor.core.composite.elementwise import as_node, broadcast_shapes, broadcast_to, convert
-from lazytensor.core.composite.numerics import reduce_runs
-from lazytensor.core.composite.reduction import normalize_axes, normalize_axis, reduce_where
+from lazytensor.core.composite.elementwise import predicates
+from lazytensor.core.composite.elementwise.apply import (
+    as_node,
+    broadcast_shapes,
+    broadcast_to,
+    convert,
+)
+from lazytensor.core.composite.indexing import subscript as ci
+from lazytensor.core.composite.reduce import folds
+from lazytensor.core.composite.reduce import folds as cfolds
+from lazytensor.core.composite.reduce.axes import normalize_axes, normalize_axis
+from lazytensor.core.composite.reduce.numerics import reduce_runs
+from lazytensor.core.composite.reduce.reduction import reduce_where
+from lazytensor.core.composite.sorting import sort as csort
 from lazytensor.core.ir import Node
+from lazytensor.core.leaves import scalar
 from lazytensor.core.metrics import user_stacklevel
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import RECORDED, CoreError, make
-from lazytensor.core.runtime import get_runtime, scalar
+from lazytensor.core.runtime import get_runtime
 from lazytensor.numpy import _errors, _masked_writes
 from lazytensor.numpy._base import lift, ndarray, numpy_only, wrap
 from lazytensor.numpy._errors import UnsupportedDtype
@@ -497,7 +505,7 @@ def reduce(ufunc, a, axis=0, dtype=None, out=None, keepdims=False, initial=_NO_V
     found = _masked_writes.whole(a, axis, keepdims) if where is True else None
     kind, loop, x = _reduction_operand(ufunc, _strong(a) if found is None else found[0], dtype)
     if found is not None and kind in _IDENTITIES:  # x[m].sum(): no data-dependent shape
-        x, axis = masked.select(found[1], x, npx.identity_of(x.dtype, kind)), found[2]
+        x, axis = masked.select(found[1], x, cfolds.identity_of(x.dtype, kind)), found[2]
     elif found is not None:
         kind, loop, x = _reduction_operand(ufunc, _strong(a), dtype)
     axis = scalar_axis(x, axis)
@@ -543,7 +551,7 @@ def _reduction_operand(ufunc, x: Node, dtype) -> tuple[str, np.dtype, Node]:
     multiply widen small ints) and x converted to it (all/any: its truth)."""
     kind = UFUNCS[ufunc].reduce
     loop = _reduction_loop(ufunc, x, dtype)
-    return kind, loop, npx.truthy(x) if kind in ("all", "any") else convert(x, loop)
+    return kind, loop, predicates.truthy(x) if kind in ("all", "any") else convert(x, loop)
 
 
 def _reduction_loop(ufunc, x: Node, dtype) -> np.dtype:

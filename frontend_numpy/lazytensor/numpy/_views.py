@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Callable
 
 from lazytensor.core import layout as _layout
-from lazytensor.core.composite import shape as cs
-from lazytensor.core.composite import views as cv
+from lazytensor.core.composite.movement import shape as cs
+from lazytensor.core.composite.movement import views as cv
 from lazytensor.core.ir import Node
 from lazytensor.core.runtime import ViewHandle
 from lazytensor.numpy._base import ndarray, wrap

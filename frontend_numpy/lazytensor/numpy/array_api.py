@@ -32,7 +32,7 @@ def astype(x, dtype, /, *, copy=True, device=None):
 
 @guard
 def sort(x, /, *, axis=-1, descending=False, stable=True):
-    from lazytensor.core.composite import sorting
+    from lazytensor.core.composite.sorting import sort as sorting
 
     return wrap(sorting.sort(node_of(x), axis, descending))
 
@@ -40,7 +40,7 @@ def sort(x, /, *, axis=-1, descending=False, stable=True):
 @guard
 def argsort(x, /, *, axis=-1, descending=False, stable=True):
     """Stable descending order keeps ties in their original order."""
-    from lazytensor.core.composite import sorting
+    from lazytensor.core.composite.sorting import sort as sorting
 
     return wrap(sorting.argsort(node_of(x), axis, descending))
 

@@ -1,5 +1,5 @@
 """``lazytensor.numpy.fft``: numpy.fft on the core's transforms
-(``lazytensor.core.composite.fourier``, shared with torch.fft).
+(``lazytensor.core.composite.signal.fft``, shared with torch.fft).
 
 Only numpy's conventions live here: ``n``/``s`` crop or zero-pad the input
 along each transformed axis, ``norm`` ("backward", "ortho", "forward")
@@ -21,10 +21,10 @@ from collections.abc import Sequence
 
 from lazytensor.core import dtypes as dt
 from lazytensor.core import metrics
-from lazytensor.core.composite import elementwise as ew
-from lazytensor.core.composite import fourier
-from lazytensor.core.composite import ufuncs as cuf
-from lazytensor.core.composite.reduction import normalize_axis
+from lazytensor.core.composite.elementwise import apply as ew
+from lazytensor.core.composite.elementwise import ufuncs as cuf
+from lazytensor.core.composite.reduce.axes import normalize_axis
+from lazytensor.core.composite.signal import fft as fourier
 from lazytensor.core.ir import Node
 from lazytensor.numpy._base import from_host, node_of, wrap
 from lazytensor.numpy._dispatch import NUMPY_DIRS, implements

@@ -12,10 +12,10 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import elementwise as ew
-from lazytensor.core.composite import nplinalg as nl
-from lazytensor.core.composite import shape as cs
-from lazytensor.core.composite.reduction import normalize_axes
+from lazytensor.core.composite.elementwise import apply as ew
+from lazytensor.core.composite.linalg import decompositions as nl
+from lazytensor.core.composite.movement import shape as cs
+from lazytensor.core.composite.reduce.axes import normalize_axes
 from lazytensor.core.ir import Node
 from lazytensor.numpy import _math
 from lazytensor.numpy._base import node_of, wrap

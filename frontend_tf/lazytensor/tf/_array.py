@@ -20,7 +20,8 @@ from lazytensor.core import dtypes as dt
 from lazytensor.core.arrays import HandleArray
 from lazytensor.core.autodiff import stop_gradient as detach  # (a recorded array's node, cut)
 from lazytensor.core.ir import Node
-from lazytensor.core.runtime import Handle, get_runtime, scalar
+from lazytensor.core.leaves import scalar
+from lazytensor.core.runtime import Handle, get_runtime
 from lazytensor.tf import _tf
 
 WEAK = (bool, int, float, complex)
@@ -331,7 +332,7 @@ def lift(value, dtype: np.dtype | None = None) -> Node:
     else:
         node = get_runtime().from_host(np.asarray(value, _host_dtype(value, dtype))).node
     if dtype is not None and node.dtype != dtype:
-        from lazytensor.core.composite.elementwise import convert
+        from lazytensor.core.composite.elementwise.apply import convert
 
         node = convert(node, dtype)
     return node
@@ -340,7 +341,7 @@ def lift(value, dtype: np.dtype | None = None) -> Node:
 def _dense_of_slices(value) -> Node:
     """A tf.IndexedSlices as its dense tensor: the value rows summed into the
     rows that ``indices`` name (its values may be lazy arrays)."""
-    from lazytensor.core.composite import nn
+    from lazytensor.core.composite.nn import functional as nn
 
     if value.dense_shape is None:
         raise ValueError("Tensor conversion requested for IndexedSlices without dense_shape")
@@ -372,8 +373,8 @@ def _holds_arrays(values) -> bool:
 
 
 def _stack(nodes: list[Node], dtype: np.dtype | None) -> Node:
-    from lazytensor.core.composite import shape as core_shape
-    from lazytensor.core.composite.promotion import TNP
+    from lazytensor.core.composite.elementwise.promotion import TNP
+    from lazytensor.core.composite.movement import shape as core_shape
 
     return core_shape.stack(nodes, 0, dtype, TNP)
 
@@ -425,8 +426,8 @@ def weak_joined(values) -> list[Node]:
     if all(s is None for s in stand_ins):
         return [lift(v) for v in values]
     kinds = [lift(v) if s is None else operand(s) for v, s in zip(values, stand_ins, strict=True)]
-    from lazytensor.core.composite.elementwise import promote
-    from lazytensor.core.composite.promotion import TNP
+    from lazytensor.core.composite.elementwise.apply import promote
+    from lazytensor.core.composite.elementwise.promotion import TNP
 
     dtype = promote(TNP, *kinds)
     return [k if s is None else lift(v, dtype)

@@ -16,7 +16,7 @@ from typing import NoReturn
 
 import numpy as np
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite.reduction import AxisError
+from lazytensor.core.composite.reduce.axes import AxisError
 from lazytensor.core.registry import CoreError, DTypeError, ShapeError
 
 _NP_DTYPES = "tensorflow.python.ops.numpy_ops.np_dtypes"

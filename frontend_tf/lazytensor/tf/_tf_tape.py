@@ -217,8 +217,8 @@ class _Forward:
 
     def _one(self, target, zeros: bool):
         from lazytensor.core import dtypes as dt
-        from lazytensor.core.composite import elementwise as ew
-        from lazytensor.core.composite import reduction
+        from lazytensor.core.composite.elementwise import apply as ew
+        from lazytensor.core.composite.reduce import reduction
         from lazytensor.core.ops import Op
         from lazytensor.core.registry import make
         from lazytensor.tf._array import ndarray, wrap

@@ -23,7 +23,7 @@ import functools
 import sys
 
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import reduction
+from lazytensor.core.composite.reduce import reduction
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make

@@ -1,6 +1,6 @@
 """``GradientTape`` and ``Variable`` with tf.GradientTape's semantics; the
 gradients themselves come from the core (``lazytensor.core.autodiff``, and
-``composite.jacobian`` for summing a variable's aliases and stacking
+``composite.linalg.jacobian`` for summing a variable's aliases and stacking
 Jacobian rows) and are recorded lazily like any other op.
 
 What a tape differentiates: the operations recorded while it is active.
@@ -22,10 +22,12 @@ from contextlib import contextmanager
 
 import numpy as np
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import elementwise as ew
-from lazytensor.core.composite import indexing, jacobian, reduction
-from lazytensor.core.composite import shape as core_shape
-from lazytensor.core.composite.promotion import TNP
+from lazytensor.core.composite.elementwise import apply as ew
+from lazytensor.core.composite.elementwise.promotion import TNP
+from lazytensor.core.composite.indexing import subscript as indexing
+from lazytensor.core.composite.linalg import jacobian
+from lazytensor.core.composite.movement import shape as core_shape
+from lazytensor.core.composite.reduce import reduction
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make

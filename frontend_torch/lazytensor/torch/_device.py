@@ -25,7 +25,7 @@ import math
 
 from lazytensor.core import get_runtime
 from lazytensor.core import sync as core_sync
-from lazytensor.core.composite.creation import arange as core_arange
+from lazytensor.core.composite.creation.arrays import arange as core_arange
 from lazytensor.torch._tensor import DEVICE, NUMPY_OF, LazyTensor, host_array, to_lazy, wrap
 from lazytensor.torch.aten.factories import empty, empty_strided
 from lazytensor.torch.aten.movement import local_scalar_dense

@@ -31,7 +31,7 @@ from itertools import repeat
 from typing import Callable
 
 from lazytensor.core import CoreError, Handle
-from lazytensor.core.composite.elementwise import convert, full
+from lazytensor.core.composite.elementwise.apply import convert, full
 from lazytensor.torch import _fallback
 from lazytensor.torch._promotion import can_cast
 from lazytensor.torch._tensor import NUMPY_OF, LazyTensor, scalar_type_name, set_metadata

@@ -16,7 +16,7 @@ the answer ``(computation dtype, result dtype)`` is kept as numpy dtypes.
 from __future__ import annotations
 
 import numpy as np
-from lazytensor.core.composite.elementwise import weak_type
+from lazytensor.core.composite.elementwise.apply import weak_type
 from lazytensor.torch._tensor import NUMPY_OF, TORCH_OF
 
 import torch

@@ -16,8 +16,8 @@ array([4., 4., 4.], dtype=float32)
 from __future__ import annotations
 
 import numpy as _np
-from lazytensor.core.composite.promotion import TNP as _TNP
-from lazytensor.core.composite.promotion import result_type as _result_type
+from lazytensor.core.composite.elementwise.promotion import TNP as _TNP
+from lazytensor.core.composite.elementwise.promotion import result_type as _result_type
 from lazytensor.core.registry import ShapeError
 from lazytensor.tf import _tf
 from lazytensor.tf._array import ndarray, operand  # noqa: F401  (ndarray: tnp's name)

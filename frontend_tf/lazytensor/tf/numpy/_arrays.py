@@ -10,11 +10,17 @@ import math
 
 import numpy as np
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import creation, einsum, matrix, rearrange, sorting, take, tnp_shared
-from lazytensor.core.composite import elementwise as ew
-from lazytensor.core.composite import shape as core_shape
-from lazytensor.core.composite.numerics import vander
-from lazytensor.core.composite.promotion import TNP, result_type
+from lazytensor.core.composite.creation import arrays as creation
+from lazytensor.core.composite.elementwise import apply as ew
+from lazytensor.core.composite.elementwise.promotion import TNP, result_type
+from lazytensor.core.composite.indexing import take
+from lazytensor.core.composite.indexing import take as ctake
+from lazytensor.core.composite.linalg import einsum, matrix
+from lazytensor.core.composite.movement import padding as padding
+from lazytensor.core.composite.movement import rearrange
+from lazytensor.core.composite.movement import shape as core_shape
+from lazytensor.core.composite.reduce.numerics import vander
+from lazytensor.core.composite.sorting import sort as sorting
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import ShapeError, make
@@ -398,7 +404,7 @@ def _pad(array, pad_width, mode, **kwargs):
     if widths.shape != (x.ndim, 2):  # tnp hands pad_width to tf.pad unchanged
         raise ShapeError(f"paddings must be a matrix with 2 columns and {x.ndim} rows, got "
                          f"shape {widths.shape}")
-    return rearrange.pad(x, widths.tolist(), mode,
+    return padding.pad(x, widths.tolist(), mode,
                          kwargs.get("constant_values", 0))
 
 
@@ -419,7 +425,7 @@ def _select(condlist, choicelist, default=0):
     if not condlist:
         raise ValueError("condlist must be non-empty")
     default, *choices = same_dtype(default, *choicelist)
-    return tnp_shared.select([node_of(c) for c in condlist], choices, default)
+    return ctake.select([node_of(c) for c in condlist], choices, default)
 
 
 def _nonzero(a):
@@ -454,7 +460,7 @@ def _ix(*args):
         if not (dt.is_int(x.dtype) or dt.is_bool(x.dtype)) or x.ndim != 1:
             raise ValueError(f"Arguments must be 1-d integer or bool arrays, got arg {i}: "
                              f"{x.dtype}{list(x.shape)}")
-    return tnp_shared.ix(*(_nonzero(x)[0] if dt.is_bool(x.dtype) else x for x in nodes))
+    return ctake.ix(*(_nonzero(x)[0] if dt.is_bool(x.dtype) else x for x in nodes))
 
 
 def _diff(a, n=1, axis=-1):

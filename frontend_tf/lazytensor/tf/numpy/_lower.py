@@ -17,8 +17,8 @@ from collections.abc import Callable
 import numpy as np
 from lazytensor.core import dtypes as dt
 from lazytensor.core import metrics
-from lazytensor.core.composite import elementwise as ew
-from lazytensor.core.composite.promotion import TNP
+from lazytensor.core.composite.elementwise import apply as ew
+from lazytensor.core.composite.elementwise.promotion import TNP
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import CoreError, make

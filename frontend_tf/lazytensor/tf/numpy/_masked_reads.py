@@ -18,9 +18,9 @@ from collections.abc import Callable
 import numpy as np
 from lazytensor.core import dtypes as dt
 from lazytensor.core import masked
-from lazytensor.core.composite import reduction
-from lazytensor.core.composite.elementwise import as_node, float_or_float64
-from lazytensor.core.composite.npextra import identity_of
+from lazytensor.core.composite.elementwise.apply import as_node, float_or_float64
+from lazytensor.core.composite.reduce import reduction
+from lazytensor.core.composite.reduce.folds import identity_of
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import CoreError, make

@@ -3,7 +3,8 @@
 
 Only tnp's own choices live here (which functions promote to float, tnp's
 reduction dtypes, TensorFlow's integer true division); the arithmetic is the
-core's (``composite.npextra``, ``reduction``, ``linalg``) and is the same
+core's (``composite.elementwise``, ``composite.reduce``, ``composite.linalg``) and is
+the same
 code the numpy frontend runs.
 """
 
@@ -14,11 +15,17 @@ import numbers
 
 import numpy as np
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import elementwise as ew
-from lazytensor.core.composite import linalg, npextra, numerics, reduction, tnp_shared, ufuncs
-from lazytensor.core.composite import shape as core_shape
-from lazytensor.core.composite.promotion import TNP, result_type
-from lazytensor.core.composite.sorting import cumulative
+from lazytensor.core.composite.elementwise import apply, formulas, ordering, predicates, ufuncs
+from lazytensor.core.composite.elementwise import apply as ew
+from lazytensor.core.composite.elementwise import arithmetic as arith
+from lazytensor.core.composite.elementwise import division as division
+from lazytensor.core.composite.elementwise.promotion import TNP, result_type
+from lazytensor.core.composite.linalg import matmul as linalg
+from lazytensor.core.composite.linalg import products as products
+from lazytensor.core.composite.movement import shape as core_shape
+from lazytensor.core.composite.reduce import numerics, reduction
+from lazytensor.core.composite.reduce import reduction as red
+from lazytensor.core.composite.sorting.sort import cumulative
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import DTypeError, ShapeError, make
@@ -47,7 +54,7 @@ def _neg(x: Node) -> Node:
 def _angle(x: Node, deg: bool = False) -> Node:
     """The core's angle; for real x tnp's ``where(x < 0, pi, 0)`` (0 for NaN
     and -0.0, where numpy's atan2(0, x) gives NaN and pi)."""
-    return npextra.angle(x, deg, by_sign=True, keep_nan=False)
+    return arith.angle(x, deg, by_sign=True, keep_nan=False)
 
 
 def zero_safe(name: str):
@@ -69,7 +76,7 @@ def zero_safe(name: str):
 def _reciprocal(x: Node) -> Node:
     """1 / x; while a tape records, with TensorFlow's ReciprocalGrad (0 where
     the incoming gradient is 0, not 0 * inf = NaN at x = 0)."""
-    one = npextra.const(1, x)
+    one = apply.const(1, x)
     if RECORDING.active is not None and dt.is_inexact(x.dtype):
         return make(Op.ZERO_SAFE_GRAD, (one, x), "DIV")
     return make(Op.DIV, (one, x))
@@ -78,7 +85,7 @@ def _reciprocal(x: Node) -> Node:
 def _signbit(x: Node) -> Node:
     if dt.is_complex(x.dtype):
         raise DTypeError(f"signbit does not accept dtype {x.dtype}")
-    return make(Op.LT, (x, npextra.const(0, x))) if not dt.is_bool(x.dtype) \
+    return make(Op.LT, (x, apply.const(0, x))) if not dt.is_bool(x.dtype) \
         else ew.full(x.shape, False, dt.bool_)
 
 
@@ -107,23 +114,23 @@ _TF_MAXIMUM, _TF_MINIMUM = _tf_chooser(Op.GE), _tf_chooser(Op.LE)
 def _maximum(a: Node, b: Node) -> Node:
     if dt.is_bool(a.dtype):
         return make(Op.OR, (a, b))
-    return _TF_MAXIMUM(a, b) if _taping(a) else npextra.maximum(a, b)
+    return _TF_MAXIMUM(a, b) if _taping(a) else ordering.maximum(a, b)
 
 
 def _minimum(a: Node, b: Node) -> Node:
     if dt.is_bool(a.dtype):
         return make(Op.AND, (a, b))
-    return _TF_MINIMUM(a, b) if _taping(a) else npextra.minimum(a, b)
+    return _TF_MINIMUM(a, b) if _taping(a) else ordering.minimum(a, b)
 
 
 def _abs(x: Node) -> Node:
     """|x|; while taping real floats ``x * sign(x)``, whose gradient is
     TensorFlow's ``sign(x)`` (0 at 0, where JAX's abs gives 1)."""
-    return make(Op.MUL, (x, make(Op.SIGN, (x,)))) if _taping(x) else npextra.absolute(x)
+    return make(Op.MUL, (x, make(Op.SIGN, (x,)))) if _taping(x) else arith.absolute(x)
 
 
 def _shared(*names: str) -> dict:
-    """The core's numpy ufuncs (``composite.ufuncs``) that tnp computes alike."""
+    """The core's numpy ufuncs (``composite.elementwise.ufuncs``) that tnp computes alike."""
     return {name: ufuncs.UFUNCS[name].fn for name in names}
 
 
@@ -133,14 +140,14 @@ UNARY_FLOAT = {  # tnp promotes integer/bool input to float64
               "cbrt", "deg2rad", "rad2deg", "isnan", "isfinite"),
     "sqrt": zero_safe("SQRT"),
     "ceil": _rounding(Op.CEIL), "floor": _rounding(Op.FLOOR),
-    "fix": ufuncs.UFUNCS["trunc"].fn, "sinc": tnp_shared.sinc,
+    "fix": ufuncs.UFUNCS["trunc"].fn, "sinc": formulas.sinc,
 }
 UNARY_SAME = {
     **_shared("negative", "positive", "square", "sign", "logical_not"),
     "abs": _abs, "absolute": _abs, "fabs": _abs, "conj": ufuncs.conj, "conjugate": ufuncs.conj,
     "reciprocal": _reciprocal, "signbit": _signbit, "bitwise_not": ufuncs.UFUNCS["invert"].fn,
     "real": lambda x: make(Op.REAL, (x,)) if dt.is_complex(x.dtype) else x,
-    "imag": lambda x: make(Op.IMAG, (x,)) if dt.is_complex(x.dtype) else npextra.const(0, x),
+    "imag": lambda x: make(Op.IMAG, (x,)) if dt.is_complex(x.dtype) else apply.const(0, x),
 }
 
 
@@ -187,7 +194,7 @@ def _floor_divide(a: Node, b: Node) -> Node:
     where numpy's fmod-based rule gives 9), integers rounded toward -inf."""
     if dt.is_float(a.dtype):
         return make(Op.FLOOR, (make(Op.DIV, (a, b)),))
-    return npextra.floor_divide(a, b)
+    return division.floor_divide(a, b)
 
 
 def _bool_or(fn):
@@ -201,12 +208,12 @@ def _bool_or(fn):
 
 
 def _heaviside(x: Node, h0: Node) -> Node:
-    return float_of(npextra.heaviside(x, h0, keep_nan=False))  # NaN gives h0, as in tnp
+    return float_of(arith.heaviside(x, h0, keep_nan=False))  # NaN gives h0, as in tnp
 
 
 def _hypot(x1, x2):
     """tnp: sqrt(square(x1) + square(x2)), each squared in its own dtype."""
-    a, b = promoted(npextra.square(node_of(x1)), npextra.square(node_of(x2)))
+    a, b = promoted(arith.square(node_of(x1)), arith.square(node_of(x2)))
     return make(Op.SQRT, (float_of(make(Op.ADD, (a, b))),))
 
 
@@ -231,7 +238,7 @@ def _logaddexp(exp: Op, scale):
         peak = _maximum(a, b)
         out, nan_case = promoted(make(Op.ADD, (ew.convert(peak, tail.dtype), tail)),
                                  make(Op.ADD, (a, b)))
-        return make(Op.SELECT, (ew.broadcast_to(npextra.isnan(delta), out.shape), nan_case,
+        return make(Op.SELECT, (ew.broadcast_to(predicates.isnan(delta), out.shape), nan_case,
                                 out))
 
     return impl
@@ -245,8 +252,8 @@ BINARY = {  # name: (node function, kind)
         "logical_and", "logical_or", "logical_xor").items()},
     "true_divide": (_true_divide, "same"), "divide": (_true_divide, "same"),
     "floor_divide": (_bool_or(_floor_divide), "same"),
-    "mod": (_bool_or(npextra.remainder), "same"),
-    "remainder": (_bool_or(npextra.remainder), "same"), "float_power": (npextra.power, "same"),
+    "mod": (_bool_or(division.remainder), "same"),
+    "remainder": (_bool_or(division.remainder), "same"), "float_power": (arith.power, "same"),
     "maximum": (_maximum, "same"), "minimum": (_minimum, "same"),
     "heaviside": (_heaviside, "same"),
     **{name: (prim(op), "same") for name, op in (
@@ -265,21 +272,21 @@ def _maximum_or_relu(x1, x2):
     x = x1._node()
     if not _taping(x):
         return _MAXIMUM(x1, 0)  # a weak zero: x1's dtype
-    zero = npextra.const(0, x)
+    zero = apply.const(0, x)
     pick = make(Op.OR, (make(Op.GT, (x, zero)), make(Op.NE, (x, x))))
     return make(Op.SELECT, (pick, x, zero))
 
 
 def _divmod(x1, x2):
     a, b = promoted(x1, x2)
-    return _bool_or(_floor_divide)(a, b), _bool_or(npextra.remainder)(a, b)
+    return _bool_or(_floor_divide)(a, b), _bool_or(division.remainder)(a, b)
 
 
 def _isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     x, y = promoted(a, b)
     if not dt.is_inexact(x.dtype):
         return make(Op.EQ, (x, y))
-    return npextra.isclose(x, y, rtol, atol, equal_nan)
+    return predicates.isclose(x, y, rtol, atol, equal_nan)
 
 
 def _allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -353,7 +360,7 @@ def _no_out(out) -> None:
 
 
 def _extreme(kind: str, prepare=lambda x: x, out: bool = False):
-    """max/min (all/any: of the truthiness, ``npextra.truthy``); ``out``:
+    """max/min (all/any: of the truthiness, ``predicates.truthy``); ``out``:
     the signature with ``out=`` (tnp's amax/amin). An empty max/min gives
     TensorFlow's identity (-inf/+inf, the integer's lowest/highest)."""
     def impl(a, axis=None, keepdims=None):
@@ -398,7 +405,7 @@ def _std(a, axis=None, keepdims=None):
 def _nan_reduce(kind: str):
     def impl(a, axis=None, dtype=None, keepdims=False):
         x = node_of(a)
-        filled = tnp_shared.nan_to(x, 0 if kind == "sum" else 1)
+        filled = red.nan_to(x, 0 if kind == "sum" else 1)
         return _sum_like(kind, "any" if kind == "sum" else "all")(filled, axis, dtype, keepdims)
 
     return impl
@@ -408,7 +415,8 @@ def _nanmean(a, axis=None, dtype=None, keepdims=None):
     x, axis = lift(a, as_np_dtype(dtype)), _axis(axis)
     if not dt.is_inexact(x.dtype):
         return _mean(x, axis, keepdims=keepdims)
-    return reduction.masked_mean(x, npextra.logical_not(npextra.isnan(x)), axis, bool(keepdims))
+    kept = predicates.logical_not(predicates.isnan(x))
+    return reduction.masked_mean(x, kept, axis, bool(keepdims))
 
 
 def _argminmax(kind: str):
@@ -421,7 +429,7 @@ def _argminmax(kind: str):
         _tf.nonempty_arg_axis(kind, x.shape if axis is not None else (math.prod(x.shape),),
                               0 if axis is None else int(axis))
         if x.dtype.kind == "f":
-            x = tnp_shared.nan_to(x, skipped)
+            x = red.nan_to(x, skipped)
         return reduction.argreduce(kind, x, axis, False, index_dtype())
 
     return impl
@@ -445,7 +453,7 @@ def _average(a, axis=None, weights=None, returned=False):
         x, w = float_of(node_of(a)), None
     else:
         x, w = (float_of(n) for n in same_dtype(a, weights))
-    avg, total = tnp_shared.average(x, axis, w)
+    avg, total = red.average(x, axis, w)
     return (avg, total) if returned else avg
 
 
@@ -476,7 +484,7 @@ def _cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     x, y = same_dtype(a, b)
     if axis is not None:
         axisa = axisb = axisc = axis
-    return tnp_shared.cross(x, y, axisa, axisb, axisc)
+    return products.cross(x, y, axisa, axisb, axisc)
 
 
 def _power(x1, x2):
@@ -505,10 +513,10 @@ MATH = {
     **{name: unary(fn, True) for name, fn in UNARY_FLOAT.items()},
     **{name: unary(fn) for name, fn in UNARY_SAME.items()},
     **{name: binary(fn, kind) for name, (fn, kind) in BINARY.items()},
-    "isinf": _float_only(npextra.isinf), "isposinf": _float_only(npextra.isposinf),
-    "isneginf": _float_only(npextra.isneginf), "angle": _angle_impl,
+    "isinf": _float_only(predicates.isinf), "isposinf": _float_only(predicates.isposinf),
+    "isneginf": _float_only(predicates.isneginf), "angle": _angle_impl,
     "around": _round, "round": _round,
-    "iscomplex": unary(npextra.iscomplex), "isreal": unary(npextra.isreal),
+    "iscomplex": unary(predicates.iscomplex), "isreal": unary(predicates.isreal),
     "power": _power, "divmod": _divmod, "hypot": _hypot, "log2": _log_base(2.0),
     "log10": _log_base(10.0),
     "logaddexp": _logaddexp(Op.EXP, None),
@@ -518,20 +526,20 @@ MATH = {
     "sum": _sum_like("sum", "any"), "prod": _sum_like("prod", "all"),
     "amax": _extreme("max", out=True), "max": _extreme("max"),
     "amin": _extreme("min", out=True),
-    "min": _extreme("min"), "all": _extreme("all", npextra.truthy),
-    "any": _extreme("any", npextra.truthy),
+    "min": _extreme("min"), "all": _extreme("all", predicates.truthy),
+    "any": _extreme("any", predicates.truthy),
     "mean": _mean, "var": _var, "std": _std,
     "nansum": _nan_reduce("sum"), "nanprod": _nan_reduce("prod"), "nanmean": _nanmean,
-    "ptp": lambda a, axis=None, keepdims=None: tnp_shared.ptp(node_of(a), _axis(axis),
-                                                              bool(keepdims), True),
-    "count_nonzero": lambda a, axis=None: tnp_shared.count_nonzero(node_of(a), axis),
+    "ptp": lambda a, axis=None, keepdims=None: red.ptp(node_of(a), _axis(axis), bool(keepdims),
+                                                       True),
+    "count_nonzero": lambda a, axis=None: red.count_nonzero(node_of(a), axis),
     "argmax": _argminmax("argmax"), "argmin": _argminmax("argmin"),
     "cumsum": _cumulative("cumsum"), "cumprod": _cumulative("cumprod"),
     "average": _average,
     "matmul": _matmul, "cross": _cross,
-    **{name: _contraction(getattr(tnp_shared, name))
+    **{name: _contraction(getattr(products, name))
        for name in ("dot", "inner", "outer", "vdot", "kron")},
     "polyval": _polyval,
-    "tensordot": lambda a, b, axes=2: tnp_shared.tensordot(*same_dtype(a, b), axes),
+    "tensordot": lambda a, b, axes=2: products.tensordot(*same_dtype(a, b), axes),
     "iscomplexobj": _is_complex_obj, "isrealobj": lambda x: not _is_complex_obj(x),
 }

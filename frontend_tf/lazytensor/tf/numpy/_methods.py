@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import indexing
-from lazytensor.core.composite.ufuncs import COMPARISONS, OPERATORS
+from lazytensor.core.composite.elementwise.ufuncs import COMPARISONS, OPERATORS
+from lazytensor.core.composite.indexing import subscript as indexing
 from lazytensor.core.ir import Node
 from lazytensor.tf import _tf
 from lazytensor.tf._array import lift, ndarray, wrap

@@ -26,11 +26,12 @@ from collections.abc import Callable
 
 import numpy as np
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import elementwise as ew
-from lazytensor.core.composite import reduction
+from lazytensor.core.composite.elementwise import apply as ew
+from lazytensor.core.composite.reduce import axes as caxes
 from lazytensor.core.ir import Node
+from lazytensor.core.leaves import scalar
 from lazytensor.core.registry import CoreError, DTypeError
-from lazytensor.core.runtime import get_runtime, scalar
+from lazytensor.core.runtime import get_runtime
 from lazytensor.tf import _tf
 from lazytensor.tf._array import RECORDING, ndarray, tf_value_node
 from lazytensor.tf.numpy._lower import box, from_eager, note_fallback, to_eager
@@ -292,7 +293,7 @@ def host_int(value):
 def axes(axis, ndim: int) -> tuple[int, ...] | None:
     """A reduction's ``axis=`` (int, list, tensor or None) as normalized axes."""
     axis = host_int(axis)
-    return None if axis is None else reduction.normalize_axes(axis, ndim)
+    return None if axis is None else caxes.normalize_axes(axis, ndim)
 
 
 def check(node: Node, kinds: str, api: str) -> Node:

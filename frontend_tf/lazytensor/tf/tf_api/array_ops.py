@@ -5,7 +5,7 @@ of the ``math`` table (``lazytensor.tf.tf_api.math.APIS`` merges ``APIS``).
 TensorFlow's conventions only: argument forms (shapes and axes may be
 tensors, read back as TensorFlow reads them), int32 shapes and indices,
 ``gather``'s ``batch_dims`` as StableHLO batching dims; the movement itself
-is the core's (``composite.shape``, ``rearrange``, ``sorting``). Results
+is the core's (``composite.movement.shape``, ``rearrange``, ``sorting``). Results
 whose size depends on the data (``tf.where(cond)``, ``tf.boolean_mask``)
 read the condition back first (a barrier), as tnp's ``nonzero`` does.
 """
@@ -16,19 +16,17 @@ import math
 
 import numpy as np
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import (
-    along,
-    creation,
-    indexing,
-    layers,
-    rearrange,
-    reduction,
-    sorting,
-)
-from lazytensor.core.composite import elementwise as ew
-from lazytensor.core.composite import shape as core_shape
-from lazytensor.core.composite.take import take, take_along_axis
-from lazytensor.core.composite.ufuncs import conj
+from lazytensor.core.composite.creation import arrays as creation
+from lazytensor.core.composite.elementwise import apply as ew
+from lazytensor.core.composite.elementwise.ufuncs import conj
+from lazytensor.core.composite.indexing import along
+from lazytensor.core.composite.indexing import subscript as indexing
+from lazytensor.core.composite.indexing.take import take, take_along_axis
+from lazytensor.core.composite.movement import padding, rearrange
+from lazytensor.core.composite.movement import shape as core_shape
+from lazytensor.core.composite.nn import layers
+from lazytensor.core.composite.reduce import axes as caxes
+from lazytensor.core.composite.sorting import sort as sorting
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import DTypeError, ShapeError, make
@@ -88,7 +86,7 @@ def _stack(values, axis=0, name="stack"):
 
 def _unstack(value, num=None, axis=0, name="unstack"):
     x = tensor(value)
-    ax = reduction.normalize_axis(host_int(axis), x.ndim)
+    ax = caxes.normalize_axis(host_int(axis), x.ndim)
     if num is not None and num != x.shape[ax]:
         raise ValueError(f"Cannot infer argument `num` from shape {x.shape}")
     return [core_shape.squeeze(core_shape.slice_axis(x, ax, i, i + 1), ax)
@@ -97,7 +95,7 @@ def _unstack(value, num=None, axis=0, name="unstack"):
 
 def _split(value, num_or_size_splits, axis=0, num=None, name="split"):
     x = tensor(value)
-    ax = reduction.normalize_axis(host_int(axis), x.ndim)
+    ax = caxes.normalize_axis(host_int(axis), x.ndim)
     sizes = host_int(num_or_size_splits)
     if isinstance(sizes, int):
         if sizes <= 0 or x.shape[ax] % sizes:
@@ -143,7 +141,7 @@ def _pad(tensor_, paddings, mode="CONSTANT", constant_values=0, name=None):
         raise ValueError(f"Value of argument `mode` expected to be one of \"CONSTANT\", "
                          f"\"REFLECT\", or \"SYMMETRIC\". Received `mode` = {mode}")
     fill = tensor(constant_values, x.dtype) if kind == "constant" else 0
-    return rearrange.pad(x, widths.tolist(), kind, fill)
+    return padding.pad(x, widths.tolist(), kind, fill)
 
 
 def host_indices(indices) -> np.ndarray | None:
@@ -203,7 +201,7 @@ def _gather(params, indices, validate_indices=None, axis=None, batch_dims=0, nam
     x, idx = tensor(params), check(tensor(indices), INT, "GatherV2")
     b = host_int(batch_dims)
     b = b + idx.ndim if b < 0 else b
-    a = reduction.normalize_axis(b if axis is None else host_int(axis), x.ndim)
+    a = caxes.normalize_axis(b if axis is None else host_int(axis), x.ndim)
     if x.shape[:b] != idx.shape[:b] or a < b:
         raise ShapeError(f"gather: batch dims {b} of params {x.shape} and indices {idx.shape}")
     check_gather(host_indices(indices), x.shape[a], "GatherV2")
@@ -302,7 +300,7 @@ def _like(fill: int):
 
 def _reverse(tensor_, axis, name=None):
     x = tensor(tensor_)
-    return rearrange.flip(x, tuple(reduction.normalize_axes(host_int(axis), x.ndim)))
+    return rearrange.flip(x, tuple(caxes.normalize_axes(host_int(axis), x.ndim)))
 
 
 def _shape_of(value: int | tuple, out_type) -> Node:
@@ -355,7 +353,7 @@ def _boolean_mask(tensor_, mask, axis=None, name="boolean_mask"):
     x, m = tensor(tensor_), tensor(mask)
     if not dt.is_bool(m.dtype):
         raise DTypeError(f"boolean_mask: mask must be bool, got {m.dtype.name}")
-    ax = 0 if axis is None else reduction.normalize_axis(host_int(axis), x.ndim)
+    ax = 0 if axis is None else caxes.normalize_axis(host_int(axis), x.ndim)
     if x.shape[ax:ax + m.ndim] != m.shape:
         raise ValueError(f"Shapes {x.shape[ax:ax + m.ndim]} and {m.shape} are incompatible")
     keep = np.flatnonzero(wrap(m).numpy())

@@ -26,9 +26,9 @@ not a ``tf.Tensor``; here they compare neighbours lazily.
 from __future__ import annotations
 
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import reduction
-from lazytensor.core.composite import shape as cs
-from lazytensor.core.composite.creation import const
+from lazytensor.core.composite.creation.arrays import const
+from lazytensor.core.composite.movement import shape as cs
+from lazytensor.core.composite.reduce import reduction
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
 from lazytensor.tf import _tf

@@ -1,7 +1,7 @@
 """Counting ops on lazy arrays (the table ``APIS``; see
 ``lazytensor.tf.tf_api``): ``tf.math.bincount``, ``tf.math.confusion_matrix``,
 ``tf.histogram_fixed_width`` (and ``_bins``) and ``tf.sequence_mask``; the bins are the
-core's (``composite.counting``).
+core's (``composite.sets.counting``).
 
 An output size that depends on the data (bincount's largest value + 1
 without a bounding ``minlength`` >= ``maxlength``, a confusion matrix
@@ -19,9 +19,10 @@ import math
 
 import numpy as np
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import counting, reduction
-from lazytensor.core.composite import shape as cs
-from lazytensor.core.composite.elementwise import convert, full
+from lazytensor.core.composite.elementwise.apply import convert, full
+from lazytensor.core.composite.movement import shape as cs
+from lazytensor.core.composite.reduce import reduction
+from lazytensor.core.composite.sets import counting
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import DTypeError, make

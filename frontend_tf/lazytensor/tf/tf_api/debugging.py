@@ -17,7 +17,7 @@ conversions are observations (``lazytensor.tf._tf``), not fallbacks.
 from __future__ import annotations
 
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import reduction
+from lazytensor.core.composite.reduce import reduction
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make

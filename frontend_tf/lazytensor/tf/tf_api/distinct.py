@@ -3,7 +3,7 @@
 ``tf.unravel_index`` and ``tf.meshgrid``.
 
 ``tf.unique`` lists x's distinct values in the order they first occur
-(not sorted): the core groups equal values (``composite.distinct``), one
+(not sorted): the core groups equal values (``composite.sets.distinct``), one
 barrier reads how many groups there are (the result length), and the
 values, the index of each element's value (``out_idx``, int32 or int64)
 and the counts are computed on the device, reordered by first occurrence.
@@ -25,13 +25,13 @@ import collections
 
 import numpy as np
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import distinct as D
-from lazytensor.core.composite import shape as cs
-from lazytensor.core.composite.creation import full, meshgrid
-from lazytensor.core.composite.elementwise import convert
-from lazytensor.core.composite.numerics import unravel_index
-from lazytensor.core.composite.promotion import TNP, result_type
-from lazytensor.core.composite.take import take
+from lazytensor.core.composite.creation.arrays import full, meshgrid
+from lazytensor.core.composite.elementwise.apply import convert
+from lazytensor.core.composite.elementwise.promotion import TNP, result_type
+from lazytensor.core.composite.indexing.take import take
+from lazytensor.core.composite.movement import shape as cs
+from lazytensor.core.composite.reduce.numerics import unravel_index
+from lazytensor.core.composite.sets import distinct as D
 from lazytensor.core.ir import Node
 from lazytensor.tf import _tf
 from lazytensor.tf._array import ndarray, wrap

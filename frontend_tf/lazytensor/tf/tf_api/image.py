@@ -5,7 +5,7 @@ conversion, colour adjustments and ``tf.image.resize``.
 Images are 3-d (H, W, C) or 4-d (N, H, W, C), TensorFlow's layout.
 ``resize`` lowers TensorFlow 2's bilinear (float32 result, any input
 dtype) and nearest-neighbour (the input's dtype) kernels without
-antialiasing: half-pixel centers, the core's ``composite.resize``. Other
+antialiasing: half-pixel centers, the core's ``composite.image.resize``. Other
 methods, ``antialias=True`` and ``preserve_aspect_ratio=True`` run
 eagerly in TensorFlow (counted).
 
@@ -22,13 +22,13 @@ import numbers
 
 import numpy as np
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import elementwise as ew
-from lazytensor.core.composite import image as cimage
-from lazytensor.core.composite import pointwise, rearrange
-from lazytensor.core.composite import resize as cresize
-from lazytensor.core.composite import shape as cs
-from lazytensor.core.composite.elementwise import convert
-from lazytensor.core.composite.npextra import const
+from lazytensor.core.composite.elementwise import apply as ew
+from lazytensor.core.composite.elementwise import formulas as formulas
+from lazytensor.core.composite.elementwise.apply import const, convert
+from lazytensor.core.composite.image import resize as cresize
+from lazytensor.core.composite.image import transforms as cimage
+from lazytensor.core.composite.movement import padding, rearrange
+from lazytensor.core.composite.movement import shape as cs
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.tf import _tf
@@ -130,7 +130,7 @@ def pad_to_bounding_box(image, offset_height, offset_width, target_height, targe
     _check(after_h >= 0, "height must be <= target - offset")
     widths = [(0, 0)] * x.ndim
     widths[h], widths[w] = (oh, after_h), (ow, after_w)
-    return rearrange.pad(x, tuple(widths))
+    return padding.pad(x, tuple(widths))
 
 
 def resize_with_crop_or_pad(image, target_height, target_width):
@@ -190,7 +190,7 @@ def convert_dtype(x: Node, target: np.dtype, saturate: bool = False) -> Node:
     kinds = _image_kind(target, "dtype") + _image_kind(x.dtype, "image dtype")
     if target == x.dtype:
         return x
-    cast = pointwise.saturate_cast if saturate else convert
+    cast = formulas.saturate_cast if saturate else convert
     if kinds == "ii":
         scale_in, scale_out = int(np.iinfo(x.dtype).max), int(np.iinfo(target).max)
         if scale_in > scale_out:  # scale down, then cast

@@ -2,7 +2,7 @@
 ``lazytensor.tf.tf_api``): the HSV colour adjustments (``adjust_saturation``,
 ``adjust_hue``), ``sobel_edges``, ``extract_patches``, ``crop_and_resize``,
 ``image_gradients`` and ``ssim``, as TensorFlow's CPU kernels compute them. The math is
-the core's (``lazytensor.core.composite.image``); what stays here is
+the core's (``lazytensor.core.composite.image.transforms``); what stays here is
 TensorFlow's argument checking and dtype handling.
 
 Arguments these do not lower (tensor-valued factors of another dtype,
@@ -15,10 +15,10 @@ from __future__ import annotations
 import numbers
 
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import elementwise as ew
-from lazytensor.core.composite import image as cimage
-from lazytensor.core.composite import shape as cs
-from lazytensor.core.composite.elementwise import convert
+from lazytensor.core.composite.elementwise import apply as ew
+from lazytensor.core.composite.elementwise.apply import convert
+from lazytensor.core.composite.image import transforms as cimage
+from lazytensor.core.composite.movement import shape as cs
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make

@@ -1,6 +1,6 @@
 """``tf.linalg`` on lazy arrays (the table ``APIS``; see
 ``lazytensor.tf.tf_api``), on the core's shared linear algebra
-(``composite.linalg``, ``nplinalg``, ``lstsq``, ``einsum``).
+(``composite.linalg``: ``matmul``, ``decompositions``, ``lstsq``, ``einsum``).
 
 Only TensorFlow's conventions live here: its argument names and flags
 (``adjoint_a``, ``lower``...), its rank and dtype checks, and the order of
@@ -21,16 +21,16 @@ import math
 
 import numpy as np
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import einsum as ce
-from lazytensor.core.composite import elementwise as ew
-from lazytensor.core.composite import linalg as cl
-from lazytensor.core.composite import lstsq as cls
-from lazytensor.core.composite import matrix as cm
-from lazytensor.core.composite import nplinalg as nl
-from lazytensor.core.composite import shape as cs
-from lazytensor.core.composite import tnp_shared as ts
-from lazytensor.core.composite.reduction import reduce as cs_reduce
-from lazytensor.core.composite.take import take_along_axis
+from lazytensor.core.composite.elementwise import apply as ew
+from lazytensor.core.composite.indexing.take import take_along_axis
+from lazytensor.core.composite.linalg import decompositions as nl
+from lazytensor.core.composite.linalg import einsum as ce
+from lazytensor.core.composite.linalg import lstsq as cls
+from lazytensor.core.composite.linalg import matmul as cl
+from lazytensor.core.composite.linalg import matrix as cm
+from lazytensor.core.composite.linalg import products as ts
+from lazytensor.core.composite.movement import shape as cs
+from lazytensor.core.composite.reduce.reduction import reduce as cs_reduce
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import DTypeError, ShapeError, make

@@ -24,19 +24,19 @@ import math
 import numpy as np
 from lazytensor.core import dtypes as dt
 from lazytensor.core.autodiff import stop_gradient
-from lazytensor.core.composite import elementwise as ew
-from lazytensor.core.composite import (
-    layers,
-    npextra,
-    numerics,
-    pointwise,
-    reducers,
-    reduction,
-    sorting,
-)
-from lazytensor.core.composite import nn as cnn
-from lazytensor.core.composite import shape as core_shape
-from lazytensor.core.composite.ufuncs import UFUNCS, conj
+from lazytensor.core.composite.elementwise import apply as ew
+from lazytensor.core.composite.elementwise import arithmetic as arith
+from lazytensor.core.composite.elementwise import division as division
+from lazytensor.core.composite.elementwise import formulas as formulas
+from lazytensor.core.composite.elementwise import predicates
+from lazytensor.core.composite.elementwise.ufuncs import UFUNCS, conj
+from lazytensor.core.composite.movement import shape as core_shape
+from lazytensor.core.composite.nn import functional as cnn
+from lazytensor.core.composite.nn import layers
+from lazytensor.core.composite.reduce import accumulate as accumulate
+from lazytensor.core.composite.reduce import axes as caxes
+from lazytensor.core.composite.reduce import numerics, reduction
+from lazytensor.core.composite.sorting import sort as sorting
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import ShapeError, make
@@ -63,7 +63,7 @@ NUMBER, INT, BOOL, ANY = "iufc", "iu", "b", "biufc"
 SIGNED = "ifc"  # Neg, Abs, Sign, Pow, SquaredDifference: no unsigned kernels
 
 
-_const, prim = npextra.const, tnp_lower.prim
+_const, prim = ew.const, tnp_lower.prim
 _select = prim(Op.SELECT)
 
 
@@ -82,9 +82,9 @@ def _guarded(test: int, safe: float, fn):
     TensorFlow's 0 (xlogy, xdivy, div_no_nan: with inf or NaN in the
     unselected branch it was 0 * inf = NaN)."""
     def apply(a: Node, b: Node) -> Node:
-        zero = make(Op.EQ, ((a, b)[test], npextra.const(0, (a, b)[test])))
-        out = fn(a, _select(zero, npextra.const(safe, b), b))
-        return _select(zero, npextra.const(0, out), out)
+        zero = make(Op.EQ, ((a, b)[test], ew.const(0, (a, b)[test])))
+        out = fn(a, _select(zero, ew.const(safe, b), b))
+        return _select(zero, ew.const(0, out), out)
 
     return apply
 
@@ -96,10 +96,10 @@ def _multiply_no_nan(a: Node, b: Node) -> Node:
     its value is b * 0 = 0). Where b is 0 and a is inf or NaN, d/db is 0
     (TensorFlow: inf or NaN): a value of 0 cannot carry that gradient
     without a custom gradient rule."""
-    zero = make(Op.EQ, (b, npextra.const(0, b)))
-    finite = _select(npextra.isfinite(a), a, npextra.const(0, a))
+    zero = make(Op.EQ, (b, ew.const(0, b)))
+    finite = _select(predicates.isfinite(a), a, ew.const(0, a))
     branch = _mul(b, stop_gradient(finite))
-    other = _select(zero, npextra.const(0, b), b)  # no inf * 0 from the unselected side
+    other = _select(zero, ew.const(0, b), b)  # no inf * 0 from the unselected side
     return _select(zero, branch, _mul(a, other))
 
 
@@ -117,16 +117,16 @@ UNARY = {  # tf.math name: (node function, kernel dtypes)
         ("digamma", Op.DIGAMMA), ("bessel_i0e", Op.BESSEL_I0E),
         ("bessel_i1e", Op.BESSEL_I1E))},
     "abs": (tnp_math._abs, SIGNED), "negative": (prim(Op.NEG), SIGNED),
-    "sign": (npextra.sign, SIGNED), "square": (npextra.square, NUMBER),
+    "sign": (arith.sign, SIGNED), "square": (arith.square, NUMBER),
     "reciprocal": (_recip, INEXACT),
     "sqrt": (tnp_math.zero_safe("SQRT"), INEXACT), "rsqrt": (tnp_math.zero_safe("RSQRT"), INEXACT),
     "round": (tnp_math._rounding(Op.ROUND_EVEN), REAL),
-    "ndtri": (pointwise.ndtri, FLOAT),
-    "bessel_i0": (pointwise.bessel_i0, FLOAT), "bessel_i1": (pointwise.bessel_i1, FLOAT),
+    "ndtri": (formulas.ndtri, FLOAT),
+    "bessel_i0": (formulas.bessel_i0, FLOAT), "bessel_i1": (formulas.bessel_i1, FLOAT),
     "reciprocal_no_nan": (lambda x: _guarded(1, 1, lambda a, b: _recip(b))(x, x),
                           INEXACT),
-    "is_finite": (npextra.isfinite, FLOAT), "is_nan": (npextra.isnan, FLOAT),
-    "is_inf": (npextra.isinf, FLOAT), "logical_not": (prim(Op.NOT), BOOL),
+    "is_finite": (predicates.isfinite, FLOAT), "is_nan": (predicates.isnan, FLOAT),
+    "is_inf": (predicates.isinf, FLOAT), "logical_not": (prim(Op.NOT), BOOL),
     "real": (tnp_math.UNARY_SAME["real"], NUMBER), "imag": (tnp_math.UNARY_SAME["imag"], NUMBER),
     "conj": (conj, NUMBER), "angle": (tnp_math._angle, INEXACT),
 }
@@ -163,8 +163,8 @@ BINARY = {  # API path: (node function, kernel dtypes); TF's TypeError on a misf
         ("bitwise.bitwise_xor", Op.XOR, INT), ("bitwise.left_shift", Op.SHIFT_LEFT, INT))},
     "math.multiply": (_mul, NUMBER), "math.pow": (UFUNCS["power"].fn, SIGNED),
     "math.maximum": (tnp_math._maximum, REAL), "math.minimum": (tnp_math._minimum, REAL),
-    "math.floordiv": (tnp_math._floor_divide, REAL), "math.floormod": (npextra.remainder, REAL),
-    "truncatediv": (pointwise.trunc_divide, REAL),
+    "math.floordiv": (tnp_math._floor_divide, REAL), "math.floormod": (division.remainder, REAL),
+    "truncatediv": (formulas.trunc_divide, REAL),
     "math.squared_difference": (_squared_difference, SIGNED),
     "math.xlogy": (_guarded(0, 1, lambda a, b: _mul(a, make(Op.LOG, (b,)))),
                    INEXACT),  # 0 where x is 0, whatever y (NaN too: the core's gives NaN)
@@ -172,7 +172,7 @@ BINARY = {  # API path: (node function, kernel dtypes); TF's TypeError on a misf
                      INEXACT),
     "math.xdivy": (_guarded(0, 1, _div), INEXACT),
     "math.multiply_no_nan": (_multiply_no_nan, INEXACT),
-    "bitwise.right_shift": (npextra.right_shift, INT),
+    "bitwise.right_shift": (arith.right_shift, INT),
 }
 
 
@@ -237,7 +237,7 @@ def _cast(x, dtype, name=None):
 def _saturate_cast(value, dtype, name=None):
     """Clamp into ``dtype``'s range (where the input's is wider), then cast
     (the core's)."""
-    return pointwise.saturate_cast(tensor(value), dtype_arg(dtype))
+    return formulas.saturate_cast(tensor(value), dtype_arg(dtype))
 
 
 def _clip_by_value(t, clip_value_min, clip_value_max, name=None):
@@ -268,7 +268,7 @@ def _mean(x: Node, dims, keepdims: bool) -> Node:
     if dt.is_inexact(x.dtype):
         return reduction.mean(x, dims, keepdims)
     total = reduction.reduce("sum", x, dims, keepdims)
-    count = reduction.count(x, reduction.normalize_axes(dims, x.ndim))
+    count = reduction.count(x, caxes.normalize_axes(dims, x.ndim))
     return make(Op.DIV, (total, _const(max(count, 1), total)))
 
 
@@ -308,8 +308,8 @@ def _scan(op: Op, identity):
     runs from the end."""
     def impl(x, axis=0, exclusive=False, reverse=False, name=None):
         node = check(tensor(x), FLOAT if op is Op.CUMLOGSUMEXP else NUMBER, op.name)
-        ax = reduction.normalize_axis(host_int(axis), node.ndim)
-        return reducers.cumulative(node, op, ax, bool(reverse), bool(exclusive), identity)
+        ax = caxes.normalize_axis(host_int(axis), node.ndim)
+        return accumulate.cumulative(node, op, ax, bool(reverse), bool(exclusive), identity)
 
     return impl
 

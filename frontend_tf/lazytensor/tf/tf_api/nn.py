@@ -1,7 +1,7 @@
 """``tf.nn`` on lazy arrays (the table ``APIS``; see ``lazytensor.tf.tf_api``):
 activations, losses, normalization, convolution (and its transpose),
 pooling, block rearrangement (space_to_depth) and embedding
-lookup. The math is the core's (``composite.activations``, ``losses``,
+lookup. The math is the core's (``composite.nn.activations``, ``losses``,
 ``nn``, ``layers``); only TensorFlow's conventions live here: argument
 names, per-dim arguments given as 1, N or N+2 values, channels-last
 layouts with ``data_format``, explicit padding pairs, dtype rules and
@@ -19,13 +19,14 @@ from __future__ import annotations
 import collections
 
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import activations as act
-from lazytensor.core.composite import layers, losses, reducers
-from lazytensor.core.composite import nn as cnn
-from lazytensor.core.composite import normalization as norm
-from lazytensor.core.composite import reduction as red
-from lazytensor.core.composite.elementwise import broadcast_shapes, broadcast_to, convert
-from lazytensor.core.composite.shape import moveaxis, reshape
+from lazytensor.core.composite.elementwise.apply import broadcast_shapes, broadcast_to, convert
+from lazytensor.core.composite.movement.shape import moveaxis, reshape
+from lazytensor.core.composite.nn import activations as act
+from lazytensor.core.composite.nn import functional as cnn
+from lazytensor.core.composite.nn import layers, losses
+from lazytensor.core.composite.nn import normalization as norm
+from lazytensor.core.composite.reduce import accumulate as accumulate
+from lazytensor.core.composite.reduce import axes as caxes
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import DTypeError, ShapeError, make
@@ -121,7 +122,7 @@ def _softmax_cross_entropy(labels, logits, axis=-1, name=None):
         raise _invalid(f"logits and labels must be broadcastable: logits_size={list(x.shape)} "
                        f"labels_size={list(z.shape)}") from None
     x, z = broadcast_to(x, shape), broadcast_to(z, shape)
-    axis = red.normalize_axis(host_int(axis), x.ndim)
+    axis = caxes.normalize_axis(host_int(axis), x.ndim)
     return losses.cross_entropy(x, z, reduction="none", class_axis=axis)
 
 
@@ -184,7 +185,7 @@ def _l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
     if not dt.is_inexact(node.dtype) or dt.is_complex(node.dtype):
         raise TypeError(f"Cannot convert {epsilon} to EagerTensor of dtype {node.dtype}")
     axis = dim if axis is None else axis
-    axes = red.normalize_axes(host_int(axis), node.ndim)
+    axes = caxes.normalize_axes(host_int(axis), node.ndim)
     return layers.l2_normalize(node, axes, float(epsilon))
 
 
@@ -420,7 +421,7 @@ def _local_response_normalization(input, depth_radius=5, bias=1, alpha=1, beta=0
 
 
 def _zero_fraction(value, name=None):
-    return reducers.zero_fraction(tensor(value))
+    return accumulate.zero_fraction(tensor(value))
 
 
 def _in_top_k(targets, predictions, k, name=None):

@@ -1,7 +1,7 @@
 """``tf.nn.dropout``, ``tf.nn.pool`` and ``tf.nn.compute_average_loss`` on lazy
 arrays (the table ``APIS``; see ``lazytensor.tf.tf_api``), beside ``nn``'s table.
 
-Dropout's mask is drawn by the core's RNG (``composite.nn.dropout_shared``)
+Dropout's mask is drawn by the core's RNG (``composite.nn.functional.dropout_shared``)
 from a key that folds in one draw from TensorFlow's own generator
 (``lazytensor.tf._rng``): ``tf.random.set_seed`` and ``seed=`` make a
 program's masks reproducible, each call gets a fresh mask, and a new key
@@ -20,10 +20,11 @@ import numbers
 
 import numpy as np
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import ctc, reduction
-from lazytensor.core.composite import elementwise as ew
-from lazytensor.core.composite import nn as cnn
-from lazytensor.core.composite import shape as cs
+from lazytensor.core.composite.elementwise import apply as ew
+from lazytensor.core.composite.movement import shape as cs
+from lazytensor.core.composite.nn import ctc
+from lazytensor.core.composite.nn import functional as cnn
+from lazytensor.core.composite.reduce import reduction
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
@@ -147,7 +148,7 @@ def _ctc_loss(labels, logits, label_length, logit_length, logits_time_major=True
               unique=None, blank_index=None, name=None):
     """TensorFlow's dense-label CTC loss (float32 logits): the negative log
     likelihood of each padded label row under log_softmax(logits), by the
-    core's forward recursion (``composite.ctc``); its gradient is the
+    core's forward recursion (``composite.nn.ctc``); its gradient is the
     core's autodiff of it. Sparse labels, ``unique``, lengths TensorFlow
     rejects and labels that no alignment fits in their frames run eagerly in
     TensorFlow (its errors; its finite loss where the core's is inf). The

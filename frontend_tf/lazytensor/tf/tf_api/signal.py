@@ -1,6 +1,6 @@
 """``tf.signal`` on lazy arrays (the table ``APIS``; see
 ``lazytensor.tf.tf_api``), on the core's transforms, framing and DCT-II/III
-(``lazytensor.core.composite.fourier``, shared with numpy.fft and torch.fft).
+(``lazytensor.core.composite.signal.fft``, shared with numpy.fft and torch.fft).
 
 Only TensorFlow's conventions live here: its transforms run over the
 innermost 1, 2 or 3 dims of a complex input, the inverse scales by 1/n,
@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import elementwise as ew
-from lazytensor.core.composite import fourier
-from lazytensor.core.composite import stft as core_stft
+from lazytensor.core.composite.elementwise import apply as ew
+from lazytensor.core.composite.signal import fft as fourier
+from lazytensor.core.composite.signal import stft as core_stft
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import DTypeError, ShapeError

@@ -16,10 +16,10 @@ crop decided on the host does, once per distinct decision.
 from __future__ import annotations
 
 import numpy as np
-from lazytensor.core.composite import elementwise as ew
-from lazytensor.core.composite import rearrange
-from lazytensor.core.composite import shape as cs
-from lazytensor.core.composite.take import take
+from lazytensor.core.composite.elementwise import apply as ew
+from lazytensor.core.composite.indexing.take import take
+from lazytensor.core.composite.movement import rearrange
+from lazytensor.core.composite.movement import shape as cs
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make

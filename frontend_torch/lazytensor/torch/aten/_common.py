@@ -10,8 +10,8 @@ from collections.abc import Sequence
 import numpy as np
 from lazytensor.core import Node, Op, make, scalar
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite.elementwise import as_node, convert
-from lazytensor.core.composite.reducers import HALF
+from lazytensor.core.composite.elementwise.apply import as_node, convert
+from lazytensor.core.composite.reduce.accumulate import HALF
 from lazytensor.core.layout import permuted_strides
 from lazytensor.torch._promotion import ALWAYS_BOOL as ALWAYS_BOOL_KIND
 from lazytensor.torch._promotion import DEFAULT as DEFAULT_KIND

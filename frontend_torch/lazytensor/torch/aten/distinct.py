@@ -1,5 +1,5 @@
 """torch.unique and torch.unique_consecutive, lazily: the core groups the
-rows (``lazytensor.core.composite.distinct``), one barrier reads how many
+rows (``lazytensor.core.composite.sets.distinct``), one barrier reads how many
 groups there are (the result length, which torch's own CUDA kernel syncs
 for too), and the values, inverse indices and counts are computed on the
 device from the grouped rows.
@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from lazytensor.core import Node, Op, make
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import distinct as D
-from lazytensor.core.composite.creation import full
-from lazytensor.core.composite.shape import moveaxis, reshape, stack
+from lazytensor.core.composite.creation.arrays import full
+from lazytensor.core.composite.movement.shape import moveaxis, reshape, stack
+from lazytensor.core.composite.sets import distinct as D
 from lazytensor.torch._fallback import eager
 from lazytensor.torch._tensor import LazyTensor, wrap
 from lazytensor.torch.aten._common import aten, dim, node

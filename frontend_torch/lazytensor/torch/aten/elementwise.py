@@ -2,8 +2,8 @@
 composite) and torch's type-promotion kind for it.
 
 Promotion follows torch exactly (``lazytensor.torch._promotion``); the math
-is the core's (``lazytensor.core.composite``: ``npextra`` holds the
-numpy/torch-shared rounding, division and NaN rules).
+is the core's (``lazytensor.core.composite.elementwise``: ``division``,
+``rounding`` and ``predicates`` hold the numpy/torch-shared rules).
 
 Ops with a CompositeImplicitAutograd kernel (``fix``, ``square``, ``clip``,
 ``true_divide``, ``__and__``, ``where.Scalar``...) have no row: torch
@@ -17,10 +17,12 @@ import warnings
 
 from lazytensor.core import Node, Op, make
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import activations as act
-from lazytensor.core.composite import npextra, special, tnp_shared
-from lazytensor.core.composite import pointwise as pw
-from lazytensor.core.composite.elementwise import as_node, convert, full
+from lazytensor.core.composite.elementwise import arithmetic, ordering, predicates, special
+from lazytensor.core.composite.elementwise import division as division
+from lazytensor.core.composite.elementwise import formulas as pw
+from lazytensor.core.composite.elementwise import rounding as rounding
+from lazytensor.core.composite.elementwise.apply import as_node, convert, full
+from lazytensor.core.composite.nn import activations as act
 from lazytensor.core.metrics import user_stacklevel
 from lazytensor.torch import _fallback
 from lazytensor.torch import _promotion as P
@@ -48,14 +50,14 @@ def _digamma(x: Node) -> Node:
     """digamma with torch's poles at zero: -inf at +0, +inf at -0 (XLA gives
     NaN there)."""
     inf = as_node(float("inf"), x.dtype, x.shape)
-    pole = make(Op.SELECT, (npextra.signbit(x), inf, make(Op.NEG, (inf,))))
+    pole = make(Op.SELECT, (predicates.signbit(x), inf, make(Op.NEG, (inf,))))
     zero = make(Op.EQ, (x, as_node(0, x.dtype, x.shape)))
     return make(Op.SELECT, (zero, pole, make(Op.DIGAMMA, (x,))))
 
 
 def _torch_angle(x: Node) -> Node:
     """torch's angle: pi for real x < 0, else 0 (-0.0 too); NaN stays."""
-    return npextra.angle(x, by_sign=True)
+    return arithmetic.angle(x, by_sign=True)
 
 
 def _angle(x):
@@ -67,7 +69,7 @@ def _frexp(x):
     """torch.frexp: the core's exact (bit-reading) frexp; an int32 exponent."""
     if not x.is_floating_point():
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
-    mantissa, exponent = npextra.frexp(node(x), dt.int32)
+    mantissa, exponent = arithmetic.frexp(node(x), dt.int32)
     return wrap(mantissa), wrap(exponent)
 
 
@@ -79,8 +81,8 @@ UNARY_FLOAT = {  # a core op or a function; integer inputs become the default fl
     aten.asinh: Op.ASINH, aten.acosh: Op.ACOSH, aten.atanh: Op.ATANH,
     aten.sigmoid: Op.LOGISTIC, aten.erf: Op.ERF, aten.erfc: Op.ERFC, aten.erfinv: Op.ERF_INV,
     aten.lgamma: Op.LGAMMA, aten.digamma: _digamma, aten.special_i0e: Op.BESSEL_I0E,
-    aten.special_i1e: Op.BESSEL_I1E, aten.log2: npextra.log2,
-    aten.log10: npextra.log10, aten.reciprocal: npextra.reciprocal, aten.i0: pw.bessel_i0,
+    aten.special_i1e: Op.BESSEL_I1E, aten.log2: arithmetic.log2,
+    aten.log10: arithmetic.log10, aten.reciprocal: division.reciprocal, aten.i0: pw.bessel_i0,
     aten.special_i1: pw.bessel_i1, aten.special_modified_bessel_i0: pw.bessel_i0,
     aten.special_modified_bessel_i1: pw.bessel_i1, aten.special_ndtri: pw.ndtri,
     aten.special_spherical_bessel_j0: pw.spherical_bessel_j0, aten.special_erfcx: pw.erfcx,
@@ -116,7 +118,7 @@ def _logaddexp(a: Node, b: Node) -> Node:
     NaN if either has a NaN part, ``lo`` (b on a tie) when both real parts
     are -inf."""
     if not dt.is_complex(a.dtype):
-        return npextra.logaddexp(a, b)
+        return arithmetic.logaddexp(a, b)
     re = [make(Op.REAL, (v,)) for v in (a, b)]
     first = make(Op.GE, (re[0], re[1]))
     hi, lo = make(Op.SELECT, (first, a, b)), make(Op.SELECT, (first, b, a))
@@ -145,20 +147,20 @@ def _sign(x: Node) -> Node:
     """torch's sign is 0 at NaN (numpy's and XLA's keep NaN)."""
     if dt.is_bool(x.dtype):
         return x
-    return npextra.nan_to_num(npextra.sign(x)) if dt.is_float(x.dtype) else npextra.sign(x)
+    return predicates.nan_to_num(arithmetic.sign(x)) if dt.is_float(x.dtype) else arithmetic.sign(x)
 
 
 UNARY_SAME = {  # (function, promotion kind)
-    aten.neg: (_neg, P.DEFAULT), aten.abs: (npextra.absolute, P.COMPLEX_TO_FLOAT),
+    aten.neg: (_neg, P.DEFAULT), aten.abs: (arithmetic.absolute, P.COMPLEX_TO_FLOAT),
     aten.sign: (_sign, P.DEFAULT), aten.sgn: (_sign, P.DEFAULT),
-    aten.floor: (npextra.floor, P.DEFAULT), aten.ceil: (npextra.ceil, P.DEFAULT),
-    aten.trunc: (npextra.trunc, P.DEFAULT),
+    aten.floor: (rounding.floor, P.DEFAULT), aten.ceil: (rounding.ceil, P.DEFAULT),
+    aten.trunc: (rounding.trunc, P.DEFAULT),
     aten.frac: (pw.frac, P.DEFAULT), aten.relu: (act.relu, P.DEFAULT),
     aten.bitwise_not: (unary_op(Op.NOT), P.DEFAULT),
-    aten.isnan: (npextra.isnan, P.ALWAYS_BOOL), aten.isinf: (npextra.isinf, P.ALWAYS_BOOL),
+    aten.isnan: (predicates.isnan, P.ALWAYS_BOOL), aten.isinf: (predicates.isinf, P.ALWAYS_BOOL),
     aten.isposinf: (pw.isposinf, P.ALWAYS_BOOL), aten.isneginf: (pw.isneginf, P.ALWAYS_BOOL),
-    aten.signbit: (npextra.signbit, P.ALWAYS_BOOL),
-    aten.logical_not: (npextra.logical_not, P.ALWAYS_BOOL),
+    aten.signbit: (predicates.signbit, P.ALWAYS_BOOL),
+    aten.logical_not: (predicates.logical_not, P.ALWAYS_BOOL),
 }
 
 
@@ -167,7 +169,7 @@ def _round_impl(x, decimals: int = 0):
 
 
 def _nan_to_num(x, nan=None, posinf=None, neginf=None):
-    fn = lambda n: npextra.nan_to_num(n, 0.0 if nan is None else nan, posinf, neginf)  # noqa: E731
+    fn = lambda n: predicates.nan_to_num(n, 0.0 if nan is None else nan, posinf, neginf)  # noqa: E731
     return _unary(fn, P.DEFAULT)(x)
 
 
@@ -200,7 +202,7 @@ def _check_alpha(a, b, alpha) -> None:
 
 
 def _add(alpha_op: Op):
-    combine = npextra.add_or if alpha_op is Op.ADD else binary_op(alpha_op)  # bools: or
+    combine = arithmetic.add_or if alpha_op is Op.ADD else binary_op(alpha_op)  # bools: or
 
     def impl(a, b, alpha=1):
         _check_alpha(a, b, alpha)
@@ -250,7 +252,7 @@ def _div(a, b, rounding_mode=None):
     if rounding_mode is None:
         return _true_divide(a, b)
     _integer_division_by_zero(a, b)
-    fn = npextra.floor_divide if rounding_mode == "floor" else pw.trunc_divide
+    fn = division.floor_divide if rounding_mode == "floor" else pw.trunc_divide
     return elementwise(fn, P.DEFAULT, a, b)
 
 
@@ -288,20 +290,20 @@ def _power(a: Node, b: Node) -> Node:
 
 
 _POW_SPECIAL = {
-    2: npextra.square, 1: lambda x: x, 0.5: unary_op(Op.SQRT), -1: npextra.reciprocal,
+    2: arithmetic.square, 1: lambda x: x, 0.5: unary_op(Op.SQRT), -1: division.reciprocal,
 }
 
 
 BINARY = {  # (function of nodes, promotion kind)
-    aten.mul: (npextra.mul_and, P.DEFAULT),
-    aten.maximum: (npextra.maximum, P.DEFAULT), aten.minimum: (npextra.minimum, P.DEFAULT),
-    aten.fmax: (npextra.fmax, P.DEFAULT), aten.fmin: (npextra.fmin, P.DEFAULT),
-    aten.remainder: (npextra.remainder, P.DEFAULT), aten.fmod: (npextra.fmod, P.DEFAULT),
-    aten.floor_divide: (npextra.floor_divide, P.DEFAULT),
+    aten.mul: (arithmetic.mul_and, P.DEFAULT),
+    aten.maximum: (ordering.maximum, P.DEFAULT), aten.minimum: (ordering.minimum, P.DEFAULT),
+    aten.fmax: (ordering.fmax, P.DEFAULT), aten.fmin: (ordering.fmin, P.DEFAULT),
+    aten.remainder: (division.remainder, P.DEFAULT), aten.fmod: (division.fmod, P.DEFAULT),
+    aten.floor_divide: (division.floor_divide, P.DEFAULT),
     aten.atan2: (binary_op(Op.ATAN2), P.INT_TO_FLOAT),
-    aten.hypot: (npextra.hypot, P.DEFAULT), aten.copysign: (npextra.copysign, P.INT_TO_FLOAT),
+    aten.hypot: (arithmetic.hypot, P.DEFAULT), aten.copysign: (predicates.copysign, P.INT_TO_FLOAT),
     aten.nextafter: (binary_op(Op.NEXTAFTER), P.NO_OPMATH),
-    aten.logaddexp: (_logaddexp, P.DEFAULT), aten.logaddexp2: (npextra.logaddexp2,
+    aten.logaddexp: (_logaddexp, P.DEFAULT), aten.logaddexp2: (arithmetic.logaddexp2,
                                                                       P.DEFAULT),
     aten.xlogy: (pw.xlogy, P.INT_TO_FLOAT),
     aten.bitwise_and: (binary_op(Op.AND), P.DEFAULT),
@@ -309,18 +311,18 @@ BINARY = {  # (function of nodes, promotion kind)
     aten.bitwise_xor: (binary_op(Op.XOR), P.DEFAULT),
     aten.bitwise_left_shift: (binary_op(Op.SHIFT_LEFT), P.DEFAULT),
     aten.__lshift__: (binary_op(Op.SHIFT_LEFT), P.DEFAULT),
-    aten.bitwise_right_shift: (npextra.right_shift, P.DEFAULT),
-    aten.__rshift__: (npextra.right_shift, P.DEFAULT),
+    aten.bitwise_right_shift: (arithmetic.right_shift, P.DEFAULT),
+    aten.__rshift__: (arithmetic.right_shift, P.DEFAULT),
     aten.eq: (binary_op(Op.EQ), P.ALWAYS_BOOL), aten.ne: (binary_op(Op.NE), P.ALWAYS_BOOL),
     aten.lt: (binary_op(Op.LT), P.ALWAYS_BOOL), aten.le: (binary_op(Op.LE), P.ALWAYS_BOOL),
     aten.gt: (binary_op(Op.GT), P.ALWAYS_BOOL), aten.ge: (binary_op(Op.GE), P.ALWAYS_BOOL),
-    aten.logical_and: (npextra.logical(Op.AND), P.ALWAYS_BOOL),
-    aten.logical_or: (npextra.logical(Op.OR), P.ALWAYS_BOOL),
-    aten.logical_xor: (npextra.logical(Op.XOR), P.ALWAYS_BOOL),
+    aten.logical_and: (predicates.logical(Op.AND), P.ALWAYS_BOOL),
+    aten.logical_or: (predicates.logical(Op.OR), P.ALWAYS_BOOL),
+    aten.logical_xor: (predicates.logical(Op.XOR), P.ALWAYS_BOOL),
     aten.igamma: (binary_op(Op.IGAMMA), P.INT_TO_FLOAT),
     aten.igammac: (binary_op(Op.IGAMMAC), P.INT_TO_FLOAT),
     aten.special_zeta: (_zeta, P.INT_TO_FLOAT),
-    aten.gcd: (tnp_shared.gcd, P.DEFAULT), aten.lcm: (tnp_shared.lcm, P.DEFAULT),
+    aten.gcd: (division.gcd, P.DEFAULT), aten.lcm: (division.lcm, P.DEFAULT),
 }
 
 # ops with kernels for integers and bool only: a float operand raises torch's

@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 from lazytensor.core import Node, Op, make
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import sampling
-from lazytensor.core.composite.elementwise import as_node, convert
+from lazytensor.core.composite.elementwise.apply import as_node, convert
+from lazytensor.core.composite.random import sampling
 from lazytensor.torch._rng import next_key
 from lazytensor.torch._tensor import NUMPY_OF, scalar_type_name, to_lazy, wrap
 from lazytensor.torch.aten import value_errors

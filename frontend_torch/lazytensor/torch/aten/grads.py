@@ -3,7 +3,7 @@ the VJP of their forward op: upsampling (every mode), replication
 padding, 2-d grid sampling and weight normalization. The forward runs
 through the ATen table (itself lowered or decomposed by PyTorch) on a
 stand-in of the input, and the core's autodiff
-(``lazytensor.core.composite.nn.vjp``) pulls the gradient back through the
+(``lazytensor.core.composite.nn.functional.vjp``) pulls the gradient back through the
 recorded nodes, so each backward is exactly the gradient of the forward
 that ran.
 
@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from lazytensor.core import Node
-from lazytensor.core.composite import nn as cnn
-from lazytensor.core.composite.elementwise import full
+from lazytensor.core.composite.elementwise.apply import full
+from lazytensor.core.composite.nn import functional as cnn
 from lazytensor.torch._tensor import wrap
 from lazytensor.torch.aten._common import aten, node
 

@@ -3,7 +3,7 @@ and scatter along a dim, index_select/add/copy/fill, masked_fill,
 masked_scatter, take, put.
 
 The semantics are numpy's advanced indexing, which torch shares; the core
-does the work (``lazytensor.core.composite.indexing``). torch-specific
+does the work (``lazytensor.core.composite.indexing.subscript``). torch-specific
 parts: index tensors on the CPU are bounds-checked on the host and sent as
 device data (a new index never recompiles), boolean masks are materialized
 (their result shape depends on their values), and torch's error types.
@@ -17,16 +17,12 @@ import numpy as np
 from lazytensor.core import Node, Op, get_runtime, make
 from lazytensor.core import dtypes as dt
 from lazytensor.core import masked as core_masked
-from lazytensor.core.composite import along, npextra, take
-from lazytensor.core.composite import indexing as ix
-from lazytensor.core.composite import nn as cnn
-from lazytensor.core.composite.elementwise import (
-    as_node,
-    broadcast_to,
-    convert,
-    full,
-)
-from lazytensor.core.composite.shape import reshape
+from lazytensor.core.composite.elementwise import arithmetic, predicates
+from lazytensor.core.composite.elementwise.apply import as_node, broadcast_to, convert, full
+from lazytensor.core.composite.indexing import along, take
+from lazytensor.core.composite.indexing import subscript as ix
+from lazytensor.core.composite.movement.shape import reshape
+from lazytensor.core.composite.nn import functional as cnn
 from lazytensor.torch._tensor import NUMPY_OF, LazyTensor, host_array, scalar_type_name, wrap
 from lazytensor.torch.aten import masked_reads
 from lazytensor.torch.aten._common import aten, broadcast_sizes, cpp_type_name, dim, node
@@ -271,7 +267,7 @@ def _index_update(kind: str):
         else:
             value = source
         if kind == "add" and alpha != 1:
-            value = npextra.mul_and(value, as_node(alpha, n.dtype, value.shape))  # (bool: and)
+            value = arithmetic.mul_and(value, as_node(alpha, n.dtype, value.shape))  # (bool: and)
         return wrap(along.update_rows(n, d, idx, value, kind))
 
     return impl
@@ -303,7 +299,7 @@ def _masked_select(x, mask):
 def _nonzero(x):
     """Indices (count, ndim) of x's nonzero elements: only ``x != 0`` is
     read (the count decides the shape), as torch's CUDA kernel syncs."""
-    truth = npextra.truthy(node(x))
+    truth = predicates.truthy(node(x))
     return wrap(get_runtime().from_host(np.argwhere(wrap(truth)._h.numpy())).node)
 
 

@@ -14,10 +14,13 @@ from __future__ import annotations
 
 from lazytensor.core import Node, Op, make
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import creation, distance, factor_info, layers, lstsq, nplinalg
-from lazytensor.core.composite import linalg as cl
-from lazytensor.core.composite.elementwise import as_node, broadcast_to, convert
-from lazytensor.core.composite.shape import reshape
+from lazytensor.core.composite.creation import arrays as creation
+from lazytensor.core.composite.elementwise.apply import as_node, broadcast_to, convert
+from lazytensor.core.composite.linalg import decompositions as decomp
+from lazytensor.core.composite.linalg import distance, factor_info, lstsq
+from lazytensor.core.composite.linalg import matmul as cl
+from lazytensor.core.composite.movement.shape import reshape
+from lazytensor.core.composite.nn import layers
 from lazytensor.torch._tensor import scalar_type_name, wrap
 from lazytensor.torch.aten import value_errors
 from lazytensor.torch.aten._common import aten, node
@@ -37,7 +40,7 @@ def _square(name: str, x: Node) -> None:
 def _cholesky(x, upper=False):
     n = node(x)
     _square("cholesky", n)
-    low = nplinalg.cholesky(n, upper)
+    low = decomp.cholesky(n, upper)
     value_errors.check_linalg(value_errors.cholesky_info(n, low), "cholesky", n.ndim == 2)
     return wrap(low)
 
@@ -45,7 +48,7 @@ def _cholesky(x, upper=False):
 def _cholesky_ex(x, *, upper=False, check_errors=False):
     n = node(x)
     _square("linalg.cholesky", n)
-    low = nplinalg.cholesky(n, upper)
+    low = decomp.cholesky(n, upper)
     info = value_errors.cholesky_info(n, low)
     if check_errors:
         value_errors.check_linalg(info, "linalg.cholesky_ex", n.ndim == 2)
@@ -140,9 +143,9 @@ def _inv_ex(x, *, check_errors=False):
     inf/NaN, and ``info`` getrf's (the first zero pivot)."""
     n = node(x)
     _square("linalg.inv", n)
-    lu, pivots = nplinalg.lu_factor(n)
+    lu, pivots = decomp.lu_factor(n)
     eye = broadcast_to(creation.eye(n.shape[-1], dtype=n.dtype), n.shape)
-    return wrap(nplinalg.lu_solve(lu, pivots, eye)), wrap(_info(lu, "linalg.inv_ex", check_errors))
+    return wrap(decomp.lu_solve(lu, pivots, eye)), wrap(_info(lu, "linalg.inv_ex", check_errors))
 
 
 def _info(lu: Node, api: str, check_errors: bool) -> Node:
@@ -159,8 +162,8 @@ def _matrix_exp(x):
     n = node(x)
     _square("linalg.matrix_exp", n)
     if n.dtype in (dt.float16, dt.bfloat16):
-        return wrap(convert(nplinalg.expm(convert(n, dt.float32)), n.dtype))
-    return wrap(nplinalg.expm(n))
+        return wrap(convert(decomp.expm(convert(n, dt.float32)), n.dtype))
+    return wrap(decomp.expm(n))
 
 
 def _pinv(x, atol=None, rtol=None, hermitian=False):
@@ -201,7 +204,7 @@ def _tolerance(value, x: Node) -> Node:
 # lazily too. Partial pivoting picks the same rows as LAPACK's getrf; torch
 # factors A^T for a contiguous real A in det and slogdet, and so do these.
 def _lu_of(n: Node, transposed: bool) -> tuple[Node, Node]:
-    lu, pivots = nplinalg.lu_factor(nplinalg.conj_t(n) if transposed else n)
+    lu, pivots = decomp.lu_factor(decomp.conj_t(n) if transposed else n)
     return lu, make(Op.ADD, (pivots, as_node(1, pivots.dtype, pivots.shape)))
 
 
@@ -214,12 +217,12 @@ def _det_factors(name: str, x) -> tuple[Node, Node, Node]:
 
 def _linalg_det(x):
     n, lu, pivots = _det_factors("linalg.det", x)
-    return wrap(nplinalg.det(n)), wrap(lu), wrap(pivots)
+    return wrap(decomp.det(n)), wrap(lu), wrap(pivots)
 
 
 def _linalg_slogdet(x):
     n, lu, pivots = _det_factors("linalg.slogdet", x)
-    sign, logabs = nplinalg.slogdet(n)
+    sign, logabs = decomp.slogdet(n)
     return wrap(sign), wrap(logabs), wrap(lu), wrap(pivots)
 
 
@@ -228,9 +231,9 @@ def _lu_solve_node(lu: Node, pivots: Node, b: Node, left: bool, adjoint: bool) -
     pivots, op the adjoint with ``adjoint``."""
     zero_based = make(Op.SUB, (pivots, as_node(1, pivots.dtype, pivots.shape)))
     if left:
-        return nplinalg.lu_solve(lu, zero_based, b, adjoint)
-    out = nplinalg.lu_solve(lu, zero_based, nplinalg.conj_t(b), not adjoint)
-    return nplinalg.conj_t(out)  # X op(A) = B  <=>  op(A)^H X^H = B^H
+        return decomp.lu_solve(lu, zero_based, b, adjoint)
+    out = decomp.lu_solve(lu, zero_based, decomp.conj_t(b), not adjoint)
+    return decomp.conj_t(out)  # X op(A) = B  <=>  op(A)^H X^H = B^H
 
 
 def _linalg_solve_ex(a, b, *, left=True, check_errors=False):
@@ -281,7 +284,7 @@ def _lu_unpack(lu, pivots, unpack_data=True, unpack_pivots=True):
     if nl.ndim < 2:
         raise RuntimeError(f"torch.lu_unpack: Expected tensor with 2 or more dimensions. Got "
                            f"size: {tuple(nl.shape)} instead")
-    p, low, up = nplinalg.lu_unpack(
+    p, low, up = decomp.lu_unpack(
         nl, make(Op.SUB, (npiv, as_node(1, npiv.dtype, npiv.shape))))
     empty = as_node(0, nl.dtype, (0,))
     return (wrap(p if unpack_pivots else empty), wrap(low if unpack_data else empty),
@@ -309,7 +312,7 @@ def _linalg_qr(x, mode="reduced"):
     if not dt.is_inexact(n.dtype):
         raise RuntimeError("linalg.qr: Expected a floating point or complex tensor as input. "
                            f"Got {scalar_type_name(n.dtype)}")
-    q, r = nplinalg.qr(n, mode == "complete")
+    q, r = decomp.qr(n, mode == "complete")
     return wrap(as_node(0, n.dtype, (0,)) if mode == "r" else q), wrap(r)
 
 

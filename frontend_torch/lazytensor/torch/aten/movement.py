@@ -9,9 +9,10 @@ from __future__ import annotations
 import math
 
 from lazytensor.core import Op, make
-from lazytensor.core.composite import matrix, rearrange
-from lazytensor.core.composite import shape as cs
-from lazytensor.core.composite.elementwise import as_node, broadcast_to, convert
+from lazytensor.core.composite.elementwise.apply import as_node, broadcast_to, convert
+from lazytensor.core.composite.linalg import matrix
+from lazytensor.core.composite.movement import rearrange
+from lazytensor.core.composite.movement import shape as cs
 from lazytensor.torch._promotion import result_type
 from lazytensor.torch._tensor import LazyTensor, node_of_host, set_metadata, to_cpu, wrap
 from lazytensor.torch.aten import masked_reads

@@ -1,5 +1,5 @@
 """Neural-network ATen ops (forward and backward) onto the core's shared
-NN composites (``lazytensor.core.composite.nn``, ``activations``,
+NN composites (``lazytensor.core.composite.nn.functional``, ``activations``,
 ``losses``) and matrix products. Only torch's argument conventions live
 here: reduction enums, ``output_mask``s, saved statistics, in-place running
 stats, torch's index layout of max pooling."""
@@ -9,13 +9,18 @@ from __future__ import annotations
 import numpy as np
 from lazytensor.core import Node, Op, make
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import activations as act
-from lazytensor.core.composite import bags, layers, losses
-from lazytensor.core.composite import nn as cnn
-from lazytensor.core.composite import normalization as norm
-from lazytensor.core.composite import reduction as R
-from lazytensor.core.composite.elementwise import as_node, broadcast_shapes, broadcast_to, convert
-from lazytensor.core.composite.linalg import matmul
+from lazytensor.core.composite.elementwise.apply import (
+    as_node,
+    broadcast_shapes,
+    broadcast_to,
+    convert,
+)
+from lazytensor.core.composite.linalg.matmul import matmul
+from lazytensor.core.composite.nn import activations as act
+from lazytensor.core.composite.nn import bags, layers, losses
+from lazytensor.core.composite.nn import functional as cnn
+from lazytensor.core.composite.nn import normalization as norm
+from lazytensor.core.composite.reduce import reduction as R
 from lazytensor.torch import _promotion as P
 from lazytensor.torch._rng import next_key
 from lazytensor.torch._tensor import NUMPY_OF, scalar_type_name, wrap

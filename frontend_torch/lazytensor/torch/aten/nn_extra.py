@@ -1,5 +1,5 @@
 """More neural-network ATen ops (forward and backward) onto the core's
-composites: embedding bags (``composite.bags``), adaptive max pooling,
+composites: embedding bags (``composite.nn.bags``), adaptive max pooling,
 ``_trilinear`` (``nn.Bilinear``) as one einsum, the shrinkage gradients,
 ``rrelu``, the margin losses, CTC and antialiased resizing. Only torch's
 argument conventions live here: mode and reduction enums, ``padding_idx=-1``
@@ -11,12 +11,14 @@ from __future__ import annotations
 import numpy as np
 from lazytensor.core import Node, Op, constant, make
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import activations as act
-from lazytensor.core.composite import bags, ctc, fractional, layers, losses, resize
-from lazytensor.core.composite import elementwise as ew
-from lazytensor.core.composite import nn as cnn
-from lazytensor.core.composite import shape as cs
-from lazytensor.core.composite.creation import const
+from lazytensor.core.composite.creation.arrays import const
+from lazytensor.core.composite.elementwise import apply as ew
+from lazytensor.core.composite.image import resize
+from lazytensor.core.composite.movement import shape as cs
+from lazytensor.core.composite.nn import activations as act
+from lazytensor.core.composite.nn import bags, ctc, layers, losses
+from lazytensor.core.composite.nn import fractional_pool as fractional
+from lazytensor.core.composite.nn import functional as cnn
 from lazytensor.torch import _fallback
 from lazytensor.torch._rng import next_key
 from lazytensor.torch._tensor import LazyTensor, node_of_host, scalar_type_name, wrap

@@ -1,7 +1,7 @@
 """Reductions, arg-reductions, scans, sorting and norms, with torch's
 argument conventions (``dim`` lists, ``keepdim``, ``dtype``, ``correction``)
 and result dtypes (integer sums are int64, mean needs a float input).
-The math is ``lazytensor.core.composite.reduction``."""
+The math is ``lazytensor.core.composite.reduce.reduction``."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import math
 import numpy as np
 from lazytensor.core import Node, Op, make
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import counting, numerics, sorting, tnp_shared
-from lazytensor.core.composite import reduction as R
-from lazytensor.core.composite.counting import index_bound
-from lazytensor.core.composite.elementwise import as_node, convert
-from lazytensor.core.composite.reducers import (
+from lazytensor.core.composite.elementwise.apply import as_node, convert
+from lazytensor.core.composite.reduce import axes as caxes
+from lazytensor.core.composite.reduce import numerics
+from lazytensor.core.composite.reduce import reduction as R
+from lazytensor.core.composite.reduce.accumulate import (
     accumulated,
     cumulative,
     histc,
@@ -23,6 +23,9 @@ from lazytensor.core.composite.reducers import (
     running_extreme,
     vector_norm,
 )
+from lazytensor.core.composite.sets import counting
+from lazytensor.core.composite.sets.counting import index_bound
+from lazytensor.core.composite.sorting import sort as sorting
 from lazytensor.torch._fallback import eager
 from lazytensor.torch._tensor import scalar_type_name, wrap
 from lazytensor.torch.aten import masked_reads
@@ -238,7 +241,7 @@ def _vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A00
 
 def _count_nonzero(x, dim=None):  # noqa: A002
     n = node(x)
-    return wrap(tnp_shared.count_nonzero(n, dims(dim, n.ndim)))
+    return wrap(R.count_nonzero(n, dims(dim, n.ndim)))
 
 
 def _sort(x, dim=-1, descending=False, *, stable=False):  # noqa: A002
@@ -317,7 +320,7 @@ def _mode(x, d=-1, keepdim=False):
     n, d, flat = _along(x, d, "mode")
     values, indices = sorting.mode(n, d, INDEX)
     if keepdim and not flat:
-        values, indices = (R.keep_dims(v, n.shape, (d,)) for v in (values, indices))
+        values, indices = (caxes.keep_dims(v, n.shape, (d,)) for v in (values, indices))
     return _scalar_if(flat, values, indices)
 
 

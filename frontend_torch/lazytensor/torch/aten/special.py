@@ -1,6 +1,6 @@
 """torch.special's orthogonal polynomials (Chebyshev T/U/V/W and their
 shifted forms, Hermite H/He, Laguerre L, Legendre P) on the core's
-recurrences (``lazytensor.core.composite.special``).
+recurrences (``lazytensor.core.composite.elementwise.special``).
 
 torch's rule: x and n promote together (int to float); the degree is n
 truncated to an integer, and a negative degree gives 0. The recurrence is
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 
-from lazytensor.core.composite import special
+from lazytensor.core.composite.elementwise import special
 from lazytensor.torch._promotion import INT_TO_FLOAT
 from lazytensor.torch._tensor import LazyTensor, to_cpu
 from lazytensor.torch.aten._common import aten, elementwise

@@ -1,5 +1,5 @@
 """torch.fft's ATen primitives (``_fft_r2c``, ``_fft_c2c``, ``_fft_c2r``) on
-the core's transforms (``lazytensor.core.composite.fourier``). Only torch's
+the core's transforms (``lazytensor.core.composite.signal.fft``). Only torch's
 conventions live here: dim lists and its normalization codes (0: none,
 1: 1/sqrt(n), 2: 1/n). Every ``torch.fft`` function is a composite of these
 three.
@@ -11,9 +11,9 @@ storage behind it, which a lazy view does not share (it gave 0..n-1)."""
 from __future__ import annotations
 
 from lazytensor.core import Node
-from lazytensor.core.composite import fourier
-from lazytensor.core.composite.creation import arange
-from lazytensor.core.composite.shape import concatenate
+from lazytensor.core.composite.creation.arrays import arange
+from lazytensor.core.composite.movement.shape import concatenate
+from lazytensor.core.composite.signal import fft as fourier
 from lazytensor.torch._tensor import NUMPY_OF, scalar_type_name, wrap
 from lazytensor.torch.aten._common import aten, dim, node
 

@@ -13,9 +13,9 @@ import weakref
 
 import numpy as np
 from lazytensor.core import Node, Op, make
-from lazytensor.core.composite import factor_info
-from lazytensor.core.composite.elementwise import as_node, zeros_like
-from lazytensor.core.composite.reduction import reduce
+from lazytensor.core.composite.elementwise.apply import as_node, zeros_like
+from lazytensor.core.composite.linalg import factor_info
+from lazytensor.core.composite.reduce.reduction import reduce
 from lazytensor.core.deferred import recording_site
 from lazytensor.core.runtime import get_runtime
 

@@ -17,12 +17,12 @@ import math
 import numpy as np
 from lazytensor.core import CoreError, Node, Op, ViewHandle, make
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite import indexing as ix
-from lazytensor.core.composite import matrix
-from lazytensor.core.composite import shape as cs
-from lazytensor.core.composite import views as cviews
-from lazytensor.core.composite.elementwise import broadcast_to
-from lazytensor.core.composite.strides import (
+from lazytensor.core.composite.elementwise.apply import broadcast_to
+from lazytensor.core.composite.indexing import subscript as ix
+from lazytensor.core.composite.linalg import matrix
+from lazytensor.core.composite.movement import shape as cs
+from lazytensor.core.composite.movement import views as cviews
+from lazytensor.core.composite.movement.strides import (
     diagonal_layout,
     expand_strides,
     select_layout,
