@@ -91,3 +91,19 @@ EXAMPLES = {
 def examples(name: str) -> list[tuple]:
     r = rng()
     return [EXAMPLES[name](r, 4), EXAMPLES[name](r, 6)]
+
+
+def lower_row_sums(A):  # a triangular nest: outside the language
+    s = np.zeros(A.shape[0])
+    for i in range(A.shape[0]):
+        for j in range(i):
+            s[i] += A[i, j]
+    return s
+
+
+def clip_copy(x):
+    out = x.copy()
+    for i in range(len(out)):
+        if out[i] < 0:
+            out[i] = 0.0
+    return out

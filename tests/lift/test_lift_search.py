@@ -73,3 +73,16 @@ def test_proposer_candidates_are_read_and_tried_first():
     assert "def fir" in seen[0]
     assert str(prog.statements[0].term) == "sum[k](h[k] * x[i + k])"
     assert prog.verification.passed
+
+
+def test_triangular_nest_is_refused_with_its_reason():
+    A = np.ones((4, 4))
+    with pytest.raises(LiftError, match=r"range\(i\), depends on the loop variable i"):
+        lift(loops.lower_row_sums, [(A,)], time_limit=5)
+
+
+def test_local_copy_of_an_argument_reads_as_that_argument():
+    x = np.linspace(-1, 1, 7)
+    prog = lift(loops.clip_copy, [(x,), (x[:5],)], time_limit=20)
+    assert str(prog.statements[0].term) == "where(x[i] < 0, 0.0, x[i])"
+    np.testing.assert_array_equal(prog(np.array([-2.0, 3.0])), [0.0, 3.0])

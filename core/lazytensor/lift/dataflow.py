@@ -42,15 +42,16 @@ def define_locals(stores: list[Store], scope: Scope, names: set[str]) -> None:
 
 
 def define_element(stores: list[Store], scope: Scope, name: str, lhs: tuple[str, ...],
-                   inplace: bool) -> T.Term | None:
+                   inplace: bool, copy_of: str | None = None) -> T.Term | None:
     """The final value of ``name[lhs]`` as one term (None if not readable)."""
     mine = sorted((s for s in stores if s.target == name and s.index is not None),
                   key=lambda s: s.order)
     if not mine:
         return None
-    prev = T.access(name, lhs, set(lhs)) if inplace else None
+    old = name if inplace else copy_of
+    prev = T.access(old, lhs, set(lhs)) if old else None
     base = _common(mine)
-    if inplace:  # the old value holds under no condition
+    if old:  # the old value holds under no condition
         base = Store(base.target, base.index, base.value, base.op, base.loops, (), -1)
     try:
         for store in mine:

@@ -91,6 +91,16 @@ class ShapeOnly:
         raise TypeError("a size expression may not read array values")
 
 
+def shape_like(array) -> ShapeOnly:
+    """The stand-in of a local made like an argument (``x.copy()``, ``zeros_like(x)``)."""
+    return ShapeOnly(array.shape)
+
+
+def shape_new(shape) -> ShapeOnly:
+    """The stand-in of a local made from a shape (``np.zeros((n, m))``)."""
+    return ShapeOnly(shape if isinstance(shape, tuple) else (shape,))
+
+
 def size_env(names: tuple[str, ...], shapes: list[tuple[int, ...]], defs: list,
              globals_: dict) -> dict[str, Any]:
     """Names bound to ``ShapeOnly`` stand-ins, then the size definitions

@@ -21,7 +21,7 @@ from lazytensor.lift import terms as T
 from lazytensor.lift.dataflow import define_element, define_locals
 from lazytensor.lift.inputs import Spec, draw, infer_spec
 from lazytensor.lift.legacy import as_input, run_legacy
-from lazytensor.lift.plan import Mismatch, analyze, example_env, goal, module_env, wide
+from lazytensor.lift.plan import Mismatch, analyze, example_env, goal, is_size, module_env, wide
 from lazytensor.lift.plan import space as make_space
 from lazytensor.lift.program import LiftedProgram, Statement
 from lazytensor.lift.search import Search
@@ -58,11 +58,11 @@ def lift(fn: Callable, examples, time_limit: float = 60.0, *, proposer=None,
     try:
         text = function_source(fn)
         src = read_source(text)
-        runs = [run_legacy(fn, ex) for ex in examples]
+        runs = [_run_example(fn, ex, k) for k, ex in enumerate(examples)]
         analysis = analyze(fn, src, runs[0])
     except SourceError as exc:
         raise LiftError(f"lift({fn.__name__}): {exc}") from None
-    proposals = _proposals(proposer, text, [n for n, _ in analysis.size_defs])
+    proposals = _proposals(proposer, text, [n for n, t in analysis.size_defs if is_size(t)])
     spec = infer_spec(examples, _boundaries(src))
     rng = np.random.default_rng(seed)
     search_runs = _search_runs(fn, spec, examples, rng)
@@ -85,6 +85,14 @@ def lift(fn: Callable, examples, time_limit: float = 60.0, *, proposer=None,
         search_runs.append(run_legacy(fn, counter))
     raise LiftError(f"lift({fn.__name__}): the best program found failed verification "
                     f"({total} candidates):\n{program}")
+
+
+def _run_example(fn, example, k: int):
+    try:
+        return run_legacy(fn, example)
+    except Exception as exc:
+        raise LiftError(f"lift({fn.__name__}): the loop code raised on example {k}: "
+                        f"{type(exc).__name__}: {exc}") from None
 
 
 def _proposals(proposer, text: str, sizes) -> list:
@@ -133,7 +141,7 @@ def _search_runs(fn, spec: Spec, examples, rng) -> list:
 def _search_all(fn, analysis, runs, deadline, proposals, variant, time_limit):
     statements, available, notes = [], list(analysis.source.args), {}
     candidates, seconds = 0, 0.0
-    sizes = [n for n, _ in analysis.size_defs]
+    sizes = [n for n, t in analysis.size_defs if is_size(t)]
     for target in analysis.targets:
         left = deadline - time.monotonic()
         budget = min(left * 0.25, 5.0) if target.role == "temp" else left
@@ -217,12 +225,14 @@ def _lift_target(analysis, target, runs, available, sizes, budget, proposals, va
 
 def _evidence(analysis, target, available, sp, proposals) -> G.Evidence:
     blocked = set(available) | set(sp.env) | set(target.order)
-    scope = Scope(set(available), set(target.order), {}, sp.env)
+    scope = Scope(set(available), set(target.order), {}, sp.env,
+                  aliases={k: v for k, v in analysis.copies.items() if v in available})
     scalars = {s.target for s in target.stores if s.index is None} - blocked
     define_locals(target.stores, scope, scalars | ({target.name} - blocked))
     ev = G.Evidence(reductions=set(target.reductions))
     whole = scope.inline.get(target.name) if not target.lhs else define_element(
-        target.stores, scope, target.name, target.lhs, target.role == "inplace")
+        target.stores, scope, target.name, target.lhs, target.role == "inplace",
+        analysis.copies.get(target.name))
     if whole is not None:
         ev.add(whole, 2 * G.W_FRAGMENT)
     fresh_vars = [v for v in target.lhs if v.startswith("bin")]

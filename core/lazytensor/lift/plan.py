@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 import numpy as np
 from lazytensor.lift.evaluate import Space
-from lazytensor.lift.legacy import LegacyRun, ShapeOnly
+from lazytensor.lift.legacy import LegacyRun, ShapeOnly, shape_like, shape_new
 from lazytensor.lift.source import Loop, Source, SourceError, Store
 
 _CREATORS = {"zeros", "empty", "ones", "full"}
@@ -47,6 +47,7 @@ class Analysis:
     globals: dict[str, Any]
     size_defs: list[tuple[Any, str]]  # (name or tuple of names, expression text)
     targets: list[Target]
+    copies: dict[str, str]  # local -> the argument it starts as a copy of
     outputs: list[str]  # what the function returns, in order ([]: nothing)
     returns: str  # 'none', 'single' or 'tuple'
     result_names: dict[str, int] = field(default_factory=dict)  # synthetic name -> position
@@ -56,25 +57,50 @@ class Analysis:
 
 
 def module_env(globals_: dict) -> dict[str, Any]:
-    """The modules the function's globals name (``np``, ``math``)."""
-    return {k: v for k, v in globals_.items() if isinstance(v, types.ModuleType)}
+    """The modules the function's globals name (``np``, ``math``), and the
+    stand-in makers of locally created arrays."""
+    return {**{k: v for k, v in globals_.items() if isinstance(v, types.ModuleType)},
+            "shape_like": shape_like, "shape_new": shape_new}
+
+
+def is_size(text: str) -> bool:
+    """A size definition that is a number (not a local array's stand-in)."""
+    return not text.startswith(("shape_like(", "shape_new("))
+
+
+def created(value: ast.expr, args: tuple[str, ...]) -> tuple[str | None, str | None]:
+    """(stand-in text, copied argument) of a top-level array creation."""
+    if not isinstance(value, ast.Call):
+        return None, None
+    fname = getattr(value.func, "attr", getattr(value.func, "id", ""))
+    if fname in _CREATORS and value.args:
+        return f"shape_new({ast.unparse(value.args[0])})", None
+    if fname == "copy" and not value.args and isinstance(value.func, ast.Attribute):
+        source = value.func.value
+    elif fname in _CREATORS_LIKE | {"array", "asarray"} and value.args:
+        source = value.args[0]
+    else:
+        return None, None
+    text = ast.unparse(source)
+    copy = text if fname in {"copy", "array", "asarray"} and text in args else None
+    return f"shape_like({text})", copy
 
 
 def size_definitions(src: Source, shapes: list, globals_: dict) -> list[tuple[Any, str]]:
     """Top-level assignments computable from the argument shapes alone."""
     env: dict[str, Any] = {**module_env(globals_),
                            **{a: ShapeOnly(s) for a, s in zip(src.args, shapes, strict=True)}}
-    looped = {s.target for s in src.stores if s.loops}
+    looped = {s.target for s in src.stores if s.loops and s.index is None}
     defs: list[tuple[Any, str]] = []
     for store in src.stores:
         if store.loops or store.index is not None or store.op or store.target in looped:
             continue
-        text = ast.unparse(store.value)
+        text = created(store.value, src.args)[0] or ast.unparse(store.value)
         try:
             value = eval(text, {"__builtins__": __builtins__, **globals_}, env)  # noqa: S307
         except Exception:
             continue
-        if isinstance(value, (int, float, np.integer, np.floating)) \
+        if isinstance(value, (int, float, np.integer, np.floating, ShapeOnly)) \
                 and not isinstance(value, bool):
             env[store.target] = value
             defs.append((store.target, text))
@@ -95,7 +121,13 @@ def analyze(fn: Callable, src: Source, run: LegacyRun) -> Analysis:
     """The targets of ``fn`` read off its source and one run of it."""
     shapes = [a.shape for a in run.inputs]
     size_defs = size_definitions(src, shapes, fn.__globals__)
-    sizes = {n for n, _ in size_defs}
+    sizes = {n for n, t in size_defs if is_size(t)}
+    copies = {}
+    for store in src.stores:
+        if not store.loops and store.index is None and store.op is None:
+            copied = created(store.value, src.args)[1]
+            if copied:
+                copies[store.target] = copied
     outputs, returns, synthetic = _returns(src)
     inplace = [a for a, x, y in zip(src.args, run.inputs, run.after, strict=True)
                if not np.array_equal(x, y, equal_nan=True)]
@@ -109,7 +141,7 @@ def analyze(fn: Callable, src: Source, run: LegacyRun) -> Analysis:
         first = src.stores_to(name)[0]
         if not first.loops and _numeric(run.locals.get(name)):
             temps.append(name)
-    analysis = Analysis(src, fn.__globals__, size_defs, [], outputs, returns, synthetic)
+    analysis = Analysis(src, fn.__globals__, size_defs, [], copies, outputs, returns, synthetic)
     for name in temps:
         analysis.targets.append(_target(src, name, "temp", analysis))
     for name in [*outputs, *[a for a in inplace if a not in outputs]]:
@@ -230,7 +262,17 @@ def space(analysis: Analysis, target: Target, env: dict, tensors: dict) -> Space
     """The statement's index space on one input."""
     ranges = {}
     for v in target.order:
-        r = eval(target.ranges[v], {"__builtins__": __builtins__}, env)  # noqa: S307
+        try:
+            r = eval(target.ranges[v], {"__builtins__": __builtins__}, env)  # noqa: S307
+        except NameError as exc:
+            outer = exc.name if exc.name in target.order else None
+            why = (f"depends on the loop variable {outer} (triangular loops are outside the "
+                   f"language)" if outer else f"cannot be computed from the shapes ({exc})")
+            raise Mismatch(f"{target.name}: the loop over {v}, {target.ranges[v]}, {why}") \
+                from None
+        except Exception as exc:
+            raise Mismatch(f"{target.name}: the loop over {v}, {target.ranges[v]}, cannot be "
+                           f"computed from the shapes ({exc})") from None
         if not isinstance(r, range):
             raise Mismatch(f"{target.ranges[v]} is not a range")
         ranges[v] = r

@@ -124,8 +124,8 @@ class LiftedProgram:
     # -- reading ------------------------------------------------------------
     def __str__(self) -> str:
         lines = [f"def {self.name}({', '.join(self.args)}):  # lifted to index notation"]
-        lines += [f"    {name} = {text}" for name, text in self.size_defs
-                  if any(name in str(s) for s in self.statements)]
+        lines += [f"    {name} = {text}" + ("  # only its shape is read" if text.startswith(
+            ("shape_like(", "shape_new(")) else "") for name, text in self.size_defs]
         lines += [f"    {st}" for st in self.statements]
         if self.outputs:
             lines.append(f"    return {', '.join(self.outputs)}")

@@ -33,6 +33,7 @@ class Scope:
     sizes: dict[str, Any]  # size names and their values on the first example
     env: dict[str, Any]  # the size environment (shape stand-ins, modules) for evaluation
     inline: dict[str, T.Term] = field(default_factory=dict)  # loop-local scalars' values
+    aliases: dict[str, str] = field(default_factory=dict)  # local copy -> its argument
 
 
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv",
@@ -105,6 +106,8 @@ def _name(node: ast.Name, scope: Scope) -> T.Term:
 def _subscript(node: ast.Subscript, scope: Scope) -> T.Term:
     from lazytensor.lift.source import subscript_chain
     chain = subscript_chain(node)
+    if chain is not None and chain[0] in scope.aliases:
+        chain = (scope.aliases[chain[0]], chain[1])
     if chain is None or chain[0] not in scope.tensors:
         raise Untranslatable(ast.unparse(node))
     name, index = chain
