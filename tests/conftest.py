@@ -3,9 +3,16 @@
 - ``--hypothesis-profile=thorough`` runs many more random programs;
   the default profile fits CI's budget.
 - tests marked ``slow`` run only with ``LAZYTENSOR_SLOW=1`` or ``-m slow``.
+- the persistent compile cache (on by default, in the user's cache
+  directory) is off in the suite and in the processes it starts, so that
+  tests neither write into ``~/.cache`` nor load what an earlier run
+  compiled; tests/core/test_persistent_cache.py turns it on in a temporary
+  directory.
 """
 
 import os
+
+os.environ.setdefault("LAZYTENSOR_CACHE", "0")
 
 import pytest
 from hypothesis import settings

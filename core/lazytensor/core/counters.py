@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 COUNTERS = (
     "ops_recorded", "graphs_executed", "nodes_executed", "cache_hits", "cache_misses",
     "auto_cuts", "transfers_to_device", "transfers_to_host", "donated_buffers",
-    "eager_fallbacks", "graphs_interpreted", "host_reads",
+    "eager_fallbacks", "graphs_interpreted", "host_reads", "persistent_cache_hits",
 )
 TIMERS = ("compile", "execute", "interpret", "trace_plan")
 MAX_MISS_REASONS = 50

@@ -376,18 +376,35 @@ class Runtime:
         return spent is None or spent < len(order) * self.compile_seconds_per_node
 
     def _compiled(self, plan: compiler.Plan, executable):
-        """The plan's executable: ``executable`` (a cache hit), or compiled."""
+        """The plan's executable: ``executable`` (a cache hit), or loaded from
+        the persistent cache, or compiled (and stored there)."""
         if executable is None:
             self.metrics.miss(self.cache.explain(plan.signature))
-            executable = compiler.build(plan)
-            self.metrics.add_time("compile", executable.compile_seconds)
-            if len(plan.order) >= self.interpret_nodes:
-                self.compile_seconds_per_node = executable.compile_seconds / len(plan.order)
+            disk = compiler.persistent_cache()
+            executable = None if disk is None else self._loaded(plan, disk)
+            if executable is None:
+                executable = compiler.build(plan)
+                self.metrics.add_time("compile", executable.compile_seconds)
+                if len(plan.order) >= self.interpret_nodes:
+                    self.compile_seconds_per_node = executable.compile_seconds / len(plan.order)
+                if disk is not None and disk.store(plan.signature, executable.compiled,
+                                                   executable.compile_seconds):
+                    self.metrics.count("persistent_cache_writes")
             self.cache.put(plan.signature, executable)
         else:
             executable.hits += 1
             self.metrics.count("cache_hits")
         return executable
+
+    def _loaded(self, plan: compiler.Plan, disk) -> compiler.Executable | None:
+        start = time.perf_counter()
+        loaded = disk.load(plan.signature)
+        if loaded is None:
+            self.metrics.count("persistent_cache_misses")
+            return None
+        self.metrics.add_time("persistent_cache_load", time.perf_counter() - start)
+        self.metrics.count("persistent_cache_hits")
+        return compiler.Executable(loaded[0], len(plan.order), loaded[1])
 
     def _run_compiled(self, plan: compiler.Plan, executable) -> list:
         start = time.perf_counter()

@@ -9,7 +9,13 @@ op, without a whole-graph compile) and ``device`` (host transfers, the
 persistent cache).
 """
 
-from lazytensor.core.compiler.device import block, enable_persistent_cache, to_device, to_host
+from lazytensor.core.compiler.device import (
+    block,
+    enable_persistent_cache,
+    persistent_cache,
+    to_device,
+    to_host,
+)
 from lazytensor.core.compiler.donation import RecyclePool, is_unreferenced
 from lazytensor.core.compiler.executables import Executable, ExecutableCache, build, lower_text, run
 from lazytensor.core.compiler.interpreter import distinct_operations, interpret
@@ -18,5 +24,6 @@ from lazytensor.core.compiler.planning import BANK_LIMIT, Plan, _scalar_args, ad
 __all__ = [
     "BANK_LIMIT", "Executable", "ExecutableCache", "Plan", "RecyclePool", "_scalar_args",
     "add_scratch", "block", "build", "distinct_operations", "enable_persistent_cache",
-    "interpret", "is_unreferenced", "lower_text", "plan", "run", "to_device", "to_host",
+    "interpret", "is_unreferenced", "lower_text", "persistent_cache", "plan", "run", "to_device",
+    "to_host",
 ]

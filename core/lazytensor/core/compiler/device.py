@@ -1,15 +1,13 @@
-"""Moving values between the host and the device, and XLA's persistent
-compilation cache (compiled executables kept on disk across processes)."""
+"""Moving values between the host and the device, and the switch of the
+persistent compile cache (``disk_cache``: executables kept on disk across
+processes)."""
 
 from __future__ import annotations
 
-import os
-
 import jax
 import numpy as np
+from lazytensor.core.compiler import disk_cache
 from lazytensor.core.placement import select_platform
-
-_CACHE_DIR_ENV = "LAZYTENSOR_CACHE_DIR"
 
 # numpy, torch and tnp all have real 64-bit types; JAX narrows them unless told.
 jax.config.update("jax_enable_x64", True)
@@ -17,13 +15,16 @@ select_platform()  # LAZYTENSOR_PLATFORM, before JAX's backend starts
 
 
 def enable_persistent_cache(directory: str | None = None) -> str | None:
-    """Keep compiled executables on disk across processes (XLA's own cache),
-    in ``directory`` or ``$LAZYTENSOR_CACHE_DIR``."""
-    directory = directory or os.environ.get(_CACHE_DIR_ENV)
-    if directory:
-        jax.config.update("jax_compilation_cache_dir", directory)
-        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
-    return directory
+    """Keep compiled executables on disk across processes in ``directory``
+    (by default where the environment says: ``disk_cache.default_directory``;
+    the cache is on by default, this moves it); returns the directory."""
+    cache = disk_cache.configure(directory or disk_cache.default_directory())
+    return None if cache is None else str(cache.directory)
+
+
+def persistent_cache() -> disk_cache.DiskCache | None:
+    """The process's persistent compile cache (None when it is off)."""
+    return disk_cache.active()
 
 
 def to_device(value) -> jax.Array:
