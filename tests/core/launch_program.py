@@ -33,9 +33,10 @@ def main(out: str, die_at: int | None) -> None:
         w2 -= F32(0.1) * (h.T @ g)
         w1 -= F32(0.1) * (x.T @ gh)
         losses.append(float((d ** 2).mean()))
+    whole_x = np.asarray(x)  # split over the processes: every one reads it (a collective)
     if process_index() == 0:
         with open(out, "w") as f:
-            json.dump({"devices": n, "losses": losses,
+            json.dump({"devices": n, "losses": losses, "x": whole_x.tolist(),
                        "w1": np.asarray(w1).tolist(), "w2": np.asarray(w2).tolist()}, f)
 
 

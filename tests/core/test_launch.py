@@ -33,7 +33,7 @@ def test_two_processes_agree_with_one(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     a, b = json.loads(one.read_text()), json.loads(two.read_text())
     assert (a["devices"], b["devices"]) == (1, 4)
-    for key in ("losses", "w1", "w2"):
+    for key in ("losses", "w1", "w2", "x"):  # (x: split over both processes, gathered)
         np.testing.assert_allclose(b[key], a[key], rtol=1e-5, atol=1e-6)
 
 

@@ -29,6 +29,19 @@ def _misses():
     return get_runtime().metrics.counters["cache_misses"]
 
 
+def _core_view(x, y) -> dict:
+    """What the core shows of a sharded value: its IR dump, whether its
+    layout is in the structural key, why a graph over it recompiled, and
+    how many buffers the steps donated."""
+    from lazytensor.core import Handle, Op, debug, get_runtime, make
+
+    metrics = get_runtime().metrics
+    pending = Handle(make(Op.NEG, (x.node,)))
+    return {"dump": debug.dump(pending), "key_differs": x.node.key != y.node.key,
+            "miss_reasons": list(metrics.miss_reasons),
+            "donated": metrics.counters["donated_buffers"]}
+
+
 def torch_data_parallel(devices: int, steps: int = STEPS) -> dict:
     """A torch MLP trained with SGD + momentum, the batch split over ``devices``."""
     import lazytensor.torch as lt
@@ -84,9 +97,10 @@ def numpy_data_parallel(devices: int, steps: int = STEPS) -> dict:
         losses.append(float(loss))
         if step == 1:
             misses = _misses()
+    unsharded = lnp.asarray(xb)
     return {"losses": losses, "params": [np.asarray(p).tolist() for p in (w1, b1, w2, b2)],
             "recompiles_after_step_2": _misses() - misses,
-            "batch_layout": repr(x._h.node.attrs)}
+            "batch_layout": repr(x._h.node.attrs), **_core_view(x._h, unsharded._h)}
 
 
 def torch_tensor_parallel(devices: int, steps: int = 3) -> dict:

@@ -41,6 +41,17 @@ def test_data_parallel_over_four_devices_equals_one(results, case):
     assert one["recompiles_after_step_2"] == 0
 
 
+def test_the_layout_is_ir_data(results):
+    """In the structural key, in the IR dump, in the reason for a recompile;
+    the in-place updates of sharded steps still donate their buffers."""
+    four = results["numpy_data_parallel"]["4"]
+    assert four["key_differs"]
+    assert "parameter 0 : float32[16,8] sharded Sharding({data=4}, ('data', None))" \
+        in four["dump"]
+    assert any("sharded Sharding({data=4}" in reason for reason in four["miss_reasons"])
+    assert four["donated"] > 0
+
+
 def test_tensor_parallel_megatron_mlp(results):
     one, four = results["torch_tensor_parallel"]["1"], results["torch_tensor_parallel"]["4"]
     _close(one["losses"], four["losses"])

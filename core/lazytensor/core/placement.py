@@ -131,7 +131,8 @@ def place(value, sharding: Sharding) -> jax.Array:
 
 def to_host(array) -> np.ndarray:
     """A fresh, writable host array of ``array``'s whole value (shards from
-    every device, and every process, gathered)."""
+    every device, and every process, gathered: for a value split over
+    processes, a collective that every process must call)."""
     if not array.is_fully_addressable and not array.is_fully_replicated:
         from jax.experimental import multihost_utils
 

@@ -8,8 +8,10 @@ joined it to the others: ``jax.distributed.initialize`` with a coordinator
 ``--devices-per-process`` virtual CPU devices when JAX runs on the CPU. A
 mesh over ``range(device_count())`` then spans every process; each process
 passes the same whole values to ``shard``/``mark_sharding`` and keeps its
-own devices' shards. Run without the launcher, the same script is one
-process over its local devices.
+own devices' shards. Reading a value split over several processes gathers
+it from all of them, so every process must read it (as every process runs
+every step); a replicated value (a loss) is read locally. Run without the
+launcher, the same script is one process over its local devices.
 
 Several machines: run the launcher on each, with the same ``--nnodes``,
 ``--coordinator host:port`` (an address of machine 0 that the others reach)

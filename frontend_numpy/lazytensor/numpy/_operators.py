@@ -80,9 +80,17 @@ def _sequence_repeat(op):
 
 
 def _three_argument_pow(op):
-    """``pow(a, b, mod)``: numpy's arrays take no modulus (TypeError from Python)."""
+    """``pow(a, b, mod)``: numpy's arrays take no modulus (TypeError from
+    Python). ``a ** 2`` of a float array is ``np.square(a)``, as numpy's
+    operator does (its fast scalar power): a multiply, where a power whose
+    exponent is a graph parameter costs XLA exp(2 log a) (14x a multiply on
+    the CPU: 3.1 against 0.23 ms on 256x512 float32)."""
     def power(self, other, mod=None):
-        return op(self, other) if mod is None else NotImplemented
+        if mod is not None:
+            return NotImplemented
+        if type(other) in (int, float) and other == 2 and self._h.node.dtype.kind == "f":
+            return np.square(self)
+        return op(self, other)
     return power
 
 
