@@ -32,6 +32,8 @@ import numpy as np  # noqa: E402
 import speed  # noqa: E402
 import tasks as task_list  # noqa: E402
 from lazytensor.lift import LiftError, lift  # noqa: E402
+from lazytensor.lift.inputs import infer_spec  # noqa: E402
+from lazytensor.lift.verify import verify  # noqa: E402
 
 
 @dataclass
@@ -43,6 +45,7 @@ class Outcome:
     checks: str
     program: object = None
     why: str = ""
+    audit: str = ""
 
 
 def run_one(task, limit: float, uniform: bool, fragments: bool = True) -> Outcome:
@@ -53,9 +56,18 @@ def run_one(task, limit: float, uniform: bool, fragments: bool = True) -> Outcom
     except LiftError as exc:
         return Outcome(False, time.monotonic() - started, 0.0, 0, "-", None,
                        str(exc).splitlines()[0])
+    seconds = time.monotonic() - started
     checks = "+".join(_short(name) for name, ok, _ in prog.verification.checks if ok)
-    return Outcome(True, time.monotonic() - started, prog.report.search_seconds,
-                   prog.report.candidates, checks, prog)
+    return Outcome(True, seconds, prog.report.search_seconds, prog.report.candidates, checks,
+                   prog, audit=audit(task, prog))
+
+
+def audit(task, prog) -> str:
+    """An independent re-check of an accepted program: 10 more fresh inputs
+    (another seed) and the edge kinds, as the lifter's verification draws them."""
+    spec = infer_spec(task_list.examples(task))
+    result, counter = verify(prog, task.fn, spec, np.random.default_rng(12345), fresh=10)
+    return "ok" if counter is None and result.checks and result.checks[0][1] else "WRONG"
 
 
 def _short(name: str) -> str:
@@ -77,13 +89,14 @@ def main(argv=None) -> int:
           f"load average {os.getloadavg()[0]:.1f}")
     guided, uniform, bare = {}, {}, {}
     head = f"{'task':20} {'category':18} {'solved':6} {'lift s':>7} {'search s':>8} " \
-           f"{'cands':>7} {'checks':18}"
+           f"{'cands':>7} {'checks':18} audit"
     print(head + ("  | uniform: solved, search s, cands | uniform one-level: same"
                   if not args.no_ablation else ""))
     for t in chosen:
         g = guided[t.name] = run_one(t, args.time_limit, False)
         line = f"{t.name:20} {t.category:18} {'yes' if g.solved else 'NO':6} " \
-               f"{g.seconds:7.2f} {g.search:8.3f} {g.candidates:7d} {g.checks:18}"
+               f"{g.seconds:7.2f} {g.search:8.3f} {g.candidates:7d} {g.checks:18} " \
+               f"{g.audit or '-':5}"
         if not args.no_ablation:
             for table, frag in ((uniform, True), (bare, False)):
                 u = table[t.name] = run_one(t, args.uniform_limit, True, frag)
@@ -116,6 +129,9 @@ def summarize(chosen, guided, limit) -> None:
     times = [o.seconds for o in solved] or [0.0]
     print(f"{'all':18} {len(solved):>3}/{len(outs):<4} {statistics.median(times):13.2f} "
           f"{max(times):10.2f} {sum(o.candidates for o in solved):10d}")
+    wrong = [t.name for t in chosen if guided[t.name].audit == "WRONG"]
+    print(f"accepted programs wrong on the independent audit: {len(wrong)} "
+          f"{', '.join(wrong)}")
     print(f"solved {100 * len(solved) / max(len(outs), 1):.0f}%; median lift "
           f"{statistics.median(times):.2f} s; slowest {max(times):.2f} s "
           f"(limit {limit:g} s)")

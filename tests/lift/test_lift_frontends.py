@@ -12,7 +12,7 @@ from lazytensor.lift import lift
 @pytest.fixture(scope="module")
 def programs():
     return {name: lift(getattr(loops, name), loops.examples(name), time_limit=30)
-            for name in ("softmax", "fir", "overlay", "histogram")}
+            for name in ("softmax", "fir", "overlay", "histogram", "matvec_flat")}
 
 
 def _inputs(name):
@@ -40,7 +40,7 @@ FRONTENDS = {"numpy": _numpy_frontend, "torch": _torch_frontend, "tnp": _tnp_fro
 
 
 @pytest.mark.parametrize("frontend", sorted(FRONTENDS))
-@pytest.mark.parametrize("name", ["softmax", "fir", "overlay", "histogram"])
+@pytest.mark.parametrize("name", ["softmax", "fir", "overlay", "histogram", "matvec_flat"])
 def test_lifted_program_records_lazily_in_each_frontend(programs, frontend, name):
     prog = programs[name]
     host = _inputs(name)

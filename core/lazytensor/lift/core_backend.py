@@ -127,7 +127,8 @@ class CoreBackend:
             node = cs.transpose(node, [texts.index(v) for v in order]) if node.ndim > 1 else node
             return cs.reshape(node, [space.extents[v] if v in texts else 1 for v in space.order])
         flat = np.ravel_multi_index(np.broadcast_arrays(*idx), node.shape)
-        return take(cs.ravel(node), constant(flat, dt.int64))
+        view = _strided(cs.ravel(node), flat, space, term.vars)
+        return view if view is not None else take(cs.ravel(node), constant(flat, dt.int64))
 
     def einsum(self, spec: str, operands: list) -> Node:
         dtype = dt.float64 if any(o.dtype.kind == "f" for o in operands) else dt.int64
@@ -152,6 +153,37 @@ class CoreBackend:
 
     def cast(self, x: Node, dtype) -> Node:
         return ew.convert(x, np.dtype(dtype))
+
+
+def _strided(flat_node: Node, flat: np.ndarray, space: Space, vars_) -> Node | None:
+    """An access whose flat positions are ``start + sum(stride_v * v)`` with
+    nested strides (``a[i * m + j]``, ``x[2 * i + 1]``, ``x[i + 1]``): one
+    strided slice of the flat buffer and a reshape, no gather."""
+    order = [v for v in space.order if v in vars_]
+    if not order or flat.ndim != len(space.order):
+        return None
+    axes = [space.order.index(v) for v in order]
+    sq = flat.reshape([flat.shape[a] for a in axes]) if flat.size else flat
+    if sq.size < 2 or sq.ndim != len(order):
+        return None
+    start = int(sq.flat[0])
+    strides = [int(np.take(sq, 1, axis=d).flat[0]) - start if sq.shape[d] > 1 else 0
+               for d in range(sq.ndim)]
+    grid = start + sum(st * np.arange(n).reshape([-1 if e == d else 1 for e in range(sq.ndim)])
+                       for d, (st, n) in enumerate(zip(strides, sq.shape, strict=True)))
+    if not np.array_equal(np.broadcast_to(grid, sq.shape), sq):
+        return None
+    ranked = sorted((d for d in range(sq.ndim) if sq.shape[d] > 1), key=lambda d: -strides[d])
+    pairs = zip(ranked, ranked[1:], strict=False)
+    if not ranked or strides[ranked[-1]] <= 0 or any(
+            strides[a] != strides[b] * sq.shape[b] for a, b in pairs):
+        return None
+    step = strides[ranked[-1]]
+    out = cs.slice_axis(flat_node, 0, start, start + step * sq.size, step)
+    dims = ranked + [d for d in range(sq.ndim) if sq.shape[d] == 1]
+    out = cs.reshape(out, [sq.shape[d] for d in dims])
+    out = cs.transpose(out, [dims.index(d) for d in range(sq.ndim)]) if sq.ndim > 1 else out
+    return cs.reshape(out, [space.extents[v] if v in vars_ else 1 for v in space.order])
 
 
 def _whole(text: str, space: Space, n: int) -> bool:
