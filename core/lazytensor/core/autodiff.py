@@ -104,6 +104,33 @@ def value_and_grad(output: Node, wrt: Sequence[Node]) -> tuple[Node, list[Node |
     return output, grad(output, wrt)
 
 
+def reachable(output: Node, stops=lambda node: False) -> set[int]:
+    """Ids of the nodes ``output`` depends on, walking operands but not past
+    a node (other than ``output``) for which ``stops`` holds; such a node is
+    itself included. A frontend whose framework differentiates fewer paths
+    than the core (TensorFlow stops at integer values and some ops) asks
+    which sources an output reaches this way.
+
+    >>> import numpy as np
+    >>> from lazytensor.core.leaves import constant
+    >>> x = constant(np.ones(2), np.dtype("float32"))
+    >>> y = make(Op.NEG, (x,))
+    >>> id(x) in reachable(y), id(x) in reachable(y, lambda n: n is not y)
+    (True, True)
+    """
+    seen = {id(output)}
+    stack = [output]
+    while stack:
+        node = stack.pop()
+        if node is not output and stops(node):
+            continue
+        for operand in node.operands:
+            if id(operand) not in seen:
+                seen.add(id(operand))
+                stack.append(operand)
+    return seen
+
+
 def _check_inexact(what: str, node: Node) -> None:
     if not dt.is_inexact(node.dtype):
         raise DTypeError(

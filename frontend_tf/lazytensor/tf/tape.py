@@ -22,6 +22,8 @@ from contextlib import contextmanager
 
 import numpy as np
 from lazytensor.core import dtypes as dt
+from lazytensor.core import trees
+from lazytensor.core.autodiff import reachable
 from lazytensor.core.composite.elementwise import apply as ew
 from lazytensor.core.composite.elementwise.promotion import TNP
 from lazytensor.core.composite.indexing import subscript as indexing
@@ -528,22 +530,6 @@ def _cuts(node: Node) -> bool:
         isinstance(node.dtype, np.dtype) and not dt.is_inexact(node.dtype))
 
 
-def _reachable(output: Node) -> set[int]:
-    """Ids of the nodes that ``output`` depends on along paths TensorFlow
-    differentiates (not through ``_cuts`` nodes)."""
-    seen = {id(output)}
-    stack = [output]
-    while stack:
-        node = stack.pop()
-        if node is not output and _cuts(node):
-            continue
-        for o in node.operands:
-            if id(o) not in seen:
-                seen.add(id(o))
-                stack.append(o)
-    return seen
-
-
 def _grads(output: Node | None, wrt: list[list[Node]]) -> list:
     """One gradient per source: the sum over its nodes (the core's; None when
     it has none, when it is not floating, when ``output`` is None or reaches
@@ -554,7 +540,7 @@ def _grads(output: Node | None, wrt: list[list[Node]]) -> list:
     (``_objective``): d|z|^2/dz is 2z, as in TensorFlow (the core gives 2
     conj(z))."""
     if output is not None:
-        reached = _reachable(output)
+        reached = reachable(output, _cuts)
         wrt = [[n for n in nodes if id(n) in reached] for nodes in wrt]
     return [None if g is None else wrap(_conj(g)) for g in jacobian.grouped_grads(output, wrt)]
 
@@ -568,18 +554,11 @@ def _stack_rows(rows: list, lead: tuple, source: Node, zeros: bool):
 
 
 def _flatten(structure) -> list:
-    if isinstance(structure, (list, tuple)):
-        return [x for item in structure for x in _flatten(item)]
-    if isinstance(structure, dict):
-        return [x for key in sorted(structure) for x in _flatten(structure[key])]
-    return [structure]
+    """TensorFlow's ``nest.flatten``: a dict's values in sorted key order."""
+    return list(trees.leaves(structure, sort_keys=True))
 
 
 def _unflatten(structure, values):
-    if isinstance(structure, (list, tuple)):
-        return type(structure)(_unflatten(item, values) for item in structure)
-    if isinstance(structure, dict):
-        rebuilt = {key: _unflatten(structure[key], values) for key in sorted(structure)}
-        return {key: rebuilt[key] for key in structure}
-    return next(values)
+    """``structure`` with its leaves taken from the iterator ``values``."""
+    return trees.tree_map(lambda _: next(values), structure, sort_keys=True)
 

@@ -1,4 +1,6 @@
-"""Type promotion as data: one ``Policy`` per framework, one shared
+"""Type promotion as data: one ``Policy`` per framework that promotes
+through the core (numpy's, tnp's; torch promotes with its own
+``torch._prims_common`` rules in ``lazytensor.torch._promotion``), one shared
 ``result_type``. Operands are either dtypes (strong: arrays/tensors) or
 Python scalar types ``bool``/``int``/``float``/``complex`` (weak: they take
 the array's dtype when their kind fits, as in NEP 50, torch and tnp).
@@ -8,8 +10,8 @@ the array's dtype when their kind fits, as in NEP 50, torch and tnp).
 dtype('float32')
 >>> result_type(NUMPY, np.dtype("int32"), float)
 dtype('float64')
->>> result_type(TORCH, np.dtype("int32"), float)
-dtype('float32')
+>>> result_type(TNP, np.dtype("int8"), np.dtype("uint8"))
+dtype('int16')
 """
 
 from __future__ import annotations
@@ -87,15 +89,6 @@ def _result_type(policy: Policy, operands: tuple) -> np.dtype:
 
 
 NUMPY = Policy("numpy", {"b": dt.bool_, "i": dt.int64, "f": dt.float64, "c": dt.complex128})
-
-TORCH = Policy(
-    "torch",
-    {"b": dt.bool_, "i": dt.int64, "f": dt.float32, "c": dt.complex64},
-    overrides={
-        (dt.uint64, dt.int64): TypeError("Promotion for uint64 and int64 types is not supported"),
-        (dt.bfloat16, dt.float16): dt.float32,
-    },
-)
 
 # tf.experimental.numpy: numpy's table for strong dtypes (np.result_type) and
 # NEP 50 weak Python scalars. Under prefer_float32 tnp makes Python floats
