@@ -19,6 +19,7 @@ COUNTERS = (
     "ops_recorded", "graphs_executed", "nodes_executed", "cache_hits", "cache_misses",
     "auto_cuts", "transfers_to_device", "transfers_to_host", "donated_buffers",
     "eager_fallbacks", "graphs_interpreted", "host_reads", "persistent_cache_hits",
+    "steps_traced", "steps_replayed",
 )
 TIMERS = ("compile", "execute", "interpret", "trace_plan")
 MAX_MISS_REASONS = 50
@@ -30,6 +31,7 @@ class Metrics:
     timers: dict = field(default_factory=dict)  # name -> [calls, seconds]
     fallbacks: Counter = field(default_factory=Counter)  # op name -> calls
     miss_reasons: list = field(default_factory=list)
+    capture_notes: list = field(default_factory=list)  # guard misses, steps never replayed
 
     def count(self, name: str, n: int = 1) -> None:
         self.counters[name] += n
@@ -56,7 +58,13 @@ class Metrics:
         self.miss_reasons.append(reason)
         del self.miss_reasons[:-MAX_MISS_REASONS]
 
+    def capture_note(self, text: str) -> None:
+        """Why a captured step was traced again, or is never replayed."""
+        self.capture_notes.append(text)
+        del self.capture_notes[:-MAX_MISS_REASONS]
+
     def reset(self) -> None:
+        self.capture_notes.clear()
         self.counters.clear()
         self.timers.clear()
         self.fallbacks.clear()
@@ -69,6 +77,7 @@ class Metrics:
             "timers": {name: {"calls": c, "seconds": s} for name, (c, s) in self.timers.items()},
             "fallbacks": dict(self.fallbacks),
             "cache_miss_reasons": list(self.miss_reasons),
+            "capture_notes": list(self.capture_notes),
         }
 
     def report(self) -> str:
@@ -88,4 +97,7 @@ class Metrics:
         if d["cache_miss_reasons"]:
             lines.append("  cache misses (latest last):")
             lines += [f"    - {r}" for r in d["cache_miss_reasons"][-10:]]
+        if d["capture_notes"]:
+            lines.append("  captured steps (latest last):")
+            lines += [f"    - {r}" for r in d["capture_notes"][-10:]]
         return "\n".join(lines)

@@ -106,6 +106,9 @@ class Handle:
         the host without running a graph (``host_read``) and kept as a
         parameter (0-d) or uploaded."""
         node = self.node
+        listener = ACTIVE.runtime.listener
+        if listener is not None:
+            listener.barrier("a value read on the host")
         if node.operands:
             host = host_read.read(node)
             if host is not None:  # keep the value: it leaves the next barrier's graph
@@ -196,8 +199,15 @@ class RngState:
         self.counter = 0
 
     def next_key(self) -> Node:
+        counter = scalar(self._advance(), np.dtype(np.uint32))
+        listener = ACTIVE.runtime.listener
+        if listener is not None:  # a captured step draws new numbers at each replay
+            listener.note_scalar(counter, self._advance)
+        return make(Op.RNG_FOLD, (self.key, counter))
+
+    def _advance(self) -> int:
         self.counter += 1
-        return make(Op.RNG_FOLD, (self.key, scalar(self.counter, np.dtype(np.uint32))))
+        return self.counter
 
 
 def _operations_held(handles: list[Handle], cap: int) -> int:
@@ -236,6 +246,7 @@ class Runtime:
         self._thread = ThreadState()
         self.lock = threading.RLock()  # graphs are planned and run one at a time
         self.checks = deferred.Checks()
+        self.listener = None  # a step being traced for capture (``capture.record``)
 
     def track(self, handle: Handle) -> None:
         state = self._thread
@@ -295,6 +306,8 @@ class Runtime:
         ``donate=False``: give no input buffer to the outputs. A sync that
         fails changes no value: what was pending stays pending, for the next
         barrier (``_execute`` donates nothing before it can finish)."""
+        if self.listener is not None:
+            self.listener.barrier("a barrier")
         state = self._thread
         handles = self.pending_handles()
         state.pending = []
@@ -335,6 +348,8 @@ class Runtime:
         if self.donate:
             compiler.add_scratch(plan, self.pool)
         self.metrics.add_time("trace_plan", time.perf_counter() - start)
+        if self.listener is not None:
+            self.listener.planned(handles, nodes, roots, plan)
         executable = self.cache.get(plan.signature)
         if executable is None and self._interpret_first(plan):
             executable = None  # run op by op (donates nothing)

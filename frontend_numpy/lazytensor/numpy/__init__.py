@@ -35,6 +35,7 @@ from lazytensor.numpy import (  # each module registers its functions (``@implem
 )
 from lazytensor.numpy._apply import c_, r_, vectorize
 from lazytensor.numpy._base import ndarray
+from lazytensor.numpy._capture import capture
 from lazytensor.numpy._dispatch import FUNCTIONS, eager, has_lazy, to_lazy
 from lazytensor.numpy._errors import LazyFallbackWarning
 from lazytensor.numpy._nditer import nditer

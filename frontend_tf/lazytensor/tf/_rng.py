@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 from lazytensor.core import Node, Op, get_runtime, make, scalar
+from lazytensor.core.capture import note_scalar
 from lazytensor.tf import _tf
 
 _UINT32 = np.dtype(np.uint32)
@@ -20,6 +21,11 @@ _UINT32 = np.dtype(np.uint32)
 
 def next_key(seed: int | None = None) -> Node:
     """A fresh core RNG key node (``seed``: TensorFlow's op seed)."""
+    draw = scalar(_draw(seed), _UINT32)
+    note_scalar(draw, lambda: _draw(seed))  # a captured step draws again at each replay
+    return make(Op.RNG_FOLD, (get_runtime().rng.key, draw))
+
+
+def _draw(seed: int | None) -> int:
     tf = _tf.tf()
-    draw = tf.random.uniform((), 0, 2**31 - 1, dtype=tf.int32, seed=seed)
-    return make(Op.RNG_FOLD, (get_runtime().rng.key, scalar(int(draw), _UINT32)))
+    return int(tf.random.uniform((), 0, 2**31 - 1, dtype=tf.int32, seed=seed))

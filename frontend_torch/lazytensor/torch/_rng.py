@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 from lazytensor.core import Node, Op, get_runtime, make, scalar
+from lazytensor.core.capture import note_scalar
 
 import torch
 
@@ -21,6 +22,11 @@ _UINT32 = np.dtype(np.uint32)
 
 
 def next_key(generator: torch.Generator | None = None) -> Node:
-    """A fresh core RNG key node."""
-    draw = torch.empty((), dtype=torch.int64).random_(generator=generator).item()
-    return make(Op.RNG_FOLD, (get_runtime().rng.key, scalar(draw & 0xFFFFFFFF, _UINT32)))
+    """A fresh core RNG key node (a captured step draws again at each replay)."""
+    draw = scalar(_draw(generator), _UINT32)
+    note_scalar(draw, lambda: _draw(generator))
+    return make(Op.RNG_FOLD, (get_runtime().rng.key, draw))
+
+
+def _draw(generator: torch.Generator | None) -> int:
+    return torch.empty((), dtype=torch.int64).random_(generator=generator).item() & 0xFFFFFFFF

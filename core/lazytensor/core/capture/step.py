@@ -1,0 +1,248 @@
+"""``Step``: a step function that is traced lazily until two consecutive
+traced calls agree, then replayed without running its Python body while
+its guard holds (see the package docstring)."""
+
+from __future__ import annotations
+
+import functools
+import weakref
+
+from lazytensor.core.capture import guard as guards
+from lazytensor.core.capture import record
+from lazytensor.core.capture.replay import GuardMiss, Root
+from lazytensor.core.capture.replay import run as replay_run
+from lazytensor.core.ops import Op
+from lazytensor.core.trees import leaves as tree_leaves
+from lazytensor.core.trees import tree_map
+
+_SCALAR = Op.SCALAR
+
+
+# A body whose consecutive traces differ this many times is not replayed
+# (the first calls may differ: an optimizer creates its state in its first step).
+_DISAGREEMENTS = 3
+
+
+class Adapter:
+    """What a frontend tells the capture about its values (defaults: none
+    are lazy). ``handle_of`` returns the core handle of a lazy array or
+    None; ``wrap(leaf, kind)`` makes a lazy array of the frontend's type
+    over a computed leaf, ``kind`` being ``kind_of`` of the traced one."""
+
+    def handle_of(self, value):
+        return None
+
+    def array_key(self, value) -> object:
+        return None
+
+    def fingerprint(self, value) -> object:
+        return None
+
+    def kind_of(self, value) -> object:
+        return type(value)
+
+    def wrap(self, leaf, kind):
+        raise NotImplementedError
+
+
+class Step:
+    """A captured step function (``capture(fn, adapter)``)."""
+
+    def __init__(self, fn, adapter: Adapter) -> None:
+        functools.update_wrapper(self, fn)
+        self.fn, self.adapter = fn, adapter
+        self.where = f"{fn.__qualname__} ({fn.__code__.co_filename}:{fn.__code__.co_firstlineno})"
+        self.last: record.Trace | None = None  # the previous traced call's trace
+        self.last_guard: tuple | None = None
+        self.captured: tuple | None = None  # (guard, trace, executable)
+        self.refused: dict = {}  # guard -> reason the body is never replayed
+        self.disagreements = 0
+
+    def __call__(self, *args, **kwargs):
+        from lazytensor.core.runtime import get_runtime
+
+        runtime = get_runtime()
+        values = list(tree_leaves((args, kwargs)))
+        names = _leaf_names(args, kwargs)
+        entries, arrays = guards.argument_entries(values, names, self.adapter)
+        entries += guards.reached_entries(self.fn, self.adapter)
+        guard = tuple(entries)
+        if self.captured is not None:
+            reason = self._mismatch(guard, values)
+            if reason is None:
+                try:
+                    runtime.sync()  # state written outside the step is computed first
+                    return replay_run(self.captured[1], self.captured[2], runtime, values,
+                                      self.adapter)
+                except GuardMiss as miss:
+                    reason = str(miss)
+            self._note(runtime, f"{self.where}: guard failed, traced again: {reason}")
+            self.captured = None
+        return self._trace(runtime, guard, args, kwargs, values, arrays)
+
+    def _mismatch(self, guard: tuple, values: list) -> str | None:
+        captured_guard, trace, _ = self.captured
+        if guard != captured_guard:
+            return guards.explain(guard, captured_guard)
+        for position, value in trace.static_floats.items():
+            if values[position] != value:
+                return (f"{guard[position].where}: Python value {values[position]!r} "
+                        f"(captured with {value!r})")
+        return None
+
+    def _note(self, runtime, text: str) -> None:
+        runtime.metrics.capture_note(text)
+
+    def _trace(self, runtime, guard, args, kwargs, values, arrays):
+        runtime.sync()  # the step's graph holds only the step
+        recorder = record.Recorder(self.fn.__code__)
+        arg_leaves, arg_handles = {}, {}
+        for position, value in arrays:
+            handle = self.adapter.handle_of(value)
+            handle.value()
+            arg_leaves.setdefault(id(handle.node), position)
+            arg_handles.setdefault(id(handle), position)
+        state = self._state_handles()
+        previous_listener, runtime.listener = runtime.listener, recorder
+        try:
+            result = self.fn(*args, **kwargs)
+            recorder.closing = True
+            returned = [h for h in map(self.adapter.handle_of, tree_leaves(result))
+                        if h is not None]
+            runtime.sync(extra=tuple(returned))
+        finally:
+            runtime.listener = previous_listener
+        runtime.metrics.count("steps_traced")
+        self._learn(runtime, guard, recorder, result, returned, values,
+                    (arg_leaves, arg_handles), state)
+        return result
+
+    def _state_handles(self) -> dict:
+        """The previous traced call's state handles by the leaf each holds."""
+        state = {}
+        if self.last is not None:
+            for sinks in self.last.sinks:
+                for ref in sinks:
+                    handle = ref()
+                    if handle is not None:
+                        state.setdefault(id(handle.node), handle)
+        return state
+
+    def _learn(self, runtime, guard, recorder, result, returned, values, args, state):
+        """Keep this call's trace; capture it when it agrees with the last."""
+        if guard in self.refused:
+            return
+        if recorder.observations:
+            what, line = recorder.observations[0]
+            return self._refuse(runtime, guard, f"it reads a value ({what}) at {line}")
+        previous = self.last if self.last_guard == guard else None
+        if previous is not None and not _same_graph(previous, recorder):
+            previous = None  # (an optimizer's first step creates its state)
+            self.disagreements += 1
+        trace = _make_trace(recorder, result, returned, values, args, state, previous,
+                            self.adapter)
+        if isinstance(trace, str):
+            return self._refuse(runtime, guard, trace)
+        if self.disagreements >= _DISAGREEMENTS:
+            return self._refuse(runtime, guard, "its trace differs between calls")
+        self.last, self.last_guard = trace, guard
+        if previous is None or trace is None:
+            return
+        if not _agree(previous, trace):
+            self.disagreements += 1
+            return
+        executable = runtime.cache.get(trace.signature)
+        if executable is not None:
+            self.disagreements = 0
+            self.captured = (guard, trace, executable)
+
+    def _refuse(self, runtime, guard, reason: str) -> None:
+        self.refused[guard] = reason
+        self._note(runtime, f"{self.where} is not replayed: {reason}")
+        runtime.metrics.count("steps_not_replayable")
+
+
+def _leaf_names(args: tuple, kwargs: dict) -> list[str]:
+    names = []
+    for i, a in enumerate(args):
+        names += [f"argument {i}"] * sum(1 for _ in tree_leaves(a))
+    for k, v in kwargs.items():
+        names += [f"keyword {k}"] * sum(1 for _ in tree_leaves(v))
+    return names
+
+
+def _same_graph(trace: record.Trace, recorder: record.Recorder) -> bool:
+    if recorder.graph is None:
+        return False
+    signature = recorder.graph[3].signature
+    return trace.signature[0] == signature[0] and trace.signature[1] == signature[1]
+
+
+def _agree(a: record.Trace, b: record.Trace) -> bool:
+    """Same structure (graph, donations aside), same sources, same result."""
+    return (a.signature[0] == b.signature[0] and a.signature[1] == b.signature[1]
+            and a.signature[3:] == b.signature[3:]
+            and [k for k, _ in a.inputs] == [k for k, _ in b.inputs]
+            and [k for k, _ in a.scalars] == [k for k, _ in b.scalars]
+            and len(a.sinks) == len(b.sinks)
+            and _shape(a.returned) == _shape(b.returned))
+
+
+def _shape(template) -> object:
+    return tree_map(lambda v: ("root", v.index) if isinstance(v, Root) else ("value", repr(v)),
+                    template)
+
+
+def _make_trace(recorder, result, returned, values, args, state, previous, adapter):
+    """The Trace of this call, None when it ran no graph, or why it cannot be one."""
+    if recorder.graph is None:
+        return None
+    arg_leaves, arg_handles = args
+    handles, nodes, roots, plan = recorder.graph
+    root_index = {id(r): i for i, r in enumerate(roots)}
+    data, scalar_nodes = record.graph_inputs(plan)
+    inputs = record.classify_inputs(data, arg_leaves, state, previous)
+    if isinstance(inputs, str):
+        return inputs
+    floats = {i: v for i, v in enumerate(values) if isinstance(v, float)}
+    readers = recorder.readers
+    scalars, static = record.classify_scalars(scalar_nodes, readers, floats, previous)
+    if isinstance(scalars, str):
+        return scalars
+    returned_ids = {id(h) for h in returned}
+    sinks: list = [[] for _ in roots]
+    handle_root = {}
+    for handle, node in zip(handles, nodes, strict=False):
+        if id(handle) in returned_ids:
+            handle_root[id(handle)] = root_index[id(node)]
+        elif id(handle) in arg_handles:  # an argument written in place
+            sinks[root_index[id(node)]].append(arg_handles[id(handle)])
+        else:
+            sinks[root_index[id(node)]].append(weakref.ref(handle))
+    template = _template(result, handle_root, adapter)
+    if isinstance(template, str):
+        return template
+    trace = record.Trace(plan.signature, inputs, scalars, [n.data for n in scalar_nodes],
+                         plan.bank_dtypes, plan.bank_sizes, sinks, template, floats, static,
+                         data)
+    trace.scalar_entries = [e for e in plan.signature[0] if e[0] is _SCALAR]
+    return trace
+
+
+def _template(result, handle_root: dict, adapter):
+    problems = []
+
+    def replace(value):
+        handle = adapter.handle_of(value)
+        if handle is None:
+            return value
+        if id(handle) not in handle_root:
+            problems.append(value)
+            return value
+        return Root(handle_root[id(handle)], adapter.kind_of(value))
+
+    template = tree_map(replace, result)
+    if problems:
+        return "it returns an array that its graph does not compute (an input or a constant)"
+    return template
+
