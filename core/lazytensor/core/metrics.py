@@ -3,7 +3,7 @@ as a text report and a dict form; ``note_fallback``, the one way a frontend
 reports an eager fallback (counted, warned once per op at the user's line).
 
 >>> sorted(as_dict())
-['cache_miss_reasons', 'counters', 'fallbacks', 'timers']
+['cache_miss_reasons', 'capture_notes', 'counters', 'fallbacks', 'timers']
 """
 
 from __future__ import annotations
