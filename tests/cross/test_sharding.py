@@ -117,3 +117,32 @@ def test_a_good_spec_on_one_device_keeps_the_value(frontend):
     x = make()
     assert shard(x, mesh_type([0], (1,), ("data",)), ("data", None)) is x
     assert np.asarray(x.cpu() if hasattr(x, "cpu") else x).sum() == 8
+
+
+DISK_CACHE_PROGRAM = """
+import jax
+jax.config.update("jax_num_cpu_devices", 4)
+import numpy as np, lazytensor.numpy as lnp
+mesh = lnp.Mesh(range(4), (4,), ("data",))
+a = lnp.arange(16.0).reshape(8, 2)
+plain = float((a * 2).sum())                      # a graph on one device
+b = lnp.shard(lnp.arange(16.0).reshape(8, 2), mesh, ("data", None))
+split = float((b * 3).sum())                      # a graph over 4 devices
+print(plain, split)
+"""
+
+
+def test_executables_load_from_the_disk_cache_on_their_devices(tmp_path):
+    """A process with 4 devices loads each stored executable onto the
+    devices it was compiled for (JAX's default: every device, so a
+    one-device graph expected 4 shards of each argument)."""
+    env = {**os.environ, "LAZYTENSOR_CACHE": "1", "LAZYTENSOR_CACHE_DIR": str(tmp_path),
+           "LAZYTENSOR_CACHE_MIN_COMPILE_SECONDS": "0"}
+    outputs = []
+    for _ in range(2):
+        done = subprocess.run([sys.executable, "-c", DISK_CACHE_PROGRAM], env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr[-3000:]
+        outputs.append(done.stdout.split())
+    assert outputs[0] == outputs[1] == ["240.0", "360.0"]
+    assert len(list(tmp_path.glob("*.ltx"))) >= 2

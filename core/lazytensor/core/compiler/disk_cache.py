@@ -77,8 +77,9 @@ class DiskCache:
         if body is None:
             return None
         try:
-            payload, in_tree, out_tree, seconds = pickle.loads(body)
-            compiled = serialize_executable.deserialize_and_load(payload, in_tree, out_tree)
+            payload, in_tree, out_tree, seconds, device_ids = pickle.loads(body)
+            compiled = serialize_executable.deserialize_and_load(
+                payload, in_tree, out_tree, execution_devices=_devices(device_ids))
         except Exception:  # written by another version, or damaged inside: a miss
             return None
         _touch(path)
@@ -91,7 +92,8 @@ class DiskCache:
             return False
         try:
             payload, in_tree, out_tree = serialize_executable.serialize(compiled)
-            body = pickle.dumps((payload, in_tree, out_tree, compile_seconds))
+            device_ids = [d.id for d in compiled.runtime_executable().local_devices()]
+            body = pickle.dumps((payload, in_tree, out_tree, compile_seconds, device_ids))
         except Exception:  # an executable XLA cannot serialize: not cached
             return False
         try:
@@ -108,6 +110,8 @@ class DiskCache:
         return True
 
     def _path(self, signature: tuple) -> Path | None:
+        if jax.process_count() > 1:  # (an executable over several processes: not kept)
+            return None
         text = repr(signature)
         if " at 0x" in text:  # an attribute without a stable form: not cacheable
             return None
@@ -132,6 +136,14 @@ class DiskCache:
             except OSError:
                 continue
             total -= size
+
+
+def _devices(ids: list) -> list:
+    """The devices an executable was compiled for, by id: JAX would load it
+    onto every device of the backend (a one-device program in a process
+    with 4 devices then expects 4 shards of each argument)."""
+    by_id = {d.id: d for d in jax.devices()}
+    return [by_id[i] for i in ids]
 
 
 def _checked_body(blob: bytes) -> bytes | None:
