@@ -238,13 +238,13 @@ def to_device(self, device, /, *, stream=None):
 
 
 def dlpack(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-    """DLPack export of the value read to the host: a copy, so ``copy=False``
-    raises numpy's ``BufferError``, as numpy does for a copy it cannot avoid."""
-    if copy is False:
-        raise BufferError("a lazy array lives on the device: its DLPack export "
-                          "always copies (copy=False is impossible)")
-    return self.__array__().__dlpack__(stream=stream, max_version=max_version,
-                                       dl_device=dl_device, copy=copy)
+    """DLPack export: the value is computed (a barrier) and exported from a
+    fresh host array. ``copy=False`` exports it too: the value lives in a
+    device buffer that the runtime may donate to a later graph, so no
+    consumer may alias it; nothing else holds the exported memory."""
+    host = self.__array__()
+    return host.__dlpack__(stream=stream, max_version=max_version, dl_device=dl_device,
+                           copy=None if copy is False else copy)
 
 
 def dlpack_device(self) -> tuple:

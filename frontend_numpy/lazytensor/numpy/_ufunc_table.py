@@ -14,6 +14,7 @@ import dataclasses
 
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite.elementwise import branch_cuts as branchcuts
+from lazytensor.core.composite.elementwise import complex_special
 from lazytensor.core.composite.elementwise import ufuncs as cu
 from lazytensor.core.composite.elementwise.apply import as_node
 from lazytensor.core.composite.elementwise.ufuncs import Ufunc
@@ -80,14 +81,23 @@ def _sign(x: Node) -> Node:
     along_re = make(Op.COMPLEX, (make(Op.SIGN, (re,)), zero))
     along_im = make(Op.COMPLEX, (zero, make(Op.SIGN, (im,))))
     out = _sel(make(Op.AND, (inf(re), finite(im))), along_re, out)
-    return _sel(make(Op.AND, (inf(im), finite(re))), along_im, out)
+    out = _sel(make(Op.AND, (inf(im), finite(re))), along_im, out)
+    both_zero = make(Op.AND, (make(Op.EQ, (re, zero)), make(Op.EQ, (im, zero))))
+    return _sel(both_zero, make(Op.COMPLEX, (zero, zero)), out)  # +0 + 0j, signs dropped
 
 
 UFUNCS[np.sign] = dataclasses.replace(UFUNCS[np.sign], fn=_sign)
-_CUTS = {np.sqrt: Op.SQRT, np.arcsin: Op.ASIN, np.arccos: Op.ACOS, np.arcsinh: Op.ASINH,
-         np.arccosh: Op.ACOSH, np.arctan: Op.ATAN, np.arctanh: Op.ATANH}
+_CUTS = {np.arctan: Op.ATAN}
 for _u, _op in _CUTS.items():  # complex: C99's side of the cut for a signed zero part
     UFUNCS[_u] = dataclasses.replace(UFUNCS[_u], fn=branchcuts.signed_zero_cut(_op))
+_ANNEX_G = {np.exp: Op.EXP, np.expm1: Op.EXPM1, np.log: Op.LOG, np.log1p: Op.LOG1P,
+            np.sqrt: Op.SQRT, np.sinh: Op.SINH, np.cosh: Op.COSH, np.tanh: Op.TANH,
+            np.arcsin: Op.ASIN, np.arccos: Op.ACOS, np.arccosh: Op.ACOSH, np.arcsinh: Op.ASINH,
+            np.arctanh: Op.ATANH}
+for _u, _op in _ANNEX_G.items():  # complex: C99's values at infinities, NaNs, signed zeros
+    UFUNCS[_u] = dataclasses.replace(UFUNCS[_u], fn=complex_special.c99(_op))
+for _u, _base in ((np.log2, 2.0), (np.log10, 10.0)):
+    UFUNCS[_u] = dataclasses.replace(UFUNCS[_u], fn=complex_special.log_base(_base))
 for _u in (np.power, np.float_power):
     UFUNCS[_u] = dataclasses.replace(UFUNCS[_u], fn=_numpy_complex_power(UFUNCS[_u].fn))
 ABOVE_RANGE = {getattr(np, name): answer for name, answer in cu.ABOVE_RANGE.items()}
@@ -96,7 +106,8 @@ MIRROR = {getattr(np, a): getattr(np, b) for a, b in cu.MIRROR.items()}
 
 def direct_op(ufunc: np.ufunc, dtype: np.dtype) -> Op | None:
     """The single primitive computing ``ufunc`` on loop dtype ``dtype``, if any."""
-    if dtype.kind == "c" and (ufunc in (np.power, np.float_power, np.sign) or ufunc in _CUTS):
-        return None  # (_numpy_complex_power, _sign, branchcuts)
+    if dtype.kind == "c" and (ufunc in (np.power, np.float_power, np.sign) or ufunc in _CUTS
+                              or ufunc in _ANNEX_G):
+        return None  # (_numpy_complex_power, _sign, branchcuts, complex_special)
     return cu.direct_op(ufunc.__name__, dtype)
 
