@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from lazytensor.core import Handle, Op
 from lazytensor.core.composite.elementwise import complex_special
-from lazytensor.core.runtime import constant
+from lazytensor.core.leaves import constant
 
 SPECIAL = [0.0, -0.0, 1.5, -1.5, math.inf, -math.inf, math.nan]
 FUNCTIONS = {"exp": Op.EXP, "expm1": Op.EXPM1, "log": Op.LOG, "log1p": Op.LOG1P,

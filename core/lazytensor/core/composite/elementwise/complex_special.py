@@ -130,7 +130,7 @@ def c99(op: Op) -> Callable[[Node], Node]:
     (real ones go to the primitive, or to the branch-cut form); same shape
     and dtype as ``op``.
 
-    >>> from lazytensor.core.runtime import scalar
+    >>> from lazytensor.core.leaves import scalar
     >>> c99(Op.EXP)(scalar(complex(-math.inf, math.inf), dt.complex128)).dtype
     dtype('complex128')
     """
