@@ -148,7 +148,7 @@ class CoreBackend:
 
     def bincount(self, idx: Node, weights: Node, length: int) -> Node:
         weights = ew.broadcast_to(weights, idx.shape)
-        out = counting.bincount_in_range(idx, length, weights)
+        out = counting.bincount(idx, length, weights)
         return ew.convert(out, weights.dtype)
 
     def cast(self, x: Node, dtype) -> Node:

@@ -9,10 +9,9 @@ from __future__ import annotations
 import math
 import operator
 import warnings
-import weakref
 
+from lazytensor.core import data_lengths, metrics
 from lazytensor.core import dtypes as dt
-from lazytensor.core import metrics
 from lazytensor.core.composite.elementwise import apply as ew
 from lazytensor.core.composite.elementwise import formulas, predicates
 from lazytensor.core.composite.elementwise.promotion import NUMPY, result_type
@@ -22,8 +21,8 @@ from lazytensor.core.composite.movement import shape as cs
 from lazytensor.core.composite.movement.rearrange import resized
 from lazytensor.core.composite.reduce import axes
 from lazytensor.core.composite.reduce import numerics as cnum
-from lazytensor.core.composite.reduce import reduction as cred
 from lazytensor.core.composite.reduce import statistics as cstats
+from lazytensor.core.composite.sets import counting
 from lazytensor.core.composite.signal import correlate as csignal
 from lazytensor.core.composite.sorting import sort as csort
 from lazytensor.core.ir import Node
@@ -425,31 +424,11 @@ def bincount(x, weights=None, minlength=0):
     if not dt.is_int(idx.dtype) and not dt.is_bool(idx.dtype):
         raise TypeError("Cannot cast array data from dtype('float64') to dtype('int64') "
                         "according to the rule 'safe'")
-    smallest, biggest = _bounds(idx) if idx.shape[0] else (0, -1)
+    length, smallest = data_lengths.bincount_length(idx, minlength)
     if smallest < 0:
         raise ValueError("'list' argument must have no negative elements")
-    length = max(biggest + 1, minlength)
     w = ew.as_node(node_of(weights), dt.float64, idx.shape) if weights is not None else None
-    return wrap(cstats.bincount(idx, length, w))
-
-
-_BOUNDS: dict[int, tuple] = {}  # id of a DATA leaf -> (weak ref to it, min, max)
-
-
-def _bounds(idx: Node) -> tuple[int, int]:
-    """(min, max) of a non-empty index vector, read in one graph run. A
-    materialized vector's (a DATA leaf: its values never change) are kept
-    while it lives, so ``np.bincount(labels, weights=w)`` in a loop over
-    fixed labels reads nothing after the first call."""
-    known = _BOUNDS.get(id(idx))
-    if known is not None and known[0]() is idx:
-        return known[1:]
-    lo, hi = (int(v) for v in np.asarray(wrap(cs.stack(
-        [cred.reduce("min", idx, None), cred.reduce("max", idx, None)]))))
-    if idx.op is Op.DATA:
-        key = id(idx)
-        _BOUNDS[key] = (weakref.ref(idx, lambda _, key=key: _BOUNDS.pop(key, None)), lo, hi)
-    return lo, hi
+    return wrap(counting.bincount(idx, length, w))
 
 
 @implements("sort_complex")

@@ -26,7 +26,7 @@ from lazytensor.core.composite.linalg import lstsq as cls
 from lazytensor.core.composite.movement import shape as cs
 from lazytensor.core.composite.reduce import numerics as cnum
 from lazytensor.core.composite.reduce import reduction as cred
-from lazytensor.core.composite.reduce import statistics as cstats
+from lazytensor.core.composite.sets import counting
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
@@ -240,8 +240,8 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):  # noq
         index = index - (c == e[-1]).astype(index.dtype)  # the last edge closes its bin
         flat = index if flat is None else flat * size + index
     w = None if weights is None else ew.as_node(node_of(weights), dt.float64, (n,))
-    counts = cstats.bincount(node_of(flat) if n else ew.full((0,), 0, dt.int64),
-                             math.prod(nbin), w)
+    counts = counting.bincount(node_of(flat) if n else ew.full((0,), 0, dt.int64),
+                                math.prod(nbin), w)
     hist = wrap(ew.convert(cs.reshape(counts, tuple(nbin)), dt.float64))
     hist = hist[(slice(1, -1),) * d]
     if density:

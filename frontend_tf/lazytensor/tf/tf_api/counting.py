@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from lazytensor.core import data_lengths
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite.elementwise.apply import convert, full
 from lazytensor.core.composite.movement import shape as cs
@@ -27,7 +28,7 @@ from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import DTypeError, make
 from lazytensor.tf import _tf
-from lazytensor.tf._array import ndarray, wrap
+from lazytensor.tf._array import ndarray
 from lazytensor.tf.tf_api import array_ops
 from lazytensor.tf.tf_api._dispatch import dtype_arg, host_int, natural_dtype, tensor
 
@@ -45,14 +46,6 @@ def _checked(node: Node, op: str) -> Node:
     return node
 
 
-def _read(*nodes: Node) -> np.ndarray:
-    """The 0-d ``nodes`` read back together (one barrier), as int64. The
-    barrier may donate the buffers that pending nodes taken before it read:
-    callers take their arguments' nodes again after it (``tensor(arr)``)."""
-    both = cs.stack([convert(n, dt.int64) for n in nodes], 0)
-    return wrap(both).numpy()
-
-
 def _bincount(arr, weights=None, minlength=None, maxlength=None, dtype=None, name=None,
               axis=None, binary_output=False):
     x = tensor(arr)
@@ -68,23 +61,17 @@ def _bincount(arr, weights=None, minlength=None, maxlength=None, dtype=None, nam
     if axis == -1 and x.ndim > 2:
         raise _invalid(f"Shape must be at most rank 2 but is rank {x.ndim}")
     lo, hi = host_int(minlength), host_int(maxlength)
-    if lo is not None and hi is not None and lo >= hi:
-        size = hi
-    else:
-        low, top = _read(reduction.reduce("min", x), reduction.reduce("max", x)) \
-            if math.prod(x.shape) else (0, -1)
-        if low < 0:
-            raise _invalid("Input arr must be non-negative!")
-        x = tensor(arr)  # after the barrier (see _read)
-        x = x if dt.is_int(x.dtype) else convert(x, dt.int32)
-        w = None if weights is None else tensor(weights)
-        size = max(top + 1, lo) if lo is not None else top + 1
-        size = size if hi is None else min(size, hi)
+    size, low = data_lengths.bincount_length(x, lo or 0, hi)
+    if low < 0:
+        raise _invalid("Input arr must be non-negative!")
+    x = tensor(arr)  # after a barrier (see ``data_lengths``)
+    x = x if dt.is_int(x.dtype) else convert(x, dt.int32)
+    w = None if weights is None else tensor(weights)
     if w is not None and w.shape != x.shape:
         raise _invalid("`weights` must be the same shape as `arr` or a length-0 `Tensor`, in "
                        "which case it acts as though all weights are equal to 1.")
     out = _checked(w, "DenseBincount").dtype if w is not None else (dtype_arg(dtype) or dt.int32)
-    counts = counting.bincount_in_range(x, max(size, 0), w, axis == -1 and x.ndim == 2,
+    counts = counting.bincount(x, max(size, 0), w, axis == -1 and x.ndim == 2,
                                         bool(binary_output))
     return convert(counts, out)
 
@@ -108,10 +95,10 @@ def _confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype
     if num_classes is None:
         if not math.prod(a.shape):
             raise NotImplementedError("an empty confusion matrix")
-        tops = _read(reduction.reduce("max", convert(a, dt.int64)),
+        tops = data_lengths.read_ints(reduction.reduce("max", convert(a, dt.int64)),
                      reduction.reduce("max", convert(b, dt.int64)))
         num_classes = int(tops.max()) + 1
-        a, b = _squeezed(tensor(labels), tensor(predictions))  # after the barrier (_read)
+        a, b = _squeezed(tensor(labels), tensor(predictions))  # after the barrier (data_lengths)
     n = host_int(num_classes)
     for arg, given in (("labels", labels), ("predictions", predictions)):
         host = array_ops.host_indices(given)  # known on the host: checked as TensorFlow's
@@ -139,7 +126,7 @@ def _histogram_fixed_width(values, value_range, nbins=100, dtype=None, name=None
                            f"but got '[{first} {last}]'")
     lo, hi = (cs.reshape(cs.slice_axis(r, 0, i, i + 1), ()) for i in (0, 1))
     bins = counting.fixed_width_bins(cs.reshape(v, (-1,)), lo, hi, n)
-    return convert(counting.bincount_in_range(bins, n), dtype_arg(dtype) or dt.int32)
+    return convert(counting.bincount(bins, n), dtype_arg(dtype) or dt.int32)
 
 
 def _histogram_fixed_width_bins(values, value_range, nbins=100, dtype=None, name=None):
@@ -166,8 +153,8 @@ def _sequence_mask(lengths, maxlen=None, dtype=None, name=None):
     if maxlen is None:
         if not dt.is_int(n.dtype) or not math.prod(n.shape):
             raise NotImplementedError("sequence_mask's float or empty lengths")
-        m, kind = int(_read(reduction.reduce("max", n))[0]), n.dtype
-        n = tensor(lengths)  # after the barrier (see _read)
+        m, kind = int(data_lengths.read_ints(reduction.reduce("max", n))[0]), n.dtype
+        n = tensor(lengths)  # after the barrier (see data_lengths)
     else:
         m, kind = host_int(maxlen), natural_dtype(maxlen)
         if not isinstance(m, int):

@@ -112,28 +112,6 @@ def _zeta(x: Node, q: Node) -> Node:
     return make(Op.SELECT, (below, full(x.shape, float("nan"), x.dtype), out))
 
 
-def _logaddexp(a: Node, b: Node) -> Node:
-    """logaddexp; complex operands as torch's kernel (numpy has none):
-    ``log1p(exp(lo - hi)) + hi`` with hi the operand of larger real part,
-    NaN if either has a NaN part, ``lo`` (b on a tie) when both real parts
-    are -inf."""
-    if not dt.is_complex(a.dtype):
-        return arithmetic.logaddexp(a, b)
-    re = [make(Op.REAL, (v,)) for v in (a, b)]
-    first = make(Op.GE, (re[0], re[1]))
-    hi, lo = make(Op.SELECT, (first, a, b)), make(Op.SELECT, (first, b, a))
-    out = make(Op.ADD, (make(Op.LOG1P, (make(Op.EXP, (make(Op.SUB, (lo, hi)),)),)), hi))
-    parts = re + [make(Op.IMAG, (v,)) for v in (a, b)]
-    nan = parts[0]
-    nan = make(Op.NE, (nan, nan))
-    for part in parts[1:]:
-        nan = make(Op.OR, (nan, make(Op.NE, (part, part))))
-    ninf = full(re[0].shape, float("-inf"), re[0].dtype)
-    both_ninf = make(Op.AND, (make(Op.EQ, (re[0], ninf)), make(Op.EQ, (re[1], ninf))))
-    out = make(Op.SELECT, (both_ninf, lo, out))
-    return make(Op.SELECT, (nan, full(out.shape, complex("nan+nanj"), out.dtype), out))
-
-
 def _neg(x: Node) -> Node:
     if dt.is_bool(x.dtype):
         raise RuntimeError(
@@ -303,7 +281,7 @@ BINARY = {  # (function of nodes, promotion kind)
     aten.atan2: (binary_op(Op.ATAN2), P.INT_TO_FLOAT),
     aten.hypot: (arithmetic.hypot, P.DEFAULT), aten.copysign: (predicates.copysign, P.INT_TO_FLOAT),
     aten.nextafter: (binary_op(Op.NEXTAFTER), P.NO_OPMATH),
-    aten.logaddexp: (_logaddexp, P.DEFAULT), aten.logaddexp2: (arithmetic.logaddexp2,
+    aten.logaddexp: (arithmetic.logaddexp, P.DEFAULT), aten.logaddexp2: (arithmetic.logaddexp2,
                                                                       P.DEFAULT),
     aten.xlogy: (pw.xlogy, P.INT_TO_FLOAT),
     aten.bitwise_and: (binary_op(Op.AND), P.DEFAULT),

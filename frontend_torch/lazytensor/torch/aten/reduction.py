@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from lazytensor.core import Node, Op, make
+from lazytensor.core import Node, Op, data_lengths, make
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite.elementwise.apply import as_node, convert
 from lazytensor.core.composite.reduce import axes as caxes
@@ -24,7 +24,6 @@ from lazytensor.core.composite.reduce.accumulate import (
     vector_norm,
 )
 from lazytensor.core.composite.sets import counting
-from lazytensor.core.composite.sets.counting import index_bound
 from lazytensor.core.composite.sorting import sort as sorting
 from lazytensor.torch._fallback import eager
 from lazytensor.torch._tensor import scalar_type_name, wrap
@@ -352,17 +351,14 @@ def _bincount(x, weights=None, minlength=0):
     odd_weights = weights is not None and (weights.shape != x.shape or weights.is_complex())
     if n.ndim != 1 or not dt.is_int(n.dtype) or not x.numel() or minlength < 0 or odd_weights:
         return eager(aten.bincount.default)(x, weights, minlength)
-    bound = index_bound(n)
-    if bound is None or bound > minlength:
-        lo, hi = torch.stack((x.min(), x.max())).tolist()
-        if lo < 0:
-            raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
-        minlength = max(minlength, hi + 1)
+    minlength, smallest = data_lengths.bincount_length(n, minlength)
+    if smallest < 0:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if weights is None:
-        return wrap(counting.bincount_in_range(n, minlength))
+        return wrap(counting.bincount(n, minlength))
     w = node(weights)  # torch sums float32 weights in float32, all others in float64
-    return wrap(counting.bincount_in_range(n, minlength, convert(w, w.dtype if w.dtype == dt.float32
-                                                                  else dt.float64)))
+    return wrap(counting.bincount(n, minlength, convert(w, w.dtype if w.dtype == dt.float32
+                                                         else dt.float64)))
 
 
 def _histogram(x, bins=100, *, range=None, weight=None, density=False):  # noqa: A002

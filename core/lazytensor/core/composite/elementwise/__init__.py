@@ -12,6 +12,7 @@ each operand.
 - ``ordering``: comparisons (complex lexicographic), maximum/minimum.
 - ``formulas``: closed forms (logit, xlogy, lerp, Bessel, ndtri, sinc...).
 - ``branch_cuts``: complex functions on their branch cuts.
+- ``complex_special``: C99 Annex G special values of complex functions.
 - ``complex_special``: complex functions at infinities, NaNs and signed
   zeros (C99 Annex G).
 - ``special``: polygamma and orthogonal polynomials.

@@ -28,8 +28,29 @@ from lazytensor.core.registry import make
 
 
 def logaddexp(a: Node, b: Node) -> Node:
-    """log(exp(a) + exp(b)) without overflow; equal infinities stay put."""
+    """log(exp(a) + exp(b)) without overflow; equal infinities stay put.
+    Complex operands (torch's kernel; numpy has no complex loop):
+    ``log1p(exp(lo - hi)) + hi`` with hi the operand of larger real part,
+    NaN if either has a NaN part, ``lo`` (b on a tie) when both real parts
+    are -inf."""
+    if dt.is_complex(a.dtype):
+        return _complex_logaddexp(a, b)
     return _logaddexp(a, b, Op.EXP, Op.LOG1P, math.log(2.0), 1.0)
+
+
+def _complex_logaddexp(a: Node, b: Node) -> Node:
+    re = [make(Op.REAL, (v,)) for v in (a, b)]
+    first = make(Op.GE, (re[0], re[1]))
+    hi, lo = _sel(first, a, b), _sel(first, b, a)
+    out = make(Op.ADD, (make(Op.LOG1P, (make(Op.EXP, (make(Op.SUB, (lo, hi)),)),)), hi))
+    parts = re + [make(Op.IMAG, (v,)) for v in (a, b)]
+    nan = isnan(parts[0])
+    for part in parts[1:]:
+        nan = _or(nan, isnan(part))
+    ninf = const(-math.inf, re[0])
+    both_ninf = make(Op.AND, (make(Op.EQ, (re[0], ninf)), make(Op.EQ, (re[1], ninf))))
+    out = _sel(both_ninf, lo, out)
+    return _sel(nan, const(complex("nan+nanj"), out), out)
 
 
 def logaddexp2(a: Node, b: Node) -> Node:

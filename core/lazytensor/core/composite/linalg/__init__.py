@@ -7,6 +7,7 @@
 - ``decompositions``: solves, inverses, determinants, matrix powers and
   norms on the core's factorizations.
 - ``lstsq``: pinv, rank, least squares, polyfit, cond.
+- ``factor_info``: LAPACK's ``info`` of a factorization.
 - ``einsum``, ``distance`` (pairwise), ``jacobian`` (grouped gradients).
 
 A new op on matrices goes in the module of its kind above.

@@ -26,7 +26,7 @@ from lazytensor.core.composite.indexing.along import coordinates, gather_at
 from lazytensor.core.composite.movement import shape as S
 from lazytensor.core.composite.reduce import axes as caxes
 from lazytensor.core.composite.reduce import reduction as R
-from lazytensor.core.composite.sets.counting import bincount_in_range
+from lazytensor.core.composite.sets.counting import bincount
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
@@ -198,7 +198,7 @@ def histc(x: Node, bins: int, lo: float, hi: float) -> Node:
     pos = convert(make(Op.DIV, (scaled, make(Op.SUB, (hi_b, lo_b)))), INDEX)
     pos = make(Op.MIN, (pos, as_node(bins - 1, INDEX, shape)))
     pos = make(Op.SELECT, (inside, pos, as_node(-1, INDEX, shape)))
-    return convert(bincount_in_range(pos, bins), x.dtype)
+    return convert(bincount(pos, bins), x.dtype)
 
 
 def zero_fraction(x: Node) -> Node:

@@ -32,7 +32,7 @@ from lazytensor.core.composite.elementwise import arithmetic as arith
 from lazytensor.core.composite.movement import shape as cs
 from lazytensor.core.composite.reduce import axes as caxes
 from lazytensor.core.composite.reduce import reduction as cred
-from lazytensor.core.composite.reduce import statistics as cstats
+from lazytensor.core.composite.sets import counting
 from lazytensor.core.composite.sorting.sort import searchsorted
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
@@ -375,12 +375,12 @@ def histogram(x: Node, edges: Node, weights: Node | None = None, uniform: bool =
     idx = _uniform_index(x, edges, first, last) if uniform else _searched_index(x, edges)
     idx = make(Op.SELECT, (keep, idx, const(0, dt.int64, x.shape)))
     if weights is None:
-        return cstats.bincount(idx, n, ew.convert(keep, dt.int64))
+        return counting.bincount(idx, n, ew.convert(keep, dt.int64))
     acc = dt.complex128 if dt.is_complex(weights.dtype) else (
         dt.float64 if dt.is_inexact(weights.dtype) else dt.int64)
     w = ew.convert(weights, acc)
     w = make(Op.SELECT, (keep, w, apply.const(0, w)))
-    return ew.convert(cstats.bincount(idx, n, w), weights.dtype)
+    return ew.convert(counting.bincount(idx, n, w), weights.dtype)
 
 
 # --------------------------------------------- NaN-ignoring reductions

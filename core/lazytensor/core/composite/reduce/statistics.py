@@ -26,7 +26,6 @@ from lazytensor.core import dtypes as dt
 from lazytensor.core.composite.elementwise import apply, predicates
 from lazytensor.core.composite.elementwise import apply as ew
 from lazytensor.core.composite.elementwise.ufuncs import matmul
-from lazytensor.core.composite.indexing import subscript as ci
 from lazytensor.core.composite.linalg import matrix as cm
 from lazytensor.core.composite.movement import shape as cs
 from lazytensor.core.composite.reduce import axes as caxes
@@ -242,17 +241,3 @@ def isin(x: Node, test: Node, invert: bool = False) -> Node:
                       ew.broadcast_to(t, shape)))
     found = cred.reduce("any", eq, -1)
     return make(Op.NOT, (found,)) if invert else found
-
-
-def bincount(x: Node, length: int, weights: Node | None = None) -> Node:
-    """Counts (int64), or summed ``weights``, of each value of the 1-d
-    non-negative integer ``x`` in a ``length`` vector (the caller knows the
-    length: it depends on the data); a scatter-add.
-
-    >>> from lazytensor.core.leaves import constant
-    >>> bincount(constant(np.array([0, 2, 2]), np.dtype("int64")), 4).shape
-    (4,)
-    """
-    w = ew.full(x.shape, 1, dt.int64) if weights is None else weights
-    zeros = ew.full((length,), 0, w.dtype)
-    return ci.setitem(zeros, (ew.convert(x, dt.int64),), w, kind="add")

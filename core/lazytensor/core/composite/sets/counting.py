@@ -11,7 +11,7 @@ data-dependent length is known without reading the data.
 >>> import numpy as np
 >>> from lazytensor.core.leaves import constant
 >>> x = constant(np.array([0, 2, 2, 7]), np.dtype("int64"))
->>> bincount_in_range(x, 3).shape
+>>> bincount(x, 3).shape
 (3,)
 >>> sequence_mask(x, 4).shape
 (4, 4)
@@ -23,8 +23,8 @@ import numpy as np
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite.creation.arrays import iota
 from lazytensor.core.composite.elementwise import apply as ew
+from lazytensor.core.composite.indexing import subscript as ci
 from lazytensor.core.composite.movement import shape as cs
-from lazytensor.core.composite.reduce.statistics import bincount
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import ARG_REDUCE, Op
 from lazytensor.core.registry import make
@@ -67,8 +67,8 @@ def index_bound(x: Node) -> int | None:
     return None
 
 
-def bincount_in_range(x: Node, length: int, weights: Node | None = None,
-                      per_row: bool = False, binary: bool = False) -> Node:
+def bincount(x: Node, length: int, weights: Node | None = None,
+             per_row: bool = False, binary: bool = False) -> Node:
     """Counts (int64), or summed ``weights`` (x's shape), of the integer
     values of ``x`` in [0, length); other values are dropped. ``per_row``:
     ``x`` is 2-d and each row is counted apart, shape (rows, length);
@@ -78,7 +78,7 @@ def bincount_in_range(x: Node, length: int, weights: Node | None = None,
     >>> import numpy as np
     >>> from lazytensor.core.leaves import constant
     >>> x = constant(np.array([[0, 3], [1, 1]]), np.dtype("int32"))
-    >>> bincount_in_range(x, 2, per_row=True).shape
+    >>> bincount(x, 2, per_row=True).shape
     (2, 2)
     """
     v = ew.convert(x, dt.int64)
@@ -89,11 +89,19 @@ def bincount_in_range(x: Node, length: int, weights: Node | None = None,
     if per_row:
         idx = make(Op.ADD, (idx, make(Op.MUL, (iota(v.shape, 0, dt.int64), _full(spare, v)))))
     w = None if weights is None else cs.reshape(weights, (-1,))
-    counts = cs.reshape(bincount(cs.reshape(idx, (-1,)), rows * spare, w), (rows, spare))
+    counts = cs.reshape(_scatter_add(cs.reshape(idx, (-1,)), rows * spare, w), (rows, spare))
     counts = cs.slice_axis(counts, 1, 0, length)
     if binary:
         counts = ew.convert(make(Op.NE, (counts, _full(0, counts))), counts.dtype)
     return counts if per_row else cs.reshape(counts, (length,))
+
+
+def _scatter_add(x: Node, length: int, weights: Node | None) -> Node:
+    """Counts (int64), or summed ``weights``, of each value of the 1-d
+    ``x`` (in [0, length)) in a ``length`` vector."""
+    w = ew.full(x.shape, 1, dt.int64) if weights is None else weights
+    zeros = ew.full((length,), 0, w.dtype)
+    return ci.setitem(zeros, (ew.convert(x, dt.int64),), w, kind="add")
 
 
 def confusion_matrix(labels: Node, predictions: Node, n: int,
@@ -113,7 +121,7 @@ def confusion_matrix(labels: Node, predictions: Node, n: int,
           for v in (a, b)]
     pair = make(Op.ADD, (make(Op.MUL, (a, _full(n, a))), b))
     pair = make(Op.SELECT, (make(Op.AND, tuple(ok)), pair, _full(-1, pair)))
-    return cs.reshape(bincount_in_range(pair, n * n, weights), (n, n))
+    return cs.reshape(bincount(pair, n * n, weights), (n, n))
 
 
 def fixed_width_bins(values: Node, lo: Node, hi: Node, nbins: int) -> Node:
@@ -153,4 +161,4 @@ def sequence_mask(lengths: Node, maxlen: int) -> Node:
     return make(Op.LT, (row, ew.broadcast_to(cs.expand_dims(lengths, -1), shape)))
 
 
-__all__ = ["bincount_in_range", "confusion_matrix", "fixed_width_bins", "sequence_mask"]
+__all__ = ["bincount", "index_bound", "confusion_matrix", "fixed_width_bins", "sequence_mask"]

@@ -28,7 +28,7 @@ from lazytensor.core.composite.indexing import subscript as ix
 from lazytensor.core.composite.indexing.take import take
 from lazytensor.core.composite.movement.shape import concatenate, reshape, slice_axis
 from lazytensor.core.composite.reduce.reduction import reduce
-from lazytensor.core.composite.reduce.statistics import bincount
+from lazytensor.core.composite.sets.counting import bincount
 from lazytensor.core.composite.sorting import sort as sorting
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
