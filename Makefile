@@ -27,6 +27,7 @@ test-slow: $(STAMP)
 bench: $(STAMP)
 	$(PY) bench/elementwise.py
 	$(PY) bench/overhead.py
+	$(PY) bench/small_steps.py
 	$(PY) bench/observe.py
 	$(PY) bench/torch_train.py
 	$(PY) bench/tf_train.py

@@ -44,18 +44,25 @@ def fit(run_epoch: Callable[[int], tuple[int, float]],
     return steps, loss, first, rate
 
 
-def report(title: str, eager: Result, lazy: Result | None, metrics_report: str = "") -> None:
-    """Print the side-by-side table, the speed ratio and the metrics report."""
+def report(title: str, eager: Result, lazy: Result | None, metrics_report: str = "",
+           captured: Result | None = None) -> None:
+    """Print the side-by-side table, the speed ratios and the metrics report
+    (``captured``: the lazy run with the step captured and replayed)."""
     print(f"\n== {title} ==")
     print(HEADER)
     print(eager.row())
     if lazy is None:
         return
     print(lazy.row())
-    ratio = lazy.steady_steps_per_second / eager.steady_steps_per_second
-    print(f"lazy/eager steady speed: {ratio:.2f}x   "
-          f"accuracy difference: {abs(lazy.accuracy - eager.accuracy):.2%}   "
-          f"last-loss difference: {abs(lazy.final_loss - eager.final_loss):.2e}")
+    if captured is not None:
+        print(captured.row())
+    for name, run in (("lazy", lazy), ("captured", captured)):
+        if run is None:
+            continue
+        ratio = run.steady_steps_per_second / eager.steady_steps_per_second
+        print(f"{name}/eager steady speed: {ratio:.2f}x   "
+              f"accuracy difference: {abs(run.accuracy - eager.accuracy):.2%}   "
+              f"last-loss difference: {abs(run.final_loss - eager.final_loss):.2e}")
     if metrics_report:
         print()
         print(metrics_report)

@@ -69,15 +69,18 @@ def accuracy(np, params, x, labels) -> float:
     return float((logits.argmax(axis=1) == labels).mean())
 
 
-def train(np, digits: data.Digits, epochs: int, mark_step=lambda: None) -> tuple:
-    """Train from a fixed seed; ``mark_step`` ends each step (lazy runs)."""
+def train(np, digits: data.Digits, epochs: int, mark_step=lambda: None,
+          capture=lambda step: step) -> tuple:
+    """Train from a fixed seed; ``mark_step`` ends each step (lazy runs);
+    ``capture`` wraps the step function (``lazytensor.numpy.capture``)."""
     params = init_params(np, [digits.x_train.shape[1], HIDDEN, HIDDEN, data.N_CLASSES])
     batches = [(np.asarray(x), np.asarray(data.one_hot(y))) for x, y in digits.batches(BATCH, 0)]
+    step = capture(lambda x, onehot, lr: train_step(np, params, x, onehot, lr))
 
     def run_epoch(epoch: int) -> tuple[int, float]:
         lr = 0.5 / (1.0 + 0.1 * epoch)
         for x, onehot in batches:
-            loss = train_step(np, params, x, onehot, lr)
+            loss = step(x, onehot, lr)
             mark_step()
         return len(batches), float(loss)
 
@@ -103,5 +106,8 @@ def main(args: argparse.Namespace) -> int:
         return frontend_missing("lazytensor.numpy", exc)
     metrics.reset()
     lazy = Result("lazytensor.numpy (lazy)", *train(lnp, digits, epochs, mark_step=lnp.sync))
-    report("numpy frontend: the same source, eager and lazy", eager, lazy, metrics.report())
+    captured = Result("lazytensor.numpy capture", *train(lnp, digits, epochs,
+                                                          capture=lnp.capture))
+    report("numpy frontend: the same source, eager, lazy and captured", eager, lazy,
+           metrics.report(), captured)
     return 0

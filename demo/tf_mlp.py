@@ -56,17 +56,19 @@ def train_step(tf, params, x, onehot, lr: float):
     return loss
 
 
-def train(tf, digits: data.Digits, epochs: int) -> tuple:
-    """``tf``: a namespace with ``tnp``, ``Variable``, ``GradientTape`` and ``sync``."""
+def train(tf, digits: data.Digits, epochs: int, capture=lambda step: step) -> tuple:
+    """``tf``: a namespace with ``tnp``, ``Variable``, ``GradientTape`` and ``sync``;
+    ``capture`` wraps the step function (``lazytensor.tf.capture``)."""
     tnp = tf.tnp
     params = init_params(tf, [64, HIDDEN, HIDDEN, data.N_CLASSES])
     batches = [(tnp.asarray(x), tnp.asarray(data.one_hot(y)))
                for x, y in digits.batches(BATCH, 0)]
+    step = capture(lambda x, onehot, lr: train_step(tf, params, x, onehot, lr))
 
     def run_epoch(epoch: int) -> tuple[int, float]:
         lr = 0.5 / (1.0 + 0.1 * epoch)
         for x, onehot in batches:
-            loss = train_step(tf, params, x, onehot, lr)
+            loss = step(x, onehot, lr)
             tf.sync()
         return len(batches), float(loss)
 
@@ -114,5 +116,8 @@ def main(args: argparse.Namespace) -> int:
     lazy_ns = SimpleNamespace(tnp=ltf.numpy, Variable=ltf.Variable,
                               GradientTape=ltf.GradientTape, sync=ltf.sync)
     lazy = Result("lazytensor.tf (lazy)", *train(lazy_ns, digits, epochs))
-    report("tf frontend: the same tnp code, eager and lazy", eager, lazy, metrics.report())
+    captured = Result("lazytensor.tf capture", *train(lazy_ns, digits, epochs,
+                                                       capture=ltf.capture))
+    report("tf frontend: the same tnp code, eager, lazy and captured", eager, lazy,
+           metrics.report(), captured)
     return 0

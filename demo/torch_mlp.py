@@ -27,19 +27,26 @@ def make_model(torch):
     )
 
 
-def train(torch, digits: data.Digits, epochs: int, device, mark_step=lambda: None) -> tuple:
-    """Train on ``device``; ``mark_step`` ends each step (lazy runs)."""
+def train(torch, digits: data.Digits, epochs: int, device, mark_step=lambda: None,
+          capture=lambda step: step) -> tuple:
+    """Train on ``device``; ``mark_step`` ends each step (lazy runs);
+    ``capture`` wraps the step function (``lazytensor.torch.capture``)."""
     model = make_model(torch).to(device)
     opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     batches = [(torch.from_numpy(x).to(device), torch.from_numpy(y).to(device))
                for x, y in digits.batches(BATCH, 0)]
 
+    @capture
+    def step(x, y):
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
     def run_epoch(epoch: int) -> tuple[int, float]:
         for x, y in batches:
-            opt.zero_grad()
-            loss = torch.nn.functional.cross_entropy(model(x), y)
-            loss.backward()
-            opt.step()
+            loss = step(x, y)
             mark_step()
         return len(batches), loss.item()
 
@@ -68,5 +75,9 @@ def main(args: argparse.Namespace) -> int:
     metrics.reset()
     lazy = Result("lazytensor.torch (lazy)", *train(torch, digits, epochs, lazy_torch.device(),
                                                     mark_step=lazy_torch.mark_step))
-    report("torch frontend: the same nn.Module, eager and lazy", eager, lazy, metrics.report())
+    captured = Result("lazytensor.torch capture", *train(torch, digits, epochs,
+                                                          lazy_torch.device(),
+                                                          capture=lazy_torch.capture))
+    report("torch frontend: the same nn.Module, eager, lazy and captured", eager, lazy,
+           metrics.report(), captured)
     return 0
