@@ -5,8 +5,12 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 FRONTEND ?= torch
 PYTEST_ARGS ?=
+# COVERAGE=1: `make test` also records what `make reuse-report` reads (ci/reuse_plugin.py)
+COVERAGE ?=
+REUSE_DATA := .reuse-data
+RECORD := $(if $(COVERAGE),LAZYTENSOR_REUSE_DATA=$(REUSE_DATA) PYTHONPATH=ci$${PYTHONPATH:+:$$PYTHONPATH},)
 
-.PHONY: demo test test-slow bench bench-lift reuse-report opinfo moduleinfo numpy-conformance lint clean
+.PHONY: demo test test-slow test-install bench bench-lift reuse-report opinfo moduleinfo numpy-conformance lint clean
 
 $(STAMP): requirements-dev.txt core/pyproject.toml frontend_numpy/pyproject.toml frontend_torch/pyproject.toml frontend_tf/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -19,7 +23,7 @@ demo: $(STAMP)
 	$(PY) -m demo --frontend $(FRONTEND)
 
 test: $(STAMP)
-	$(PY) -m pytest -n 2 --durations=25 $(PYTEST_ARGS)
+	$(RECORD) $(PY) -m pytest -n 2 --durations=25 $(if $(COVERAGE),-p reuse_plugin) $(PYTEST_ARGS)
 
 test-slow: $(STAMP)
 	LAZYTENSOR_SLOW=1 $(PY) -m pytest -n 2 -m slow $(PYTEST_ARGS)
@@ -36,8 +40,14 @@ bench: $(STAMP)
 bench-lift: $(STAMP)
 	$(PY) bench/lift/run.py
 
+# each frontend installed alone in a fresh venv, as README says (slow: minutes)
+test-install: $(STAMP)
+	$(PY) -m pytest -m slow -p no:xdist tests/test_install.py $(PYTEST_ARGS)
+
+# reads the run recorded by `make test COVERAGE=1`; makes one first if there is none
 reuse-report: $(STAMP)
-	$(PY) ci/reuse_report.py
+	test -f $(REUSE_DATA)/session.json || $(MAKE) test COVERAGE=1
+	$(PY) ci/reuse_report.py --data $(REUSE_DATA)
 
 opinfo: $(STAMP)
 	$(PY) ci/torch_opinfo.py
@@ -52,4 +62,4 @@ lint: $(STAMP)
 	$(PY) -m ruff check core frontend_numpy frontend_torch frontend_tf tests bench ci demo
 
 clean:
-	rm -rf $(VENV)
+	rm -rf $(VENV) $(REUSE_DATA) dist

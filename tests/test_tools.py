@@ -1,7 +1,7 @@
 """Smoke tests of the project's tools: the benchmark harness, the demo (one
-short run per frontend, in a subprocess) and the reuse report's parsing and
-rendering. They keep `make demo`, `make bench` and `make reuse-report`
-working as the frontends change; they time nothing."""
+short run per frontend, in a subprocess) and README's examples. They keep
+`make demo` and `make bench` working as the frontends change; they time
+nothing (the reuse report's tests are in test_reuse_report.py)."""
 
 from __future__ import annotations
 
@@ -17,10 +17,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
-sys.path.insert(0, str(ROOT / "ci"))
 
 import _harness  # noqa: E402
-import reuse_report  # noqa: E402
 
 # ---------------------------------------------------------- harness systems
 
@@ -83,55 +81,6 @@ def test_demo_runs_and_lazy_matches_eager(frontend):
         accuracy_gap = float(line.split("accuracy difference:")[1].split("%")[0])
         assert accuracy_gap <= 2.0, line
     assert "lazytensor metrics" in proc.stdout and "cache_hits" in proc.stdout
-
-
-# ------------------------------------------------------------ reuse report
-
-SYMILAR_OUTPUT = """
-7 similar lines in 2 files
-==frontend_numpy/lazytensor/numpy/_base.py:[56:65]
-==frontend_tf/lazytensor/tf/_array.py:[70:79]
-       def ndim(self):
-           return len(self.shape)
-6 similar lines in 2 files
-==frontend_tf/lazytensor/tf/a.py:[1:7]
-==frontend_tf/lazytensor/tf/b.py:[3:9]
-       x = 1
-TOTAL lines=100 duplicates=13 percent=13.00
-"""
-
-
-def test_symilar_parsing_keeps_places_and_packages():
-    found = reuse_report._parse_symilar(SYMILAR_OUTPUT)
-    assert [d.lines for d in found] == [7, 6]
-    assert found[0].packages == ["numpy", "tf"] and found[1].packages == ["tf", "tf"]
-    assert found[0].places[1] == "frontend_tf/lazytensor/tf/_array.py:[70:79]"
-    assert "return len(self.shape)" in found[0].sample
-    assert "TOTAL" not in found[1].sample
-
-
-def _fake_report() -> reuse_report.Report:
-    sloc = {name: reuse_report.Sloc(code=1000 if name == "core" else 200, files=3)
-            for name in reuse_report.PACKAGES}
-    suite = reuse_report.Suite("numpy", ran=True, outcome="3 passed", seconds=1.0,
-                               executed=550, statements=1000,
-                               per_module={"ir": [50, 50], "runtime": [500, 950]},
-                               ops={"ADD": 3, "DOT_GENERAL": 1})
-    dup = reuse_report._parse_symilar(SYMILAR_OUTPUT)[:1]
-    return reuse_report.Report("abc1234", 0.5, sloc, {"numpy": suite}, dup, ["ADD", "SUB"])
-
-
-def test_report_renders_targets_and_tables(tmp_path, monkeypatch):
-    monkeypatch.setattr(reuse_report, "implemented", lambda name: name == "numpy")
-    report = _fake_report()
-    assert report.frontend_share("numpy") == pytest.approx(200 / 1200)
-    assert report.misses() == ["numpy: its tests execute 55% of the core"]
-    text = reuse_report.markdown(report)
-    assert "| numpy | 3 | 200 |" in text and "16.7%" in text
-    assert "| `ADD` | 3 | 1 |" in text and "| `SUB` | · | 0 |" in text
-    assert "arXiv:2102.13267" in text and "missed: numpy" in text
-    reuse_report.chart(report, tmp_path / "reuse.png")
-    assert (tmp_path / "reuse.png").read_bytes()[:4] == b"\x89PNG"
 
 
 # ------------------------------------------------------------------ README
