@@ -45,7 +45,7 @@ def train_numpy(seed: int, steps: int) -> list[np.ndarray]:
     return [np.asarray(w), np.asarray(b)]
 
 
-def train_torch(seed: int, steps: int) -> list[np.ndarray]:
+def train_torch(seed: int, steps: int, captured: bool = False) -> list[np.ndarray]:
     import lazytensor.torch as lt
     import torch
 
@@ -57,12 +57,21 @@ def train_torch(seed: int, steps: int) -> list[np.ndarray]:
     model = model.to(lt.device())
     opt = torch.optim.SGD(model.parameters(), lr=LR)
     x = torch.from_numpy(x).to(lt.device())
-    for _ in range(steps):
+
+    def step(x):
         opt.zero_grad()
         model(x).pow(2).mean().backward()
         opt.step()
+
+    step = lt.capture(step) if captured else step  # one captured step per thread
+    for _ in range(steps):
+        step(x)
         lt.mark_step()
     return [p.detach().cpu().numpy() for p in model.parameters()]
+
+
+def train_torch_captured(seed: int, steps: int) -> list[np.ndarray]:
+    return train_torch(seed, steps, captured=True)
 
 
 def train_tf(seed: int, steps: int) -> list[np.ndarray]:
@@ -80,8 +89,9 @@ def train_tf(seed: int, steps: int) -> list[np.ndarray]:
     return [p.numpy() for p in params]
 
 
-TRAIN = {"numpy": train_numpy, "torch": train_torch, "tf": train_tf}
-NEEDS = {"numpy": None, "torch": "torch", "tf": "tensorflow"}
+TRAIN = {"numpy": train_numpy, "torch": train_torch, "torch-captured": train_torch_captured,
+         "tf": train_tf}
+NEEDS = {"numpy": None, "torch": "torch", "torch-captured": "torch", "tf": "tensorflow"}
 
 
 def _in_threads(train, seeds: tuple[int, ...], steps: int) -> dict:
@@ -114,9 +124,13 @@ def check_threads_match_sequential(frontend: str, trials: int, steps: int) -> No
     with use_runtime():  # (the active runtime is the process's: both threads use this one)
         expected = {s: train(s, steps) for s in seeds}
         seen = len(metrics.as_dict()["cache_miss_reasons"])
+        replayed = metrics.as_dict()["counters"].get("steps_replayed", 0)
         _check_trials(train, seeds, steps, trials, expected)
         new = metrics.as_dict()["cache_miss_reasons"][seen:]
+        replayed = metrics.as_dict()["counters"].get("steps_replayed", 0) - replayed
     assert all(reason == "same graph, different donated parameters" for reason in new), new
+    if frontend.endswith("captured"):  # each thread traces and replays its own step
+        assert replayed > 0
 
 
 def _check_trials(train, seeds, steps, trials, expected) -> None:

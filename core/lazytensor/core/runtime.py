@@ -246,7 +246,15 @@ class Runtime:
         self._thread = ThreadState()
         self.lock = threading.RLock()  # graphs are planned and run one at a time
         self.checks = deferred.Checks()
-        self.listener = None  # a step being traced for capture (``capture.record``)
+
+    @property
+    def listener(self):
+        """The step this thread is tracing for capture (``capture.record``), or None."""
+        return self._thread.listener
+
+    @listener.setter
+    def listener(self, recorder) -> None:
+        self._thread.listener = recorder
 
     def track(self, handle: Handle) -> None:
         state = self._thread

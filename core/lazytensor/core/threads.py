@@ -16,6 +16,8 @@
   another thread's pending nodes and live values are references, and
   while one graph is planned and dispatched no other graph is planned,
   so no other thread can pick up a reference to a buffer in between.
+- A step traced for capture (``lazytensor.core.capture``) listens to its
+  own thread only; a replay binds, runs and writes back under the lock.
 - The active runtime (``use_runtime``) and the random streams are the
   process's, shared by all threads, as torch's and numpy's global
   generators are.
@@ -43,10 +45,12 @@ from lazytensor.core.registry import RECORDED
 class ThreadState(threading.local):
     """One thread's recording state in a runtime: its pending handles (weak
     references), the recorded-op marks of its last barrier and cut check,
-    and how many ``holding_cuts`` blocks it is in."""
+    how many ``holding_cuts`` blocks it is in, and the step it is tracing
+    for capture (``listener``)."""
 
     def __init__(self) -> None:
         self.pending: list = []
         self.recorded_mark = RECORDED.recorded  # this thread's counter
         self.cut_mark = self.recorded_mark
         self.cuts_held = 0
+        self.listener = None

@@ -97,21 +97,23 @@ def scratch_buffers(trace, pool) -> list:
 
 
 def run(trace, executable, runtime, arg_values: list, adapter):
-    """Replay ``trace`` for this call; returns the body's result."""
-    leaves = bind_inputs(trace, arg_values, adapter)
-    banks = bind_scalars(trace, arg_values)
-    arrays = donated_arrays(trace, leaves, runtime.pool)
-    scratch = scratch_buffers(trace, runtime.pool)
-    del leaves
-    start = time.perf_counter()
-    outputs = executable.compiled(*arrays, *banks, *scratch)
-    runtime.metrics.add_time("execute", time.perf_counter() - start)
-    runtime.metrics.count("graphs_executed")
-    runtime.metrics.count("steps_replayed")
-    executable.hits += 1
-    if runtime.donate:
-        runtime.pool.give(outputs)
-    return write_back(trace, outputs, arg_values, adapter)
+    """Replay ``trace`` for this call; returns the body's result. Under the
+    runtime's lock, as a graph of ``Runtime.sync`` (``threads``)."""
+    with runtime.lock:
+        leaves = bind_inputs(trace, arg_values, adapter)
+        banks = bind_scalars(trace, arg_values)
+        arrays = donated_arrays(trace, leaves, runtime.pool)
+        scratch = scratch_buffers(trace, runtime.pool)
+        del leaves
+        start = time.perf_counter()
+        outputs = executable.compiled(*arrays, *banks, *scratch)
+        runtime.metrics.add_time("execute", time.perf_counter() - start)
+        runtime.metrics.count("graphs_executed")
+        runtime.metrics.count("steps_replayed")
+        executable.hits += 1
+        if runtime.donate:
+            runtime.pool.give(outputs)
+        return write_back(trace, outputs, arg_values, adapter)
 
 
 def write_back(trace, outputs: list, arg_values: list, adapter):
