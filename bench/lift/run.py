@@ -1,15 +1,18 @@
 """The lifting benchmark (``make bench-lift``).
 
 For every task in ``tasks.py``: lift it with the source-guided grammar and
-with the uniform grammar (the ablation, all weights equal, as STAGG's
-``wcfg_equal_p``), and print per task and per category whether it was
-solved, the lift time (search plus verification), the search time alone,
-the candidates tried and the checks passed; then the ablation's speedups
-on the tasks both solve; then, for five tasks at size 512 (or 512x512),
-the lifted program's time through lazytensor.numpy against the legacy
-loops and against plain numpy.
+print per task and per category whether it was solved, the lift time
+(search plus verification, wall clock), the search time alone (CPU time of
+the process, so that a loaded machine's waits do not count), the
+candidates tried, the checks passed and an independent audit (10 more
+fresh inputs, another seed). The ablation lifts each task again with
+uniform grammars (all weights equal, as STAGG's ``wcfg_equal_p``): (a) the
+same productions, (b) one-level productions only (no source sub-expression
+as a production of its own); it prints the speedups on the tasks both
+solve. Then, for five tasks at size 512 (or 512x512), the lifted program's
+time through lazytensor.numpy against the legacy loops and plain numpy.
 
-Times are wall-clock on whatever machine runs it (this project's is a
+Times are measured on whatever machine runs it (this project's is a
 shared, loaded 2-core machine: compare ratios, not absolute numbers).
 
     python bench/lift/run.py [--tasks fir,softmax] [--time-limit 60]

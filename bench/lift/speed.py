@@ -35,19 +35,21 @@ CASES = [  # (task, legacy, inputs(rng), plain numpy)
 ]
 
 
-def _time(fn, repeat: int = 5) -> float:
-    times = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
+def _interleaved(fns: dict, rounds: int) -> dict:
+    """Median seconds per system, timed round-robin (load hits all alike)."""
+    times: dict = {k: [] for k in fns}
+    for _ in range(rounds):
+        for name, fn in fns.items():
+            started = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - started)
+    return {k: statistics.median(v) for k, v in times.items()}
 
 
 def report(guided: dict) -> None:
     import lazytensor.numpy as lnp
 
-    print("\nlifted program speed at size 512 (median of 5; ms):")
+    print("\nlifted program speed at size 512 (median of 5 interleaved rounds; ms):")
     print(f"{'task':14} {'legacy loops':>12} {'lifted/lnp':>10} {'numpy':>8} "
           f"{'loops/lifted':>12} {'lifted/numpy':>12}")
     rng = np.random.default_rng(0)
@@ -62,8 +64,9 @@ def report(guided: dict) -> None:
         want = legacy(*[a.copy() for a in host])
         got = np.asarray(prog(*lazy))  # compiles once
         assert np.allclose(got, want, rtol=1e-9, atol=1e-9), name
-        t_loops = _time(lambda f=legacy, h=host: f(*[a.copy() for a in h]), repeat=1)
-        t_lifted = _time(lambda p=prog, z=lazy: np.asarray(p(*z)))
-        t_numpy = _time(lambda f=plain, h=host: f(*h))
+        t = _interleaved({"loops": lambda f=legacy, h=host: f(*[a.copy() for a in h]),
+                          "lifted": lambda p=prog, z=lazy: np.asarray(p(*z)),
+                          "numpy": lambda f=plain, h=host: f(*h)}, rounds=5)
+        t_loops, t_lifted, t_numpy = t["loops"], t["lifted"], t["numpy"]
         print(f"{name:14} {t_loops * 1e3:12.1f} {t_lifted * 1e3:10.2f} {t_numpy * 1e3:8.3f} "
               f"{t_loops / t_lifted:11.1f}x {t_lifted / t_numpy:11.1f}x")

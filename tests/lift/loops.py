@@ -107,3 +107,12 @@ def clip_copy(x):
         if out[i] < 0:
             out[i] = 0.0
     return out
+
+
+def energy_and_scale(x, y):  # returns a value and updates an argument in place
+    s = 0.0
+    for i in range(len(x)):
+        s += x[i] * x[i]
+    for i in range(len(y)):
+        y[i] = y[i] * 2.0
+    return s

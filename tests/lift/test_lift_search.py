@@ -86,3 +86,14 @@ def test_local_copy_of_an_argument_reads_as_that_argument():
     prog = lift(loops.clip_copy, [(x,), (x[:5],)], time_limit=20)
     assert str(prog.statements[0].term) == "where(x[i] < 0, 0.0, x[i])"
     np.testing.assert_array_equal(prog(np.array([-2.0, 3.0])), [0.0, 3.0])
+
+
+def test_argument_updated_beside_a_return_value_is_lifted_and_checked():
+    r = np.random.default_rng(1)
+    prog = lift(loops.energy_and_scale, [(r.normal(size=4), r.normal(size=3)),
+                                         (r.normal(size=6), r.normal(size=5))], time_limit=20)
+    assert prog.inplace == ["y"] and prog.outputs
+    x, y = np.arange(3.0), np.ones(2)
+    assert float(prog(x, y)) == 5.0
+    np.testing.assert_array_equal(y, [2.0, 2.0])
+    assert "updates in place: y" in str(prog)

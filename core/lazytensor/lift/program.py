@@ -59,7 +59,7 @@ class Verification:
 @dataclass(slots=True)
 class SearchReport:
     seconds: float = 0.0  # the whole lift, verification included
-    search_seconds: float = 0.0  # the searches alone
+    search_seconds: float = 0.0  # the searches alone, in CPU seconds
     candidates: int = 0
     per_target: dict[str, str] = field(default_factory=dict)
 
@@ -127,10 +127,10 @@ class LiftedProgram:
         lines += [f"    {name} = {text}" + ("  # only its shape is read" if text.startswith(
             ("shape_like(", "shape_new(")) else "") for name, text in self.size_defs]
         lines += [f"    {st}" for st in self.statements]
+        if self.inplace:
+            lines.append(f"    # updates in place: {', '.join(self.inplace)}")
         if self.outputs:
             lines.append(f"    return {', '.join(self.outputs)}")
-        elif self.inplace:
-            lines.append(f"    # updates in place: {', '.join(self.inplace)}")
         verdict = "verified" if self.verification.passed else "NOT verified"
         lines.append(f"{verdict} against the loop code:")
         lines.append(str(self.verification))

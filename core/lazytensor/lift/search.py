@@ -33,7 +33,7 @@ class Stats:
     candidates: int = 0  # terms built and evaluated
     kept: int = 0  # distinct terms (after observational equivalence)
     cost: int = 0  # the highest cost level completed
-    seconds: float = 0.0
+    seconds: float = 0.0  # CPU seconds of this process (a loaded machine's waits excluded)
     found_cost: int | None = None
 
 
@@ -87,7 +87,7 @@ class Search:
         self.found: T.Term | None = None
 
     def run(self) -> T.Term | None:
-        start = time.monotonic()
+        start = time.process_time()
         try:
             for level in range(1, self.max_cost + 1):
                 self._level(level)
@@ -98,7 +98,7 @@ class Search:
         except Timeout:
             pass
         finally:
-            self.stats.seconds = time.monotonic() - start
+            self.stats.seconds = time.process_time() - start
         return self.found
 
     # -- one cost level ---------------------------------------------------

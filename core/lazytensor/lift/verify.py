@@ -46,12 +46,17 @@ def compare(program: LiftedProgram, fn, inputs) -> str | None:
     except Exception as exc:
         raise LookupError(str(exc)) from None
     want = expected_outputs(program, run)
+    args = [x.copy() for x in inputs]
     try:
-        got = program(*[x.copy() for x in inputs])
+        got = program(*args)
     except Exception as exc:  # the program has no value where the loops have one
         return f"the program raised {type(exc).__name__}: {exc}"
     got = list(got) if program.returns == "tuple" or len(want) > 1 else [got]
-    for name, g, w in zip(program.outputs or program.inplace, got, want, strict=True):
+    pairs = list(zip(program.outputs or program.inplace, got, want, strict=True))
+    if program.outputs:  # arguments updated in place besides a return value
+        pairs += [(n, args[program.args.index(n)], run.after[program.args.index(n)])
+                  for n in program.inplace]
+    for name, g, w in pairs:
         g, w = np.asarray(g), np.asarray(w)
         if g.shape != w.shape:
             return f"{name}: shape {g.shape} != {w.shape}"
