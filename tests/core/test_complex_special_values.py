@@ -67,3 +67,20 @@ def test_real_operands_go_to_the_primitive():
     x = np.array([-1.0, 0.0, 2.0])
     out = Handle(complex_special.c99(Op.EXP)(constant(x, x.dtype))).numpy()
     np.testing.assert_allclose(out, np.exp(x))
+
+
+_STANDARD = {  # points where numpy (or XLA's formula) departs from the standard
+    ("tanh", complex(math.inf, 2.0)): complex(1.0, 0.0),  # numpy: 1 - 0j (C99's sin(2b))
+    ("tanh", complex(math.inf, -2.0)): complex(1.0, -0.0),
+    ("arccos", complex(1e308, math.nan)): complex(math.nan, math.nan),  # XLA: NaN - 709j
+    ("arccosh", complex(-1e308, math.nan)): complex(math.nan, math.nan),
+    ("arcsin", complex(3e10, math.nan)): complex(math.nan, math.nan),
+    ("sqrt", complex(math.nan, 1e300)): complex(math.nan, math.nan),
+}
+
+
+@pytest.mark.parametrize("name,point", sorted(_STANDARD, key=str))
+def test_the_standard_s_values_where_numpy_or_xla_depart(name, point):
+    z = np.array([point])
+    out = Handle(complex_special.c99(FUNCTIONS[name])(constant(z, z.dtype))).numpy()
+    _same_parts(out, np.array([_STANDARD[name, point]]), z, 1e-12)

@@ -37,8 +37,8 @@ class _Parts:
     """The reduced parts a (>= +0 for odd and even functions) and b (>= +0
     or NaN) of w, with the predicates the rules read."""
 
-    def __init__(self, a: Node, b: Node) -> None:
-        self.a, self.b = a, b
+    def __init__(self, a: Node, b: Node, re: Node) -> None:
+        self.a, self.b, self.re = a, b, re  # re: the operand's own real part
 
     def eq(self, part: Node, value: float) -> Node:
         return make(Op.EQ, (part, _const(value, part)))
@@ -75,6 +75,10 @@ Rule = tuple[Callable[[_Parts], Node], tuple]
 _POS_INF_NONFINITE_B = (lambda p: _and(p.eq(p.a, INF), _not(p.finite(p.b))), (INF, NAN))
 _NAN_A_ZERO_B = (lambda p: _and(p.nan(p.a), p.eq(p.b, 0.0)), (NAN, "b"))
 _POS_INF_ZERO_B = (lambda p: _and(p.eq(p.a, INF), p.eq(p.b, 0.0)), (INF, "b"))
+# any NaN part gives NaN + NaN j, but for the cases the tables list
+_ANY_NAN = (lambda p: make(Op.OR, (p.nan(p.a), p.nan(p.b))), (NAN, NAN))
+_INF_A_NAN_B = (lambda p: _and(p.inf(p.a), p.nan(p.b)))
+_NAN_A_INF_B = (lambda p: _and(p.nan(p.a), p.inf(p.b)))
 _LOG_INF_NAN = (lambda p: make(Op.OR, (_and(p.inf(p.a), p.nan(p.b)),
                                         _and(p.nan(p.a), p.inf(p.b)))), (INF, NAN))
 
@@ -93,11 +97,16 @@ RULES: dict[Op, tuple[Rule, ...]] = {
               _POS_INF_ZERO_B, _NAN_A_ZERO_B),
     Op.COSH: (_POS_INF_ZERO_B, _POS_INF_NONFINITE_B, _NAN_A_ZERO_B),
     Op.TANH: ((lambda p: _and(p.eq(p.a, 0.0), _not(p.finite(p.b))), (0.0, NAN)),
-              _NAN_A_ZERO_B),
-    Op.ACOS: ((lambda p: _and(p.eq(p.a, 0.0), p.nan(p.b)), (HALF_PI, NAN)),),
-    Op.ACOSH: ((lambda p: _and(p.eq(p.a, 0.0), p.nan(p.b)), (NAN, HALF_PI)),),
-    Op.ASINH: (_NAN_A_ZERO_B,),
-    Op.ASIN: ((lambda p: _and(p.eq(p.a, 0.0), p.nan(p.b)), ("a", NAN)),),
+              _NAN_A_ZERO_B,
+              # the standard's 1 + 0j (C99: 1 + 0 sin(2b), numpy's)
+              (lambda p: _and(p.eq(p.a, INF), p.finite(p.b)), (1.0, 0.0))),
+    Op.ACOS: ((lambda p: _and(p.eq(p.a, 0.0), p.nan(p.b)), (HALF_PI, NAN)),
+              (_INF_A_NAN_B, (NAN, -INF)), (_NAN_A_INF_B, (NAN, -INF))),
+    Op.ACOSH: ((lambda p: _and(p.eq(p.a, 0.0), p.nan(p.b)), (NAN, HALF_PI)),
+               (_INF_A_NAN_B, (INF, NAN)), (_NAN_A_INF_B, (INF, NAN))),
+    Op.ASINH: (_NAN_A_ZERO_B, (_INF_A_NAN_B, (INF, NAN)), (_NAN_A_INF_B, (INF, NAN))),
+    Op.ASIN: ((lambda p: _and(p.eq(p.a, 0.0), p.nan(p.b)), ("a", NAN)),
+              (_NAN_A_INF_B, (NAN, INF))),
     Op.ATANH: ((lambda p: _and(p.nan(p.b), make(Op.OR, (p.eq(p.a, 0.0), p.eq(p.a, INF)))),
                 (0.0, NAN)),
                (lambda p: _and(p.nan(p.b), p.finite(p.a), _not(p.eq(p.a, 0.0))), (NAN, NAN)),
@@ -111,10 +120,14 @@ RULES: dict[Op, tuple[Rule, ...]] = {
 UNSIGNED: dict[Op, tuple[Rule, ...]] = {
     Op.COSH: ((lambda p: _and(p.eq(p.a, 0.0), _not(p.finite(p.b))), (NAN, 0.0)),),
     Op.SINH: (_POS_INF_NONFINITE_B,),
+    Op.ASIN: ((_INF_A_NAN_B, (NAN, INF)),),
+    Op.TANH: ((_INF_A_NAN_B, ("sign re", 0.0)),),
 }
 
 
 def _value(p: _Parts, spec) -> Node:
+    if spec == "sign re":
+        return make(Op.SIGN, (p.re,))
     return p.a if spec == "a" else p.b if spec == "b" else _const(spec, p.a)
 
 
@@ -145,9 +158,9 @@ def c99(op: Op) -> Callable[[Node], Node]:
         flip_b = _and(signbit(im), _not(isnan(im)))
         symmetric = op in ODD or op in EVEN
         flip_a = _and(signbit(re), _not(isnan(re))) if symmetric else None
-        p = _Parts(make(Op.ABS, (re,)) if symmetric else re, make(Op.ABS, (im,)))
+        p = _Parts(make(Op.ABS, (re,)) if symmetric else re, make(Op.ABS, (im,)), re)
         out = base(make(Op.COMPLEX, (p.a, p.b)))
-        out = _apply(RULES[op], p, out)
+        out = _apply((_ANY_NAN, *RULES[op]), p, out)
         conj = flip_b if flip_a is None else make(Op.XOR, (flip_a, flip_b))
         out = make(Op.SELECT, (conj, make(Op.CONJ, (out,)), out))
         if op in ODD:
