@@ -162,4 +162,8 @@ def np_apply(term: T.Term, args: list, space: Space):
 def evaluate(term: T.Term, space: Space):
     """A term's numpy value over ``space`` (raises ``Invalid``)."""
     with np.errstate(all="ignore"):
-        return np_apply(term, [evaluate(a, space) for a in term.args], space)
+        return _evaluate(term, space)
+
+
+def _evaluate(term: T.Term, space: Space):
+    return np_apply(term, [_evaluate(a, space) for a in term.args], space)
