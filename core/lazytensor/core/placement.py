@@ -120,13 +120,19 @@ def _layout(js, ndim: int) -> tuple:
 def place(value, sharding: Sharding) -> jax.Array:
     """A fresh device array of ``value`` (a device array or host data) laid
     out as ``sharding``. Each process passes the same whole value; each keeps
-    its own devices' shards."""
+    its own devices' shards. From the CPU, the shards are cut from a host
+    copy (device_put from a one-device array took 5x as long: 1.6 against
+    0.3 ms for 256x256 float32 over 4 devices)."""
     target = to_jax(sharding)
     if isinstance(value, jax.Array) and value.is_fully_addressable \
-            and target.is_fully_addressable:
+            and target.is_fully_addressable and _platform(value) != "cpu":
         return jax.device_put(value, target, may_alias=False)
     host = np.array(value, copy=True)
     return jax.make_array_from_callback(host.shape, target, lambda index: host[index])
+
+
+def _platform(array) -> str:
+    return next(iter(array.devices())).platform
 
 
 def to_host(array) -> np.ndarray:

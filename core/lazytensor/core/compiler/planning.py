@@ -81,7 +81,12 @@ def add_scratch(p: Plan, pool: RecyclePool) -> None:
     """Attach dead pooled buffers for outputs that no donated input covers;
     where the pool has none (the first steps), a fresh buffer, so that the
     graph's signature -- and its executable -- is the same from the first
-    step on (without them, the second step compiled the graph again)."""
+    step on (without them, the second step compiled the graph again).
+    None for a graph over sharded (committed) arguments: XLA lays its
+    outputs out, the pool keeps no sharded buffer, and a fresh one-device
+    buffer would be copied to every device each step."""
+    if any(a.committed for a in p.data_args):
+        return
     covered: dict = {}
     for position in p.donate:
         array = p.data_args[position]
