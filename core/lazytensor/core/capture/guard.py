@@ -14,22 +14,19 @@ a new module, or a global counter's new value, re-traces.
 from __future__ import annotations
 
 import types
-from dataclasses import dataclass
 
 _VALUE_TYPES = (int, bool, str, bytes, type(None), complex)
 _STABLE_TYPES = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type,
                  types.MethodType)
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
-    """One guarded value: where it comes from and its key."""
-
-    where: str  # "argument 0", "keyword lr", "global model", "closure opt"
-    key: object
+def Entry(where: str, key: object) -> tuple:  # noqa: N802  (a record: a plain tuple, compared in C)
+    """One guarded value: where it comes from (``argument 0``, ``keyword
+    lr``, ``global model``, ``closure opt``) and its key."""
+    return (where, key)
 
 
-def argument_entries(leaves: list, names: list[str], adapter) -> tuple[list[Entry], list]:
+def argument_entries(leaves: list, names: list[str], adapter) -> tuple[list, list]:
     """Entries for the flattened arguments and the lazy arrays among them
     (``(position, array)``)."""
     entries, arrays = [], []
@@ -54,7 +51,7 @@ def _object_key(value, adapter) -> object:
     return ("object", id(value), adapter.fingerprint(value))
 
 
-def reached_entries(fn, adapter) -> list[Entry]:
+def reached_entries(fn, adapter) -> list:
     """Entries for what ``fn`` reads from its globals and closure cells."""
     entries = []
     code = getattr(fn, "__code__", None)
@@ -81,17 +78,17 @@ def _reached_key(value, adapter) -> object:
     return _object_key(value, adapter)
 
 
-def explain(entries: tuple[Entry, ...], previous: tuple[Entry, ...]) -> str:
+def explain(entries: tuple, previous: tuple) -> str:
     """The first guard that differs between two calls, in words."""
     if len(entries) != len(previous):
         return f"the call has {len(entries)} guarded values, the captured one {len(previous)}"
     for now, then in zip(entries, previous, strict=True):
         if now == then:
             continue
-        if now.key[0] == then.key[0] == "object" and len(now.key) == len(then.key) == 3 \
-                and now.key[1] == then.key[1]:
-            return f"{now.where}: {_state_difference(now.key[2], then.key[2])}"
-        return f"{now.where}: {_describe(now.key)} (captured with {_describe(then.key)})"
+        (where, key), (_, old) = now, then
+        if key[0] == old[0] == "object" and len(key) == len(old) == 3 and key[1] == old[1]:
+            return f"{where}: {_state_difference(key[2], old[2])}"
+        return f"{where}: {_describe(key)} (captured with {_describe(old)})"
     return "no guard differs"
 
 

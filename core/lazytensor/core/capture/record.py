@@ -77,6 +77,9 @@ class Trace:
     static_floats: dict  # float argument position -> value (until seen to vary)
     leaves: list  # this call's DATA leaves (strong: compared with the next call)
     scalar_entries: list = field(default_factory=list)  # the signature's SCALAR entries
+    output_bytes: list = field(default_factory=list)  # per root: its size in bytes
+    bank_plan: object = None  # (fixed values per bank, dynamic slots), made at first replay
+    bank_arrays: object = None  # the device banks, when every scalar is fixed
 
 
 def graph_inputs(plan) -> tuple[list, list]:

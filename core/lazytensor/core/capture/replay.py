@@ -41,11 +41,34 @@ def bind_inputs(trace, arg_values: list, adapter) -> list:
 
 
 def bind_scalars(trace, arg_values: list) -> list:
-    """The scalar-parameter call arguments (banks per dtype)."""
-    banks = {d: [None] * n for d, n in zip(trace.bank_dtypes, trace.bank_sizes, strict=True)}
+    """The scalar-parameter call arguments (banks per dtype): the fixed
+    values are laid out once; when all are fixed, the banks are uploaded
+    once too."""
+    if trace.bank_plan is None:
+        trace.bank_plan = _bank_plan(trace)
+    fixed, dynamic = trace.bank_plan
+    if not dynamic:
+        if trace.bank_arrays is None:
+            trace.bank_arrays = [jax.device_put(a) for a in _bank_args(trace, fixed)]
+        return trace.bank_arrays
+    banks = {d: list(values) for d, values in fixed.items()}
+    for dtype, index, kind, source in dynamic:
+        banks[dtype][index] = source() if kind == "read" else arg_values[source]
+    return _bank_args(trace, banks)
+
+
+def _bank_plan(trace) -> tuple[dict, list]:
+    fixed = {d: [None] * n for d, n in zip(trace.bank_dtypes, trace.bank_sizes, strict=True)}
+    dynamic = []
     for (kind, source), entry in zip(trace.scalars, trace.scalar_entries, strict=True):
-        value = source() if kind == "read" else arg_values[source] if kind == "arg" else source
-        banks[entry[2]][entry[3]] = value
+        if kind == "fixed":
+            fixed[entry[2]][entry[3]] = source
+        else:
+            dynamic.append((entry[2], entry[3], kind, source))
+    return fixed, dynamic
+
+
+def _bank_args(trace, banks: dict) -> list:
     return [a for d in trace.bank_dtypes for a in planning._scalar_args(banks[d], d)]
 
 
@@ -111,8 +134,11 @@ def run(trace, executable, runtime, arg_values: list, adapter):
         runtime.metrics.count("graphs_executed")
         runtime.metrics.count("steps_replayed")
         executable.hits += 1
-        if runtime.donate:
-            runtime.pool.give(outputs)
+        if runtime.donate:  # large outputs may serve the next graph's outputs
+            large = [out for out, size in zip(outputs, trace.output_bytes, strict=True)
+                     if size >= runtime.pool.min_bytes]
+            if large:
+                runtime.pool.give(large)
         return write_back(trace, outputs, arg_values, adapter)
 
 

@@ -5,6 +5,7 @@ its guard holds (see the package docstring)."""
 from __future__ import annotations
 
 import functools
+import math
 import weakref
 
 from lazytensor.core.capture import guard as guards
@@ -86,7 +87,7 @@ class Step:
             return guards.explain(guard, captured_guard)
         for position, value in trace.static_floats.items():
             if values[position] != value:
-                return (f"{guard[position].where}: Python value {values[position]!r} "
+                return (f"{guard[position][0]}: Python value {values[position]!r} "
                         f"(captured with {value!r})")
         return None
 
@@ -226,6 +227,7 @@ def _make_trace(recorder, result, returned, values, args, state, previous, adapt
                          plan.bank_dtypes, plan.bank_sizes, sinks, template, floats, static,
                          data)
     trace.scalar_entries = [e for e in plan.signature[0] if e[0] is _SCALAR]
+    trace.output_bytes = [r.dtype.itemsize * math.prod(r.shape) for r in roots]
     return trace
 
 
