@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import subprocess
 import sys
 from dataclasses import asdict, dataclass, field
@@ -44,7 +43,6 @@ PACKAGES = {  # name -> (source directory, import name)
     "tf": ("frontend_tf/lazytensor/tf", "lazytensor.tf"),
 }
 FRONTENDS = reuse_data.FRONTENDS
-MIN_DUPLICATE_LINES = 6
 DEFAULT_DATA = ROOT / ".reuse-data"
 
 
@@ -83,9 +81,9 @@ def count_sloc(name: str) -> Sloc:
 @dataclass
 class Duplicate:
     lines: int
-    places: list[str]  # "path:[start:end]"
+    places: list[str]  # "path:start-end"
     packages: list[str]
-    sample: str
+    sample: str  # the first side's lines
 
 
 @dataclass
@@ -99,67 +97,32 @@ class DuplicateCheck:
 
 
 def check_duplicates() -> DuplicateCheck:
-    """ci/duplication.py's cross-frontend pairs; pylint's ``symilar`` over the
-    frontends where that module is not there."""
+    """The duplicated-logic check: ci/duplication.py's cross-frontend pairs."""
+    import duplication
+
+    method = ("`ci/duplication.py` (`cross_frontend_pairs()`): pylint's similarity checker "
+              "over the three frontends, with imports, docstrings and function signatures "
+              f"blanked, finding blocks of more than {duplication.MIN_LINES} similar code lines "
+              "whose two sides lie in two different frontends (written-twice logic counts "
+              "whatever its names)")
+    return DuplicateCheck(method, [as_duplicate(p) for p in duplication.cross_frontend_pairs()])
+
+
+def as_duplicate(pair) -> Duplicate:
+    """One ``duplication.Pair`` (lines, first, second: "path:start-end",
+    packages), with the lines of its first side."""
+    return Duplicate(pair.lines, [pair.first, pair.second], list(pair.packages),
+                     _lines_of(pair.first))
+
+
+def _lines_of(place: str, limit: int = 400) -> str:
+    path, _, span = place.rpartition(":")
     try:
-        import duplication
-    except ImportError:
-        return DuplicateCheck(
-            f"pylint's similarity checker (`symilar`, ≥ {MIN_DUPLICATE_LINES} similar lines, "
-            "comments, docstrings and imports ignored); blocks that span two frontends",
-            [d for d in find_duplicates([n for n in PACKAGES if implemented(n)])
-             if len(set(d.packages) - {CORE}) > 1])
-    pairs = [_as_duplicate(p) for p in duplication.cross_frontend_pairs()]
-    method = (duplication.__doc__ or "ci/duplication.py").strip().split("\n\n")[0]
-    return DuplicateCheck(" ".join(method.split()), pairs)
-
-
-def _as_duplicate(pair) -> Duplicate:
-    """One pair from ci/duplication.py, whatever record it is, as a Duplicate."""
-    if isinstance(pair, Duplicate):
-        return pair
-    get = pair.get if isinstance(pair, dict) else lambda k, d=None: getattr(pair, k, d)
-    places = [str(p) for p in (get("places") or [get("a"), get("b")]) if p]
-    return Duplicate(int(get("lines", 0) or 0), places, [_package_of(p) for p in places],
-                     str(get("sample", "") or get("reason", "") or ""))
-
-
-def find_duplicates(names: list[str]) -> list[Duplicate]:
-    """Blocks of at least MIN_DUPLICATE_LINES similar lines, found by pylint's
-    ``symilar``, that span two or more packages (core or frontends)."""
-    files = [str(p.relative_to(ROOT)) for name in names
-             for p in sorted((ROOT / PACKAGES[name][0]).rglob("*.py"))]
-    if not files:
-        return []
-    proc = subprocess.run(
-        [sys.executable, "-m", "pylint.checkers.symilar", "-d", str(MIN_DUPLICATE_LINES),
-         "--ignore-comments", "--ignore-docstrings", "--ignore-imports", *files],
-        cwd=ROOT, capture_output=True, text=True)
-    return [d for d in _parse_symilar(proc.stdout) if len(set(d.packages)) > 1]
-
-
-def _package_of(path: str) -> str:
-    path = path.removeprefix(str(ROOT) + "/")
-    for name, (directory, _) in PACKAGES.items():
-        if path.startswith(directory):
-            return name
-    return "?"
-
-
-def _parse_symilar(text: str) -> list[Duplicate]:
-    found: list[Duplicate] = []
-    for block in re.split(r"\n(?=\d+ similar lines in \d+ files)", text):
-        head = re.match(r"(\d+) similar lines in \d+ files", block)
-        if not head:
-            continue
-        places = re.findall(r"^==(.+?):\[(\d+):(\d+)\]", block, flags=re.M)
-        code = [ln for ln in block.splitlines()[1:]
-                if not ln.startswith(("==", "TOTAL lines="))]
-        sample = "\n".join(ln.rstrip() for ln in code if ln.strip())[:400]
-        found.append(Duplicate(
-            int(head.group(1)), [f"{p}:[{a}:{b}]" for p, a, b in places],
-            [_package_of(p) for p, _, _ in places], sample))
-    return found
+        start, end = (int(n) for n in span.split("-"))
+        text = (ROOT / path).read_text().splitlines()[start - 1:end]
+    except (ValueError, OSError):
+        return ""
+    return "\n".join(line.rstrip() for line in text if line.strip())[:limit]
 
 
 # ---------------------------------------------------------------- report

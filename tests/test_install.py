@@ -121,6 +121,8 @@ def test_one_frontend_installs_alone_and_runs_readme(frontend, checkout, tmp_pat
 
     examples = readme_examples(frontend)
     assert any(module in e for e in examples), f"README has no example of {module}"
-    for example in examples:
-        _run([python, "-c", example], tmp_path, 600)
+    for index, example in enumerate(examples):  # each from a file, as README runs them
+        script = tmp_path / f"example_{index}.py"
+        script.write_text(example)
+        _run([python, str(script)], tmp_path, 600)
     shutil.rmtree(venv)  # a venv is hundreds of MB: do not keep it in pytest's basetemp

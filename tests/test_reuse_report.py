@@ -17,6 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "ci"))
 
+import duplication  # noqa: E402
 import reuse_data  # noqa: E402
 import reuse_render  # noqa: E402
 import reuse_report  # noqa: E402
@@ -101,37 +102,23 @@ def test_folders_map_to_frontends():
 
 # ---------------------------------------------------------------- duplicates
 
-SYMILAR_OUTPUT = """
-7 similar lines in 2 files
-==frontend_numpy/lazytensor/numpy/_base.py:[56:65]
-==frontend_tf/lazytensor/tf/_array.py:[70:79]
-       def ndim(self):
-           return len(self.shape)
-6 similar lines in 2 files
-==frontend_tf/lazytensor/tf/a.py:[1:7]
-==frontend_tf/lazytensor/tf/b.py:[3:9]
-       x = 1
-TOTAL lines=100 duplicates=13 percent=13.00
-"""
 
-
-def test_symilar_parsing_keeps_places_and_packages():
-    found = reuse_report._parse_symilar(SYMILAR_OUTPUT)
-    assert [d.lines for d in found] == [7, 6]
-    assert found[0].packages == ["numpy", "tf"] and found[1].packages == ["tf", "tf"]
-    assert found[0].places[1] == "frontend_tf/lazytensor/tf/_array.py:[70:79]"
-    assert "return len(self.shape)" in found[0].sample
-    assert "TOTAL" not in found[1].sample
-
-
-def test_duplicate_pairs_of_any_record_shape_are_read():
-    pair = {"places": ["frontend_numpy/lazytensor/numpy/a.py:3",
-                       "frontend_tf/lazytensor/tf/b.py:9"], "lines": 8}
-    dup = reuse_report._as_duplicate(pair)
-    assert dup.packages == ["numpy", "tf"] and dup.lines == 8
+def test_duplicate_pairs_become_report_entries_with_their_lines():
+    pair = duplication.Pair(7, "frontend_numpy/lazytensor/numpy/__init__.py:1-3",
+                            "frontend_tf/lazytensor/tf/__init__.py:1-3", ("numpy", "tf"))
+    dup = reuse_report.as_duplicate(pair)
+    assert dup.packages == ["numpy", "tf"] and dup.lines == 7 and dup.places[0] == pair.first
+    first_lines = (ROOT / "frontend_numpy/lazytensor/numpy/__init__.py").read_text()
+    assert dup.sample.splitlines()[0] == first_lines.splitlines()[0].rstrip()
     check = reuse_report.DuplicateCheck("test", [dup])
     assert not check.passed and "FAIL (1 pair(s))" in reuse_render.duplicate_line(check)
     assert "PASS" in reuse_render.duplicate_line(reuse_report.DuplicateCheck("test", []))
+
+
+def _pair() -> reuse_report.Duplicate:
+    return reuse_report.Duplicate(7, ["frontend_numpy/lazytensor/numpy/_base.py:56-65",
+                                      "frontend_tf/lazytensor/tf/_array.py:70-79"],
+                                  ["numpy", "tf"], "def ndim(self):\n    return len(self.shape)")
 
 
 # ----------------------------------------------------------------- rendering
@@ -171,8 +158,8 @@ def test_report_renders_figures_sharing_and_the_duplicate_line(tmp_path):
 
 
 def test_a_duplicate_fails_the_check_and_strict_mode():
-    dup = reuse_report._parse_symilar(SYMILAR_OUTPUT)[:1]
-    report = _fake_report(dup)
+    report = _fake_report([_pair()])
     assert report.misses() == ["duplicated logic across frontends: 1 pair(s)"]
     text = reuse_render.markdown(report)
-    assert "FAIL (1 pair(s))" in text and "`frontend_tf/lazytensor/tf/_array.py:[70:79]`" in text
+    assert "FAIL (1 pair(s))" in text and "`frontend_tf/lazytensor/tf/_array.py:70-79`" in text
+    assert "    return len(self.shape)" in text
