@@ -28,7 +28,7 @@ from lazytensor.core.leaves import data_leaf, scalar
 from lazytensor.core.ops import LEAVES, Op
 from lazytensor.core.registry import RECORDED, make
 from lazytensor.core.sharding import carried
-from lazytensor.core.threads import ThreadState
+from lazytensor.core.threads import PerThread, ThreadState
 
 # A graph is cut once this many nodes were recorded since the last barrier
 # and more than half of them are still held by live values (``track``).
@@ -243,21 +243,26 @@ class Runtime:
         self.donate = donate
         self.pool = compiler.RecyclePool()
         # per thread: pending handles, recorded-op marks (``threads``)
-        self._thread = ThreadState()
+        self._threads = PerThread()
         self.lock = threading.RLock()  # graphs are planned and run one at a time
         self.checks = deferred.Checks()
 
     @property
     def listener(self):
         """The step this thread is tracing for capture (``capture.record``), or None."""
-        return self._thread.listener
+        return self._threads.state.listener
 
     @listener.setter
     def listener(self, recorder) -> None:
-        self._thread.listener = recorder
+        self._threads.state.listener = recorder
+
+    @property
+    def _thread(self) -> ThreadState:
+        """The calling thread's recording state."""
+        return self._threads.state
 
     def track(self, handle: Handle) -> None:
-        state = self._thread
+        state = self._threads.state
         state.pending.append(weakref.ref(handle))
         if not state.cuts_held and RECORDED.recorded - state.cut_mark > self.node_limit:
             self._cut_if_large()
@@ -289,11 +294,12 @@ class Runtime:
     def holding_cuts(self):
         """No automatic graph cut inside: for tracing a function on stand-in
         leaves (``nn.vjp``), whose handles cannot be materialized."""
-        self._thread.cuts_held += 1
+        state = self._thread
+        state.cuts_held += 1
         try:
             yield
         finally:
-            self._thread.cuts_held -= 1
+            state.cuts_held -= 1
 
     def pending_handles(self) -> list[Handle]:
         """Live handles whose value is still a pending node (recorded by

@@ -26,10 +26,10 @@ Data-parallel code (one model per thread) so gives each thread the graphs,
 executables and values it gets when the threads run one after another.
 
 >>> import threading
->>> state = ThreadState()
->>> state.pending.append(1)
+>>> threads = PerThread()
+>>> threads.state.pending.append(1)
 >>> seen = []
->>> t = threading.Thread(target=lambda: seen.append(list(state.pending)))
+>>> t = threading.Thread(target=lambda: seen.append(list(threads.state.pending)))
 >>> t.start(); t.join()
 >>> seen
 [[]]
@@ -42,11 +42,13 @@ import threading
 from lazytensor.core.registry import RECORDED
 
 
-class ThreadState(threading.local):
+class ThreadState:
     """One thread's recording state in a runtime: its pending handles (weak
     references), the recorded-op marks of its last barrier and cut check,
     how many ``holding_cuts`` blocks it is in, and the step it is tracing
     for capture (``listener``)."""
+
+    __slots__ = ("pending", "recorded_mark", "cut_mark", "cuts_held", "listener")
 
     def __init__(self) -> None:
         self.pending: list = []
@@ -54,3 +56,12 @@ class ThreadState(threading.local):
         self.cut_mark = self.recorded_mark
         self.cuts_held = 0
         self.listener = None
+
+
+class PerThread(threading.local):
+    """A runtime's ``ThreadState`` for the calling thread (``state``), made
+    on first use and dropped with its thread. One thread-local read per
+    access (about 0.3 us): callers read ``state`` once and keep it."""
+
+    def __init__(self) -> None:
+        self.state = ThreadState()
