@@ -149,11 +149,15 @@ def to_host(array) -> np.ndarray:
 def mark(handle, mesh: Mesh, spec) -> Sharding:
     """Lay ``handle``'s value out over ``mesh`` as ``spec``: device data is
     moved now, a pending value is constrained in its graph (its handle then
-    keeps the layout through in-place updates: ``sharding.carried``)."""
+    keeps the layout through in-place updates: ``sharding.carried``). A
+    mesh of the default device alone changes nothing (checks aside), so
+    that a script written for N devices runs on one as unsharded code."""
     from lazytensor.core.runtime import ViewHandle, data_leaf  # (runtime imports this module)
 
     node = handle.node
     sharding = sharding_of(_as_mesh(mesh), spec, len(node.shape))
+    if sharding.mesh.device_ids == (0,) and jax.process_count() == 1:
+        return sharding  # the default device: where values live anyway
     if node.op in (Op.SCALAR, Op.CONST):  # a host value: upload it first
         handle.value()
         node = handle.node
