@@ -45,17 +45,19 @@ def loop(np_like, x, w):
 def mlp_step(np_like, params, x, onehot, lr):
     """Forward, softmax cross-entropy, backward by hand, SGD: new params, loss."""
     w1, b1, w2, b2, w3, b3 = params
+    t, total = np_like.transpose, np_like.sum
     h1 = np_like.maximum(x @ w1 + b1, 0.0)
     h2 = np_like.maximum(h1 @ w2 + b2, 0.0)
     z = h2 @ w3 + b3
-    z = z - z.max(axis=1, keepdims=True)
+    z = z - np_like.max(z, axis=1, keepdims=True)
     e = np_like.exp(z)
-    p = e / e.sum(axis=1, keepdims=True)
-    loss = -(onehot * np_like.log(p)).sum() / BATCH
+    p = e / total(e, axis=1, keepdims=True)
+    loss = -total(onehot * np_like.log(p)) / BATCH
     dz = (p - onehot) / BATCH
-    dh2 = (dz @ w3.T) * (h2 > 0)
-    dh1 = (dh2 @ w2.T) * (h1 > 0)
-    grads = (x.T @ dh1, dh1.sum(axis=0), h1.T @ dh2, dh2.sum(axis=0), h2.T @ dz, dz.sum(axis=0))
+    dh2 = np_like.where(h2 > 0, dz @ t(w3), 0.0)
+    dh1 = np_like.where(h1 > 0, dh2 @ t(w2), 0.0)
+    grads = (t(x) @ dh1, total(dh1, axis=0), t(h1) @ dh2, total(dh2, axis=0), t(h2) @ dz,
+             total(dz, axis=0))
     return [p_ - lr * g for p_, g in zip(params, grads, strict=True)], loss
 
 

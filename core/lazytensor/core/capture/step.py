@@ -63,8 +63,7 @@ class Step:
         from lazytensor.core.runtime import get_runtime
 
         runtime = get_runtime()
-        values = list(tree_leaves((args, kwargs)))
-        names = _leaf_names(args, kwargs)
+        values, names = _flatten(args, kwargs)
         entries, arrays = guards.argument_entries(values, names, self.adapter)
         entries += guards.reached_entries(self.fn, self.adapter)
         guard = tuple(entries)
@@ -161,6 +160,22 @@ class Step:
         self.refused[guard] = reason
         self._note(runtime, f"{self.where} is not replayed: {reason}")
         runtime.metrics.count("steps_not_replayable")
+
+
+_CONTAINERS = (list, tuple, dict)
+_FLAT_NAMES: dict = {}  # (arguments, keywords) -> names, for calls without containers
+
+
+def _flatten(args: tuple, kwargs: dict) -> tuple[list, list[str]]:
+    """The call's leaves and where each comes from (``argument 1``)."""
+    if not any(isinstance(a, _CONTAINERS) for a in args) and \
+            not any(isinstance(v, _CONTAINERS) for v in kwargs.values()):
+        shape = (len(args), tuple(kwargs))
+        names = _FLAT_NAMES.get(shape)
+        if names is None:
+            names = _FLAT_NAMES[shape] = _leaf_names(args, kwargs)
+        return [*args, *kwargs.values()], names
+    return list(tree_leaves((args, kwargs))), _leaf_names(args, kwargs)
 
 
 def _leaf_names(args: tuple, kwargs: dict) -> list[str]:
