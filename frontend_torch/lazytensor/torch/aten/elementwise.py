@@ -17,7 +17,13 @@ import warnings
 
 from lazytensor.core import Node, Op, make
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite.elementwise import arithmetic, ordering, predicates, special
+from lazytensor.core.composite.elementwise import (
+    arithmetic,
+    complex_special,
+    ordering,
+    predicates,
+    special,
+)
 from lazytensor.core.composite.elementwise import division as division
 from lazytensor.core.composite.elementwise import formulas as pw
 from lazytensor.core.composite.elementwise import rounding as rounding
@@ -87,6 +93,14 @@ UNARY_FLOAT = {  # a core op or a function; integer inputs become the default fl
     aten.special_modified_bessel_i1: pw.bessel_i1, aten.special_ndtri: pw.ndtri,
     aten.special_spherical_bessel_j0: pw.spherical_bessel_j0, aten.special_erfcx: pw.erfcx,
 }
+# complex operands: C99 Annex G's values at infinities, NaNs and signed zeros, as
+# torch's kernels (std::exp... of libstdc++) give them (its expm1, log1p, acos
+# and acosh use formulas of their own at those points: XLA's primitives stay)
+UNARY_FLOAT.update({op: complex_special.c99(core) for op, core in (
+    (aten.exp, Op.EXP), (aten.log, Op.LOG), (aten.sqrt, Op.SQRT), (aten.sinh, Op.SINH), (aten.cosh, Op.COSH), (aten.tanh, Op.TANH),
+    (aten.asin, Op.ASIN), (aten.asinh, Op.ASINH), (aten.atanh, Op.ATANH))})
+UNARY_FLOAT.update({aten.log2: complex_special.log_base(2.0),
+                    aten.log10: complex_special.log_base(10.0)})
 
 
 def _unary(fn, kind):
