@@ -120,8 +120,8 @@ def torch_tensor_parallel(devices: int, steps: int = 3) -> dict:
         lt.mark_sharding(fc1.bias, mesh, ("model",))
         lt.mark_sharding(fc2.weight, mesh, (None, "model"))
     params = [fc1.weight, fc1.bias, fc2.weight, fc2.bias]
-    opt = torch.optim.SGD(params, lr=0.05)
-    losses = []
+    opt = torch.optim.SGD(params, lr=0.05, momentum=0.9)
+    losses, state_layouts = [], []
     for xb, yb in _batches(steps, n_out=8):
         x, y = torch.tensor(xb, device=dev), torch.tensor(yb, device=dev)
         loss = ((fc2(torch.relu(fc1(x))) - y) ** 2).mean()
@@ -130,10 +130,13 @@ def torch_tensor_parallel(devices: int, steps: int = 3) -> dict:
         opt.step()
         lt.mark_step()
         losses.append(loss.item())
+        state_layouts.append([repr(lt.handle_of(opt.state[p]["momentum_buffer"]).node.attrs)
+                              for p in params])
     hlo = "\n".join(e.compiled.as_text() for e in get_runtime().cache.entries.values())
     return {"losses": losses, "params": [lt.to_cpu(p).detach().numpy().tolist() for p in params],
             "all_reduce": "all-reduce" in hlo,
-            "layouts": [repr(lt.handle_of(p).node.attrs) for p in params]}
+            "layouts": [repr(lt.handle_of(p).node.attrs) for p in params],
+            "state_layouts": state_layouts}
 
 
 def tf_variables(devices: int) -> dict:

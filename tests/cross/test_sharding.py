@@ -63,6 +63,8 @@ def test_tensor_parallel_megatron_mlp(results):
         "(Sharding({data=1, model=4}, ('model',)),)",
         "(Sharding({data=1, model=4}, (None, 'model')),)",
     ]
+    # and the optimizer's momentum buffers hold their parameter's layout at every step
+    assert four["state_layouts"] == [four["layouts"]] * 3
 
 
 def test_tf_variables_keep_their_layout(results):
