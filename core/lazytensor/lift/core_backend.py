@@ -25,13 +25,14 @@ from lazytensor.core.composite.linalg import einsum as ein
 from lazytensor.core.composite.movement import shape as cs
 from lazytensor.core.composite.reduce import reduction as red
 from lazytensor.core.composite.sets import counting
+from lazytensor.core.composite.sorting.sort import scan
 from lazytensor.core.ir import Node
 from lazytensor.core.leaves import constant, scalar
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
 from lazytensor.core.runtime import get_runtime
 from lazytensor.lift import terms as T
-from lazytensor.lift.evaluate import EMPTY_IDENTITY, Invalid, Space, index_tuple, size_value
+from lazytensor.lift.evaluate import EMPTY_IDENTITY, Invalid, Space, along, index_tuple, size_value
 
 _BINARY = {"add": Op.ADD, "sub": Op.SUB, "mul": Op.MUL, "truediv": Op.DIV, "pow": Op.POW,
            "maximum": Op.MAX, "minimum": Op.MIN,
@@ -39,6 +40,7 @@ _BINARY = {"add": Op.ADD, "sub": Op.SUB, "mul": Op.MUL, "truediv": Op.DIV, "pow"
 _UNARY = {"neg": Op.NEG, "abs": Op.ABS, "exp": Op.EXP, "sqrt": Op.SQRT, "log": Op.LOG,
           "cos": Op.COS, "sin": Op.SIN, "tanh": Op.TANH}
 _FLOAT_ONLY = {"exp", "sqrt", "log", "cos", "sin", "tanh", "truediv"}
+_SCAN = {"cumsum": Op.CUMSUM, "cumprod": Op.CUMPROD, "cummax": Op.CUMMAX, "cummin": Op.CUMMIN}
 _COMPARE = {"lt": Op.LT, "le": Op.LE, "gt": Op.GT, "ge": Op.GE, "eq": Op.EQ, "ne": Op.NE}
 
 # array type's module prefix -> (module, function wrapping a core Node as that array)
@@ -92,6 +94,11 @@ class CoreBackend:
             shape = ew.broadcast_shapes(c.shape, a.shape)
             return make(Op.SELECT, (ew.broadcast_to(c, shape), ew.broadcast_to(a, shape),
                                     ew.broadcast_to(b, shape)))
+        if kind == T.SCAN:
+            shape, axis = along(args[0], space, term.attr)
+            return scan(_SCAN[term.op], ew.broadcast_to(args[0], shape), axis)
+        if kind == T.RED and term.op in T.ARGREDUCE:
+            return _arg_extreme(term, args[0], space)
         if kind == T.RED:
             axis = space.order.index(term.attr)
             if term.op == "mean":
@@ -153,6 +160,19 @@ class CoreBackend:
 
     def cast(self, x: Node, dtype) -> Node:
         return ew.convert(x, np.dtype(dtype))
+
+
+def _arg_extreme(term: T.Term, x: Node, space: Space) -> Node:
+    """The position of the first extreme along the variable's axis, as the
+    variable's value (``start + step * position``: its range is arithmetic)."""
+    shape, axis = along(x, space, term.attr)
+    if not space.extents[term.attr]:  # 0, as on numpy
+        return ew.full(tuple(1 if d == axis else n for d, n in enumerate(shape)), 0, dt.int64)
+    pos = red.argreduce(term.op, ew.broadcast_to(x, shape), axis, keepdims=True)
+    values = space.values[term.attr].ravel()
+    step = int(values[1] - values[0]) if values.size > 1 else 1
+    scaled = make(Op.MUL, (pos, ew.broadcast_to(scalar(step, dt.int64), pos.shape)))
+    return make(Op.ADD, (scaled, ew.broadcast_to(scalar(int(values[0]), dt.int64), pos.shape)))
 
 
 def _strided(flat_node: Node, flat: np.ndarray, space: Space, vars_) -> Node | None:

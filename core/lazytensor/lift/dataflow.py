@@ -17,11 +17,12 @@ import ast
 
 from lazytensor.lift import terms as T
 from lazytensor.lift.source import Store
-from lazytensor.lift.translate import Scope, Untranslatable, translate
+from lazytensor.lift.translate import NEGATED, Scope, Untranslatable, translate
 
-_KIND = {"add": "sum", "sub": "sum", "max": "max", "min": "min"}
-_IDENTITY = {"add": 0, "max": -float("inf"), "min": float("inf")}
-_COMBINE = {"add": "add", "sub": "sub", "max": "maximum", "min": "minimum"}
+_KIND = {"add": "sum", "sub": "sum", "max": "max", "min": "min", "mul": "prod"}
+_IDENTITY = {"add": 0, "mul": 1, "max": -float("inf"), "min": float("inf")}
+_COMBINE = {"add": "add", "sub": "sub", "max": "maximum", "min": "minimum", "mul": "mul"}
+_SCAN = {"sum": "cumsum", "max": "cummax", "min": "cummin", "prod": "cumprod"}
 
 
 def define_locals(stores: list[Store], scope: Scope, names: set[str]) -> None:
@@ -82,7 +83,7 @@ def _scatter(store: Store, scope: Scope, var: str) -> Store:
     value = T.where(T.compare("eq", idx, T.var(var)), translate(store.value, scope),
                     T.const(0))
     return Store(store.target, store.index, _Pre(value), store.op, store.loops, store.conds,
-                 store.order)
+                 store.order, store.tests)
 
 
 class _Pre(ast.expr):
@@ -97,43 +98,92 @@ def _value(store: Store, scope: Scope) -> T.Term:
     return store.value.term if isinstance(store.value, _Pre) else translate(store.value, scope)
 
 
-def _reduced(store: Store, base: Store, skip: tuple[str, ...]) -> list[str]:
+def _reduced(store: Store, base: Store, skip: tuple[str, ...]) -> list:
     outer = set(map(id, base.loops)) if base.op is None else set()
-    return [loop.var for loop in store.loops if id(loop) not in outer and loop.var not in skip]
+    return [loop for loop in store.loops if id(loop) not in outer and loop.var not in skip]
 
 
 def _define(store: Store, prev: T.Term | None, base: Store, scope: Scope,
-            reduced: list[str]) -> T.Term:
+            reduced: list) -> T.Term:
     n = len(base.conds)
     if store.conds[:n] != base.conds:
         raise Untranslatable("a store under other branches than the first")
-    extra = store.conds[n:]
+    for test in store.tests:  # every test of the enclosing ifs, before the store runs
+        _condition(test, scope)
+    conds = [_condition(c, scope) for c in store.conds[n:]]
     value = _value(store, scope)
-    cond = _condition(extra, scope)
+    if store.op is None and value.kind == T.VAR and prev is not None and len(conds) == 1 \
+            and any(loop.var == value.attr for loop in reduced):
+        return _arg_extreme(store.conds[-1], value.attr, prev, scope)
     if store.op is None:
-        if prev is None or cond is None:
-            return value
-        return T.where(cond, value, prev)
+        return value if prev is None else _guard(conds, value, prev)
     kind = _KIND.get(store.op)
     if kind is None:
         raise Untranslatable(f"{store.op} update")
-    if cond is not None:
+    if conds and not reduced and prev is not None:  # a branch-local update: old op new
+        return _guard(conds, T.binary(_COMBINE[store.op], prev, value), prev)
+    if conds:
         if kind != "sum":
             raise Untranslatable("a conditional max update")
-        value = T.where(cond, value, T.const(0))
-    for v in reversed(reduced):
-        value = T.reduce_(kind, v, value)
+        value = _guard(conds, value, T.const(0))
+    for loop in reversed(reduced):
+        if id(loop) in scope.scans:  # read inside this loop: the running value
+            value = T.scan(_SCAN[kind], loop.var, value)
+        elif kind in T.REDUCE:
+            value = T.reduce_(kind, loop.var, value)
+        else:
+            raise Untranslatable(f"a {kind} reduction")
     if prev is None or (prev.kind == T.CONST and prev.attr == _IDENTITY.get(store.op)):
         return value  # 0 + x -> x, max(-inf, x) -> x, min(inf, x) -> x
     return T.binary(_COMBINE[store.op], prev, value)
 
 
-def _condition(conds: tuple, scope: Scope) -> T.Term | None:
-    if not conds:
-        return None
-    if len(conds) > 1:
-        raise Untranslatable("nested conditions")
-    cond = translate(conds[0], scope)
+_ARG = {(True, "gt"): "argmax", (True, "lt"): "argmin",
+        (False, "lt"): "argmax", (False, "gt"): "argmin"}
+
+
+def _arg_extreme(test: ast.expr, v: str, prev: T.Term, scope: Scope) -> T.Term:
+    """``if e > other: k = i`` (``other`` the running best, or ``e`` at ``k``)
+    as ``where(max[i](e) > e at prev, argmax[i](e), prev)``: the first strict
+    extreme beats the start value only if it exceeds ``e`` there."""
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1 or prev.vars:
+        raise Untranslatable("an index update under a condition")
+    op = {ast.Gt: "gt", ast.Lt: "lt"}.get(type(test.ops[0]))
+    sides = [test.left, test.comparators[0]]
+    for left, side in ((True, sides[0]), (False, sides[1])):
+        try:
+            e = translate(side, scope)
+        except Untranslatable:
+            continue
+        kind = _ARG.get((left, op))
+        if kind is None or v not in e.vars or e.is_bool:
+            continue
+        best = T.reduce_(kind[3:], v, e)
+        beats = T.compare("gt" if kind == "argmax" else "lt", best, T.substitute(e, v, prev))
+        return T.where(beats, T.reduce_(kind, v, e), prev)
+    raise Untranslatable("an index update under a condition")
+
+
+def _guard(conds: list[T.Term], value: T.Term, prev: T.Term) -> T.Term:
+    """``value`` where every condition holds, else ``prev`` (nested branches)."""
+    for cond in reversed(conds):
+        value = T.where(cond, value, prev)
+    return value
+
+
+def _condition(node: ast.expr, scope: Scope) -> T.Term:
+    """A branch condition as a term, read once per ``if`` with the values its
+    locals had at the test (an ``elif`` tests the values before the ``if``'s
+    body ran, not after)."""
+    negated = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
+    test = node.operand if negated else node
+    cond = scope.tests.get(id(test))
+    if cond is None:
+        cond = scope.tests[id(test)] = translate(test, scope)
     if not cond.is_bool:
         raise Untranslatable("a condition that is not a comparison")
+    if negated:
+        if cond.kind != T.CMP:
+            raise Untranslatable("a negated condition")
+        return T.compare(NEGATED[cond.op], *cond.args)
     return cond

@@ -132,6 +132,16 @@ EMPTY_IDENTITY = {
     "min": lambda d: np.inf if d.kind == "f" else np.iinfo(d).max,
 }
 NP_REDUCE = {"sum": np.sum, "max": np.max, "min": np.min, "mean": np.mean}
+NP_SCAN = {"cumsum": np.cumsum, "cumprod": np.cumprod, "cummax": np.maximum.accumulate,
+           "cummin": np.minimum.accumulate}
+
+
+def along(value, space: Space, v: str) -> tuple:
+    """The shape of ``value`` stretched to ``v``'s whole extent, and ``v``'s axis."""
+    axis = space.order.index(v)
+    shape = list(value.shape) or [1] * len(space.order)
+    shape[axis] = space.extents[v]
+    return tuple(shape), axis
 
 
 def np_apply(term: T.Term, args: list, space: Space):
@@ -148,6 +158,11 @@ def np_apply(term: T.Term, args: list, space: Space):
         return NP_COMPARE[term.op](args[0], args[1])
     if kind == T.WHERE:
         return np.where(*args)
+    if kind == T.SCAN:
+        shape, axis = along(args[0], space, term.attr)
+        return NP_SCAN[term.op](np.broadcast_to(args[0], shape), axis=axis)
+    if kind == T.RED and term.op in T.ARGREDUCE:
+        return np_arg_extreme(term, args[0], space)
     if kind == T.RED:
         axis = space.order.index(term.attr)
         if term.op in EMPTY_IDENTITY:  # an empty loop leaves the running value alone
@@ -157,6 +172,18 @@ def np_apply(term: T.Term, args: list, space: Space):
             raise Invalid(f"{term.op} over an empty range")
         return NP_REDUCE[term.op](args[0], axis=axis, keepdims=True)
     return _np_leaf(term, space)
+
+
+def np_arg_extreme(term: T.Term, value, space: Space):
+    """``argmax[v](e)``: ``v``'s value where ``e`` is first largest (smallest);
+    0 over an empty range (the loops then keep their start index, which the
+    ``where`` around an index-tracking definition selects)."""
+    shape, axis = along(value, space, term.attr)
+    if not space.extents[term.attr]:
+        return np.zeros([1 if d == axis else n for d, n in enumerate(shape)], np.int64)
+    find = np.argmax if term.op == "argmax" else np.argmin
+    pos = find(np.broadcast_to(value, shape), axis=axis, keepdims=True)
+    return space.values[term.attr].ravel()[pos]
 
 
 def evaluate(term: T.Term, space: Space):

@@ -66,7 +66,7 @@ class Evidence:
 
 
 def _feature(t: T.Term) -> str:
-    if t.kind in (T.UN, T.BIN, T.CMP, T.RED):
+    if t.kind in (T.UN, T.BIN, T.CMP, T.RED, T.SCAN):
         return f"{t.kind}:{t.op}"
     return t.kind
 

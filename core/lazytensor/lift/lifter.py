@@ -227,8 +227,15 @@ def _evidence(analysis, target, available, sp, proposals) -> G.Evidence:
     blocked = set(available) | set(sp.env) | set(target.order)
     scope = Scope(set(available), set(target.order), {}, sp.env,
                   aliases={k: v for k, v in analysis.copies.items() if v in available})
-    scalars = {s.target for s in target.stores if s.index is None} - blocked
-    define_locals(target.stores, scope, scalars | ({target.name} - blocked))
+    scope.scans = {id(loop) for s in target.stores if s.target == target.name
+                   for loop in s.loops if loop.var in target.lhs}
+    running = _running(analysis.source, target.stores, scope.scans)
+    running.pop(target.name, None)
+    scope.tensors -= set(running)
+    scalars = {s.target for s in target.stores if s.index is None} - (blocked - set(running))
+    inits = [s for s in running.values() if s not in target.stores]
+    define_locals(target.stores + inits, scope,
+                  scalars | ({target.name} - blocked))
     ev = G.Evidence(reductions=set(target.reductions))
     whole = scope.inline.get(target.name) if not target.lhs else define_element(
         target.stores, scope, target.name, target.lhs, target.role == "inplace",
@@ -249,6 +256,21 @@ def _evidence(analysis, target, available, sp, proposals) -> G.Evidence:
             for sub in st.term.walk():
                 ev.add(sub, G.W_PROPOSED)
     return ev
+
+
+def _running(src, stores, scans) -> dict:
+    """Scalars updated inside a loop that the target's own stores run in
+    (``acc += x[i]; out[i] = acc``): their value there is a running one, so
+    they are read from the loop body (with their initial store before the
+    loop) rather than as the lifted temporary's final value."""
+    out = {}
+    for store in stores:
+        if store.index is None and store.op and any(id(lp) in scans for lp in store.loops):
+            init = [s for s in src.stores_to(store.target)
+                    if s.op is None and not s.loops and s.order < store.order]
+            if init:
+                out[store.target] = init[-1]
+    return out
 
 
 def _update_evidence(ev, store, target, scope, fresh_vars) -> None:

@@ -180,7 +180,9 @@ def _target(src: Source, name: str, role: str, analysis: Analysis) -> Target:
     if not stores:
         raise SourceError(f"{name} is never written by the loops")
     last = max(stores, key=lambda s: s.order)
-    top = last.loops[0].outermost if last.loops else None
+    looped = [s for s in stores if s.loops]
+    anchor = last if last.loops or last.index is not None or not looped else looped[-1]
+    top = anchor.loops[0].outermost if anchor.loops else None  # `m = m / n` after m's loop
     nest = src.loops_under(top) if top is not None else []
     ranges: dict[str, str] = {}
     for loop in nest:

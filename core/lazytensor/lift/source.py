@@ -55,6 +55,7 @@ class Store:
     loops: tuple[Loop, ...]
     conds: tuple[ast.expr, ...]
     order: int
+    tests: tuple[ast.expr, ...] = ()  # the enclosing ``if`` tests, before any update folding
 
 
 @dataclass(slots=True)
@@ -182,6 +183,7 @@ class _Walker:
 
     def assign(self, target, value, op, loops, conds) -> None:
         self.count += 1
+        tests = conds
         if isinstance(target, ast.Tuple):
             for i, elt in enumerate(target.elts):
                 item = ast.Subscript(value, ast.Constant(i), ast.Load())
@@ -203,7 +205,7 @@ class _Walker:
                 op, value = _running_extreme(target, value, conds)
                 if op is not None:
                     conds = conds[:-1] if conds and _mentions_name(conds[-1], name) else conds
-        self.src.stores.append(Store(name, index, value, op, loops, conds, self.count))
+        self.src.stores.append(Store(name, index, value, op, loops, conds, self.count, tests))
 
 
 def _mentions_name(node: ast.AST, name: str) -> bool:

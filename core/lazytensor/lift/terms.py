@@ -6,8 +6,9 @@ left-hand side does not name are reduced inside the expression
 (``sum[j](A[i, j] * x[j])``). A term is one node of an expression: an
 access ``x[i + k]`` (any index expression of the loop variables and the
 sizes), a constant, a size (``n``), the value of an index variable, an
-element-wise operation, a comparison, a ``where`` or a reduction over one
-index variable. Each term knows its free index variables.
+element-wise operation, a comparison, a ``where``, a reduction over one
+index variable or a running scan along one (``cumsum[i](x[i])``). Each
+term knows its free index variables.
 
 The op tables below are the language's only list of operations: the
 grammar, the evaluators (numpy, core) and the printer read them.
@@ -23,8 +24,8 @@ import math
 import re
 from dataclasses import dataclass
 
-ACC, CONST, VAR, SIZE, UN, BIN, CMP, WHERE, RED = (
-    "acc", "const", "var", "size", "un", "bin", "cmp", "where", "red")
+ACC, CONST, VAR, SIZE, UN, BIN, CMP, WHERE, RED, SCAN = (
+    "acc", "const", "var", "size", "un", "bin", "cmp", "where", "red", "scan")
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +46,8 @@ BINARY = {
 UNARY = ("neg", "exp", "sqrt", "abs", "log", "cos", "sin", "tanh")
 COMPARE = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 REDUCE = ("sum", "max", "min", "mean")
+ARGREDUCE = ("argmax", "argmin")  # the index variable's value at the first extreme
+SCANS = ("cumsum", "cumprod", "cummax", "cummin")  # running value along one index variable
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +129,28 @@ def where(c: Term, a: Term, b: Term) -> Term:
 
 def reduce_(op: str, v: str, a: Term) -> Term:
     return Term(RED, op, (a,), v, a.vars - {v})
+
+
+def substitute(t: Term, v: str, value: Term) -> Term:
+    """``t`` with the index variable ``v`` replaced by ``value`` (a constant
+    or a size: accesses take its text)."""
+    if v not in t.vars:
+        return t
+    if t.kind == VAR:
+        return value
+    if t.kind == ACC:
+        name, idx = t.attr
+        text = str(value) if re.fullmatch(r"[\w.]+", str(value)) else f"({value})"
+        texts = tuple(re.sub(rf"\b{v}\b", text, i.text) for i in idx)
+        return access(name, texts, index_vars=tuple(i.vars - {v} for i in idx))
+    args = tuple(substitute(a, v, value) for a in t.args)
+    return Term(t.kind, t.op, args, t.attr, frozenset().union(*(a.vars for a in args))
+                - ({t.attr} if t.kind == RED else set()), t.is_bool)
+
+
+def scan(op: str, v: str, a: Term) -> Term:
+    """The running ``op`` of ``a`` along ``v`` (its value at ``v`` covers ``v' <= v``)."""
+    return Term(SCAN, op, (a,), v, a.vars | {v})
 
 
 def _render(t: Term, parent: int = 0) -> str:

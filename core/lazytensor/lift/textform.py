@@ -91,11 +91,11 @@ def _call(node: ast.Call, vars_: set[str], sizes: set[str]) -> T.Term:
     args = [_term(a, vars_, sizes) for a in node.args]
     func = node.func
     if isinstance(func, ast.Subscript) and isinstance(func.value, ast.Name) \
-            and func.value.id in T.REDUCE and len(args) == 1:
+            and func.value.id in T.REDUCE + T.ARGREDUCE + T.SCANS and len(args) == 1:
         names = func.slice.elts if isinstance(func.slice, ast.Tuple) else [func.slice]
-        term = args[0]
+        term, make = args[0], T.scan if func.value.id in T.SCANS else T.reduce_
         for v in reversed(names):
-            term = T.reduce_(func.value.id, ast.unparse(v), term)
+            term = make(func.value.id, ast.unparse(v), term)
         return term
     name = getattr(func, "id", "")
     if name == "where" and len(args) == 3:

@@ -34,12 +34,14 @@ class Scope:
     env: dict[str, Any]  # the size environment (shape stand-ins, modules) for evaluation
     inline: dict[str, T.Term] = field(default_factory=dict)  # loop-local scalars' values
     aliases: dict[str, str] = field(default_factory=dict)  # local copy -> its argument
+    scans: set[str] = field(default_factory=set)  # loop variables an accumulator's reader runs in
+    tests: dict[int, T.Term] = field(default_factory=dict)  # an ``if`` test, read at the test
 
 
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv",
            ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.Pow: "pow"}
 _CMPOPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
-_NEGATED = {"lt": "ge", "le": "gt", "gt": "le", "ge": "lt", "eq": "ne", "ne": "eq"}
+NEGATED = {"lt": "ge", "le": "gt", "gt": "le", "ge": "lt", "eq": "ne", "ne": "eq"}
 _CALLS_UNARY = {"exp": "exp", "sqrt": "sqrt", "abs": "abs", "fabs": "abs", "absolute": "abs",
                 "log": "log", "cos": "cos", "sin": "sin", "tanh": "tanh"}
 _CALLS_BINARY = {"max": "maximum", "maximum": "maximum", "fmax": "maximum",
@@ -134,7 +136,7 @@ def _unaryop(node: ast.UnaryOp, scope: Scope) -> T.Term:
     if isinstance(node.op, ast.UAdd):
         return inner
     if isinstance(node.op, ast.Not) and inner.kind == T.CMP:
-        return T.compare(_NEGATED[inner.op], *inner.args)
+        return T.compare(NEGATED[inner.op], *inner.args)
     raise Untranslatable(ast.unparse(node))
 
 
