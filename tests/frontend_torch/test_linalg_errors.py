@@ -136,3 +136,16 @@ def test_multinomial_valid_probabilities_raise_nothing():
     p = torch.tensor([[0.0, 1.0, 0.0], [0.2, 0.0, 0.8]], device=DEV)
     out = torch.multinomial(p, 2, replacement=True).cpu()
     assert out[0].tolist() == [1, 1] and set(out[1].tolist()) <= {0, 2}
+
+
+def test_a_captured_step_with_a_check_is_never_replayed_so_it_still_raises():
+    """A replay would not run the Python body that records the check."""
+    @lt.capture
+    def step(a):
+        return torch.linalg.cholesky(a).sum()
+
+    for _ in range(3):
+        torch.testing.assert_close(float(step(torch.tensor(SPD, device=DEV))),
+                                   float(torch.linalg.cholesky(torch.tensor(SPD)).sum()))
+    with pytest.raises(torch.linalg.LinAlgError, match="recorded at"):
+        float(step(torch.tensor(INDEFINITE, device=DEV)))

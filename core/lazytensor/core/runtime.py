@@ -344,6 +344,8 @@ class Runtime:
               site: str = "") -> None:
         """Raise ``make_error(flag, detail, site)`` (host values) at the barrier
         that computes ``flag``, if any element of it is set (``deferred``)."""
+        if self.listener is not None:  # a replay would skip the check: never replay it
+            self.listener.barrier("a check of a computed value")
         self.checks.add(deferred.Check(Handle(flag), detail, make_error, site))
         if flag.op in LEAVES:  # known already: raise now
             self.checks.raise_failed(Handle.numpy, lambda node: Handle(node).numpy())
