@@ -12,6 +12,7 @@ from typing import Callable
 import numpy as np
 import tasks_basic as B
 import tasks_more as M
+import tasks_ported as P
 
 
 @dataclass(frozen=True)
@@ -111,6 +112,32 @@ TASKS = [
          lambda r, n: (r.integers(0, 8, 3 * n), np.zeros(8, dtype=np.int64))),
     Task("histogram_coarse", "histogram", M.histogram_coarse,
          lambda r, n: (u8(r, 4 * n),)),
+    # ported C-style loops (tasks_ported.py), in their categories
+    Task("clip_elif", "1-D element-wise", P.clip_elif, lambda r, n: (f(r, n), s(-0.5), s(0.5))),
+    Task("axpy_inplace", "1-D element-wise", P.axpy_inplace,
+         lambda r, n: (s(r.normal()), f(r, n), f(r, n))),
+    Task("absdiff_u8", "8-bit blends", P.absdiff_u8, lambda r, n: (u8(r, n), u8(r, n))),
+    Task("outer_prod", "2-D maps", P.outer_prod, lambda r, n: (f(r, n), f(r, n + 1))),
+    Task("transpose_copy", "2-D maps", P.transpose_copy, lambda r, n: (f(r, n, n + 2),)),
+    Task("diagonal", "2-D maps", P.diagonal, lambda r, n: (f(r, n, n),)),
+    Task("one_hot_into", "2-D maps", P.one_hot_into,
+         lambda r, n: (r.integers(0, 4, n), np.zeros((n, 4)))),
+    Task("count_above", "reductions", P.count_above, lambda r, n: (f(r, n), s(0.3))),
+    Task("dot_stride", "reductions", P.dot_stride, lambda r, n: (f(r, 2 * n), f(r, n))),
+    Task("trace", "reductions", P.trace, lambda r, n: (f(r, n, n),)),
+    Task("variance", "reductions", P.variance, lambda r, n: (f(r, n),)),
+    Task("relu6", "conditional", P.relu6, lambda r, n: (8 * f(r, n),)),
+    Task("sign_loop", "conditional", P.sign_loop, lambda r, n: (f(r, n),)),
+    Task("normalize", "nn kernels", P.normalize, lambda r, n: (f(r, n),)),
+    Task("minmax_scale", "nn kernels", P.minmax_scale, lambda r, n: (f(r, n),)),
+    Task("box_blur", "FIR/windows", P.box_blur, lambda r, n: (f(r, n + 2, n + 3),)),
+    Task("diff1", "FIR/windows", P.diff1, lambda r, n: (f(r, n + 1),)),
+    Task("horner", "multi-nest", P.horner, lambda r, n: (f(r, 4), f(r, n))),
+    # running values and index tracking
+    Task("prefix_sum", "scans/argmax", P.prefix_sum, lambda r, n: (f(r, n),)),
+    Task("running_mean", "scans/argmax", P.running_mean, lambda r, n: (f(r, n),)),
+    Task("argmax_loop", "scans/argmax", P.argmax_loop, lambda r, n: (f(r, n),)),
+    Task("argmin_loop", "scans/argmax", P.argmin_loop, lambda r, n: (r.integers(-3, 4, n),)),
 ]
 
 

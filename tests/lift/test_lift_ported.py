@@ -1,8 +1,8 @@
 """Loops written as someone porting C code would (locals reassigned in
 if/elif chains, running values written each iteration, index tracking, two
-passes, early exits): each lifted program equals the loop code on fresh
-inputs, numpy and lazytensor.numpy alike, and an early ``break`` is refused
-with a LiftError."""
+passes, borders skipped, Horner's rule, early exits): each lifted program
+equals the loop code on fresh inputs, numpy and lazytensor.numpy alike, and
+an early ``break`` is refused with a LiftError."""
 
 import numpy as np
 import pytest
@@ -65,6 +65,29 @@ def variance(x):
     return var / n
 
 
+def box_blur(img):
+    h, w = img.shape
+    out = np.zeros((h - 2, w - 2))
+    for y in range(1, h - 1):
+        for x in range(1, w - 1):
+            s = 0.0
+            for dy in range(-1, 2):
+                for dx in range(-1, 2):
+                    s += img[y + dy, x + dx]
+            out[y - 1, x - 1] = s / 9.0
+    return out
+
+
+def horner(c, x):
+    out = np.zeros_like(x)
+    for i in range(len(x)):
+        acc = 0.0
+        for k in range(len(c)):
+            acc = acc * x[i] + c[k]
+        out[i] = acc
+    return out
+
+
 def first_negative(x):
     k = -1
     for i in range(len(x)):
@@ -84,6 +107,8 @@ ARGS = {
     running_max_rows: lambda r, n: (r.standard_normal((n, n + 1)),),
     argmax_tracked: lambda r, n: (r.integers(-3, 4, n),),  # ties: the first one wins
     variance: _vec,
+    box_blur: lambda r, n: (r.standard_normal((n + 2, n + 3)),),
+    horner: lambda r, n: (r.standard_normal(4), r.standard_normal(n)),
 }
 
 
@@ -98,7 +123,7 @@ def test_ported_loop_lifts_and_equals_loops(fn):
         np.testing.assert_allclose(prog(*args), want, rtol=1e-9, atol=1e-12)
 
 
-@pytest.mark.parametrize("fn", [prefix_sum, argmax_tracked], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("fn", [prefix_sum, argmax_tracked, box_blur], ids=lambda f: f.__name__)
 def test_ported_loop_runs_on_lazy_arrays(fn):
     import lazytensor.numpy as lnp
     r = np.random.default_rng(5)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 
 from lazytensor.lift import terms as T
-from lazytensor.lift.source import Store
+from lazytensor.lift.source import Store, index_var
 from lazytensor.lift.translate import NEGATED, Scope, Untranslatable, translate
 
 _KIND = {"add": "sum", "sub": "sum", "max": "max", "min": "min", "mul": "prod"}
@@ -56,7 +56,7 @@ def define_element(stores: list[Store], scope: Scope, name: str, lhs: tuple[str,
         base = Store(base.target, base.index, base.value, base.op, base.loops, (), -1)
     try:
         for store in mine:
-            names = [e.id if isinstance(e, ast.Name) else None for e in store.index]
+            names = [index_var(e) for e in store.index]
             value_store = store
             if len(store.index) == 1 and lhs and names[0] != lhs[0] and len(lhs) == 1:
                 value_store = _scatter(store, scope, lhs[0])
@@ -115,6 +115,8 @@ def _define(store: Store, prev: T.Term | None, base: Store, scope: Scope,
     if store.op is None and value.kind == T.VAR and prev is not None and len(conds) == 1 \
             and any(loop.var == value.attr for loop in reduced):
         return _arg_extreme(store.conds[-1], value.attr, prev, scope)
+    if store.op is None and _horner_parts(store) and not conds and prev is not None:
+        return _horner(store, prev, scope, reduced)
     if store.op is None:
         return value if prev is None else _guard(conds, value, prev)
     kind = _KIND.get(store.op)
@@ -136,6 +138,41 @@ def _define(store: Store, prev: T.Term | None, base: Store, scope: Scope,
     if prev is None or (prev.kind == T.CONST and prev.attr == _IDENTITY.get(store.op)):
         return value  # 0 + x -> x, max(-inf, x) -> x, min(inf, x) -> x
     return T.binary(_COMBINE[store.op], prev, value)
+
+
+def _horner_parts(store: Store) -> tuple[ast.expr, ast.expr] | None:
+    """``acc = acc * a + b`` (either order of each operation) as ``(a, b)``."""
+    node = store.value
+    if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add)):
+        return None
+    for mul, b in ((node.left, node.right), (node.right, node.left)):
+        if isinstance(mul, ast.BinOp) and isinstance(mul.op, ast.Mult):
+            for acc, a in ((mul.left, mul.right), (mul.right, mul.left)):
+                if isinstance(acc, ast.Name) and acc.id == store.target:
+                    return a, b
+    return None
+
+
+def _horner(store: Store, prev: T.Term, scope: Scope, reduced: list) -> T.Term:
+    """Horner's rule over ``for k in range(n)``: ``acc = acc * a + b[k]`` ends as
+    ``prev * a ** n + sum[k](b[k] * a ** (n - 1 - k))``."""
+    a, b = _horner_parts(store)
+    if len(reduced) != 1 or any(isinstance(n, ast.Name) and n.id == store.target
+                                for side in (a, b) for n in ast.walk(side)):
+        raise Untranslatable("a recurrence")
+    k = reduced[0].var
+    bounds = ast.parse(reduced[0].range_text, mode="eval").body.args
+    if len(bounds) != 1:
+        raise Untranslatable("a recurrence over a range not from 0")
+    n = translate(bounds[0], scope)
+    a_t, b_t = translate(a, scope), translate(b, scope)
+    if k in a_t.vars:
+        raise Untranslatable("a recurrence with a varying factor")
+    power = T.binary("sub", T.binary("sub", n, T.const(1)), T.var(k))
+    total = T.reduce_("sum", k, T.binary("mul", b_t, T.binary("pow", a_t, power)))
+    if prev.kind == T.CONST and prev.attr == 0:
+        return total
+    return T.binary("add", T.binary("mul", prev, T.binary("pow", a_t, n)), total)
 
 
 _ARG = {(True, "gt"): "argmax", (True, "lt"): "argmin",

@@ -167,7 +167,7 @@ def _search_all(fn, analysis, runs, deadline, proposals, variant, time_limit):
                 f" loop variables; lifted so far: {', '.join(done) or 'nothing'}")
         statements.append(Statement(target.name, found, target.order,
                                     tuple(target.ranges.items()), target.lhs, target.flat,
-                                    dtype))
+                                    dtype, target.lhs_text))
         notes[target.name] = f"cost {stats.found_cost} bits, {stats.candidates} candidates"
         if target.role == "temp":
             available.append(target.name)

@@ -19,7 +19,7 @@ from typing import Any, Callable
 import numpy as np
 from lazytensor.lift.evaluate import Space
 from lazytensor.lift.legacy import LegacyRun, ShapeOnly, shape_like, shape_new
-from lazytensor.lift.source import Loop, Source, SourceError, Store
+from lazytensor.lift.source import Loop, Source, SourceError, Store, index_var
 
 _CREATORS = {"zeros", "empty", "ones", "full"}
 _CREATORS_LIKE = {"zeros_like", "empty_like", "ones_like", "full_like", "copy"}
@@ -39,6 +39,7 @@ class Target:
     flat: bool  # the left-hand side is a flat row-major index ``i * m + j``
     stores: list[Store]  # the stores of its nest and its own
     reductions: set[tuple[str, str]] = field(default_factory=set)
+    lhs_text: tuple[str, ...] = ()  # shifted left-hand indices as written (``y - 1``)
 
 
 @dataclass(slots=True)
@@ -191,6 +192,9 @@ def _target(src: Source, name: str, role: str, analysis: Analysis) -> Target:
     own = [s for s in src.stores if (top is not None and s.loops and s.loops[0] is top)]
     related = own + [s for s in stores if s not in own]
     target = Target(name, role, tuple(ranges), ranges, lhs, flat, related)
+    texts = tuple(ast.unparse(e) for e in last.index or ())
+    if not flat and texts != lhs and tuple(index_var(e) for e in last.index or ()) == lhs:
+        target.lhs_text = texts
     target.reductions = _reductions(related, src)
     return target
 
@@ -199,8 +203,8 @@ def _lhs(store: Store, ranges: dict[str, str], name: str, src: Source,
          analysis: Analysis) -> tuple[tuple[str, ...], bool]:
     if store.index is None:
         return (), False
-    names = [e.id if isinstance(e, ast.Name) else None for e in store.index]
-    if all(n in ranges for n in names):
+    names = [index_var(e) for e in store.index]
+    if all(n in ranges for n in names) and len(set(names)) == len(names):
         return tuple(names), False
     if len(store.index) == 1:
         flat = _flat_pair(store.index[0], ranges)
@@ -285,9 +289,9 @@ def goal(target: Target, value, sp: Space) -> np.ndarray:
     """The target's value laid out over the statement's index space."""
     v = wide(np.asarray(value))
     ext = [sp.extents[x] for x in target.lhs]
-    for x in target.lhs:
-        if sp.values[x].size and (sp.values[x].ravel()[0] != 0 or
-                                  np.any(np.diff(sp.values[x].ravel()) != 1)):
+    for k, x in enumerate(target.lhs):
+        pos = sp.index(target.lhs_text[k]).ravel() if target.lhs_text else sp.values[x].ravel()
+        if pos.size and (pos[0] != 0 or np.any(np.diff(pos) != 1)):
             raise Mismatch(f"{target.name}: loop {x} does not start at 0 with step 1")
     if target.flat:
         if v.size != ext[0] * ext[1]:

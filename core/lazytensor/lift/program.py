@@ -31,12 +31,14 @@ class Statement:
     lhs: tuple[str, ...]
     flat: bool
     dtype: np.dtype
+    lhs_text: tuple[str, ...] = ()  # shifted left-hand indices as written (``y - 1``)
 
     def __str__(self) -> str:
         if self.flat:
             left = f"{self.name}[{self.lhs[0]}, {self.lhs[1]}]  (flat, row-major)"
         else:
-            left = f"{self.name}[{', '.join(self.lhs)}]" if self.lhs else self.name
+            shown = self.lhs_text or self.lhs
+            left = f"{self.name}[{', '.join(shown)}]" if self.lhs else self.name
         loops = ", ".join(f"{v} in {r}" for v, r in self.ranges)
         return f"{left} = {self.term}" + (f"    # {loops}" if loops else "")
 

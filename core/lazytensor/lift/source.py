@@ -114,6 +114,18 @@ def subscript_chain(node: ast.expr) -> tuple[str, tuple[ast.expr, ...]] | None:
     return (node.id, tuple(index)) if isinstance(node, ast.Name) and index else None
 
 
+def index_var(node: ast.expr) -> str | None:
+    """The loop variable of a left-hand index ``i`` or a shifted ``i - 1``,
+    ``i + 2`` (an integer constant offset); None for other indices."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)) \
+            and isinstance(node.left, ast.Name) and isinstance(node.right, ast.Constant) \
+            and type(node.right.value) is int:
+        return node.left.id
+    return None
+
+
 class _Walker:
     def __init__(self, src: Source) -> None:
         self.src = src
