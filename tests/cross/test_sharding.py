@@ -6,6 +6,7 @@ device is touched)."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import subprocess
@@ -19,11 +20,21 @@ HERE = Path(__file__).resolve().parent
 
 
 @pytest.fixture(scope="module")
-def results() -> dict:
-    done = subprocess.run([sys.executable, str(HERE / "sharding_programs.py")], env=os.environ,
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout)
+def results(tmp_path_factory) -> dict:
+    """The programs' figures, computed once per test session: pytest-xdist's
+    workers share one run through a file under their common temp directory."""
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent
+    path = shared / "sharding_programs.json"
+    with open(shared / "sharding_programs.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not path.exists():
+            done = subprocess.run([sys.executable, str(HERE / "sharding_programs.py")],
+                                  env=os.environ, capture_output=True, text=True, timeout=300)
+            assert done.returncode == 0, done.stderr[-3000:]
+            path.write_text(done.stdout)
+    return json.loads(path.read_text())
 
 
 def _close(one, many, tol=1e-5) -> None:
