@@ -3,8 +3,7 @@ errors, on the core's order statistics (``composite.reduce.statistics``: methods
 linear, lower, higher, nearest and midpoint, NaN propagating; numpy's other
 estimators run eagerly), for static ``q`` (Python numbers, lists or host
 arrays); and their NaN-skipping forms (nanquantile, nanpercentile,
-nanmedian), written in numpy on the lazy arrays: a sort puts the NaNs last
-and each slice reads its order statistics below its own count of numbers."""
+nanmedian, the core's ``nan_quantile``/``nan_median``)."""
 
 from __future__ import annotations
 
@@ -13,7 +12,7 @@ import math
 from lazytensor.core import dtypes as dt
 from lazytensor.core.composite.reduce import axes as caxes
 from lazytensor.core.composite.reduce import statistics as cstats
-from lazytensor.numpy._base import ndarray, node_of, wrap
+from lazytensor.numpy._base import ndarray, node_of
 from lazytensor.numpy._dispatch import eager, implements
 from lazytensor.numpy._ufuncs import finish as _finish
 from lazytensor.numpy._ufuncs import finish_broadcast
@@ -80,45 +79,6 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 
 # ------------------------------------------------------------ NaN-skipping forms
 
-def _nan_sorted(a, axis):
-    """The reduced axes of float ``a`` merged into a sorted last axis (NaNs
-    last), each slice's count of numbers (keepdims) and the reduced axes."""
-    flat, axes = cstats.reduced_last(node_of(a), axis)
-    ordered = np.sort(wrap(flat), axis=-1)
-    return ordered, np.sum(~np.isnan(ordered), axis=-1, keepdims=True), axes
-
-
-def _at(ordered, index, count):
-    """The sorted value at per-slice ``index`` (clipped into the numbers)."""
-    index = np.clip(index, 0, np.maximum(count - 1, 0)).astype(np.int64)
-    return np.take_along_axis(ordered, index, axis=-1)
-
-
-def _nan_one_quantile(ordered, count, q: float, method: str, dtype):
-    """numpy's quantile of each slice's first ``count`` values: the virtual
-    index q * (count - 1), a picked value or numpy's lerp between neighbours."""
-    virtual = (count - 1).astype(np.float64) * q
-    if method in cstats.PICKS:
-        rule = {"lower": np.floor, "higher": np.ceil, "nearest": np.round}[method]
-        return _at(ordered, rule(virtual), count)
-    below = np.floor(virtual)
-    t = virtual - below
-    if method == "midpoint":
-        t = np.where(t > 0, 0.5, 0.0)
-    lo, hi = _at(ordered, below, count), _at(ordered, below + 1, count)
-    diff, t = (hi - lo).astype(dtype), t.astype(dtype)
-    lo, hi = lo.astype(dtype), hi.astype(dtype)
-    return np.where(t >= 0.5, hi - diff * (1 - t), lo + diff * t)
-
-
-def _nan_finish(picks, count, qs: np.ndarray, shape, axes, keepdims, out):
-    """All-NaN slices give NaN; q's axes lead; keepdims keeps size-1 axes."""
-    picks = [np.where(count > 0, p, np.nan).astype(p.dtype)[..., 0] for p in picks]
-    node = np.stack(picks).reshape(qs.shape + picks[0].shape) if qs.ndim else picks[0]
-    if keepdims:
-        node = node.reshape(qs.shape + tuple(1 if d in axes else n for d, n in enumerate(shape)))
-    return _finish(node_of(node), out)
-
 
 def _nanquantile(a, q, axis, out, method, keepdims, name: str, weights):
     x = node_of(a)
@@ -130,9 +90,7 @@ def _nanquantile(a, q, axis, out, method, keepdims, name: str, weights):
                               "keepdims": keepdims, "weights": weights})
     qs = _checked_q(q, name)
     dtype = _result_dtype(x.dtype, q, qs) or x.dtype
-    ordered, count, axes = _nan_sorted(a, axis)
-    picks = [_nan_one_quantile(ordered, count, float(v), method, dtype) for v in qs.reshape(-1)]
-    return _nan_finish(picks, count, qs, x.shape, axes, keepdims, out)
+    return _finish(cstats.nan_quantile(x, qs, axis, bool(keepdims), dtype, method), out)
 
 
 @implements("nanquantile")
@@ -156,7 +114,4 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     if 0 in x.shape:
         return eager("numpy.nanmedian (empty)", np.nanmedian, (a,),
                      {"axis": axis, "out": out, "keepdims": keepdims})
-    ordered, count, axes = _nan_sorted(a, axis)
-    lo, hi = _at(ordered, (count - 1) // 2, count), _at(ordered, count // 2, count)
-    mid = (lo + hi) / 2
-    return _nan_finish([mid], count, np.asarray(0.5), x.shape, axes, keepdims, out)
+    return _finish(cstats.nan_median(x, axis, bool(keepdims)), out)

@@ -27,7 +27,7 @@ from lazytensor.core.composite.elementwise import (
 from lazytensor.core.composite.elementwise import division as division
 from lazytensor.core.composite.elementwise import formulas as pw
 from lazytensor.core.composite.elementwise import rounding as rounding
-from lazytensor.core.composite.elementwise.apply import as_node, convert, full
+from lazytensor.core.composite.elementwise.apply import as_node, convert
 from lazytensor.core.composite.nn import activations as act
 from lazytensor.core.metrics import user_stacklevel
 from lazytensor.torch import _fallback
@@ -52,15 +52,6 @@ from torch._decomp import decomposition_table
 _F32 = dt.float32
 
 # ----------------------------------------------------------------- unary
-def _digamma(x: Node) -> Node:
-    """digamma with torch's poles at zero: -inf at +0, +inf at -0 (XLA gives
-    NaN there)."""
-    inf = as_node(float("inf"), x.dtype, x.shape)
-    pole = make(Op.SELECT, (predicates.signbit(x), inf, make(Op.NEG, (inf,))))
-    zero = make(Op.EQ, (x, as_node(0, x.dtype, x.shape)))
-    return make(Op.SELECT, (zero, pole, make(Op.DIGAMMA, (x,))))
-
-
 def _torch_angle(x: Node) -> Node:
     """torch's angle: pi for real x < 0, else 0 (-0.0 too); NaN stays."""
     return arithmetic.angle(x, by_sign=True)
@@ -86,7 +77,7 @@ UNARY_FLOAT = {  # a core op or a function; integer inputs become the default fl
     aten.atan: Op.ATAN, aten.sinh: Op.SINH, aten.cosh: Op.COSH, aten.tanh: Op.TANH,
     aten.asinh: Op.ASINH, aten.acosh: Op.ACOSH, aten.atanh: Op.ATANH,
     aten.sigmoid: Op.LOGISTIC, aten.erf: Op.ERF, aten.erfc: Op.ERFC, aten.erfinv: Op.ERF_INV,
-    aten.lgamma: Op.LGAMMA, aten.digamma: _digamma, aten.special_i0e: Op.BESSEL_I0E,
+    aten.lgamma: Op.LGAMMA, aten.digamma: special.digamma, aten.special_i0e: Op.BESSEL_I0E,
     aten.special_i1e: Op.BESSEL_I1E, aten.log2: arithmetic.log2,
     aten.log10: arithmetic.log10, aten.reciprocal: division.reciprocal, aten.i0: pw.bessel_i0,
     aten.special_i1: pw.bessel_i1, aten.special_modified_bessel_i0: pw.bessel_i0,
@@ -114,16 +105,6 @@ def _unary(fn, kind):
         return wrap(convert(out, result), None if x.is_contiguous() else x.stride())
 
     return impl
-
-
-def _zeta(x: Node, q: Node) -> Node:
-    """Hurwitz zeta with torch's kernel's edge values: NaN for x < 1 (XLA's
-    zeta(0, 0) is inf), inf at the poles q = 0, -1, -2... (XLA: NaN)."""
-    pole = make(Op.AND, (make(Op.LE, (q, full(q.shape, 0, q.dtype))),
-                         make(Op.EQ, (q, make(Op.FLOOR, (q,))))))
-    out = make(Op.SELECT, (pole, full(x.shape, float("inf"), x.dtype), make(Op.ZETA, (x, q))))
-    below = make(Op.LT, (x, full(x.shape, 1, x.dtype)))
-    return make(Op.SELECT, (below, full(x.shape, float("nan"), x.dtype), out))
 
 
 def _neg(x: Node) -> Node:
@@ -255,30 +236,12 @@ def _pow(a, b):
         n = a._h.node
         return wrap(n if b else as_node(True, n.dtype, n.shape))
     if isinstance(b, (int, float)) and not isinstance(b, bool) and isinstance(a, LazyTensor):
-        special = _POW_SPECIAL.get(b)
-        if special is not None and dt.is_inexact(a._h.node.dtype):
-            return elementwise(special, P.DEFAULT, a)
+        shortcut = _POW_SPECIAL.get(b)
+        if shortcut is not None and dt.is_inexact(a._h.node.dtype):
+            return elementwise(shortcut, P.DEFAULT, a)
         if isinstance(b, int) and b < 0 and not dt.is_inexact(P.dtypes_of(P.DEFAULT, a, b)[1]):
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-    return elementwise(_power, P.BOOL_TO_LONG, a, b)
-
-
-def _power(a: Node, b: Node) -> Node:
-    """a ** b; for signed integers torch's rule for a negative b (1 where
-    a == 1, -1 or 1 by b's parity where a == -1, else 0), where XLA's
-    integer POW wraps around (3 ** -1 gave -6148914691236517205)."""
-    out = make(Op.POW, (a, b))
-    if not dt.is_int(a.dtype) or dt.is_unsigned(a.dtype):
-        return out
-
-    def c(value) -> Node:
-        return as_node(value, a.dtype, out.shape)
-
-    odd = make(Op.NE, (make(Op.REM, (b, as_node(2, b.dtype, b.shape))), c(0)))
-    minus_one = make(Op.SELECT, (odd, c(-1), c(1)))
-    small = make(Op.SELECT, (make(Op.EQ, (a, c(-1))), minus_one, c(0)))
-    small = make(Op.SELECT, (make(Op.EQ, (a, c(1))), c(1), small))
-    return make(Op.SELECT, (make(Op.LT, (b, c(0))), small, out))
+    return elementwise(arithmetic.int_power, P.BOOL_TO_LONG, a, b)
 
 
 _POW_SPECIAL = {
@@ -313,7 +276,7 @@ BINARY = {  # (function of nodes, promotion kind)
     aten.logical_xor: (predicates.logical(Op.XOR), P.ALWAYS_BOOL),
     aten.igamma: (binary_op(Op.IGAMMA), P.INT_TO_FLOAT),
     aten.igammac: (binary_op(Op.IGAMMAC), P.INT_TO_FLOAT),
-    aten.special_zeta: (_zeta, P.INT_TO_FLOAT),
+    aten.special_zeta: (special.zeta, P.INT_TO_FLOAT),
     aten.gcd: (division.gcd, P.DEFAULT), aten.lcm: (division.lcm, P.DEFAULT),
 }
 
@@ -473,7 +436,7 @@ def _polygamma(n, x):
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
     if n == 0:
-        return _unary(_digamma, P.INT_TO_FLOAT)(x)
+        return _unary(special.digamma, P.INT_TO_FLOAT)(x)
     return _unary(lambda v: special.polygamma(n, v), P.INT_TO_FLOAT)(x)
 
 

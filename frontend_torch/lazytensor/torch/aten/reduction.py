@@ -177,23 +177,7 @@ def _logsumexp(x, dim, keepdim=False):  # noqa: A002
     n = node(x)
     if not dt.is_inexact(n.dtype):
         n = convert(n, dt.float32)
-    if dt.is_complex(n.dtype):
-        return wrap(_complex_logsumexp(n, dims(dim, n.ndim), keepdim))
     return wrap(R.logsumexp(n, dims(dim, n.ndim), keepdim))
-
-
-def _complex_logsumexp(n: Node, axes: tuple, keepdim: bool) -> Node:
-    """torch's complex logsumexp: ``log(sum(exp(x - m))) + m`` with ``m`` the
-    largest real part (0 where infinite); an empty input gives log(0)."""
-    if not math.prod(n.shape):
-        return make(Op.LOG, (R.reduce("sum", make(Op.EXP, (n,)), axes, keepdim),))
-    m = R.reduce("max", make(Op.REAL, (n,)), axes, True)
-    inf = make(Op.EQ, (make(Op.ABS, (m,)), as_node(float("inf"), m.dtype, m.shape)))
-    m = convert(make(Op.SELECT, (inf, as_node(0.0, m.dtype, m.shape), m)), n.dtype)
-    wide = make(Op.BROADCAST_IN_DIM, (m,), n.shape, tuple(range(n.ndim)))
-    total = R.reduce("sum", make(Op.EXP, (make(Op.SUB, (n, wide)),)), axes, True)
-    out = make(Op.ADD, (make(Op.LOG, (total,)), m))
-    return out if keepdim else R.reduce("sum", out, axes, False)  # (drops the size-1 axes)
 
 
 _SCAN_NAMES = {Op.CUMSUM: "cumsum", Op.CUMPROD: "cumprod", Op.CUMLOGSUMEXP: "logcumsumexp"}

@@ -249,6 +249,25 @@ def power(a: Node, b: Node) -> Node:
     return make(Op.POW, (a, b))
 
 
+def int_power(a: Node, b: Node) -> Node:
+    """a ** b where a negative exponent of a signed integer gives the
+    truncated exact result (torch's and C's rule): 1 where a == 1, -1 or 1
+    by b's parity where a == -1, else 0 (XLA's integer POW wraps around:
+    3 ** -1 gave -6148914691236517205). Other dtypes: POW."""
+    out = make(Op.POW, (a, b))
+    if not dt.is_int(a.dtype) or dt.is_unsigned(a.dtype):
+        return out
+
+    def c(value) -> Node:
+        return as_node(value, a.dtype, out.shape)
+
+    odd = make(Op.NE, (make(Op.REM, (b, as_node(2, b.dtype, b.shape))), c(0)))
+    minus_one = _sel(odd, c(-1), c(1))
+    small = _sel(make(Op.EQ, (a, c(-1))), minus_one, c(0))
+    small = _sel(make(Op.EQ, (a, c(1))), c(1), small)
+    return _sel(make(Op.LT, (b, c(0))), small, out)
+
+
 def angle(x: Node, deg: bool = False, by_sign: bool = False, keep_nan: bool = True) -> Node:
     """The argument of complex x, atan2(imag, real); of real (inexact) x,
     atan2(0, x): pi for negatives (and -0.0), 0 otherwise, NaN for NaN

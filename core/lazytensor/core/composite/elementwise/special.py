@@ -173,3 +173,23 @@ def _unrolled(kind: str, x: Node, n: Node, n_max: int) -> Node:
 
 
 __all__ = ["ORTHOGONAL_KINDS", "orthogonal_polynomial", "polygamma"]
+
+
+def digamma(x: Node) -> Node:
+    """digamma with its poles signed at zero, -inf at +0 and +inf at -0 (as
+    torch and scipy give; XLA's DIGAMMA gives NaN there). x's shape, dtype."""
+    inf = as_node(math.inf, x.dtype, x.shape)
+    pole = make(Op.SELECT, (predicates.signbit(x), inf, make(Op.NEG, (inf,))))
+    zero = make(Op.EQ, (x, as_node(0, x.dtype, x.shape)))
+    return make(Op.SELECT, (zero, pole, make(Op.DIGAMMA, (x,))))
+
+
+def zeta(x: Node, q: Node) -> Node:
+    """Hurwitz zeta(x, q) with the edge values of torch's (and scipy's)
+    kernel: NaN for x < 1 (XLA's zeta(0, 0) is inf), inf at the poles
+    q = 0, -1, -2... (XLA: NaN). x and q share shape and dtype."""
+    pole = make(Op.AND, (make(Op.LE, (q, as_node(0, q.dtype, q.shape))),
+                         make(Op.EQ, (q, make(Op.FLOOR, (q,))))))
+    out = make(Op.SELECT, (pole, as_node(math.inf, x.dtype, x.shape), make(Op.ZETA, (x, q))))
+    below = make(Op.LT, (x, as_node(1, x.dtype, x.shape)))
+    return make(Op.SELECT, (below, as_node(math.nan, x.dtype, x.shape), out))

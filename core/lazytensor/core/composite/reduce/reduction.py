@@ -208,13 +208,16 @@ def std(x: Node, axis=None, keepdims: bool = False, ddof: int | float = 0,
 
 def logsumexp(x: Node, axis=None, keepdims: bool = False) -> Node:
     """log(sum(exp(x))) computed stably (max-shifted; -inf rows stay -inf);
-    over an empty axis log(0) = -inf, as torch and tf give."""
+    over an empty axis log(0) = -inf, as torch and tf give. Complex x
+    (torch's): shifted by the largest real part (0 where infinite)."""
     axes = normalize_axes(axis, x.ndim)
     if any(x.shape[a] == 0 for a in axes):
         kept = tuple(1 if i in axes else s for i, s in enumerate(x.shape))
         out_shape = kept if keepdims else tuple(
             s for i, s in enumerate(x.shape) if i not in axes)
         return as_node(-np.inf, x.dtype, out_shape)
+    if dt.is_complex(x.dtype):
+        return _complex_logsumexp(x, axes, keepdims)
     peak = reduce("max", x, axes, keepdims=True)
     finite = make(Op.IS_FINITE, (peak,))
     peak = make(Op.SELECT, (finite, peak, as_node(0.0, x.dtype, peak.shape)))
@@ -223,6 +226,15 @@ def logsumexp(x: Node, axis=None, keepdims: bool = False) -> Node:
     out = make(Op.ADD, (total, peak))
     return out if keepdims else make(Op.RESHAPE, (out,), tuple(
         s for i, s in enumerate(x.shape) if i not in axes))
+
+
+def _complex_logsumexp(x: Node, axes: tuple[int, ...], keepdims: bool) -> Node:
+    m = reduce("max", make(Op.REAL, (x,)), axes, True)
+    inf = make(Op.EQ, (make(Op.ABS, (m,)), as_node(np.inf, m.dtype, m.shape)))
+    m = convert(make(Op.SELECT, (inf, as_node(0.0, m.dtype, m.shape), m)), x.dtype)
+    total = reduce("sum", make(Op.EXP, (make(Op.SUB, (x, broadcast_to(m, x.shape))),)), axes, True)
+    out = make(Op.ADD, (make(Op.LOG, (total,)), m))
+    return out if keepdims else reduce("sum", out, axes, False)  # (drops the size-1 axes)
 
 
 def log_softmax(x: Node, axis: int) -> Node:

@@ -1,7 +1,8 @@
 """Order statistics and moments over nodes: quantile and median (numpy's
 and ``torch.quantile``'s methods linear, lower, higher, nearest and midpoint,
-on a sort, NaN propagating), covariance and correlation matrices, membership tests and
-bincount's scatter.
+on a sort, NaN propagating), their NaN-skipping forms (numpy's
+nanquantile and nanmedian), covariance and correlation matrices and
+membership tests.
 
 Callers pass operands already in the dtype their framework computes in (the
 frontend applies its own promotion and raises its own errors); ``q`` values
@@ -26,6 +27,7 @@ from lazytensor.core import dtypes as dt
 from lazytensor.core.composite.elementwise import apply, predicates
 from lazytensor.core.composite.elementwise import apply as ew
 from lazytensor.core.composite.elementwise.ufuncs import matmul
+from lazytensor.core.composite.indexing.take import take_along_axis
 from lazytensor.core.composite.linalg import matrix as cm
 from lazytensor.core.composite.movement import shape as cs
 from lazytensor.core.composite.reduce import axes as caxes
@@ -152,6 +154,101 @@ def median(x: Node, axis: Axis = None, keepdims: bool = False) -> Node:
 
 
 # ---------------------------------------------------- covariance, correlation
+
+# ------------------------------------------- NaN-skipping quantile and median
+# numpy's nanquantile/nanmedian: a sort puts the NaNs last and each slice
+# reads its order statistics below its own count of numbers.
+
+def _nan_sorted(x: Node, axis: Axis) -> tuple[Node, Node, tuple[int, ...]]:
+    """The ``axis`` axes of float ``x`` merged into a sorted last axis (NaNs
+    last), each slice's count of numbers (int64, a size-1 last axis) and the
+    reduced axes."""
+    flat, axes = reduced_last(x, axis)
+    ordered = csort.sort(flat, -1)
+    numbers = ew.convert(make(Op.NOT, (predicates.isnan(ordered),)), dt.int64)
+    return ordered, cred.reduce("sum", numbers, -1, True), axes
+
+
+def _at(ordered: Node, index: Node, count: Node) -> Node:
+    """The sorted value at the per-slice ``index`` (clipped into the slice's
+    numbers), with a size-1 last axis."""
+    top = make(Op.MAX, (make(Op.SUB, (count, apply.const(1, count))), apply.const(0, count)))
+    index = make(Op.MIN, (make(Op.MAX, (index, apply.const(0, index))),
+                          ew.convert(top, index.dtype)))
+    return take_along_axis(ordered, ew.convert(index, dt.int64), -1)
+
+
+_ROUNDING = {"lower": Op.FLOOR, "higher": Op.CEIL, "nearest": Op.ROUND_EVEN}
+
+
+def _nan_one_quantile(ordered: Node, count: Node, q: float, method: str,
+                      dtype: np.dtype) -> Node:
+    """numpy's quantile of each slice's first ``count`` values: the virtual
+    index q * (count - 1), a picked value or numpy's lerp between neighbours."""
+    virtual = ew.convert(make(Op.SUB, (count, apply.const(1, count))), dt.float64)
+    virtual = make(Op.MUL, (virtual, apply.const(q, virtual)))
+    if method in PICKS:
+        return _at(ordered, make(_ROUNDING[method], (virtual,)), count)
+    below = make(Op.FLOOR, (virtual,))
+    t = make(Op.SUB, (virtual, below))
+    if method == "midpoint":
+        t = make(Op.SELECT, (make(Op.GT, (t, apply.const(0, t))), apply.const(0.5, t),
+                             apply.const(0.0, t)))
+    lo = _at(ordered, below, count)
+    hi = _at(ordered, make(Op.ADD, (below, apply.const(1, below))), count)
+    diff, t = ew.convert(make(Op.SUB, (hi, lo)), dtype), ew.convert(t, dtype)
+    lo, hi = ew.convert(lo, dtype), ew.convert(hi, dtype)
+    down = make(Op.SUB, (hi, make(Op.MUL, (diff, make(Op.SUB, (apply.const(1, t), t))))))
+    up = make(Op.ADD, (lo, make(Op.MUL, (diff, t))))
+    return make(Op.SELECT, (make(Op.GE, (t, apply.const(0.5, t))), down, up))
+
+
+def _nan_finish(picks: list[Node], count: Node, q: np.ndarray, shape: tuple[int, ...],
+                axes: tuple[int, ...], keepdims: bool) -> Node:
+    """All-NaN slices give NaN; q's axes lead; keepdims keeps size-1 axes."""
+    some = make(Op.GT, (count, apply.const(0, count)))
+    picks = [cs.squeeze(make(Op.SELECT, (some, p, apply.const(math.nan, p))), -1)
+             for p in picks]
+    node = cs.reshape(cs.stack(picks, 0), q.shape + picks[0].shape) if q.ndim else picks[0]
+    if keepdims:
+        node = cs.reshape(node, q.shape + tuple(1 if d in axes else n
+                                                for d, n in enumerate(shape)))
+    return node
+
+
+def nan_quantile(x: Node, q: np.ndarray, axis: Axis = None, keepdims: bool = False,
+                 dtype: np.dtype | None = None, method: str = "linear") -> Node:
+    """numpy's nanquantile of floating ``x``: :func:`quantile` of each
+    slice's numbers (NaN where a slice has none), shape ``q.shape + kept
+    shape``; 'linear' and 'midpoint' interpolate in ``dtype`` (default x's).
+
+    >>> from lazytensor.core.leaves import constant
+    >>> x = constant(np.array([[1.0, np.nan], [2.0, 4.0]]), np.dtype("float64"))
+    >>> nan_quantile(x, np.array([0.5, 1.0]), 1).shape
+    (2, 2)
+    """
+    q = np.asarray(q, dtype=np.float64)
+    dtype = x.dtype if dtype is None else np.dtype(dtype)
+    ordered, count, axes = _nan_sorted(x, axis)
+    picks = [_nan_one_quantile(ordered, count, float(v), method, dtype) for v in q.reshape(-1)]
+    return _nan_finish(picks, count, q, x.shape, axes, keepdims)
+
+
+def nan_median(x: Node, axis: Axis = None, keepdims: bool = False) -> Node:
+    """numpy's nanmedian of floating ``x``: the mean of each slice's two
+    middle numbers (NaN where a slice has none).
+
+    >>> from lazytensor.core.leaves import constant
+    >>> nan_median(constant(np.array([1.0, np.nan, 3.0]), np.dtype("float32"))).dtype
+    dtype('float32')
+    """
+    ordered, count, axes = _nan_sorted(x, axis)
+    one = apply.const(1, count)
+    lo = _at(ordered, make(Op.DIV, (make(Op.SUB, (count, one)), apply.const(2, count))), count)
+    hi = _at(ordered, make(Op.DIV, (count, apply.const(2, count))), count)
+    mid = make(Op.DIV, (make(Op.ADD, (lo, hi)), apply.const(2, lo)))
+    return _nan_finish([mid], count, np.asarray(0.5), x.shape, axes, keepdims)
+
 
 def cov(m: Node, y: Node | None = None, rowvar: bool = True, ddof: int = 1,
         fweights: Node | None = None, aweights: Node | None = None) -> Node:
