@@ -71,7 +71,8 @@ class Step:
             reason = self._mismatch(guard, values)
             if reason is None:
                 try:
-                    runtime.sync()  # state written outside the step is computed first
+                    if runtime.pending_handles():  # state written outside the step: computed first
+                        runtime.sync()
                     return replay_run(self.captured[1], self.captured[2], runtime, values,
                                       self.adapter)
                 except GuardMiss as miss:
