@@ -61,12 +61,16 @@ def main() -> None:
     parser.add_argument("--failures", action="store_true", help="list the failing tests")
     parser.add_argument("--timeout", type=int, default=1800, help="seconds per module")
     parser.add_argument("--json", help="write the per-module results here")
+    parser.add_argument("--disable-deadline", action="store_true",
+                        help="no Hypothesis deadline (800 ms an example): on a loaded machine "
+                             "a lazy namespace's first compile of a shape exceeds it")
     args = parser.parse_args()
     source = args.source.resolve()
     os.environ["ARRAY_API_TESTS_MODULE"] = args.module
     os.environ["PYTHONPATH"] = os.pathsep.join(
         p for p in (str(source), os.environ.get("PYTHONPATH")) if p)
-    extra = (f"--max-examples={args.max_examples}", "-W", "ignore::DeprecationWarning")
+    extra = (f"--max-examples={args.max_examples}", "-W", "ignore::DeprecationWarning",
+             *(["--disable-deadline"] if args.disable_deadline else []))
     with tempfile.TemporaryDirectory() as scratch:
         paths = stand_ins(source, modules(source, args.modules), Path(scratch))
         results = [run_module(path, args.failures, args.select, args.timeout, extra)

@@ -33,7 +33,7 @@ def _expected(name: str, z: np.ndarray) -> np.ndarray:
         out = getattr(np, name)(z)
         if name == "expm1":  # numpy's expm1 is not Annex G's at an infinite or NaN real part
             e = np.exp(z)
-            special = ~np.isfinite(z.real)
+            special = ~np.isfinite(z.real) | (z == 0)  # (the standard's +0 for -0 + 0j)
             out.real[special], out.imag[special] = (e.real - 1)[special], e.imag[special]
     return out
 

@@ -31,7 +31,7 @@ def _numpy(name: str, z: np.ndarray) -> np.ndarray:
         warnings.simplefilter("ignore")
         out = getattr(np, name)(z)
         if name == "expm1":  # Annex G's expm1 = exp - 1 there; numpy gives NaNs
-            e, bad = np.exp(z), ~np.isfinite(z.real)
+            e, bad = np.exp(z), ~np.isfinite(z.real) | (z == 0)  # (+0 for -0 + 0j)
             out.real[bad], out.imag[bad] = (e.real - 1)[bad], e.imag[bad]
     return out
 

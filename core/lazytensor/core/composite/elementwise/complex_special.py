@@ -11,7 +11,9 @@ w = a + i|b| (|a| + i|b| for the odd and even ones), where a table of
 Annex G's special cases (``RULES``, one line each) overrides XLA's values,
 and mapped back by those symmetries. Functions with a branch cut take their
 side of it from ``branch_cuts.signed_zero_cut``. Where numpy departs from
-C99 (expm1(+inf + 0j), numpy inf + NaN j), C99's value is kept.
+C99 (expm1(+inf + 0j), numpy inf + NaN j), C99's value is kept, and the
+Array API standard's where it fixes a sign C99 leaves open (expm1(-0 + 0j)
+= 0 + 0j, tanh(+inf + bj) = 1 + 0j).
 """
 
 from __future__ import annotations
@@ -87,7 +89,8 @@ RULES: dict[Op, tuple[Rule, ...]] = {
              (lambda p: _and(p.eq(p.a, -INF), _not(p.finite(p.b))), (0.0, 0.0))),
     Op.EXPM1: (_POS_INF_ZERO_B, _POS_INF_NONFINITE_B, _NAN_A_ZERO_B,
                (lambda p: _and(p.eq(p.a, -INF), _not(p.finite(p.b))), (-1.0, 0.0)),
-               (lambda p: _and(p.eq(p.a, 0.0), p.eq(p.b, 0.0)), ("a", "b"))),
+               # the standard's 0 + 0j for either zero (numpy: -0 + 0j from -0)
+               (lambda p: _and(p.eq(p.a, 0.0), p.eq(p.b, 0.0)), (0.0, "b"))),
     Op.LOG: (_LOG_INF_NAN,),
     Op.LOG1P: (_LOG_INF_NAN,),
     Op.SQRT: ((lambda p: p.inf(p.b), (INF, INF)),
