@@ -1,8 +1,13 @@
-"""Runtime fixtures of the numpy frontend tests (a module's own fixture of
-the same name takes precedence)."""
+"""Runtime fixtures of the numpy frontend tests: ``own_runtime`` (isolation
+only), ``plain_runtime`` (isolation, yields the runtime), ``runtime`` (no
+eager fallback may have run by the end) and ``strict_runtime`` (an eager
+fallback is an error where it happens)."""
 
 from __future__ import annotations
 
+import warnings
+
+import lazytensor.numpy as lnp
 import pytest
 from lazytensor.core.runtime import use_runtime
 
@@ -22,3 +27,18 @@ def runtime():
     with use_runtime() as rt:
         yield rt
     assert rt.metrics.counters["eager_fallbacks"] == 0, dict(rt.metrics.fallbacks)
+
+
+@pytest.fixture
+def plain_runtime():
+    """A fresh runtime, nothing asserted about it."""
+    with use_runtime() as rt:
+        yield rt
+
+
+@pytest.fixture
+def strict_runtime():
+    """A fresh runtime in which an eager fallback raises at its call."""
+    with use_runtime() as rt, warnings.catch_warnings():
+        warnings.simplefilter("error", lnp.LazyFallbackWarning)
+        yield rt

@@ -6,14 +6,6 @@ from __future__ import annotations
 
 import lazytensor.numpy as lnp
 import numpy as np
-import pytest
-from lazytensor.core.runtime import use_runtime
-
-
-@pytest.fixture
-def runtime():
-    with use_runtime() as rt:
-        yield rt
 
 
 def _misses(rt) -> int:
@@ -28,7 +20,7 @@ def _step(w, x, y, lr):
     return w, float(np.mean((p > 0.5) == (y > 0.5)))
 
 
-def test_new_data_same_shapes_compiles_nothing_new(runtime):
+def test_new_data_same_shapes_compiles_nothing_new(plain_runtime):
     rng = np.random.default_rng(0)
     w = lnp.zeros(5)
     for step in range(6):
@@ -36,25 +28,25 @@ def test_new_data_same_shapes_compiles_nothing_new(runtime):
         y = lnp.asarray((rng.random(32) > 0.5).astype(np.float64))
         w, _ = _step(w, x, y, 0.1)
         if step == 1:
-            settled = _misses(runtime)
-    assert _misses(runtime) == settled
-    assert runtime.metrics.counters["cache_hits"] > 0
+            settled = _misses(plain_runtime)
+    assert _misses(plain_runtime) == settled
+    assert plain_runtime.metrics.counters["cache_hits"] > 0
 
 
-def test_changing_python_scalar_compiles_nothing_new(runtime):
+def test_changing_python_scalar_compiles_nothing_new(plain_runtime):
     x = lnp.asarray(np.linspace(0.0, 1.0, 16, dtype=np.float32))
     results = []
     for i, scale in enumerate((0.5, 1.5, 2.5, -3.0, 7.25)):
         y = np.tanh(x * scale + i) - scale
         results.append(np.asarray(y))
         if i == 0:
-            settled = _misses(runtime)
-    assert _misses(runtime) == settled
+            settled = _misses(plain_runtime)
+    assert _misses(plain_runtime) == settled
     np.testing.assert_allclose(results[3], np.tanh(np.linspace(0, 1, 16) * -3.0 + 3) + 3.0,
                                rtol=1e-6)
 
 
-def test_numpy_scalars_host_indices_and_random_draws_do_not_recompile(runtime):
+def test_numpy_scalars_host_indices_and_random_draws_do_not_recompile(plain_runtime):
     data = lnp.arange(100.0)
     rng = lnp.random.default_rng(1)
     host_rng = np.random.default_rng(2)
@@ -62,22 +54,22 @@ def test_numpy_scalars_host_indices_and_random_draws_do_not_recompile(runtime):
         batch = data[host_rng.permutation(100)[:10]] * np.float64(i) + rng.normal(size=10)
         np.asarray(batch)
         if i == 1:
-            settled = _misses(runtime)
-    assert _misses(runtime) == settled
+            settled = _misses(plain_runtime)
+    assert _misses(plain_runtime) == settled
 
 
-def test_in_place_training_loop_compiles_once(runtime):
+def test_in_place_training_loop_compiles_once(plain_runtime):
     w = lnp.ones((4, 4))
     x = lnp.ones((8, 4))
     for lr in (0.1, 0.01, 0.001, 0.0001):
         w -= lr * (x.T @ (x @ w))
         lnp.sync()
         if lr == 0.01:
-            settled = _misses(runtime)
-    assert _misses(runtime) == settled
+            settled = _misses(plain_runtime)
+    assert _misses(plain_runtime) == settled
 
 
-def test_large_parameters_recycled_and_donated_compile_by_step_two(runtime):
+def test_large_parameters_recycled_and_donated_compile_by_step_two(plain_runtime):
     """Parameters above the recycle pool's size threshold: the pool's own
     reference must not block their donation at step 3 (regression: each of
     the first three steps compiled)."""
@@ -91,12 +83,12 @@ def test_large_parameters_recycled_and_donated_compile_by_step_two(runtime):
         b = b - 0.01 * h.sum(0)
         lnp.sync()
         if step == 1:
-            settled = _misses(runtime)
-    assert _misses(runtime) == settled
-    assert runtime.metrics.counters["donated_buffers"] >= 2 * 5  # w and b from step 2 on
+            settled = _misses(plain_runtime)
+    assert _misses(plain_runtime) == settled
+    assert plain_runtime.metrics.counters["donated_buffers"] >= 2 * 5  # w and b from step 2 on
 
 
-def test_debug_tools_take_lazy_arrays(runtime):
+def test_debug_tools_take_lazy_arrays(plain_runtime):
     """``lazytensor.core.debug`` takes a frontend's lazy values directly."""
     from lazytensor.core import debug
 

@@ -7,20 +7,7 @@ from __future__ import annotations
 import lazytensor.numpy as lnp
 import numpy as np
 import pytest
-
-
-def _same(lazy, expected) -> None:
-    host = np.asarray(lazy)
-    assert host.dtype == expected.dtype and host.shape == expected.shape
-    np.testing.assert_array_equal(host, expected)
-
-
-def _both_raise(error, fn) -> None:
-    with pytest.raises(error):
-        fn(np)
-    with pytest.raises(error):
-        fn(lnp)
-
+from np_compare import same_error, same_exactly
 
 # ------------------------------------------------------------ flags, setflags
 
@@ -43,7 +30,7 @@ def test_setflags_write() -> None:
         a[1:][0] = 1
     a.flags.writeable = True
     a[0] = 7
-    _same(a, np.array([7.0, 1, 2, 3]))
+    same_exactly(a, np.array([7.0, 1, 2, 3]))
     with pytest.raises(ValueError):  # numpy allows it; a lazy broadcast cannot be written
         lnp.broadcast_to(lnp.ones(3), (2, 3)).setflags(write=True)
 
@@ -58,24 +45,24 @@ def test_view_changes_itemsize(src: str, dst: str) -> None:
     if np.dtype(src).kind == "c":
         h = h + 0.5j * np.arange(24)
     a = lnp.asarray(h)
-    _same(a.view(dst), h.view(dst))
+    same_exactly(a.view(dst), h.view(dst))
     v = a.view(dst)  # a write through the view reaches the base
     v[...] = v * 1
-    _same(a, h)
+    same_exactly(a, h)
 
 
 def test_view_changes_itemsize_writes_and_empty() -> None:
     z = lnp.zeros(3, complex)
     z.view(np.float64)[1] = 5
-    _same(z, np.array([5j, 0, 0]))
-    _same(lnp.zeros((0, 2), "c16").view("f8"), np.zeros((0, 2), "c16").view("f8"))
+    same_exactly(z, np.array([5j, 0, 0]))
+    same_exactly(lnp.zeros((0, 2), "c16").view("f8"), np.zeros((0, 2), "c16").view("f8"))
 
 
 @pytest.mark.parametrize("make,dtype", [
     (lambda xp: xp.zeros(()), "f4"), (lambda xp: xp.zeros((3, 4))[:, ::2], "f4"),
     (lambda xp: xp.zeros(3, "u1"), "f8")])
 def test_view_changes_itemsize_errors(make, dtype) -> None:
-    _both_raise(ValueError, lambda xp: make(xp).view(dtype))
+    same_error(ValueError, lambda xp: make(xp).view(dtype))
 
 
 # --------------------------------------------------------- dtypes numpy takes
@@ -84,14 +71,14 @@ def test_non_native_byte_order_is_native() -> None:
     h = np.arange(6.0).astype(">f8")
     a = lnp.asarray(h)
     assert a.dtype == np.float64
-    _same(a * 2, (h * 2).astype(np.float64))
-    _same(lnp.zeros(3, ">i4"), np.zeros(3, np.int32))
+    same_exactly(a * 2, (h * 2).astype(np.float64))
+    same_exactly(lnp.zeros(3, ">i4"), np.zeros(3, np.int32))
 
 
 def test_longdouble_arrays_are_numpys_own() -> None:
     # (no XLA type: numpy's own arrays, eagerly, as dates and strings)
-    _same(lnp.zeros(3, np.longdouble), np.zeros(3, np.longdouble))
-    _same(lnp.asarray(np.ones(3, np.clongdouble)), np.ones(3, np.clongdouble))
+    same_exactly(lnp.zeros(3, np.longdouble), np.zeros(3, np.longdouble))
+    same_exactly(lnp.asarray(np.ones(3, np.clongdouble)), np.ones(3, np.clongdouble))
 
 
 # ---------------------------------------------------------------- indexing
@@ -102,13 +89,14 @@ def test_slice_bounds_that_are_lazy_arrays() -> None:
     data[slice(start[0], stop[0]), slice(start[1], stop[1])] = 1 + lnp.ones((1, 3))
     expected = np.zeros((3, 4))
     expected[1:2, 0:3] = 2
-    _same(data[slice(start[0], stop[0]), :], expected[1:2])
-    _same(data, expected)
+    same_exactly(data[slice(start[0], stop[0]), :], expected[1:2])
+    same_exactly(data, expected)
 
 
 def test_linalg_outer_needs_vectors() -> None:
-    _both_raise(ValueError, lambda xp: xp.linalg.outer(xp.ones((3, 1)), xp.ones(3)))
-    _same(lnp.linalg.outer(lnp.arange(3), lnp.arange(3)), np.outer(np.arange(3), np.arange(3)))
+    same_error(ValueError, lambda xp: xp.linalg.outer(xp.ones((3, 1)), xp.ones(3)))
+    same_exactly(lnp.linalg.outer(lnp.arange(3), lnp.arange(3)),
+                 np.outer(np.arange(3), np.arange(3)))
 
 
 # ------------------------------------------------------------- quantiles
@@ -117,15 +105,15 @@ def test_quantile_weights_are_used_and_checked() -> None:
     h, w = np.array([1.0, 2, 3, 4]), np.array([0, 0, 1, 5])
     with pytest.warns(lnp.LazyFallbackWarning):
         got = lnp.quantile(lnp.asarray(h), 0.5, weights=w, method="inverted_cdf")
-    _same(got, np.asarray(np.quantile(h, 0.5, weights=w, method="inverted_cdf")))
-    _both_raise(ValueError, lambda xp: xp.quantile(xp.asarray(h), 0.5, weights=w))  # linear
-    _both_raise(ValueError, lambda xp: xp.quantile(xp.asarray(h), 0.5, weights=-w,
+    same_exactly(got, np.asarray(np.quantile(h, 0.5, weights=w, method="inverted_cdf")))
+    same_error(ValueError, lambda xp: xp.quantile(xp.asarray(h), 0.5, weights=w))  # linear
+    same_error(ValueError, lambda xp: xp.quantile(xp.asarray(h), 0.5, weights=-w,
                                                    method="inverted_cdf"))
 
 
 def test_quantile_nan_q_and_strong_scalar_q() -> None:
-    _both_raise(ValueError, lambda xp: xp.percentile(xp.asarray([1.0, 2, 3]), np.nan))
-    _both_raise(ValueError, lambda xp: xp.percentile(xp.asarray([1.0, 2, 3]), [np.nan]))
+    same_error(ValueError, lambda xp: xp.percentile(xp.asarray([1.0, 2, 3]), np.nan))
+    same_error(ValueError, lambda xp: xp.percentile(xp.asarray([1.0, 2, 3]), [np.nan]))
     a = np.arange(1, 6, dtype=np.float32)
     for q in (np.float64(0.5), np.float32(0.5), 0.5):
         for method in ("linear", "midpoint"):
@@ -163,11 +151,11 @@ def test_fftn_s_minus_one_none_and_repeated_axes() -> None:
 
 
 def test_fft_errors() -> None:
-    _both_raise(ValueError, lambda xp: xp.fft.ifft(xp.asarray([], dtype=complex)))
+    same_error(ValueError, lambda xp: xp.fft.ifft(xp.asarray([], dtype=complex)))
     x = np.arange(30.0)
-    _both_raise(TypeError, lambda xp: xp.fft.fft(xp.asarray(x), out=""))
-    _both_raise(ValueError, lambda xp: xp.fft.fft(xp.asarray(x), out=xp.zeros((5, 6), complex)))
-    _both_raise(TypeError, lambda xp: xp.fft.fft(xp.asarray(x), out=xp.zeros(30)))
+    same_error(TypeError, lambda xp: xp.fft.fft(xp.asarray(x), out=""))
+    same_error(ValueError, lambda xp: xp.fft.fft(xp.asarray(x), out=xp.zeros((5, 6), complex)))
+    same_error(TypeError, lambda xp: xp.fft.fft(xp.asarray(x), out=xp.zeros(30)))
     out = lnp.zeros(30, complex)
     assert lnp.fft.fft(lnp.asarray(x), out=out) is out
     _close(out, np.fft.fft(x))
@@ -180,8 +168,8 @@ def test_nan_to_num_copy_false_is_in_place() -> None:
     a = lnp.asarray(h)
     view = a[1:]
     assert lnp.nan_to_num(view, copy=False) is view
-    _same(a, np.nan_to_num(h))
-    _same(lnp.nan_to_num(lnp.asarray(h), nan=5), np.nan_to_num(h, nan=5))
+    same_exactly(a, np.nan_to_num(h))
+    same_exactly(lnp.nan_to_num(lnp.asarray(h), nan=5), np.nan_to_num(h, nan=5))
 
 
 @pytest.mark.parametrize("sc", [lambda v: v, lambda v: 1j * v, lambda v: v - 2j * v])
@@ -201,12 +189,12 @@ def test_interp_non_finite(sc) -> None:
 def test_pad_dict_width_kwargs_and_layout() -> None:
     h = np.arange(60.0).reshape(3, 4, 5)
     for width in ({-2: (1, 3)}, {0: (5, 2), -1: (3, 4)}, {1: 5}):
-        _same(lnp.pad(lnp.asarray(h), width), np.pad(h, width))
-    _both_raise(ValueError, lambda xp: xp.pad(xp.asarray([1, 2, 3]), 1, "edge",
+        same_exactly(lnp.pad(lnp.asarray(h), width), np.pad(h, width))
+    same_error(ValueError, lambda xp: xp.pad(xp.asarray([1, 2, 3]), 1, "edge",
                                              constant_values=0))
-    _both_raise(ValueError, lambda xp: xp.pad(xp.asarray([1, 2, 3]), 1, "constant",
+    same_error(ValueError, lambda xp: xp.pad(xp.asarray([1, 2, 3]), 1, "constant",
                                              stat_length=1))
-    _both_raise(ValueError, lambda xp: xp.pad(xp.ones((6, 5)), (((3,), (4,), (5,)),
+    same_error(ValueError, lambda xp: xp.pad(xp.ones((6, 5)), (((3,), (4,), (5,)),
                                                                 ((0,), (1,), (2,)))))
     for mode in ("constant", "edge", "reflect", "wrap", "mean"):
         got = lnp.pad(lnp.ones((5, 10), order="F"), 5, mode)
@@ -229,6 +217,6 @@ def test_fill_diagonal_nd_and_wrap(shape, val, wrap) -> None:
     a, h = lnp.zeros(shape), np.zeros(shape)
     lnp.fill_diagonal(a, val, wrap)
     np.fill_diagonal(h, val, wrap)
-    _same(a, h)
-    _both_raise(ValueError, lambda xp: xp.fill_diagonal(xp.zeros((2, 3, 3)), 1))
-    _both_raise(ValueError, lambda xp: xp.fill_diagonal(xp.zeros(3), 1))
+    same_exactly(a, h)
+    same_error(ValueError, lambda xp: xp.fill_diagonal(xp.zeros((2, 3, 3)), 1))
+    same_error(ValueError, lambda xp: xp.fill_diagonal(xp.zeros(3), 1))

@@ -10,25 +10,7 @@ import warnings
 import lazytensor.numpy as lnp
 import numpy as np
 import pytest
-
-
-def _same(lazy, expected) -> None:
-    host = np.asarray(lazy)
-    expected = np.asarray(expected)
-    assert host.dtype == expected.dtype and host.shape == expected.shape
-    np.testing.assert_array_equal(host, expected)
-
-
-def _both(fn) -> None:
-    """fn(np) and fn(lnp) give the same array, or raise the same exception type."""
-    try:
-        expected = fn(np)
-    except Exception as exc:  # noqa: BLE001  (the type is what is compared)
-        with pytest.raises(type(exc)):
-            fn(lnp)
-        return
-    _same(fn(lnp), expected)
-
+from np_compare import same_exactly, same_outcome
 
 # ------------------------------------------- ufunc keywords: sig=, casting=
 
@@ -55,24 +37,24 @@ def test_ufunc_signature_dtype_and_casting_follow_numpy(kwargs, operands) -> Non
         with pytest.raises(type(exc)):
             lnp.add(*lazy, **kwargs)
         return
-    _same(lnp.add(*lazy, **kwargs), expected)
+    same_exactly(lnp.add(*lazy, **kwargs), expected)
 
 
 def test_ufunc_casting_checks_inputs_without_a_signature() -> None:
     i4 = np.array([1, 2], "i4")
-    _same(lnp.add(lnp.asarray(i4), 3, casting="no"), np.add(i4, 3, casting="no"))
+    same_exactly(lnp.add(lnp.asarray(i4), 3, casting="no"), np.add(i4, 3, casting="no"))
     for casting in ("no", "equiv", "safe"):  # int32 -> float64 is safe, not equiv
-        _both(lambda m, c=casting: m.add(m.asarray(i4), m.ones(2), casting=c))
-        _both(lambda m, c=casting: m.add(m.ones(2), m.asarray(i4), casting=c))
+        same_outcome(lambda m, c=casting: m.add(m.asarray(i4), m.ones(2), casting=c))
+        same_outcome(lambda m, c=casting: m.add(m.ones(2), m.asarray(i4), casting=c))
 
 
 def test_out_ellipsis_returns_arrays_and_is_keyword_only() -> None:
     a = np.arange(3.0)
-    _same(lnp.add(lnp.asarray(a), 2, out=...), np.add(a, 2, out=...))
-    _same(lnp.add.reduce(lnp.asarray(a), out=...), np.add.reduce(a, out=...))
+    same_exactly(lnp.add(lnp.asarray(a), 2, out=...), np.add(a, 2, out=...))
+    same_exactly(lnp.add.reduce(lnp.asarray(a), out=...), np.add.reduce(a, out=...))
     for fn in (lambda m: m.add(1, 2, ...), lambda m: m.add.reduce(m.ones(2), 0, None, ...),
                lambda m: m.negative(m.ones(2), out=(...,))):
-        _both(fn)
+        same_outcome(fn)
 
 
 def test_where_without_out_warns_as_numpy() -> None:
@@ -83,20 +65,20 @@ def test_where_without_out_warns_as_numpy() -> None:
         warnings.simplefilter("error")
         r = lnp.add(a, a, where=a > 1, out=None)
         lnp.add(a, a, where=True)
-    _same(r[2:], np.array([4, 6]))
+    same_exactly(r[2:], np.array([4, 6]))
 
 
 @pytest.mark.parametrize("ufunc", ["add", "multiply", "maximum"])
 @pytest.mark.parametrize("shape", [(0,), (3,), (2, 0)])
 def test_reduce_initial_none_means_no_identity(ufunc, shape) -> None:
-    _both(lambda m: getattr(m, ufunc).reduce(m.ones(shape), initial=None))
-    _both(lambda m: getattr(m, ufunc).reduce(m.ones(shape), axis=None, initial=None))
+    same_outcome(lambda m: getattr(m, ufunc).reduce(m.ones(shape), initial=None))
+    same_outcome(lambda m: getattr(m, ufunc).reduce(m.ones(shape), axis=None, initial=None))
 
 
 @pytest.mark.parametrize("out", ["invalid", 3, [1.0]])
 def test_reduce_out_must_be_an_array(out) -> None:
-    _both(lambda m: m.add.reduce(m.ones((2, 1)), 0, None, out))
-    _both(lambda m: m.add.reduce(m.ones((2, 1)), out=out))
+    same_outcome(lambda m: m.add.reduce(m.ones((2, 1)), 0, None, out))
+    same_outcome(lambda m: m.add.reduce(m.ones((2, 1)), out=out))
 
 
 def test_positional_lazy_out_is_not_compared_with_ellipsis() -> None:
@@ -104,11 +86,11 @@ def test_positional_lazy_out_is_not_compared_with_ellipsis() -> None:
     a, out = lnp.arange(3.0), lnp.zeros(3)
     r = lnp.add(a, 1, out)
     assert r is out
-    _same(out, np.arange(3.0) + 1)
+    same_exactly(out, np.arange(3.0) + 1)
     q, m = lnp.zeros(3), lnp.zeros(3)
     lnp.divmod(a + 3, 2, q, m)
-    _same(q, np.divmod(np.arange(3.0) + 3, 2)[0])
-    _same(m, np.divmod(np.arange(3.0) + 3, 2)[1])
+    same_exactly(q, np.divmod(np.arange(3.0) + 3, 2)[0])
+    same_exactly(m, np.divmod(np.arange(3.0) + 3, 2)[1])
 
 
 # ------------------------------- longdouble: numpy's own arrays, as dates
@@ -158,16 +140,16 @@ def test_inplace_matmul_never_broadcasts_its_result(sa, sb) -> None:
         a = m.arange(int(np.prod(sa)), dtype=float).reshape(sa)
         a @= m.arange(int(np.prod(sb))).reshape(sb)
         return a
-    _both(run)
+    same_outcome(run)
 
 
 def test_object_operands_run_numpys_ufunc_with_every_keyword() -> None:
     # (the eager path once received the keywords the lazy path had popped)
     obj = np.array([True, None, False], dtype=object)
-    _same(lnp.logical_xor(obj, obj, dtype=bool), np.logical_xor(obj, obj, dtype=bool))
-    _same(lnp.logical_or(obj, obj, dtype=bool), np.logical_or(obj, obj, dtype=bool))
-    _both(lambda m: m.logical_and(obj, obj, signature="OO->O"))
-    _both(lambda m: m.logical_and(obj, obj, signature="??->?"))
+    same_exactly(lnp.logical_xor(obj, obj, dtype=bool), np.logical_xor(obj, obj, dtype=bool))
+    same_exactly(lnp.logical_or(obj, obj, dtype=bool), np.logical_or(obj, obj, dtype=bool))
+    same_outcome(lambda m: m.logical_and(obj, obj, signature="OO->O"))
+    same_outcome(lambda m: m.logical_and(obj, obj, signature="??->?"))
 
 
 # -------------------- eager fallbacks check a lazy out= as numpy checks it
@@ -184,4 +166,4 @@ def test_eager_fallback_writes_a_lazy_out_only_where_numpy_would(shape) -> None:
         r = m.subtract.accumulate(m.asarray(x), axis=0, out=out)  # (eager)
         assert r is out
         return out
-    _both(run)
+    same_outcome(run)

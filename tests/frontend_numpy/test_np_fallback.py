@@ -9,13 +9,6 @@ import lazytensor.numpy as lnp
 import numpy as np
 import pytest
 from lazytensor.core import metrics
-from lazytensor.core.runtime import use_runtime
-
-
-@pytest.fixture
-def runtime():
-    with use_runtime() as rt:
-        yield rt
 
 
 @pytest.fixture
@@ -23,7 +16,7 @@ def fresh_warnings(monkeypatch):
     monkeypatch.setattr(metrics, "_WARNED", set())
 
 
-def test_unmapped_function_runs_eagerly_warns_once_and_counts(runtime, fresh_warnings):
+def test_unmapped_function_runs_eagerly_warns_once_and_counts(plain_runtime, fresh_warnings):
     host = np.array([0.0, 3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 0.0])
     x = lnp.asarray(host)
     with pytest.warns(lnp.LazyFallbackWarning, match="numpy.trim_zeros"):
@@ -33,11 +26,11 @@ def test_unmapped_function_runs_eagerly_warns_once_and_counts(runtime, fresh_war
     with warnings.catch_warnings():
         warnings.simplefilter("error", lnp.LazyFallbackWarning)  # warned once already
         np.trim_zeros(x + 1)
-    assert runtime.metrics.fallbacks["numpy.trim_zeros"] == 2
-    assert runtime.metrics.counters["eager_fallbacks"] == 2
+    assert plain_runtime.metrics.fallbacks["numpy.trim_zeros"] == 2
+    assert plain_runtime.metrics.counters["eager_fallbacks"] == 2
 
 
-def test_fallback_results_are_lazy_again_and_compose(runtime, fresh_warnings):
+def test_fallback_results_are_lazy_again_and_compose(plain_runtime, fresh_warnings):
     host = np.linspace(0.0, 1.0, 9)
     x = lnp.asarray(host)
     with pytest.warns(lnp.LazyFallbackWarning):
@@ -46,7 +39,7 @@ def test_fallback_results_are_lazy_again_and_compose(runtime, fresh_warnings):
     np.testing.assert_allclose(np.asarray(y), np.trim_zeros(host, "f") * 2 + 1)
 
 
-def test_namespace_fallback_and_ufunc_fallback(runtime, fresh_warnings):
+def test_namespace_fallback_and_ufunc_fallback(plain_runtime, fresh_warnings):
     with pytest.warns(lnp.LazyFallbackWarning, match="numpy.spacing"):
         s = np.spacing(lnp.ones(3))
     np.testing.assert_array_equal(np.asarray(s), np.spacing(np.ones(3)))
@@ -54,34 +47,34 @@ def test_namespace_fallback_and_ufunc_fallback(runtime, fresh_warnings):
         g = lnp.trim_zeros(lnp.asarray([0.0, 4.0, 9.0, 0.0]))
     assert isinstance(g, lnp.ndarray)
     np.testing.assert_allclose(np.asarray(g), [4.0, 9.0])
-    assert set(runtime.metrics.fallbacks) == {"numpy.spacing", "numpy.trim_zeros"}
+    assert set(plain_runtime.metrics.fallbacks) == {"numpy.spacing", "numpy.trim_zeros"}
 
 
-def test_fallback_writes_lazy_out(runtime, fresh_warnings):
+def test_fallback_writes_lazy_out(plain_runtime, fresh_warnings):
     out = lnp.zeros(3)
     with pytest.warns(lnp.LazyFallbackWarning):
         np.spacing(lnp.ones(3), out=out)
     np.testing.assert_array_equal(np.asarray(out), np.spacing(np.ones(3)))
 
 
-def test_mapped_functions_do_not_fall_back(runtime):
+def test_mapped_functions_do_not_fall_back(plain_runtime):
     x = lnp.arange(12.0).reshape(3, 4)
     with warnings.catch_warnings():
         warnings.simplefilter("error", lnp.LazyFallbackWarning)
         np.sum(np.sin(x) @ x.T, axis=0)
         np.concatenate([x, x]).mean()
         lnp.linalg.norm(x)
-    assert runtime.metrics.counters["eager_fallbacks"] == 0
+    assert plain_runtime.metrics.counters["eager_fallbacks"] == 0
 
 
-def test_host_only_namespace_calls_are_not_fallbacks(runtime):
+def test_host_only_namespace_calls_are_not_fallbacks(plain_runtime):
     rows, cols = lnp.tril_indices(3)
     assert isinstance(rows, lnp.ndarray)
     assert np.asarray(lnp.broadcast_shapes((2, 1), (3,))).tolist() == [2, 3]
-    assert runtime.metrics.counters["eager_fallbacks"] == 0
+    assert plain_runtime.metrics.counters["eager_fallbacks"] == 0
 
 
-def test_data_dependent_shapes(runtime):
+def test_data_dependent_shapes(plain_runtime):
     host = np.array([[0.0, 2.0, -1.0], [3.0, 0.0, 5.0]])
     x = lnp.asarray(host)
     np.testing.assert_array_equal(np.asarray(x[x > 0]), host[host > 0])
@@ -95,12 +88,12 @@ def test_data_dependent_shapes(runtime):
     np.testing.assert_array_equal(np.asarray(counts), want_c)
     np.testing.assert_array_equal(np.asarray(np.compress([True, False, True], x, axis=1)),
                                   np.compress([True, False, True], host, axis=1))
-    assert runtime.metrics.counters["eager_fallbacks"] == 0
+    assert plain_runtime.metrics.counters["eager_fallbacks"] == 0
 
 
-def test_mask_assignment_with_scalar_stays_lazy(runtime):
+def test_mask_assignment_with_scalar_stays_lazy(plain_runtime):
     x = lnp.arange(6.0)
-    before = runtime.metrics.counters["transfers_to_host"]
+    before = plain_runtime.metrics.counters["transfers_to_host"]
     x[x > 2] = 0.0
-    assert runtime.metrics.counters["transfers_to_host"] == before  # no materialization
+    assert plain_runtime.metrics.counters["transfers_to_host"] == before  # no materialization
     np.testing.assert_array_equal(np.asarray(x), [0.0, 1.0, 2.0, 0.0, 0.0, 0.0])

@@ -5,28 +5,20 @@ with n/s/axes/norm variants, the helpers, and the error cases."""
 from __future__ import annotations
 
 import importlib
-import warnings
 
 import lazytensor.numpy as lnp
 import numpy as np
 import pytest
-from lazytensor.core.runtime import use_runtime
 
 lfft = importlib.import_module("lazytensor.numpy.fft")
 # numpy 2 deprecates ``s`` without ``axes`` (the lazy version does not warn)
-pytestmark = pytest.mark.filterwarnings("ignore:`axes` should not be:DeprecationWarning")
+pytestmark = [pytest.mark.usefixtures("strict_runtime"),
+              pytest.mark.filterwarnings("ignore:`axes` should not be:DeprecationWarning")]
 
 RNG = np.random.default_rng(7)
 DTYPES = ("float32", "float64", "int64", "complex64", "complex128")
 REAL = ("float32", "float64", "int64")
 NORMS = (None, "backward", "ortho", "forward")
-
-
-@pytest.fixture(autouse=True)
-def runtime():
-    with use_runtime() as rt, warnings.catch_warnings():
-        warnings.simplefilter("error", lnp.LazyFallbackWarning)
-        yield rt
 
 
 def sample(dtype: str, shape) -> np.ndarray:
@@ -147,7 +139,7 @@ def test_rfft_of_complex_input_is_a_type_error():
         np.fft.rfft(lnp.asarray(x))
 
 
-def test_no_eager_fallback(runtime):
+def test_no_eager_fallback(strict_runtime):
     x = lnp.asarray(sample("float64", (4, 6)))
     np.fft.fft(x), np.fft.rfft2(x), np.fft.irfftn(np.fft.rfftn(x)), np.fft.fftshift(x)
-    assert not runtime.metrics.fallbacks
+    assert not strict_runtime.metrics.fallbacks

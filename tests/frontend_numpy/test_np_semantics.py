@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 
-def same(lazy, expected) -> None:
+def equal(lazy, expected) -> None:
     """Same dtype, shape and values (NaN-aware) as numpy's result."""
     host = np.asarray(lazy)
     expected = np.asarray(expected)
@@ -31,18 +31,18 @@ NEP50 = [
 def test_nep50_python_scalars(dtype, scalar):
     host = np.arange(1, 5).astype(dtype)
     x = lnp.asarray(host)
-    same(x + scalar, host + scalar)
-    same(scalar * x, scalar * host)
-    same(x < scalar, host < scalar)
+    equal(x + scalar, host + scalar)
+    equal(scalar * x, scalar * host)
+    equal(x < scalar, host < scalar)
 
 
 def test_numpy_scalars_and_0d_arrays_are_strong():
     host = np.arange(4, dtype=np.int8)
     x = lnp.asarray(host)
-    same(x + np.int64(3), host + np.int64(3))
-    same(x * np.float32(2), host * np.float32(2))
-    same(x + np.array(3, dtype=np.int16), host + np.array(3, dtype=np.int16))
-    same(lnp.asarray(np.float32(1.5)) + 1.0, np.float32(1.5) + 1.0)
+    equal(x + np.int64(3), host + np.int64(3))
+    equal(x * np.float32(2), host * np.float32(2))
+    equal(x + np.array(3, dtype=np.int16), host + np.array(3, dtype=np.int16))
+    equal(lnp.asarray(np.float32(1.5)) + 1.0, np.float32(1.5) + 1.0)
 
 
 def test_out_of_range_python_int_raises_overflow():
@@ -57,24 +57,24 @@ def test_out_of_range_python_int_raises_overflow():
 @pytest.mark.parametrize("value", [300, -300])
 def test_comparison_with_out_of_range_int_is_exact(op, value):
     host = np.arange(-2, 3, dtype=np.int8)
-    same(getattr(lnp.asarray(host), op)(value), getattr(host, op)(value))
+    equal(getattr(lnp.asarray(host), op)(value), getattr(host, op)(value))
     flipped = {"__lt__": "__gt__", "__gt__": "__lt__", "__le__": "__ge__", "__ge__": "__le__"}
     reflected = flipped.get(op, op)
-    same(getattr(lnp.asarray(host), reflected)(value), getattr(host, reflected)(value))
+    equal(getattr(lnp.asarray(host), reflected)(value), getattr(host, reflected)(value))
 
 
 def test_default_dtypes():
-    same(lnp.arange(5), np.arange(5))
-    same(lnp.arange(0.0, 1.0, 0.25), np.arange(0.0, 1.0, 0.25))
-    same(lnp.arange(2, 11, 3, dtype=float), np.arange(2, 11, 3, dtype=float))
-    same(lnp.zeros((2, 3)), np.zeros((2, 3)))
-    same(lnp.ones(3, dtype=np.int16), np.ones(3, dtype=np.int16))
-    same(lnp.full((2,), 7), np.full((2,), 7))
-    same(lnp.full((2,), 7.5, dtype=np.float32), np.full((2,), 7.5, dtype=np.float32))
-    same(lnp.eye(3, 4, k=1), np.eye(3, 4, k=1))
-    same(lnp.linspace(0, 1, 7), np.linspace(0, 1, 7))
-    same(lnp.array([1, 2, 3]) / lnp.array([2, 2, 2]), np.array([1, 2, 3]) / np.array([2, 2, 2]))
-    same(lnp.asarray(np.arange(4, dtype=np.int32)) / 2, np.arange(4, dtype=np.int32) / 2)
+    equal(lnp.arange(5), np.arange(5))
+    equal(lnp.arange(0.0, 1.0, 0.25), np.arange(0.0, 1.0, 0.25))
+    equal(lnp.arange(2, 11, 3, dtype=float), np.arange(2, 11, 3, dtype=float))
+    equal(lnp.zeros((2, 3)), np.zeros((2, 3)))
+    equal(lnp.ones(3, dtype=np.int16), np.ones(3, dtype=np.int16))
+    equal(lnp.full((2,), 7), np.full((2,), 7))
+    equal(lnp.full((2,), 7.5, dtype=np.float32), np.full((2,), 7.5, dtype=np.float32))
+    equal(lnp.eye(3, 4, k=1), np.eye(3, 4, k=1))
+    equal(lnp.linspace(0, 1, 7), np.linspace(0, 1, 7))
+    equal(lnp.array([1, 2, 3]) / lnp.array([2, 2, 2]), np.array([1, 2, 3]) / np.array([2, 2, 2]))
+    equal(lnp.asarray(np.arange(4, dtype=np.int32)) / 2, np.arange(4, dtype=np.int32) / 2)
 
 
 def test_floor_divide_and_remainder_signs():
@@ -84,26 +84,26 @@ def test_floor_divide_and_remainder_signs():
         warnings.simplefilter("ignore")
         want = (a // b, a % b, np.fmod(a, b))
     x, y = lnp.asarray(a), lnp.asarray(b)
-    same(x // y, want[0])
-    same(x % y, want[1])
-    same(lnp.fmod(x, y), want[2])
+    equal(x // y, want[0])
+    equal(x % y, want[1])
+    equal(lnp.fmod(x, y), want[2])
     fa = np.array([-7.5, 7.5, -0.0, 1.0, 5.0, -3.0, np.inf, 1.0])
     fb = np.array([2.0, -2.0, 3.0, 0.0, -0.0, np.inf, 2.0, np.nan])
     with np.errstate(all="ignore"):
         fwant = (fa // fb, fa % fb, np.divmod(fa, fb))
     fx, fy = lnp.asarray(fa), lnp.asarray(fb)
-    same(fx // fy, fwant[0])
-    same(fx % fy, fwant[1])
+    equal(fx // fy, fwant[0])
+    equal(fx % fy, fwant[1])
     q, r = divmod(fx, fy)
-    same(q, fwant[2][0])
-    same(r, fwant[2][1])
+    equal(q, fwant[2][0])
+    equal(r, fwant[2][1])
     assert np.array_equal(np.signbit(np.asarray(fx % fy)), np.signbit(fwant[1]))
 
 
 def test_integer_power_and_negative_exponent_error():
     host = np.arange(-3, 4, dtype=np.int64)
-    same(lnp.asarray(host) ** 3, host ** 3)
-    same(lnp.asarray(np.arange(5, dtype=np.uint8)) ** 2, np.arange(5, dtype=np.uint8) ** 2)
+    equal(lnp.asarray(host) ** 3, host ** 3)
+    equal(lnp.asarray(np.arange(5, dtype=np.uint8)) ** 2, np.arange(5, dtype=np.uint8) ** 2)
     with pytest.raises(ValueError, match="Integers to negative integer powers"):
         lnp.asarray(host) ** -1
 
@@ -113,51 +113,51 @@ def test_nan_comparisons_and_extrema():
     other = np.array([np.nan, np.nan, 0.0, 2.0])
     x, y = lnp.asarray(host), lnp.asarray(other)
     for op in ("__eq__", "__ne__", "__lt__", "__ge__"):
-        same(getattr(x, op)(y), getattr(host, op)(other))
-    same(lnp.maximum(x, y), np.maximum(host, other))
-    same(lnp.fmin(x, y), np.fmin(host, other))
-    same(x.max(), host.max())
-    same(lnp.argmax(x), np.argmax(host))
-    same(lnp.nanmax(x), np.nanmax(host))
+        equal(getattr(x, op)(y), getattr(host, op)(other))
+    equal(lnp.maximum(x, y), np.maximum(host, other))
+    equal(lnp.fmin(x, y), np.fmin(host, other))
+    equal(x.max(), host.max())
+    equal(lnp.argmax(x), np.argmax(host))
+    equal(lnp.nanmax(x), np.nanmax(host))
 
 
 def test_accumulation_dtypes():
     for dtype in (np.int8, np.uint8, np.int32, np.bool_, np.float16, np.float32):
         host = np.ones((3, 4), dtype=dtype)
         x = lnp.asarray(host)
-        same(lnp.sum(x), np.sum(host))
-        same(x.prod(axis=0), host.prod(axis=0))
-        same(lnp.cumsum(x, axis=1), np.cumsum(host, axis=1))
-        same(lnp.add.reduce(x), np.add.reduce(host))
-        same(x.mean(axis=1), host.mean(axis=1))
-        same(x.var(), host.var())
-    same(lnp.mean(lnp.asarray(np.arange(5))), np.mean(np.arange(5)))
+        equal(lnp.sum(x), np.sum(host))
+        equal(x.prod(axis=0), host.prod(axis=0))
+        equal(lnp.cumsum(x, axis=1), np.cumsum(host, axis=1))
+        equal(lnp.add.reduce(x), np.add.reduce(host))
+        equal(x.mean(axis=1), host.mean(axis=1))
+        equal(x.var(), host.var())
+    equal(lnp.mean(lnp.asarray(np.arange(5))), np.mean(np.arange(5)))
 
 
 def test_ufunc_methods_and_keywords():
     host = np.arange(12.0).reshape(3, 4) - 5
     x = lnp.asarray(host)
-    same(lnp.add.accumulate(x, axis=1), np.add.accumulate(host, axis=1))
-    same(lnp.maximum.reduce(x, axis=0), np.maximum.reduce(host, axis=0))
-    same(np.multiply.outer(x[0], x[:, 1]), np.multiply.outer(host[0], host[:, 1]))
-    same(np.add(x, 1, dtype=np.float32), np.add(host, 1, dtype=np.float32))
+    equal(lnp.add.accumulate(x, axis=1), np.add.accumulate(host, axis=1))
+    equal(lnp.maximum.reduce(x, axis=0), np.maximum.reduce(host, axis=0))
+    equal(np.multiply.outer(x[0], x[:, 1]), np.multiply.outer(host[0], host[:, 1]))
+    equal(np.add(x, 1, dtype=np.float32), np.add(host, 1, dtype=np.float32))
     out = lnp.zeros((3, 4))
     ref = np.zeros((3, 4))
     np.add(x, 2, out=out, where=x > 0)
     np.add(host, 2, out=ref, where=host > 0)
-    same(out, ref)
-    same(np.logaddexp.accumulate(x, axis=1), np.logaddexp.accumulate(host, axis=1))
-    same(lnp.sum(x, axis=1, initial=10.0), np.sum(host, axis=1, initial=10.0))
-    same(lnp.max(x, axis=0, where=x < 3, initial=-100), np.max(host, axis=0, where=host < 3,
+    equal(out, ref)
+    equal(np.logaddexp.accumulate(x, axis=1), np.logaddexp.accumulate(host, axis=1))
+    equal(lnp.sum(x, axis=1, initial=10.0), np.sum(host, axis=1, initial=10.0))
+    equal(lnp.max(x, axis=0, where=x < 3, initial=-100), np.max(host, axis=0, where=host < 3,
                                                                initial=-100))
 
 
 def test_bool_arithmetic_follows_numpy():
     a, b = np.array([True, False, True]), np.array([True, True, False])
     x, y = lnp.asarray(a), lnp.asarray(b)
-    same(x + y, a + b)
-    same(x * y, a * b)
-    same(np.sum(x), np.sum(a))
+    equal(x + y, a + b)
+    equal(x * y, a * b)
+    equal(np.sum(x), np.sum(a))
     with pytest.raises(TypeError, match="boolean subtract"):
         _ = x - y
     with pytest.raises(TypeError):

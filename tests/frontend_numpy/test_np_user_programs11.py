@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_np_user_programs9 import check
+from np_compare import check
 
 pytestmark = [pytest.mark.usefixtures("own_runtime"),
               pytest.mark.filterwarnings("ignore::lazytensor.numpy.LazyFallbackWarning")]

@@ -13,7 +13,7 @@ import lazytensor.numpy as lnp
 import numpy as np
 import pytest
 from lazytensor.core.runtime import get_runtime
-from test_np_user_programs9 import check
+from np_compare import check
 
 pytestmark = pytest.mark.usefixtures("own_runtime")
 

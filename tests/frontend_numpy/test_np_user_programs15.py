@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_np_user_programs9 import check
+from np_compare import check
 
 pytestmark = pytest.mark.usefixtures("own_runtime")
 

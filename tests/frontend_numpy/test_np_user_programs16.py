@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_np_user_programs9 import check
+from np_compare import check
 
 pytestmark = pytest.mark.usefixtures("own_runtime")
 
@@ -119,7 +119,7 @@ def test_mixed_small_integer_float16_complex64_promotion():
           (rng.normal(size=10) + 1j * rng.normal(size=10)).astype(np.complex64))
 
 
-def python_glue(np, x):
+def python_glue_over_rows(np, x):
     """Python around lazy values: len, iteration over rows, .tolist(),
     .item(), truth tests with any()/all(), a while loop on a lazy
     condition, max() over lazy scalars and a dict keyed by ints read
@@ -147,7 +147,7 @@ def test_python_glue_around_lazy_values():
     rng = np.random.default_rng(164)
     x = rng.normal(scale=3, size=(6, 4))
     x[2] = 0
-    check(python_glue, x)
+    check(python_glue_over_rows, x)
 
 
 def reshaping_toolkit(np, a, b):
@@ -171,7 +171,7 @@ def test_einsum_ellipsis_rollaxis_tile_repeat_and_pad_modes():
     check(reshaping_toolkit, rng.normal(size=(4, 3, 3)), rng.normal(size=(4, 3)))
 
 
-def random_walks(np, steps, barrier):
+def host_drawn_random_walks(np, steps, barrier):
     """Random walks drawn on the host and processed lazily: positions by
     cumsum, running maxima by np.maximum.accumulate, the first step past a
     barrier (argmax of a mask, -1 when never crossed), the mean squared
@@ -188,7 +188,7 @@ def random_walks(np, steps, barrier):
 
 def test_random_walks_drawn_on_the_host():
     rng = np.random.default_rng(166)
-    check(random_walks, rng.choice(np.array([-1, 1]), size=(20, 50)), 6)
+    check(host_drawn_random_walks, rng.choice(np.array([-1, 1]), size=(20, 50)), 6)
 
 
 def border_padding(np, img, sig):

@@ -7,16 +7,7 @@ from __future__ import annotations
 import lazytensor.numpy as lnp
 import numpy as np
 import pytest
-from lazytensor.core.runtime import use_runtime
-
-
-def _same(got, want) -> None:
-    host = np.asarray(got)
-    assert host.dtype == want.dtype and host.shape == want.shape
-    if want.dtype.kind in "fc":
-        np.testing.assert_allclose(host, want, rtol=1e-6)
-    else:
-        np.testing.assert_array_equal(host, want)
+from np_compare import same
 
 
 @pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "uint16", "int64"])
@@ -28,27 +19,19 @@ def test_round_integers_to_tens_ties_to_even(dtype):
     host = np.array([-128, -35, -25, -15, -5, 5, 15, 25, 35, 45, 127, 250, 60000, 49999, 50001])
     host = host.clip(info.min, info.max).astype(dtype)
     for decimals in (-1, -2, -3, -5):
-        _same(lnp.round(lnp.asarray(host), decimals), np.round(host, decimals))
+        same(lnp.round(lnp.asarray(host), decimals), np.round(host, decimals))
 
 
 def test_round_bools():
     """numpy rounds booleans in float16 (decimals=0) and cannot cast a scaled
     bool back (TypeError); the lazy round kept bools, or failed in the core."""
     host = np.array([True, False])
-    _same(lnp.round(lnp.asarray(host)), np.round(host))
+    same(lnp.round(lnp.asarray(host)), np.round(host))
     for decimals in (1, -1):
         with pytest.raises(TypeError):
             np.round(host, decimals)
         with pytest.raises(TypeError):
             lnp.round(lnp.asarray(host), decimals)
-
-
-@pytest.fixture
-def runtime():
-    """A fresh runtime whose metrics must show no eager fallback."""
-    with use_runtime() as rt:
-        yield rt
-    assert rt.metrics.counters["eager_fallbacks"] == 0, dict(rt.metrics.fallbacks)
 
 
 def _moving_averages(mod, prices):
@@ -65,7 +48,7 @@ def test_sliding_window_view_is_a_lazy_read_only_view(runtime):
     host = 100 * np.cumprod(1 + np.sin(np.arange(60.0)) / 50)
     got, want = _moving_averages(lnp, lnp.asarray(host)), _moving_averages(np, host)
     for g, w in zip(got[:-1], want[:-1], strict=True):
-        _same(g, w)
+        same(g, w)
     assert got[-1] == want[-1]
     base = lnp.asarray(host)
     windows = lnp.lib.stride_tricks.sliding_window_view(base, 3)
@@ -89,11 +72,11 @@ def test_lexsort_and_vander_record_lazily(runtime):
     for keys, axis in (((k1[0], k2[0]), -1), ((k2, k1), -1), ((k2, k1), 0),
                        (np.stack([k1[1], k1[2]]), -1)):
         lazy = lnp.asarray(keys) if isinstance(keys, np.ndarray) else tuple(map(lnp.asarray, keys))
-        _same(lnp.lexsort(lazy, axis=axis), np.lexsort(keys, axis=axis))
+        same(lnp.lexsort(lazy, axis=axis), np.lexsort(keys, axis=axis))
     for x in (np.array([1.5, 2, 3]), np.array([2, 3, -1], np.int8), np.array([True, False]),
               np.array([1, 2], np.float16)):
         for n, increasing in ((None, False), (4, True), (0, False)):
-            _same(lnp.vander(lnp.asarray(x), n, increasing), np.vander(x, n, increasing))
+            same(lnp.vander(lnp.asarray(x), n, increasing), np.vander(x, n, increasing))
     with pytest.raises(ValueError, match="same shape"):
         lnp.lexsort((lnp.arange(2), lnp.arange(3)))
     with pytest.raises(ValueError, match="one-dimensional"):
@@ -115,7 +98,7 @@ def test_reduceat_segment_reductions_record_lazily(runtime):
     x, ints = np.arange(24.0).reshape(4, 6), np.arange(10, dtype=np.int8)
     got = _segment_sums(lnp, lnp.asarray(x), lnp.asarray(ints))
     for g, w in zip(got, _segment_sums(np, x, ints), strict=True):
-        _same(g, w)
+        same(g, w)
     with pytest.raises(IndexError, match="out-of-bounds"):
         lnp.add.reduceat(lnp.asarray(ints), [0, 10])
 
@@ -138,7 +121,7 @@ def test_flat_assignment_repeats_short_values():
     values in C order over the written positions (and uses the first ones
     of a longer value)."""
     for got, want in zip(_flat_writes(lnp), _flat_writes(np), strict=True):
-        _same(got, want)
+        same(got, want)
 
 
 def _nditer_writes(mod):
@@ -165,7 +148,7 @@ def test_nditer_readwrite_writes_reach_the_lazy_array():
     array and silently dropped every write; the written operands now get
     the host copy back when the iteration ends."""
     for got, want in zip(_nditer_writes(lnp), _nditer_writes(np), strict=True):
-        _same(got, want)
+        same(got, want)
     with pytest.raises(ValueError, match="read-only"):
         lnp.nditer(lnp.broadcast_to(lnp.zeros(3), (2, 3)), op_flags=["readwrite"])
 
@@ -185,6 +168,6 @@ def test_ndarray_resize_in_place():
     """``a.resize(shape)`` was missing (AttributeError); it keeps the first
     elements in C order and pads with zeros, and a view cannot be resized."""
     for got, want in zip(_resized(lnp), _resized(np), strict=True):
-        _same(got, want)
+        same(got, want)
     with pytest.raises(ValueError, match="own its data"):
         lnp.arange(6.0)[1:].resize(3)

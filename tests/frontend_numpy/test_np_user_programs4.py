@@ -10,7 +10,7 @@ import warnings
 import lazytensor.numpy as lnp
 import numpy as np
 import pytest
-from np_user_helpers import same
+from np_compare import same
 
 pytestmark = pytest.mark.usefixtures("own_runtime")
 

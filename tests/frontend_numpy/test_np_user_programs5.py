@@ -8,7 +8,7 @@ from __future__ import annotations
 import lazytensor.numpy as lnp
 import numpy as np
 import pytest
-from np_user_helpers import same
+from np_compare import same
 
 pytestmark = pytest.mark.usefixtures("own_runtime")
 

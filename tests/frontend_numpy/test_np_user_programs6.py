@@ -8,7 +8,7 @@ import lazytensor.numpy as lnp
 import numpy as np
 import pytest
 from lazytensor.core import metrics
-from np_user_helpers import same
+from np_compare import same
 
 pytestmark = pytest.mark.usefixtures("own_runtime")
 
