@@ -247,9 +247,16 @@ PROGRAMS = [
 ]
 
 
+# Programs whose float64 results pass through float32 arithmetic first carry
+# float32's error: attention_gradient's scores are an einsum of float32
+# values (a 3-term reduction whose rounding differs between CPUs' kernels)
+# before the division by a Python float makes them float64.
+PRECISION = {attention_gradient: "float32"}
+
+
 @pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.__name__)
 def test_program_matches_tnp(program):
-    check(program)
+    check(program, PRECISION.get(program))
 
 
 def test_seeded_random_programs_match_tnp():

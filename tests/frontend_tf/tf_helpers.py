@@ -76,3 +76,28 @@ def same_as_tnp(fn, name: str, tape=None, fallbacks: bool = False,
     if not fallbacks:
         assert not metrics.as_dict()["fallbacks"], metrics.as_dict()["fallbacks"]
     assert_same(got, want, name, precision)
+
+
+def channels_first(op):
+    """``op``, written for channels-last data, applied to channels-first data
+    (NCW, NCHW) through transposes. Eager TensorFlow on a CPU without oneDNN
+    (an AMD machine, for one) pools and convolves only channels-last data, so
+    the references of channels-first cases are computed this way everywhere."""
+    def run(t, x, *rest):
+        n = len(x.shape)
+        last = t.transpose(x, [0, *range(2, n), 1])
+        return t.transpose(op(t, last, *rest), [0, n - 1, *range(1, n - 1)])
+    return run
+
+
+def dilate_kernel(w, rate: int):
+    """A convolution kernel (spatial dims first) with ``rate - 1`` zeros
+    between its taps: a convolution with it equals one with ``dilations=rate``,
+    which eager TensorFlow's CPU kernels without oneDNN refuse for
+    conv2d_transpose."""
+    w = to_numpy(w)
+    spatial = w.ndim - 2
+    out = np.zeros([(k - 1) * rate + 1 for k in w.shape[:spatial]] + list(w.shape[spatial:]),
+                   w.dtype)
+    out[tuple(slice(None, None, rate) for _ in range(spatial))] = w
+    return tf.constant(out)
