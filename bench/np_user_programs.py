@@ -1,4 +1,4 @@
-"""Five programs of tests/frontend_numpy/test_np_user_programs13.py at
+"""Five programs of tests/frontend_numpy/user_programs/ at
 realistic sizes, lazy vs numpy in one process: the median of 5 runs after 2
 warm-ups (the lazy runs include their host reads). No timed tests.
 
@@ -15,8 +15,12 @@ from pathlib import Path
 import lazytensor.numpy as lnp
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "frontend_numpy"))
-import test_np_user_programs13 as p13  # noqa: E402
+_TESTS = Path(__file__).resolve().parents[1] / "tests" / "frontend_numpy"
+sys.path[:0] = [str(_TESTS), str(_TESTS / "user_programs")]
+from test_np_data_analysis import rank_transforms, sales_group_by  # noqa: E402
+from test_np_learning import softmax_classifier  # noqa: E402
+from test_np_sampling_and_finance import drawdown_report  # noqa: E402
+from test_np_simulations import ray_spheres  # noqa: E402
 
 
 def _materialize(out) -> None:
@@ -47,23 +51,23 @@ def main(which: list[str]) -> None:
     if "ray" in which:
         n = 200_000
         dirs = np.stack([rng.uniform(-0.5, 0.5, n), rng.uniform(-0.5, 0.5, n), np.ones(n)], 1)
-        bench("ray_spheres 200k rays x 8 spheres", p13.ray_spheres, np.zeros((n, 3)), dirs,
+        bench("ray_spheres 200k rays x 8 spheres", ray_spheres, np.zeros((n, 3)), dirs,
               rng.uniform([-2, -2, 4], [2, 2, 8], (8, 3)), rng.uniform(0.5, 1.5, 8))
     if "groupby" in which:
         n = 1_000_000
         ints = [rng.choice(np.arange(0, 200, 3, dtype=np.int32), n),
                 rng.integers(0, 20, n).astype(np.int32), rng.integers(1, 20, n).astype(np.int32)]
-        bench("sales_group_by 1M rows", p13.sales_group_by, *ints, rng.uniform(1, 9, n).round(2))
+        bench("sales_group_by 1M rows", sales_group_by, *ints, rng.uniform(1, 9, n).round(2))
     if "drawdown" in which:
         walk = [np.exp(np.cumsum(rng.normal(0.0003, 0.01, 1_000_001))) for _ in range(2)]
-        bench("drawdown_report 1M prices", p13.drawdown_report, 50 * walk[0], 100 * walk[1])
+        bench("drawdown_report 1M prices", drawdown_report, 50 * walk[0], 100 * walk[1])
     if "rank" in which:
-        bench("rank_transforms 100k x 8", p13.rank_transforms, rng.normal(size=(100_000, 8)))
+        bench("rank_transforms 100k x 8", rank_transforms, rng.normal(size=(100_000, 8)))
     if "softmax" in which:
         y = rng.integers(0, 10, 8192)
         X = rng.normal(scale=3, size=(10, 64))[y] + rng.normal(size=(8192, 64))
         perms = [rng.permutation(8192) for _ in range(2)]
-        bench("softmax_classifier 8192x64, 128 hidden, 2 epochs", p13.softmax_classifier, X, y,
+        bench("softmax_classifier 8192x64, 128 hidden, 2 epochs", softmax_classifier, X, y,
               0.1 * rng.normal(size=(64, 128)), 0.1 * rng.normal(size=(128, 10)), perms)
 
 

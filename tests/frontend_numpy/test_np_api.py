@@ -1,6 +1,7 @@
 """The array type's surface (properties, conversions, methods, iteration,
-printing, pickling), the namespace (lazy even from host inputs), the
-Array-API namespace, random and linalg."""
+printing, pickling), the namespace (lazy even from host inputs), random,
+linalg, and how numpy's functions bind."""
+
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pickle
 import lazytensor.numpy as lnp
 import numpy as np
 import pytest
+from np_compare import same
 
 HOST = np.arange(12.0).reshape(3, 4) - 5.5
 
@@ -17,6 +19,56 @@ HOST = np.arange(12.0).reshape(3, 4) - 5.5
 @pytest.fixture
 def x():
     return lnp.asarray(HOST)
+
+
+METHODS = [
+    ("sum", (), {"axis": 0}), ("mean", (), {}), ("std", (), {"ddof": 1}), ("var", (1,), {}),
+    ("min", (), {"axis": 1}), ("max", (), {"keepdims": True}), ("prod", (), {}),
+    ("any", (), {}), ("all", (), {"axis": 0}), ("argmax", (), {}), ("argmin", (1,), {}),
+    ("cumsum", (), {}), ("cumprod", (0,), {}), ("clip", (-1, 2), {}), ("round", (), {}),
+    ("dot", (HOST.T,), {}), ("squeeze", (), {}), ("swapaxes", (0, 1), {}),
+    ("argsort", (), {"axis": 0}), ("astype", (np.int32,), {}), ("reshape", (4, 3), {}),
+    ("reshape", ((2, 6),), {}), ("transpose", (), {}), ("transpose", (1, 0), {}),
+    ("flatten", (), {}), ("ravel", (), {}), ("copy", (), {}), ("diagonal", (), {}),
+    ("trace", (), {}), ("take", ([1, 0],), {"axis": 1}), ("repeat", (2,), {}),
+    ("nonzero", (), {}), ("conj", (), {}), ("view", (), {}), ("compress", ([True, False, True],),
+                                                             {"axis": 0}),
+]
+
+
+@pytest.mark.usefixtures('own_runtime')
+def test_builtin_functions_do_not_bind_as_class_attributes(runtime):
+    """numpy's C functions (array, zeros, arange...) stay plain functions as
+    class attributes (numpy's TestNorm: ``array = np.array`` then
+    ``self.array([[1, 3]], dtype=dt)``); the lazy ones bound ``self`` as their
+    first argument (TypeError: got multiple values for argument 'dtype')."""
+    class Case:
+        array = lnp.array
+        zeros = lnp.zeros
+        arange = lnp.arange
+
+    case = Case()
+    same(case.array([[1, 3], [5, 7]], dtype=np.float32),
+         np.array([[1, 3], [5, 7]], dtype=np.float32))
+    same(case.zeros(3), np.zeros(3))
+    same(case.arange(4), np.arange(4))
+    assert lnp.array.__name__ == "array"
+
+
+@pytest.mark.usefixtures('own_runtime')
+@pytest.mark.filterwarnings('ignore::lazytensor.numpy.LazyFallbackWarning')
+def test_a_numpy_ufunc_is_an_instance_of_the_lazy_ufunc_type():
+    """numpy's test_ufunc collects ``[f for f in umath if isinstance(f,
+    np.ufunc)]`` and removes ``np.bitwise_count`` from it: the list was empty
+    under lazytensor.numpy (numpy's ufuncs were no lazy ``ufunc``) and the
+    removal raised ValueError, so the module did not even collect."""
+    assert isinstance(np.add, lnp.ufunc) and isinstance(lnp.add, lnp.ufunc)
+    assert not isinstance(np.sum, lnp.ufunc)
+    assert lnp.add == np.add and np.add == lnp.add and lnp.add != lnp.subtract
+    assert hash(lnp.add) == hash(np.add) and {np.add: 1}[lnp.add] == 1
+    found = [f for f in vars(np).values() if isinstance(f, lnp.ufunc)]
+    found.remove(lnp.bitwise_count)
+    assert np.bitwise_count not in found
 
 
 def test_properties(x):
@@ -52,21 +104,6 @@ def test_iteration_copy_pickle(x):
     with pytest.raises(TypeError):
         iter(x.sum())
     assert np.asarray(x == None).tolist() == (HOST == None).tolist()  # noqa: E711
-
-
-METHODS = [
-    ("sum", (), {"axis": 0}), ("mean", (), {}), ("std", (), {"ddof": 1}), ("var", (1,), {}),
-    ("min", (), {"axis": 1}), ("max", (), {"keepdims": True}), ("prod", (), {}),
-    ("any", (), {}), ("all", (), {"axis": 0}), ("argmax", (), {}), ("argmin", (1,), {}),
-    ("cumsum", (), {}), ("cumprod", (0,), {}), ("clip", (-1, 2), {}), ("round", (), {}),
-    ("dot", (HOST.T,), {}), ("squeeze", (), {}), ("swapaxes", (0, 1), {}),
-    ("argsort", (), {"axis": 0}), ("astype", (np.int32,), {}), ("reshape", (4, 3), {}),
-    ("reshape", ((2, 6),), {}), ("transpose", (), {}), ("transpose", (1, 0), {}),
-    ("flatten", (), {}), ("ravel", (), {}), ("copy", (), {}), ("diagonal", (), {}),
-    ("trace", (), {}), ("take", ([1, 0],), {"axis": 1}), ("repeat", (2,), {}),
-    ("nonzero", (), {}), ("conj", (), {}), ("view", (), {}), ("compress", ([True, False, True],),
-                                                             {"axis": 0}),
-]
 
 
 @pytest.mark.parametrize(("name", "args", "kwargs"), METHODS,

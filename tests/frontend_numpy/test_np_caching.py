@@ -1,11 +1,15 @@
-"""Compile once: re-running a program on new data of the same shapes, or
-with a different Python scalar, compiles nothing new (asserted on the
-runtime's cache_misses)."""
+"""Compile once: re-running a program on new data of the same shapes, or with a
+different Python scalar, compiles nothing new; graph cuts, barriers and host
+reads."""
+
 
 from __future__ import annotations
 
 import lazytensor.numpy as lnp
 import numpy as np
+import pytest
+from lazytensor.core.runtime import get_runtime
+from np_compare import same
 
 
 def _misses(rt) -> int:
@@ -18,6 +22,41 @@ def _step(w, x, y, lr):
     grad = x.T @ (p - y) / x.shape[0]
     w -= lr * grad
     return w, float(np.mean((p > 0.5) == (y > 0.5)))
+
+
+def overlap_add(np, x, h):
+    """Block convolution by overlap-add: each block's full convolution
+    added into a slice of the output with ``out[a:b] += ...``."""
+    out = np.zeros(len(x) + len(h) - 1)
+    for i in range(0, len(x), 8):
+        block = x[i:i + 8]
+        out[i:i + len(block) + len(h) - 1] += np.convolve(block, h)
+    return out
+
+
+def test_barrier_inside_a_function_keeps_its_operands():
+    """``np.bincount(x % 3)`` reads max(x) (a barrier) after taking x's
+    pending node; the barrier donated the input's buffer ('Array has been
+    deleted'). Likewise a lazy int argument read inside np.tril/np.roll."""
+    host = np.array([1, 5, 2, 2, 7, 1])
+    k = lnp.argmax(lnp.asarray(host))
+    for got, want in (
+        (np.bincount(lnp.asarray(host) % 3), np.bincount(host % 3)),
+        (np.bincount(lnp.asarray(host) * 2, weights=lnp.asarray(host) * 0.5),
+         np.bincount(host * 2, weights=host * 0.5)),
+        (np.roll(lnp.asarray(host) * 2, k), np.roll(host * 2, 4)),
+        (np.tril(lnp.asarray(np.ones((3, 3))) * 2, k=k - 5), np.tril(np.ones((3, 3)) * 2, -1)),
+    ):
+        same(got, want, rtol=1e-7)
+
+
+def test_new_host_index_values_reuse_the_graph():
+    x = lnp.asarray(np.arange(12.0).reshape(3, 4))
+    first = np.asarray(x[[0, 2], 1])
+    misses = get_runtime().metrics.counters["cache_misses"]
+    np.testing.assert_array_equal(np.asarray(x[[2, -1], 1]), [9.0, 9.0])
+    np.testing.assert_array_equal(first, [1.0, 9.0])
+    assert get_runtime().metrics.counters["cache_misses"] == misses
 
 
 def test_new_data_same_shapes_compiles_nothing_new(plain_runtime):
@@ -98,3 +137,70 @@ def test_debug_tools_take_lazy_arrays(plain_runtime):
     assert debug.graph_key(y) == debug.graph_key(y._h)
     assert "stablehlo" in debug.stablehlo(y) or "func.func" in debug.stablehlo(y)
     np.testing.assert_allclose(np.asarray(y), np.full(3, 2 * np.tanh(2.0)), rtol=1e-6)
+
+
+@pytest.mark.usefixtures('own_runtime')
+@pytest.mark.filterwarnings('ignore::lazytensor.numpy.LazyFallbackWarning')
+def test_bincount_over_fixed_labels_in_a_loop_reads_them_once():
+    """csr_matvec's Jacobi loop ran two graphs per np.bincount call (max and
+    min of the labels, each a barrier): 20 in 10 iterations. The bounds are
+    now read in one run and kept for a materialized vector, so the loop
+    records one graph; a write to the labels is seen."""
+    import lazytensor.numpy as lnp
+    from lazytensor.core.runtime import get_runtime
+
+    labels_host = np.array([0, 2, 2, 1, 4, 0])
+    labels = lnp.asarray(labels_host)
+    metrics = get_runtime().metrics
+    acc, acc_host = lnp.zeros(5), np.zeros(5)
+    lnp.bincount(labels)
+    runs = metrics.counters.get("graphs_executed", 0)
+    for k in range(4):
+        w = np.linspace(0, 1, 6) + k
+        acc = acc + lnp.bincount(labels, weights=lnp.asarray(w) * 2)
+        acc_host = acc_host + np.bincount(labels_host, weights=w * 2)
+    assert metrics.counters.get("graphs_executed", 0) == runs
+    np.testing.assert_allclose(np.asarray(acc), acc_host)
+    labels[1] = 7
+    labels_host[1] = 7
+    np.testing.assert_array_equal(np.asarray(lnp.bincount(labels)), np.bincount(labels_host))
+    with pytest.raises(ValueError, match="negative"):
+        lnp.bincount(labels - 1)
+
+
+@pytest.mark.usefixtures('own_runtime')
+@pytest.mark.filterwarnings('ignore::lazytensor.numpy.LazyFallbackWarning')
+def test_slice_writes_across_automatic_cuts():
+    """``out[a:b] += v`` cut by an automatic graph cut inside the write: the
+    view kept its new value over the old base, whose buffer the cut had
+    donated ("Array has been deleted" in the next graph; the spectrogram's
+    overlap-add at 16,000 samples). A small node limit cuts often here."""
+    import lazytensor.numpy as lnp
+    from lazytensor.core.runtime import Runtime, use_runtime
+
+    rng = np.random.default_rng(115)
+    x, h = rng.normal(size=96), np.hanning(5)
+    want = overlap_add(np, x, h)
+    with use_runtime(Runtime(node_limit=20, interpret_nodes=10**9)) as rt:
+        for _ in range(3):
+            got = overlap_add(lnp, lnp.asarray(x), lnp.asarray(h))
+            np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12)
+        assert rt.metrics.counters["auto_cuts"] > 3 and rt.metrics.counters["donated_buffers"]
+
+
+@pytest.mark.usefixtures('own_runtime')
+@pytest.mark.filterwarnings('ignore::lazytensor.numpy.LazyFallbackWarning')
+def test_a_loop_of_writes_alone_is_still_cut():
+    """The cut held back during a write is checked after it: a loop that
+    only writes (x[i] = v, y[i] += w) still gets automatic cuts."""
+    import lazytensor.numpy as lnp
+    from lazytensor.core.runtime import Runtime, use_runtime
+
+    with use_runtime(Runtime(node_limit=50, interpret_nodes=10**9)) as rt:
+        x, y, w = lnp.zeros(300), lnp.zeros((300, 4)), lnp.ones(4)
+        for i in range(300):
+            x[i] = float(i)
+            y[i] += w
+        assert rt.metrics.counters["auto_cuts"] >= 10
+        np.testing.assert_array_equal(np.asarray(x), np.arange(300.0))
+        np.testing.assert_array_equal(np.asarray(y), np.ones((300, 4)))

@@ -2,6 +2,7 @@
 values, dtype and shape for every transform over float/int/complex input,
 with n/s/axes/norm variants, the helpers, and the error cases."""
 
+
 from __future__ import annotations
 
 import importlib
@@ -9,15 +10,27 @@ import importlib
 import lazytensor.numpy as lnp
 import numpy as np
 import pytest
+from np_compare import same_error
+
+
+def _close(lazy, expected) -> None:
+    host = np.asarray(lazy)
+    assert host.dtype == expected.dtype and host.shape == expected.shape
+    np.testing.assert_allclose(host, expected, atol=1e-9)
+
 
 lfft = importlib.import_module("lazytensor.numpy.fft")
-# numpy 2 deprecates ``s`` without ``axes`` (the lazy version does not warn)
-pytestmark = [pytest.mark.usefixtures("strict_runtime"),
-              pytest.mark.filterwarnings("ignore:`axes` should not be:DeprecationWarning")]
+
 
 RNG = np.random.default_rng(7)
+
+
 DTYPES = ("float32", "float64", "int64", "complex64", "complex128")
+
+
 REAL = ("float32", "float64", "int64")
+
+
 NORMS = (None, "backward", "ortho", "forward")
 
 
@@ -46,6 +59,40 @@ def both(name: str, x: np.ndarray, **kwargs):
     check(getattr(lfft, name)(lnp.asarray(x), **kwargs), want)
 
 
+@pytest.mark.parametrize("norm", [None, "backward", "ortho", "forward"])
+@pytest.mark.parametrize("n", [None, 7, 12])
+def test_hfft_ihfft(norm, n) -> None:
+    x = np.arange(10.0) + 1j * np.arange(10.0)[::-1]
+    _close(lnp.fft.hfft(lnp.asarray(x), n, norm=norm), np.fft.hfft(x, n, norm=norm))
+    _close(lnp.fft.ihfft(lnp.asarray(x.real), n, norm=norm), np.fft.ihfft(x.real, n, norm=norm))
+
+
+def test_fftn_s_minus_one_none_and_repeated_axes() -> None:
+    x = np.arange(100.0).reshape(10, 10)
+    _close(lnp.fft.fftn(lnp.asarray(x), s=(-1, 5), axes=(0, 1)), np.fft.fftn(x, (-1, 5), (0, 1)))
+    with pytest.warns(DeprecationWarning, match="containing `None`"):
+        got = lnp.fft.rfftn(lnp.asarray(x), s=(None, 6), axes=(0, 1))
+    _close(got, np.fft.rfftn(x, s=(10, 6), axes=(0, 1)))
+    y = np.ones((2, 3))
+    _close(lnp.fft.rfftn(lnp.asarray(y), axes=(0, 0, 1), s=(10, 20, 40)),
+           np.fft.rfftn(y, axes=(0, 0, 1), s=(10, 20, 40)))
+    _close(lnp.fft.fftn(lnp.asarray(y), axes=(1, 1), s=(4, 5)),
+           np.fft.fftn(y, axes=(1, 1), s=(4, 5)))
+
+
+def test_fft_errors() -> None:
+    same_error(ValueError, lambda xp: xp.fft.ifft(xp.asarray([], dtype=complex)))
+    x = np.arange(30.0)
+    same_error(TypeError, lambda xp: xp.fft.fft(xp.asarray(x), out=""))
+    same_error(ValueError, lambda xp: xp.fft.fft(xp.asarray(x), out=xp.zeros((5, 6), complex)))
+    same_error(TypeError, lambda xp: xp.fft.fft(xp.asarray(x), out=xp.zeros(30)))
+    out = lnp.zeros(30, complex)
+    assert lnp.fft.fft(lnp.asarray(x), out=out) is out
+    _close(out, np.fft.fft(x))
+
+
+@pytest.mark.usefixtures('strict_runtime')
+@pytest.mark.filterwarnings('ignore:`axes` should not be:DeprecationWarning')
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name", ["fft", "ifft"])
 @pytest.mark.parametrize("kwargs", [{}, {"n": 5}, {"n": 12}, {"axis": 0}, {"n": 3, "axis": 0}]
@@ -54,6 +101,8 @@ def test_fft_ifft(dtype, name, kwargs):
     both(name, sample(dtype, (4, 8)), **kwargs)
 
 
+@pytest.mark.usefixtures('strict_runtime')
+@pytest.mark.filterwarnings('ignore:`axes` should not be:DeprecationWarning')
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name", ["fftn", "ifftn", "fft2", "ifft2"])
 @pytest.mark.parametrize("kwargs", [{}, {"s": (3, 6)}, {"axes": (0, 2)},
@@ -63,6 +112,8 @@ def test_nd_complex_transforms(dtype, name, kwargs):
     both(name, sample(dtype, (3, 4, 6)), **kwargs)
 
 
+@pytest.mark.usefixtures('strict_runtime')
+@pytest.mark.filterwarnings('ignore:`axes` should not be:DeprecationWarning')
 @pytest.mark.parametrize("dtype", REAL)
 @pytest.mark.parametrize("kwargs", [{}, {"n": 5}, {"n": 10}, {"axis": 0}]
                          + [{"norm": n} for n in NORMS])
@@ -70,6 +121,8 @@ def test_rfft(dtype, kwargs):
     both("rfft", sample(dtype, (4, 8)), **kwargs)
 
 
+@pytest.mark.usefixtures('strict_runtime')
+@pytest.mark.filterwarnings('ignore:`axes` should not be:DeprecationWarning')
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("kwargs", [{}, {"n": 7}, {"n": 14}, {"axis": 0}]
                          + [{"norm": n} for n in NORMS])
@@ -77,6 +130,8 @@ def test_irfft(dtype, kwargs):
     both("irfft", sample(dtype, (4, 5)), **kwargs)
 
 
+@pytest.mark.usefixtures('strict_runtime')
+@pytest.mark.filterwarnings('ignore:`axes` should not be:DeprecationWarning')
 @pytest.mark.parametrize("dtype", REAL)
 @pytest.mark.parametrize("name", ["rfftn", "rfft2"])
 @pytest.mark.parametrize("kwargs", [{}, {"s": (4, 6)}, {"axes": (0, 1)}, {"norm": "ortho"},
@@ -85,6 +140,8 @@ def test_rfftn(dtype, name, kwargs):
     both(name, sample(dtype, (3, 4, 6)), **kwargs)
 
 
+@pytest.mark.usefixtures('strict_runtime')
+@pytest.mark.filterwarnings('ignore:`axes` should not be:DeprecationWarning')
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name", ["irfftn", "irfft2"])
 @pytest.mark.parametrize("kwargs", [{}, {"s": (4, 6)}, {"s": (2, 9)}, {"axes": (0, 2)},
@@ -93,6 +150,8 @@ def test_irfftn(dtype, name, kwargs):
     both(name, sample(dtype, (3, 4, 5)), **kwargs)
 
 
+@pytest.mark.usefixtures('strict_runtime')
+@pytest.mark.filterwarnings('ignore:`axes` should not be:DeprecationWarning')
 def test_round_trips():
     x = sample("float64", (6, 8))
     lazy = lnp.asarray(x)
@@ -101,6 +160,8 @@ def test_round_trips():
     check(np.fft.irfftn(np.fft.rfftn(lazy), s=x.shape), x)
 
 
+@pytest.mark.usefixtures('strict_runtime')
+@pytest.mark.filterwarnings('ignore:`axes` should not be:DeprecationWarning')
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name", ["fftshift", "ifftshift"])
 @pytest.mark.parametrize("axes", [None, 0, (1,), (0, 1)])
@@ -108,6 +169,8 @@ def test_shifts(dtype, name, axes):
     both(name, sample(dtype, (5, 6)), axes=axes)
 
 
+@pytest.mark.usefixtures('strict_runtime')
+@pytest.mark.filterwarnings('ignore:`axes` should not be:DeprecationWarning')
 @pytest.mark.parametrize("name", ["fftfreq", "rfftfreq"])
 @pytest.mark.parametrize("n, d", [(8, 1.0), (9, 0.1), (1, 2.0)])
 def test_frequencies(name, n, d):
@@ -116,6 +179,8 @@ def test_frequencies(name, n, d):
     check(got, getattr(np.fft, name)(n, d))
 
 
+@pytest.mark.usefixtures('strict_runtime')
+@pytest.mark.filterwarnings('ignore:`axes` should not be:DeprecationWarning')
 @pytest.mark.parametrize("call", [
     lambda m, x: m.fft(x, n=0), lambda m, x: m.ifft(x, n=-1), lambda m, x: m.rfft(x, n=0),
     lambda m, x: m.irfft(x, n=0), lambda m, x: m.fft(x, norm="bad"),
@@ -131,6 +196,8 @@ def test_errors(call):
         call(lfft, lnp.asarray(x))
 
 
+@pytest.mark.usefixtures('strict_runtime')
+@pytest.mark.filterwarnings('ignore:`axes` should not be:DeprecationWarning')
 def test_rfft_of_complex_input_is_a_type_error():
     x = sample("complex128", 8)
     with pytest.raises(TypeError):
@@ -139,6 +206,8 @@ def test_rfft_of_complex_input_is_a_type_error():
         np.fft.rfft(lnp.asarray(x))
 
 
+@pytest.mark.usefixtures('strict_runtime')
+@pytest.mark.filterwarnings('ignore:`axes` should not be:DeprecationWarning')
 def test_no_eager_fallback(strict_runtime):
     x = lnp.asarray(sample("float64", (4, 6)))
     np.fft.fft(x), np.fft.rfft2(x), np.fft.irfftn(np.fft.rfftn(x)), np.fft.fftshift(x)

@@ -1,14 +1,18 @@
-"""numpy 2 semantics that the op database does not spell out: NEP 50 with
-Python scalars, default dtypes, integer division signs, NaN comparisons,
-accumulation dtypes -- each checked against eager numpy."""
+"""numpy's semantics on lazy arrays: NEP 50 promotion of Python and numpy
+scalars, default dtypes, casting when written (strings, objects, byte
+order), integer division and comparisons, laziness until observed."""
+
 
 from __future__ import annotations
 
 import warnings
+from decimal import Decimal
+from fractions import Fraction
 
 import lazytensor.numpy as lnp
 import numpy as np
 import pytest
+from np_compare import same_exactly, same_outcome
 
 
 def equal(lazy, expected) -> None:
@@ -25,6 +29,62 @@ NEP50 = [
     (np.float16, 1e3), (np.int64, 1.5), (np.complex64, 2.0), (np.float32, 1j), (np.bool_, 1),
     (np.bool_, 2.5), (np.int32, True), (np.uint8, 255),
 ]
+
+
+def test_astype_str():
+    """``a.astype(str)`` crashed in JAX's convert; numpy gives a string array
+    (host, counted as a fallback)."""
+    host = np.array([[0.5, 1.25], [3.0, -2.0]])
+    got = lnp.asarray(host).astype(str)
+    want = host.astype(str)
+    assert got.dtype == want.dtype and got.tolist() == want.tolist()
+
+
+def test_non_native_byte_order_is_native() -> None:
+    h = np.arange(6.0).astype(">f8")
+    a = lnp.asarray(h)
+    assert a.dtype == np.float64
+    same_exactly(a * 2, (h * 2).astype(np.float64))
+    same_exactly(lnp.zeros(3, ">i4"), np.zeros(3, np.int32))
+
+
+@pytest.mark.parametrize("items", [
+    [np.float32(1), 1.0], [np.ones(2, np.int8), 1000], [np.ones(2, np.int8), 100],
+    [np.ones(2, np.float32), 1j], [np.ones(2, np.int8), 1.5], [np.ones(2, np.int8), True],
+    [np.ones(2, np.bool_), 3], [np.float16(1), 1e10], [np.ones((2, 2), np.uint8), -1, [3, 4]],
+    [np.ones(2, np.float32), np.array(1.0)]])
+@pytest.mark.parametrize("lazy_items", [False, True])
+def test_concatenate_axis_none_takes_python_scalars_as_weak(items, lazy_items) -> None:
+    # numpy's concatenate(axis=None) joins a float32 and 1. as float32 (NEP 50):
+    # the Python scalar was a strong float64 array, so the result was float64
+    def run(xp):
+        own = [xp.asarray(i) if lazy_items and isinstance(i, np.ndarray) else i for i in items]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # (float16 overflow: both)
+            return xp.concatenate(own, axis=None)
+    same_outcome(run)
+
+
+@pytest.mark.parametrize("value", [
+    "1.5", "abc", "0", "", b"1", np.array([b"1", b"0"]), np.array(["3", "4"]),
+    np.longdouble(2.5), np.clongdouble(1 + 0j), np.array([1.5, 2.5], dtype=np.longdouble),
+    np.array([1, 2], dtype=object), Fraction(1, 2), Decimal("0.25"), [Fraction(1, 3), "2"]])
+@pytest.mark.parametrize("dtype", [np.float64, np.int32, np.bool_, np.complex64, np.uint8])
+def test_strings_objects_and_longdouble_values_are_cast_when_written(value, dtype) -> None:
+    # a[:] = '1.5', a[0] = Fraction(1, 2) or a longdouble raised lazytensor's
+    # UnsupportedDtype; numpy casts them into the array's dtype (or raises its
+    # ValueError for a string that is no number)
+    def run(xp):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+            a = xp.zeros(2, dtype)
+            a[:] = value
+            if np.ndim(value) == 0:
+                a[0] = value
+                a.fill(value)
+                return xp.stack([a, xp.full(2, value, dtype=dtype)])
+            return a
+    same_outcome(run)
 
 
 @pytest.mark.parametrize(("dtype", "scalar"), NEP50)

@@ -1,8 +1,7 @@
-"""Fixes found by running the Array API conformance suite (data-apis'
-array-api-tests, with ARRAY_API_TESTS_MODULE=lazytensor.numpy.array_api) on
-the namespace that ``x.__array_namespace__()`` returns. Each test compares
-with numpy's own Array API namespace (numpy 2 is one): values, dtype, shape
-and the exception raised."""
+"""The Array API namespace that ``x.__array_namespace__()`` returns, with the
+fixes found by the data-apis conformance suite; each test compares with
+numpy itself."""
+
 
 from __future__ import annotations
 
@@ -24,6 +23,20 @@ def _same(out, ref) -> None:
         np.testing.assert_allclose(np.asarray(out), ref, rtol=1e-12)
     else:
         np.testing.assert_array_equal(np.asarray(out), ref)
+
+
+SPECIAL = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -2.5]
+
+
+ARANGE_CASES = [
+    ((255, 0, -1), np.uint8),  # a negative step of an unsigned dtype (raised OverflowError)
+    ((250, 3, -100), np.uint8),
+    ((1, 0, 255), np.uint8),  # empty: nothing is stored, nothing overflows
+    ((0, 1000, 1), np.uint8),  # numpy's fill wraps
+    ((-100, 127, 150), np.int8),
+    ((1, 2, 200), np.int8),  # one element: start + step is never stored
+    ((0.5, 5, 1), np.int8),
+]
 
 
 def test_device_and_to_device(xp, runtime):
@@ -73,9 +86,6 @@ def test_vecdot_axis_is_lazy(xp, runtime, axis, b_shape):
     _same(xp.vecdot(xp.asarray(a), xp.asarray(b), axis=axis), np.vecdot(a, b, axis=axis))
 
 
-SPECIAL = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -2.5]
-
-
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
 def test_abs_of_complex_with_an_infinite_part_is_inf(xp, runtime, dtype):
     """The spec's (and C99's) special case: |a + bj| is +inf when a or b is
@@ -92,17 +102,6 @@ def test_sign_of_negative_zero_is_positive_zero(xp, runtime, dtype):
     out = xp.sign(xp.asarray(x))
     _same(out, np.sign(x))
     np.testing.assert_array_equal(np.signbit(np.asarray(out)), np.signbit(np.sign(x)))
-
-
-ARANGE_CASES = [
-    ((255, 0, -1), np.uint8),  # a negative step of an unsigned dtype (raised OverflowError)
-    ((250, 3, -100), np.uint8),
-    ((1, 0, 255), np.uint8),  # empty: nothing is stored, nothing overflows
-    ((0, 1000, 1), np.uint8),  # numpy's fill wraps
-    ((-100, 127, 150), np.int8),
-    ((1, 2, 200), np.int8),  # one element: start + step is never stored
-    ((0.5, 5, 1), np.int8),
-]
 
 
 @pytest.mark.parametrize("args, dtype", ARANGE_CASES)
