@@ -88,6 +88,13 @@ def horner(c, x):
     return out
 
 
+def product_plain(x):  # `p = p * x[i]`, not `p *= x[i]`
+    p = 1.0
+    for i in range(len(x)):
+        p = p * x[i]
+    return p
+
+
 def first_negative(x):
     k = -1
     for i in range(len(x)):
@@ -108,6 +115,7 @@ ARGS = {
     argmax_tracked: lambda r, n: (r.integers(-3, 4, n),),  # ties: the first one wins
     variance: _vec,
     box_blur: lambda r, n: (r.standard_normal((n + 2, n + 3)),),
+    product_plain: lambda r, n: (r.random(n) + 0.5,),
     horner: lambda r, n: (r.standard_normal(4), r.standard_normal(n)),
 }
 
@@ -123,7 +131,8 @@ def test_ported_loop_lifts_and_equals_loops(fn):
         np.testing.assert_allclose(prog(*args), want, rtol=1e-9, atol=1e-12)
 
 
-@pytest.mark.parametrize("fn", [prefix_sum, argmax_tracked, box_blur], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("fn", [prefix_sum, argmax_tracked, box_blur, product_plain],
+                         ids=lambda f: f.__name__)
 def test_ported_loop_runs_on_lazy_arrays(fn):
     import lazytensor.numpy as lnp
     r = np.random.default_rng(5)

@@ -131,7 +131,7 @@ def _define(store: Store, prev: T.Term | None, base: Store, scope: Scope,
     for loop in reversed(reduced):
         if id(loop) in scope.scans:  # read inside this loop: the running value
             value = T.scan(_SCAN[kind], loop.var, value)
-        elif kind in T.REDUCE:
+        elif kind in T.REDUCE + T.SOURCE_REDUCE:
             value = T.reduce_(kind, loop.var, value)
         else:
             raise Untranslatable(f"a {kind} reduction")

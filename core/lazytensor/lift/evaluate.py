@@ -131,7 +131,7 @@ EMPTY_IDENTITY = {
     "max": lambda d: -np.inf if d.kind == "f" else np.iinfo(d).min,
     "min": lambda d: np.inf if d.kind == "f" else np.iinfo(d).max,
 }
-NP_REDUCE = {"sum": np.sum, "max": np.max, "min": np.min, "mean": np.mean}
+NP_REDUCE = {"sum": np.sum, "max": np.max, "min": np.min, "mean": np.mean, "prod": np.prod}
 NP_SCAN = {"cumsum": np.cumsum, "cumprod": np.cumprod, "cummax": np.maximum.accumulate,
            "cummin": np.minimum.accumulate}
 

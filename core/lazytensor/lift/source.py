@@ -204,6 +204,8 @@ class _Walker:
         if isinstance(target, ast.Name):
             name, index = target.id, None
             if op is None:
+                op, value = _self_update(name, value)
+            if op is None:
                 self.last_plain[name] = value
                 op, value = _running_extreme(target, value, conds)
                 if op is not None:
@@ -218,6 +220,22 @@ class _Walker:
                 if op is not None:
                     conds = conds[:-1] if conds and _mentions_name(conds[-1], name) else conds
         self.src.stores.append(Store(name, index, value, op, loops, conds, self.count, tests))
+
+
+_SELF = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul"}
+
+
+def _self_update(name: str, value: ast.expr) -> tuple[str | None, ast.expr]:
+    """``s = s + e`` (also ``s = e + s``, ``s - e``, ``s * e``) reads as ``s += e``."""
+    op = _SELF.get(type(value.op)) if isinstance(value, ast.BinOp) else None
+    if op is None:
+        return None, value
+    mine = [isinstance(side, ast.Name) and side.id == name for side in (value.left, value.right)]
+    if mine[0] and not _mentions_name(value.right, name):
+        return op, value.right
+    if mine[1] and op != "sub" and not _mentions_name(value.left, name):
+        return op, value.left
+    return None, value
 
 
 def _mentions_name(node: ast.AST, name: str) -> bool:

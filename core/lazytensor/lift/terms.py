@@ -46,6 +46,7 @@ BINARY = {
 UNARY = ("neg", "exp", "sqrt", "abs", "log", "cos", "sin", "tanh")
 COMPARE = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 REDUCE = ("sum", "max", "min", "mean")
+SOURCE_REDUCE = ("prod",)  # read from an accumulator only (no grammar production)
 ARGREDUCE = ("argmax", "argmin")  # the index variable's value at the first extreme
 SCANS = ("cumsum", "cumprod", "cummax", "cummin")  # running value along one index variable
 

@@ -90,8 +90,9 @@ def _term(node: ast.expr, vars_: set[str], sizes: set[str]) -> T.Term:  # noqa: 
 def _call(node: ast.Call, vars_: set[str], sizes: set[str]) -> T.Term:
     args = [_term(a, vars_, sizes) for a in node.args]
     func = node.func
+    folds = T.REDUCE + T.SOURCE_REDUCE + T.ARGREDUCE + T.SCANS
     if isinstance(func, ast.Subscript) and isinstance(func.value, ast.Name) \
-            and func.value.id in T.REDUCE + T.ARGREDUCE + T.SCANS and len(args) == 1:
+            and func.value.id in folds and len(args) == 1:
         names = func.slice.elts if isinstance(func.slice, ast.Tuple) else [func.slice]
         term, make = args[0], T.scan if func.value.id in T.SCANS else T.reduce_
         for v in reversed(names):
