@@ -93,6 +93,8 @@ README_BLOCKS = [b.split("\n", 1)[1] for b in
 def test_readme_example_runs(index, tmp_path):
     """Every ```python block of the README runs as it stands."""
     source = textwrap.dedent(README_BLOCKS[index].split("```", 1)[0])
-    proc = subprocess.run([sys.executable, "-c", source], cwd=tmp_path,
+    script = tmp_path / "example.py"  # as README says: python example.py
+    script.write_text(source)
+    proc = subprocess.run([sys.executable, str(script)], cwd=tmp_path,
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, f"README example {index} failed:\n{source}\n{proc.stderr[-3000:]}"
