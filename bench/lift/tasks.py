@@ -138,6 +138,10 @@ TASKS = [
     Task("running_mean", "scans/argmax", P.running_mean, lambda r, n: (f(r, n),)),
     Task("argmax_loop", "scans/argmax", P.argmax_loop, lambda r, n: (f(r, n),)),
     Task("argmin_loop", "scans/argmax", P.argmin_loop, lambda r, n: (r.integers(-3, 4, n),)),
+    Task("row_argmax", "scans/argmax", P.row_argmax, lambda r, n: (f(r, n, n + 2),)),
+    Task("sat_add_u8", "8-bit blends", P.sat_add_u8, lambda r, n: (u8(r, n), u8(r, n))),
+    Task("while_sum", "reductions", P.while_sum, lambda r, n: (f(r, n),)),
+    Task("product", "reductions", P.product, lambda r, n: (f(r, n) * 0.5 + 1.0,)),
 ]
 
 

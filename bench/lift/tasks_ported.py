@@ -233,6 +233,46 @@ def sign_loop(x):
     return out
 
 
+def sat_add_u8(a, b):
+    out = np.zeros_like(a)
+    for i in range(len(a)):
+        s = int(a[i]) + int(b[i])
+        if s > 255:
+            s = 255
+        out[i] = s
+    return out
+
+
+def while_sum(x):
+    s = 0.0
+    i = 0
+    while i < len(x):
+        s = s + x[i]
+        i = i + 1
+    return s
+
+
+def row_argmax(a):
+    n, m = a.shape
+    idx = np.zeros(n, dtype=np.int64)
+    for i in range(n):
+        best = a[i, 0]
+        k = 0
+        for j in range(1, m):
+            if a[i, j] > best:
+                best = a[i, j]
+                k = j
+        idx[i] = k
+    return idx
+
+
+def product(x):
+    p = 1.0
+    for i in range(len(x)):
+        p = p * x[i]
+    return p
+
+
 def first_negative(x):
     k = -1
     for i in range(len(x)):

@@ -88,10 +88,12 @@ def horner(c, x):
     return out
 
 
-def product_plain(x):  # `p = p * x[i]`, not `p *= x[i]`
+def product_plain(x):  # `p = p * x[i]`, not `p *= x[i]`; a counted while
     p = 1.0
-    for i in range(len(x)):
+    i = 0
+    while i < len(x):
         p = p * x[i]
+        i = i + 1
     return p
 
 

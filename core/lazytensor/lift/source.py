@@ -176,18 +176,17 @@ class _Walker:
     def while_(self, node: ast.While, loops, conds) -> None:
         """``i = a; while i < b: ...; i += s`` reads as ``for i in range(a, b, s)``."""
         test, body = node.test, node.body
-        last = body[-1] if body else None
+        step = _step(body[-1]) if body else None
         ok = (isinstance(test, ast.Compare) and len(test.ops) == 1
               and isinstance(test.ops[0], ast.Lt) and isinstance(test.left, ast.Name)
-              and isinstance(last, ast.AugAssign) and isinstance(last.op, ast.Add)
-              and isinstance(last.target, ast.Name) and last.target.id == test.left.id
+              and step is not None and step[0] == test.left.id
               and test.left.id in self.last_plain)
         if not ok:
             raise SourceError(f"line {node.lineno}: only counted `while i < n: ...; i += s` "
                               f"loops are read")
         v = test.left.id
         start = ast.unparse(self.last_plain[v])
-        text = f"range({start}, {ast.unparse(test.comparators[0])}, {ast.unparse(last.value)})"
+        text = f"range({start}, {ast.unparse(test.comparators[0])}, {ast.unparse(step[1])})"
         parent = loops[-1] if loops else None
         loop = Loop(v, text, parent, node.lineno)
         self.src.loops.append(loop)
@@ -220,6 +219,18 @@ class _Walker:
                 if op is not None:
                     conds = conds[:-1] if conds and _mentions_name(conds[-1], name) else conds
         self.src.stores.append(Store(name, index, value, op, loops, conds, self.count, tests))
+
+
+def _step(node: ast.stmt) -> tuple[str, ast.expr] | None:
+    """``i += s`` or ``i = i + s`` as ``('i', s)``."""
+    if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) \
+            and isinstance(node.target, ast.Name):
+        return node.target.id, node.value
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 \
+            and isinstance(node.targets[0], ast.Name):
+        op, value = _self_update(node.targets[0].id, node.value)
+        return (node.targets[0].id, value) if op == "add" else None
+    return None
 
 
 _SELF = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul"}
