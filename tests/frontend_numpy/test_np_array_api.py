@@ -147,3 +147,12 @@ def test_mask_axis_mismatch_still_raises_numpys_error(xp, shape, mask_shape):
     with pytest.raises(IndexError) as ours:
         xp.asarray(host)[mask]
     assert str(ours.value) == str(numpys.value)
+
+
+@pytest.mark.parametrize("name", ["fftfreq", "rfftfreq"])
+def test_fftfreq_takes_the_standard_s_dtype(xp, name):
+    """array-api-tests passes ``dtype=`` (the standard's, 2025.12)."""
+    out = getattr(xp.fft, name)(5, d=0.5, dtype=xp.float32)
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(np.asarray(out), getattr(np.fft, name)(5, 0.5), rtol=1e-6)
+    assert getattr(xp.fft, name)(5).dtype == np.float64

@@ -248,11 +248,15 @@ def _shift(x, axes, inverse: bool):
     return wrap(fourier.fftshift(node, axes, inverse))
 
 
-def fftfreq(n, d=1.0, device=None):
-    """numpy.fft.fftfreq, as a lazy array (host arithmetic, uploaded once)."""
-    return from_host(np.fft.fftfreq(n, d))
+def fftfreq(n, d=1.0, device=None, *, dtype=None):
+    """numpy.fft.fftfreq, as a lazy array (host arithmetic, uploaded once);
+    ``dtype=`` as the Array API standard's (2025.12; float64 by default)."""
+    out = np.fft.fftfreq(n, d)
+    return from_host(out if dtype is None else out.astype(dtype))
 
 
-def rfftfreq(n, d=1.0, device=None):
-    """numpy.fft.rfftfreq, as a lazy array (host arithmetic, uploaded once)."""
-    return from_host(np.fft.rfftfreq(n, d))
+def rfftfreq(n, d=1.0, device=None, *, dtype=None):
+    """numpy.fft.rfftfreq, as a lazy array (host arithmetic, uploaded once);
+    ``dtype=`` as fftfreq's."""
+    out = np.fft.rfftfreq(n, d)
+    return from_host(out if dtype is None else out.astype(dtype))
