@@ -156,3 +156,13 @@ def test_fftfreq_takes_the_standard_s_dtype(xp, name):
     assert out.dtype == np.float32
     np.testing.assert_allclose(np.asarray(out), getattr(np.fft, name)(5, 0.5), rtol=1e-6)
     assert getattr(xp.fft, name)(5).dtype == np.float64
+
+
+def test_meshgrid_and_broadcast_arrays_return_lists_as_2023_12_has_it(xp):
+    a, b = xp.asarray([1.0, 2.0, 3.0]), xp.asarray([4.0, 5.0])
+    grids = xp.meshgrid(a, b, indexing="ij")
+    assert type(grids) is list and [g.shape for g in grids] == [(3, 2), (3, 2)]
+    out = xp.broadcast_arrays(a, xp.reshape(b, (2, 1)))
+    assert type(out) is list and [o.shape for o in out] == [(2, 3), (2, 3)]
+    np.testing.assert_array_equal(np.asarray(grids[0]), np.meshgrid([1.0, 2, 3], [4.0, 5],
+                                                                     indexing="ij")[0])

@@ -12,6 +12,8 @@ from __future__ import annotations
 from lazytensor.numpy import *  # noqa: F403
 from lazytensor.numpy import __all__ as _LNP_ALL
 from lazytensor.numpy import _math, linalg  # noqa: F401
+from lazytensor.numpy import broadcast_arrays as _lnp_broadcast_arrays
+from lazytensor.numpy import meshgrid as _lnp_meshgrid
 from lazytensor.numpy._base import ndarray, node_of, wrap
 from lazytensor.numpy._dispatch import to_lazy
 from lazytensor.numpy._errors import guard
@@ -50,6 +52,16 @@ def from_dlpack(x, /, *, device=None, copy=None):
     return to_lazy(_np.from_dlpack(x, device=device, copy=copy))
 
 
+def meshgrid(*arrays, indexing="xy"):
+    """A list, as the 2023.12 standard has it (numpy 2 returns a tuple)."""
+    return list(_lnp_meshgrid(*arrays, indexing=indexing))
+
+
+def broadcast_arrays(*arrays):
+    """A list, as the 2023.12 standard has it (numpy 2 returns a tuple)."""
+    return list(_lnp_broadcast_arrays(*arrays))
+
+
 def _host(x) -> _np.ndarray:
     return x.__array__() if isinstance(x, ndarray) else _np.asarray(x)
 
@@ -73,5 +85,5 @@ def unique_all(x, /):
 
 __all__ = sorted(set(_LNP_ALL) | {
     "astype", "sort", "argsort", "unique_values", "unique_counts", "unique_inverse",
-    "unique_all", "isdtype", "linalg", "from_dlpack", "vecdot",
+    "unique_all", "isdtype", "linalg", "from_dlpack", "vecdot", "meshgrid", "broadcast_arrays",
 })
