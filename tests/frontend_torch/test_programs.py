@@ -22,7 +22,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .conftest import DEV
-from .programs import compare, digits, fallbacks, same_on_both, weights
+from .lazy_vs_eager import compare, digits, fallbacks, same_on_both, weights
 
 
 class SmallCNN(nn.Module):

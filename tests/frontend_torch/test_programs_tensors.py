@@ -1,7 +1,7 @@
 """Tensor-level PyTorch programs (in-place writes through views, joining,
 masks, scans, sorting, gather/scatter, einsum, interpolation, losses with
 options, mixed dtypes, observation and control flow, seeding, fallbacks), run
-eagerly and lazily from the same seed and compared (see ``programs.py``)."""
+eagerly and lazily from the same seed and compared (see ``lazy_vs_eager.py``)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from lazytensor.core import get_runtime
 from torch import nn
 
 from .conftest import DEV
-from .programs import compare, fallbacks, same_on_both
+from .lazy_vs_eager import compare, fallbacks, same_on_both
 
 
 def test_dropout_mask_keeps_expected_scale():

@@ -14,7 +14,7 @@ from lazytensor.core import get_runtime
 from torch import nn
 
 from .conftest import DEV
-from .programs import compare, digits, same_on_both, weights
+from .lazy_vs_eager import compare, digits, same_on_both, weights
 
 
 def test_training_loop_scheduler_clipping_eval_accuracy():

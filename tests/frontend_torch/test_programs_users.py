@@ -4,7 +4,7 @@ arithmetic, data-dependent shapes, frozen layers and param groups, hooks,
 distributions, linear algebra, sliding windows, NaN handling, checkpoints
 through io.BytesIO, Python number protocols, tied embeddings with a
 GradScaler, half precision), run eagerly on the CPU and lazily from the same
-seed and compared by value, dtype and shape (see ``programs.py``)."""
+seed and compared by value, dtype and shape (see ``lazy_vs_eager.py``)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .conftest import DEV
-from .programs import same_on_both, weights
+from .lazy_vs_eager import same_on_both, weights
 
 
 class _ClampedExp(torch.autograd.Function):

@@ -15,7 +15,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .conftest import DEV
-from .programs import fallbacks, same_on_both, same_outcomes, same_without_fallback
+from .lazy_vs_eager import fallbacks, same_on_both, same_outcomes, same_without_fallback
 
 
 def _same_exactly(expected, actual) -> None:

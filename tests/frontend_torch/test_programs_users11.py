@@ -8,7 +8,7 @@ tanh RNN language model over padded sequences, a multi-task head with
 Huber/PoissonNLL/MultiLabelSoftMargin losses and ReduceLROnPlateau, a
 sharpness-aware (SAM) step through parameters_to_vector) run eagerly on
 the CPU and lazily from the same seed and compared (values, dtypes,
-shapes; see ``programs.py``); none may fall back."""
+shapes; see ``lazy_vs_eager.py``); none may fall back."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from torch import nn
 from torch.distributions import Categorical, Independent, MixtureSameFamily, Normal
 from torch.nn.utils import parameters_to_vector, vector_to_parameters
 
-from .programs import same_without_fallback
+from .lazy_vs_eager import same_without_fallback
 
 
 def test_triplet_margin_metric_learning_with_hard_negatives_from_cdist():

@@ -1,56 +1,20 @@
 """Ordinary PyTorch programs (GANs, sequence models, reinforcement learning,
 contrastive and graph learning, schedulers...) written as a user writes
 them, run eagerly on the CPU and lazily from the same seed and compared
-(values, dtypes, shapes; see ``programs.py``); where a program marks steps,
+(values, dtypes, shapes; see ``lazy_vs_eager.py``); where a program marks steps,
 the later steps must neither recompile nor fall back."""
 
 from __future__ import annotations
 
 import math
 
-import lazytensor.torch as lt
 import pytest
 import torch
 import torch.nn.functional as F
-from lazytensor.core import get_runtime
 from torch import nn
 
 from .conftest import DEV
-from .programs import same_on_both
-
-
-def counters() -> dict:
-    c = get_runtime().metrics.counters
-    return {k: c[k] for k in ("cache_misses", "eager_fallbacks")}
-
-
-def steady(dev, first: dict | None) -> dict | None:
-    """On the lazy device: the counters now (first call) or a check that
-    they did not move since ``first`` (later calls)."""
-    if dev != DEV:
-        return None
-    if first is None:
-        return counters()
-    assert counters() == first, (counters(), first, get_runtime().metrics.miss_reasons[-3:])
-    return first
-
-
-def step_mark(dev) -> None:
-    if dev == DEV:
-        lt.mark_step()
-
-
-def train_step(opt, loss, dev, out: list, step: int, first: dict | None,
-               settled: int) -> dict | None:
-    """A program's optimizer step: backward, step, mark_step on the lazy
-    device, the detached loss kept in ``out``; from step ``settled`` on, a
-    check that the step compiled and ran nothing new (``steady``)."""
-    opt.zero_grad()
-    loss.backward()
-    opt.step()
-    step_mark(dev)
-    out.append(loss.detach())
-    return steady(dev, first) if step >= settled else first
+from .lazy_vs_eager import counters, same_on_both, steady, step_mark
 
 
 def test_gan_with_two_optimizers_and_detach():

@@ -1,7 +1,7 @@
 """More ordinary PyTorch programs (reinforcement learning, text generation,
 rendering, vision transformers, physics-informed training, flows, graph
 networks...) run eagerly on the CPU and lazily from the same seed and
-compared (values, dtypes, shapes; see ``programs.py``)."""
+compared (values, dtypes, shapes; see ``lazy_vs_eager.py``)."""
 
 from __future__ import annotations
 
@@ -16,9 +16,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from .conftest import DEV
-from .programs import fallbacks as fallbacks_now
-from .programs import same_on_both, same_outcomes
-from .test_programs_users2 import steady, step_mark
+from .lazy_vs_eager import fallbacks as fallbacks_now
+from .lazy_vs_eager import same_on_both, same_outcomes, steady, step_mark
 
 
 def test_dqn_with_target_network_gather_and_replay_indices():

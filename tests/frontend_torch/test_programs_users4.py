@@ -15,9 +15,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from .conftest import DEV
-from .programs import fallbacks as fallbacks_now
-from .programs import same_on_both
-from .test_programs_users2 import steady, step_mark, train_step
+from .lazy_vs_eager import fallbacks as fallbacks_now
+from .lazy_vs_eager import same_on_both, steady, step_mark, train_step
 
 
 def timestep_embedding(t, dim):

@@ -18,8 +18,7 @@ from torch.func import functional_call, grad, jacfwd, jacrev, vmap
 from torch.utils.checkpoint import checkpoint
 
 from .conftest import DEV
-from .programs import same_on_both
-from .test_programs_users2 import steady, step_mark, train_step
+from .lazy_vs_eager import same_on_both, steady, step_mark, train_step
 
 
 def test_maml_inner_loop_with_functional_call_and_create_graph():

@@ -2,7 +2,7 @@
 causal transformer decoder, packed bidirectional LSTMs, unrolled recurrent
 cells, optimizer options, schedulers, resuming from a state dict...) run
 eagerly on the CPU and lazily from the same seed and compared (values,
-dtypes, shapes; see ``programs.py``); where a program marks steps, the later
+dtypes, shapes; see ``lazy_vs_eager.py``); where a program marks steps, the later
 steps must neither recompile nor fall back, and no program falls back."""
 
 from __future__ import annotations
@@ -16,8 +16,7 @@ from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from .conftest import DEV
-from .programs import fallbacks, same_without_fallback
-from .test_programs_users2 import steady, step_mark, train_step
+from .lazy_vs_eager import fallbacks, same_without_fallback, steady, step_mark, train_step
 
 
 @pytest.mark.slow  # XLA's CPU compile of this transformer backward takes ~10 s of CPU

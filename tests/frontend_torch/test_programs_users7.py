@@ -18,8 +18,7 @@ from torch import nn
 from torch.distributions import Bernoulli, Categorical, Normal, kl_divergence
 
 from .conftest import DEV
-from .programs import fallbacks, same_without_fallback
-from .test_programs_users2 import step_mark, train_step
+from .lazy_vs_eager import fallbacks, same_without_fallback, step_mark, train_step
 
 
 def test_initializers_on_lazy_parameters_then_the_same_forward_on_both_devices():

@@ -3,7 +3,7 @@ with label smoothing, a MobileNetV2 inverted residual, super-resolution with
 PixelShuffle and bilinear upsampling, style transfer with instance norm and
 Gram matrices, Grad-CAM, integrated gradients, PointNet, a ConvLSTM, Barlow
 Twins) run eagerly on the CPU and lazily from the same seed and compared
-(values, dtypes, shapes; see ``programs.py``); where a program marks steps,
+(values, dtypes, shapes; see ``lazy_vs_eager.py``); where a program marks steps,
 the later steps must neither recompile nor fall back, and no program falls
 back."""
 
@@ -14,8 +14,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .programs import same_without_fallback
-from .test_programs_users2 import step_mark, train_step
+from .lazy_vs_eager import same_without_fallback, step_mark, train_step
 
 
 class BasicBlock(nn.Module):

@@ -22,8 +22,7 @@ from torch.nn.utils.parametrizations import weight_norm
 from torch.utils.data import DataLoader, TensorDataset
 
 from .conftest import DEV
-from .programs import same_without_fallback
-from .test_programs_users2 import step_mark, train_step
+from .lazy_vs_eager import same_without_fallback, step_mark, train_step
 
 
 # slow: 10 s on a loaded 2-core machine (XLA compiles); keeps CI near 10 minutes

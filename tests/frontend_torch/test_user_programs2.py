@@ -1,5 +1,5 @@
 """Regression tests for bugs that ordinary PyTorch programs hit on the lazy
-device, each compared with eager torch on the CPU (see ``programs.py``)."""
+device, each compared with eager torch on the CPU (see ``lazy_vs_eager.py``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .conftest import DEV
-from .programs import fallbacks, same_on_both
+from .lazy_vs_eager import fallbacks, same_on_both
 
 
 def test_views_in_inference_mode_follow_their_base():

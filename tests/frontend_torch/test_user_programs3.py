@@ -1,6 +1,6 @@
 """Regression tests for bugs that ordinary PyTorch programs hit on the lazy
 device (third batch), each compared with eager torch on the CPU (values,
-dtype, shape; see ``programs.py``)."""
+dtype, shape; see ``lazy_vs_eager.py``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .programs import fallbacks, same_on_both
+from .lazy_vs_eager import fallbacks, same_on_both
 
 
 @pytest.mark.parametrize("mode,padding_mode", [("bilinear", "zeros"), ("bilinear", "reflection"),

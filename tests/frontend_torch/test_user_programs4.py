@@ -1,6 +1,6 @@
 """Regression tests for bugs that ordinary PyTorch programs hit on the lazy
 device (fourth batch), each compared with eager torch on the CPU (values,
-dtype, shape; see ``programs.py``)."""
+dtype, shape; see ``lazy_vs_eager.py``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import copy
 import torch
 from torch import nn
 
-from .programs import fallbacks, same_on_both, same_outcomes
+from .lazy_vs_eager import fallbacks, same_on_both, same_outcomes
 
 
 def test_lazy_modules_built_on_the_lazy_device_initialize_there():

@@ -1,12 +1,12 @@
 """Regression tests for bugs that ordinary PyTorch programs hit on the lazy
 device (fifth batch), each compared with eager torch on the CPU (values,
-dtype, shape; see ``programs.py``)."""
+dtype, shape; see ``lazy_vs_eager.py``)."""
 
 from __future__ import annotations
 
 import torch
 
-from .programs import fallbacks, same_on_both, same_outcomes
+from .lazy_vs_eager import fallbacks, same_on_both, same_outcomes
 
 
 def test_fftfreq_gives_the_negative_frequencies_as_torch():

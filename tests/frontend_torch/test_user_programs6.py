@@ -1,6 +1,6 @@
 """Regression tests for bugs that ordinary PyTorch programs hit on the lazy
 device (sixth batch), each compared with eager torch on the CPU (values,
-dtype, shape; see ``programs.py``)."""
+dtype, shape; see ``lazy_vs_eager.py``)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .conftest import DEV
-from .programs import fallbacks, same_on_both, same_outcomes
+from .lazy_vs_eager import fallbacks, same_on_both, same_outcomes
 
 
 def test_multihead_attention_with_key_padding_and_attn_masks():

@@ -1,7 +1,7 @@
 """Regression tests for bugs that ordinary PyTorch programs hit on the lazy
 device (seventh batch: ModuleInfo conformance, eager fallbacks lowered, and
 user programs), each compared with eager torch on the CPU (values, dtype,
-shape; see ``programs.py``)."""
+shape; see ``lazy_vs_eager.py``)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .conftest import DEV
-from .programs import fallbacks, same_on_both, same_outcomes
+from .lazy_vs_eager import fallbacks, same_on_both, same_outcomes
 
 SPECIAL_X = [0.0, -0.0, -1.0, -2.0, -3.0, -2.5, -9.75, -12.3, 0.25, 0.5, 1.0, 3.7, 40.0,
              1e-3, -1e-3, math.inf, -math.inf, math.nan]

@@ -1,7 +1,7 @@
 """Regression tests for bugs that ordinary PyTorch programs hit on the lazy
 device (eighth batch: OpInfo in dtypes other than float32, and user
 programs), each compared with eager torch on the CPU (values, dtype, shape;
-see ``programs.py``)."""
+see ``lazy_vs_eager.py``)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .conftest import DEV
-from .programs import same_on_both, same_outcomes
-from .test_programs import ResidualBlock
+from .lazy_vs_eager import same_on_both, same_outcomes
 
 
 def test_resnet_block_train_then_eval_under_inference_mode():

@@ -1,9 +1,12 @@
 """Helpers for the program tests: run a program (a function of the device)
 eagerly on the CPU and lazily from the same seed, and compare everything it
-returns (tensors by dtype, shape and value; other values by ==)."""
+returns (tensors by dtype, shape and value; other values by ==); and the
+step helpers of training programs (``train_step``, ``steady``, ``step_mark``)
+that check that later steps neither recompile nor fall back."""
 
 from __future__ import annotations
 
+import lazytensor.torch as lt
 import torch
 from lazytensor.core import get_runtime
 from torch import nn
@@ -91,3 +94,37 @@ def same_outcomes(program) -> None:
     for e, a in zip(eager, lazy, strict=True):
         assert a[0] == e[0]
         assert torch.equal(a[1], e[1]) if isinstance(e[1], torch.Tensor) else a[1] == e[1]
+
+
+def counters() -> dict:
+    c = get_runtime().metrics.counters
+    return {k: c[k] for k in ("cache_misses", "eager_fallbacks")}
+
+
+def steady(dev, first: dict | None) -> dict | None:
+    """On the lazy device: the counters now (first call) or a check that
+    they did not move since ``first`` (later calls)."""
+    if dev != DEV:
+        return None
+    if first is None:
+        return counters()
+    assert counters() == first, (counters(), first, get_runtime().metrics.miss_reasons[-3:])
+    return first
+
+
+def step_mark(dev) -> None:
+    if dev == DEV:
+        lt.mark_step()
+
+
+def train_step(opt, loss, dev, out: list, step: int, first: dict | None,
+               settled: int) -> dict | None:
+    """A program's optimizer step: backward, step, mark_step on the lazy
+    device, the detached loss kept in ``out``; from step ``settled`` on, a
+    check that the step compiled and ran nothing new (``steady``)."""
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    step_mark(dev)
+    out.append(loss.detach())
+    return steady(dev, first) if step >= settled else first
