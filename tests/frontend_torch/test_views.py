@@ -1,16 +1,22 @@
-"""In-place ops, views and writes through views keep PyTorch's semantics;
-unlowered ops fall back to eager, counted and warned once."""
+"""Views and in-place updates: writes through views reach their base,
+expand/as_strided strides are torch's, channels_last is kept, conjugate
+views resolve in fallbacks. Each check compares with eager torch on the CPU
+(values, dtypes, shapes, or the exception type and text)."""
+
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import lazytensor.torch as lt
 import pytest
 import torch
 from lazytensor.core import get_runtime
+from torch import nn
 
 from .conftest import DEV, assert_same
+from .lazy_vs_eager import fallbacks, same_on_both, same_outcomes
 
 
 def both(fn):
@@ -25,6 +31,145 @@ def both(fn):
 
 def base(device):
     return torch.arange(24.0, device=device).reshape(4, 6)
+
+
+def test_views_in_inference_mode_follow_their_base():
+    def program(dev):
+        emb = nn.Embedding(10, 4).to(dev)
+        pos = nn.Parameter(torch.randn(6, 4).to(dev))
+        idx = torch.tensor([[1, 2, 3]]).to(dev)
+        with torch.inference_mode():
+            out = emb(idx) + pos[:3]
+            made = torch.ones(3, 4).to(dev)
+            kinds = [t.is_inference() for t in (pos[:3], pos.t(), pos.detach(), out, made[:1])]
+        kinds += [made[:1].is_inference(), made.t().is_inference()]
+        return {"out": out, "kinds": kinds, "sum": made.t().sum()}
+
+    same_on_both(program)
+
+
+def test_channels_last_memory_format_is_kept_as_in_torch():
+    """.to/.contiguous/.clone(memory_format=torch.channels_last) gave
+    contiguous strides on the lazy device (is_contiguous(memory_format=...)
+    was False, stride() differed); a wrong rank raised nothing."""
+    def program(dev):
+        conv = nn.Conv2d(3, 4, 3).to(dev).to(memory_format=torch.channels_last)
+        opt = torch.optim.SGD(conv.parameters(), lr=0.1, momentum=0.9)
+        x = torch.randn(2, 3, 6, 6).to(dev).contiguous(memory_format=torch.channels_last)
+        conv(x).square().mean().backward()
+        opt.step()
+        w = conv.weight
+        vol = torch.zeros(1, 2, 3, 4, 5).to(dev).clone(memory_format=torch.channels_last_3d)
+        return {"w": w, "w_cl": w.is_contiguous(memory_format=torch.channels_last),
+                "w_strides": w.stride(), "x_strides": x.stride(), "x_plain": x.is_contiguous(),
+                "like": torch.empty_like(x).stride(), "vol": vol.stride(),
+                "back": x.contiguous(memory_format=torch.contiguous_format).stride()}
+
+    same_on_both(program)
+    from .conftest import DEV
+
+    for dev in (torch.device("cpu"), DEV):
+        with pytest.raises(RuntimeError, match="required rank 4 tensor"):
+            torch.zeros(2, 3, 4).to(dev).contiguous(memory_format=torch.channels_last)
+
+
+def test_as_strided_scatter_is_lowered_with_torchs_storage_rules():
+    """torch.as_strided_scatter ran as an eager fallback, which also lost the
+    layout of a strided or offset view (a CPU copy of it is contiguous at
+    offset 0), so a view gave other values than torch. It is now one scatter
+    at the storage positions of x's clone (x's strides and offset; an
+    expanded x is cloned contiguous), with torch's out-of-storage error."""
+    def program(dev):
+        def base(*shape):
+            return torch.arange(float(math.prod(shape))).view(*shape).to(dev)
+
+        inputs = [base(4, 5), base(4, 5).t(), base(2, 3, 4).permute(2, 0, 1), base(4, 6)[:, ::2],
+                  base(4, 6)[1:], base(3, 4, 6).transpose(0, 2)[1:, :, 1:],
+                  base(3).expand(2, 3), base(4, 5).double()[1:]]
+        views = [((2, 2), (1, 2), 3), ((3,), (5,), 1), ((2, 3), (5, 1), None),
+                 ((2, 2), (2, 3), None), ((2, 2), (10, 1), 10), ((4,), (1,), 20)]
+        calls = []
+        for x in inputs:
+            for size, stride, offset in views:
+                src = -torch.arange(1.0, 1 + math.prod(size)).view(size).to(x)
+                calls.append(lambda x=x, s=src, a=(size, stride, offset):
+                             torch.as_strided_scatter(x, s, *a))
+        calls.append(lambda: torch.as_strided_scatter(base(4, 5), base(3, 2), (2, 2), (1, 2)))
+        return calls
+
+    before = fallbacks()
+    same_outcomes(program)
+    assert fallbacks() == before
+
+
+def test_in_place_ops_on_views():
+    def program(dev):
+        x = torch.arange(12.).reshape(3, 4).to(dev)
+        x[:, 0].mul_(2)
+        x.diagonal().fill_(-1)
+        x[1].add_(x[2])
+        y = torch.arange(6.).reshape(2, 3).to(dev)
+        y.t_()
+        y[0].zero_()
+        z = torch.arange(8).to(dev)
+        z.view(2, 4)[1, ::2] += 10
+        w = torch.ones(3, 3).to(dev)
+        w.triu_().mul_(3).sub_(1)
+        u = torch.zeros(4, 4).to(dev)
+        u.diagonal(1).copy_(torch.tensor([1., 2., 3.]))
+        u.T[0].fill_(7)
+        v = torch.arange(6.).to(dev)
+        v.unsqueeze_(0).transpose_(0, 1).squeeze_()
+        return [x, y, y.stride(), z, w, u, v, v.shape]
+
+    same_on_both(program)
+
+
+def test_eager_fallbacks_resolve_conjugate_views_inside_torch_dispatch():
+    """torch.linalg.lstsq of complex matrices (an eager fallback) gave wrong
+    residuals, some negative: the CPU kernel multiplies by a conj() view, and
+    inside __torch_dispatch__ the Conjugate key is excluded, so the view was
+    read unconjugated. Silently wrong; the fallback now runs its kernel with
+    the Conjugate, Negative and ZeroTensor keys enabled (found by the
+    complex64 OpInfo run)."""
+    g = torch.Generator().manual_seed(3)
+    a = torch.randn(5, 3, dtype=torch.complex64, generator=g)
+    b = torch.randn(5, 2, dtype=torch.complex64, generator=g)
+
+    def program(dev):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = torch.linalg.lstsq(a.to(dev), b.to(dev), driver="gelsd")
+        return [out.solution, out.residuals, out.rank, out.singular_values]
+
+    same_on_both(program, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("make, size", [
+    (lambda d: torch.arange(3.0, device=d), (1, 3)),
+    (lambda d: torch.arange(3.0, device=d), (1, 1, 3)),
+    (lambda d: torch.arange(3.0, device=d), (2, 1, 3)),
+    (lambda d: torch.arange(3.0, device=d), (1, 0, 3)),
+    (lambda d: torch.arange(6.0, device=d).reshape(2, 3).t(), (1, 3, 2)),
+    (lambda d: torch.arange(3.0, device=d).reshape(3, 1), (1, 3, 4)),
+    (lambda d: torch.arange(3.0, device=d).reshape(3, 1), (2, -1, 0)),
+    (lambda d: torch.tensor(5.0, device=d), (1,)),
+    (lambda d: torch.tensor(5.0, device=d), (1, 1)),
+    (lambda d: torch.tensor(5.0, device=d), (2, 3)),
+])
+def test_expand_strides(make, size):
+    eager, lazy = make("cpu").expand(*size), make(DEV).expand(*size)
+    assert lazy.stride() == eager.stride() and lazy.shape == eager.shape
+    assert lazy.is_contiguous() == eager.is_contiguous()
+    assert_same([eager.clone()], [lazy.clone()])
+
+
+def test_expand_errors_keep_torch_text():
+    x = torch.arange(3.0, device=DEV)
+    with pytest.raises(RuntimeError, match="must match the existing size"):
+        x.expand(2, 4)
+    with pytest.raises(RuntimeError, match="leading, non-existing dimension"):
+        x.expand(-1, 3)
 
 
 @pytest.mark.parametrize("write", [

@@ -1,7 +1,11 @@
-"""Tensor-level PyTorch programs (in-place writes through views, joining,
-masks, scans, sorting, gather/scatter, einsum, interpolation, losses with
-options, mixed dtypes, observation and control flow, seeding, fallbacks), run
-eagerly and lazily from the same seed and compared (see ``lazy_vs_eager.py``)."""
+"""Tensor-level PyTorch programs: in-place writes through views, joining,
+masks, scans, sorting, gather/scatter, einsum, creation helpers, Python
+protocols and control flow on lazy values. Each program is written as a
+PyTorch user writes it, run eagerly on the CPU and lazily on
+``lazytensor.torch.device()`` from the same seed, and compared (values,
+dtypes, shapes; see ``programs.py``); training programs also check that
+later steps compile nothing new."""
+
 
 from __future__ import annotations
 
@@ -12,8 +16,13 @@ import torch.nn.functional as F
 from lazytensor.core import get_runtime
 from torch import nn
 
-from .conftest import DEV
-from .lazy_vs_eager import compare, fallbacks, same_on_both
+from ..conftest import DEV
+from ..lazy_vs_eager import (
+    compare,
+    fallbacks,
+    same_on_both,
+    same_without_fallback,
+)
 
 
 def test_dropout_mask_keeps_expected_scale():
@@ -173,31 +182,6 @@ def test_mixed_dtypes():
         }
 
     same_on_both(program, rtol=1e-2, atol=1e-2)
-
-
-def test_observation_item_tolist_print_and_control_flow(capsys):
-    def program(dev):
-        x = torch.tensor([[1.5, -2.0], [0.25, 4.0]]).to(dev)
-        total = x.sum()
-        steps = 0
-        while total.item() > 1.0 and steps < 10:  # Python control flow on tensor values
-            total = total * 0.5
-            steps += 1
-        if (x > 0).all():
-            branch = "all positive"
-        elif x.max() > 3:
-            branch = "big"
-        else:
-            branch = "other"
-        print(x)
-        print(x.sum())
-        return {"steps": steps, "branch": branch, "list": x.tolist(), "item": x[1, 1].item(),
-                "int": int(x.argmax()), "float": float(x.mean()), "total": total,
-                "numpy": x.cpu().numpy().tolist(), "len": len(x), "shape": list(x.shape)}
-
-    same_on_both(program)
-    printed = capsys.readouterr().out
-    assert "device='lazy:0'" in printed and "tensor(3.7500" in printed
 
 
 def test_manual_seed_determinism_of_lazy_random_ops():
@@ -381,3 +365,154 @@ def test_pseudo_inverse_is_lowered_with_torch_tolerances():
     assert fallbacks() == before
     with pytest.raises(RuntimeError, match=r"linalg.pinv\(Long\{\[3, 3\]\}\)"):
         torch.linalg.pinv(torch.ones(3, 3, dtype=torch.int64, device=DEV))
+
+
+def test_data_dependent_shapes_unique_and_masks():
+    def program(dev):
+        labels = torch.tensor([3, 1, 3, 0, 1, 3, 7]).to(dev)
+        values, inverse, counts = torch.unique(labels, return_inverse=True, return_counts=True)
+        consecutive = torch.unique_consecutive(torch.tensor([1, 1, 2, 2, 2, 1]).to(dev))
+        x = torch.randn(7, 3).to(dev)
+        keep = labels != 3
+        picked = x[keep]
+        rows, cols = torch.where(x > 0.5)
+        sums = torch.zeros(values.numel(), 3, device=dev).index_add_(0, inverse, x)
+        return {"values": values, "inverse": inverse, "counts": counts,
+                "consecutive": consecutive, "picked": picked, "rows": rows, "cols": cols,
+                "class_means": sums / counts.unsqueeze(1),
+                "n": int(keep.sum()), "bucket": torch.bucketize(x[:, 0], torch.tensor(
+                    [-1.0, 0.0, 1.0]).to(dev)),
+                "searchsorted": torch.searchsorted(torch.tensor([0.0, 1, 2, 3]).to(dev),
+                                                   torch.tensor([0.5, 2.0, 9.0]).to(dev))}
+
+    same_on_both(program)
+
+
+def test_evaluation_loop_accumulating_predictions_from_an_empty_tensor():
+    """torch.cat skips 1-d empty tensors but promotes with their dtype:
+    predictions (int64) appended to ``torch.tensor([])`` are float32. The
+    lazy cat gave int64 (silently another dtype)."""
+    def program(dev):
+        model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3)).to(dev)
+        x, y = torch.randn(30, 4), torch.randint(0, 3, (30,))
+        loader = torch.utils.data.DataLoader(torch.utils.data.TensorDataset(x, y), batch_size=8)
+        all_preds, all_labels = torch.tensor([], device=dev), torch.tensor([], device=dev)
+        all_probs = torch.empty(0, device=dev)
+        model.eval()
+        with torch.no_grad():
+            for xb, yb in loader:
+                logits = model(xb.to(dev))
+                all_preds = torch.cat((all_preds, logits.argmax(1)))
+                all_labels = torch.cat([all_labels, yb.to(dev)])
+                all_probs = torch.cat([all_probs, logits.softmax(1).max(1).values])
+        acc = (all_preds == all_labels).float().mean()
+        confident = all_preds[all_probs > all_probs.median()]
+        return [all_preds, all_labels, all_probs, acc, confident,
+                torch.cat([torch.tensor([], device=dev), torch.empty(0, dtype=torch.long,
+                                                                     device=dev)])]
+
+    same_on_both(program, rtol=1e-5, atol=1e-6)
+
+
+def test_einsum_heavy_bilinear_tensor_contractions_and_traces():
+    def program(dev):
+        torch.manual_seed(2)
+        W = nn.Parameter(torch.randn(3, 5, 4) * 0.3)
+        cores = nn.ParameterList([nn.Parameter(torch.randn(1, 4, 3) * 0.5),
+                                  nn.Parameter(torch.randn(3, 4, 3) * 0.5),
+                                  nn.Parameter(torch.randn(3, 4, 1) * 0.5)])
+        params = nn.ParameterList([W, *cores]).to(dev)
+        opt = torch.optim.Adagrad(params.parameters(), lr=0.05)
+        a, b = torch.randn(6, 5).to(dev), torch.randn(6, 4).to(dev)
+        xs = torch.randn(6, 3, 4).to(dev)
+        out = []
+        for _ in range(3):
+            W, c0, c1, c2 = params
+            bil = torch.einsum("bi,kij,bj->bk", a, W, b)
+            tt = torch.einsum("xja,bj->bxa", c0, xs[:, 0])
+            tt = torch.einsum("bxa,ajc,bj->bxc", tt, c1, xs[:, 1])
+            tt = torch.einsum("bxc,cjd,bj->b", tt, c2, xs[:, 2])
+            gram = torch.einsum("b...i,c...i->bc", xs, xs)
+            loss = (bil.logsumexp(-1) - tt).pow(2).mean() + 1e-3 * torch.einsum("ii", gram)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            out += [loss.detach(), bil.detach(), torch.einsum("bii->b", gram.expand(2, 6, 6))]
+        outer = torch.einsum("i,j->ij", a[0], b[0])
+        return out + [outer, torch.einsum("bij->bji", xs), [p.detach() for p in params]]
+
+    same_on_both(program, rtol=1e-4, atol=1e-5)
+
+
+def test_mean_losses_of_column_slices_reduce_to_a_contiguous_scalar():
+    def program(dev):
+        x = torch.randn(8, 5).to(dev)
+        pred, target = x[:, :1].sin(), x[:, 1:2].t().t()
+        prob = torch.rand(8, 5).to(dev)[:, 2:3]
+        return [F.mse_loss(pred, target), F.l1_loss(pred, target),
+                F.smooth_l1_loss(pred, target, beta=0.3), F.huber_loss(pred, target),
+                F.soft_margin_loss(pred, target.sign()), F.binary_cross_entropy(prob, prob.t().t()),
+                F.mse_loss(pred, target, reduction="none").stride(),
+                F.mse_loss(pred, target, reduction="sum")]
+
+    same_without_fallback(program)
+
+
+def test_in_place_updates_on_views_inside_a_training_loop():
+    def program(dev):
+        model = nn.Linear(6, 4).to(dev)
+        opt = torch.optim.SGD(model.parameters(), lr=0.1)
+        x, y = torch.randn(8, 6).to(dev), torch.randn(8, 4).to(dev)
+        keep = torch.rand(4, 6) > 0.3
+        stats = torch.zeros(3, 4, device=dev)
+        for step in range(3):
+            loss = F.smooth_l1_loss(model(x), y, beta=0.5)
+            opt.zero_grad()
+            loss.backward()
+            model.weight.grad[:, :2].mul_(0.5)
+            model.bias.grad.diagonal().clamp_(-0.1, 0.1) if False else None
+            opt.step()
+            with torch.no_grad():
+                model.weight[~keep.to(dev)] = 0
+                model.weight.T[0].add_(0.01)
+                model.bias.data.clamp_(max=0.2)
+                row = stats[step]
+                row.copy_(model.weight.abs().sum(1))
+                stats.diagonal()[: step + 1].sub_(1)
+        w = model.weight.detach().clone()
+        w.t_()
+        w.unsqueeze_(0).squeeze_(0)
+        w.transpose(0, 1).narrow(1, 1, 2).fill_(7)
+        return {"w": model.weight, "b": model.bias, "stats": stats, "wt": w,
+                "loss": loss.detach()}
+
+    same_on_both(program, rtol=1e-5, atol=1e-5)
+
+
+def test_creation_helpers_and_structural_ops():
+    def program(dev):
+        a, b = torch.randn(2, 2).to(dev), torch.randn(3, 1).to(dev)
+        out = {
+            "block": torch.block_diag(a, b, torch.ones(1, 2, device=dev)),
+            "cart": torch.cartesian_prod(torch.arange(3, device=dev), torch.arange(2, device=dev)),
+            "tri": torch.tril_indices(4, 3, offset=-1, device=dev),
+            "triu": torch.triu_indices(3, 5, 1, device=dev),
+            "mesh": torch.meshgrid(torch.arange(3, device=dev), torch.arange(2, device=dev),
+                                   indexing="xy"),
+            "diag": torch.einsum("ii->i", torch.randn(3, 3).to(dev)),
+            "ell": torch.einsum("...ij,...jk->...ik", torch.randn(2, 3, 4).to(dev),
+                                torch.randn(4, 2).to(dev)),
+            "trace": torch.einsum("bii", torch.randn(2, 3, 3).to(dev)),
+            "vander": torch.vander(torch.tensor([1.0, 2.0, 3.0]).to(dev), N=4, increasing=True),
+            "shuffle": nn.ChannelShuffle(2)(torch.arange(16.).view(1, 4, 2, 2).to(dev)),
+            "unflat": nn.Unflatten(1, (2, 3))(torch.randn(2, 6).to(dev)),
+            "fold": F.fold(torch.randn(1, 8, 4).to(dev), (3, 3), (2, 2)),
+            "diag_embed": torch.diag_embed(a, offset=1, dim1=0, dim2=2),
+            "rot": torch.rot90(torch.arange(6.).view(2, 3).to(dev), 3, (0, 1)),
+            "kron": torch.kron(a, b),
+            "tensordot": torch.tensordot(torch.randn(2, 3, 4).to(dev), torch.randn(4, 3).to(dev),
+                                         dims=([1, 2], [1, 0])),
+        }
+        return out
+
+    same_on_both(program, rtol=1e-5, atol=1e-5)

@@ -1,13 +1,7 @@
-"""The ATen table holds only rows that ``__torch_dispatch__`` can reach.
+"""The ATen table holds only rows that ``__torch_dispatch__`` can reach:
+implicit composites are not rows, factories without tensor arguments are not
+rows, and the rows that remain follow torch (dtype names, views, sizes)."""
 
-- Ops with a CompositeImplicitAutograd kernel (``fix``, ``clip``,
-  ``max.other``...) are decomposed by torch above the Python key; under
-  ``torch.inference_mode`` they do reach it, and the dispatcher's implicit
-  resolver runs torch's own kernel: still lowered, still torch's values.
-- A factory without tensor arguments (``full``, ``zeros``, ``randperm``...)
-  never reaches it (no operand carries the Python key); the Lazy-key
-  kernels in ``_device`` serve the allocators.
-"""
 
 from __future__ import annotations
 
@@ -18,8 +12,6 @@ from lazytensor.torch.aten import FAMILIES
 from torch._ops import OpOverload
 
 from .conftest import DEV, assert_same
-
-aten = torch.ops.aten
 
 # families whose rows other passes own (nn, linalg): their implicit rows
 # (silu_backward, linalg_pinv) are theirs to settle
@@ -44,30 +36,24 @@ def _implicit(op: OpOverload) -> bool:
         return False
 
 
-def test_no_row_for_an_implicit_composite():
-    rows = [str(k) for k in _own_keys()
-            if any(_implicit(o) for o in _overloads(k)
-                   if not any(a.is_out for a in o._schema.arguments))]
-    assert rows == []
-
-
-def test_no_row_for_a_factory_without_tensor_arguments():
-    def takes_tensor(op: OpOverload) -> bool:
-        return any("Tensor" in str(a.type) for a in op._schema.arguments)
-
-    rows = [str(k) for k in _own_keys() if not any(takes_tensor(o) for o in _overloads(k))]
-    assert rows == []
-
-
 def _fallbacks() -> int:
     return get_runtime().metrics.counters["eager_fallbacks"]
 
 
 _X = torch.tensor([[-2.5, -0.5, 0.0, 0.5], [1.5, 2.5, float("nan"), -7.0]])
+
+
 _Y = torch.tensor([[1.0, -2.0, 3.0, 0.5], [2.0, -0.5, 1.0, 4.0]])
+
+
 _I = torch.tensor([[3, -4, 0, 7], [12, 5, -1, 2]])
+
+
 _J = torch.tensor([[1, 6, 2, 3], [10, 4, 8, 2]])
+
+
 _Z = torch.tensor([1 + 2j, -3 - 1j])
+
 
 IMPLICIT = {  # name -> call on (x, y, i, j, z)
     "fix": lambda x, y, i, j, z: torch.fix(x),
@@ -88,6 +74,24 @@ IMPLICIT = {  # name -> call on (x, y, i, j, z)
     "argsort": lambda x, y, i, j, z: (torch.argsort(y, dim=1), torch.argsort(j, dim=0,
                                                                              descending=True)),
 }
+
+
+_B = torch.tensor([True, False, True])
+
+
+def test_no_row_for_an_implicit_composite():
+    rows = [str(k) for k in _own_keys()
+            if any(_implicit(o) for o in _overloads(k)
+                   if not any(a.is_out for a in o._schema.arguments))]
+    assert rows == []
+
+
+def test_no_row_for_a_factory_without_tensor_arguments():
+    def takes_tensor(op: OpOverload) -> bool:
+        return any("Tensor" in str(a.type) for a in op._schema.arguments)
+
+    rows = [str(k) for k in _own_keys() if not any(takes_tensor(o) for o in _overloads(k))]
+    assert rows == []
 
 
 @pytest.mark.parametrize("name", list(IMPLICIT))
@@ -167,9 +171,6 @@ def test_dtype_names_in_messages_are_torchs(call):
     with pytest.raises(RuntimeError) as lazy:
         call(DEV)
     assert str(lazy.value) == str(eager.value)
-
-
-_B = torch.tensor([True, False, True])
 
 
 @pytest.mark.parametrize("call", [

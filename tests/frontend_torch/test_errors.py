@@ -1,8 +1,8 @@
-"""Ordinary PyTorch programs, round ten, run eagerly on the CPU and lazily
-from the same seed and compared (values, dtypes, shapes; see
-``programs.py``), and torch.unique / unique_consecutive, which now read
-only their count (one barrier) and stay on the device: every flag, dim
-and dtype against eager torch, and programs that use them on labels."""
+"""Errors raised as torch raises them: argument, shape and dtype checks of ops
+and modules, with torch's exception types and messages. Each check compares
+with eager torch on the CPU (values, dtypes, shapes, or the exception type
+and text)."""
+
 
 from __future__ import annotations
 
@@ -15,153 +15,30 @@ import torch.nn.functional as F
 from torch import nn
 
 from .conftest import DEV
-from .lazy_vs_eager import fallbacks, same_on_both, same_outcomes, same_without_fallback
+from .lazy_vs_eager import (
+    same_outcomes,
+)
 
 
-def _same_exactly(expected, actual) -> None:
-    """Equal dtype, shape, values, NaN places and signs of zero."""
-    assert len(expected) == len(actual)
-    for e, a in zip(expected, actual, strict=True):
-        a = a.cpu()
-        assert (a.dtype, a.shape) == (e.dtype, e.shape)
-        torch.testing.assert_close(a, e, rtol=0, atol=0, equal_nan=True)
-        if e.is_floating_point():
-            assert torch.equal(torch.signbit(a), torch.signbit(e))
+def _assert_same_runtime_error(call):
+    """``call(device)`` raises the same RuntimeError (type and message) on the
+    CPU and on the lazy device."""
+    from .conftest import DEV
 
-
-_INPUTS = {
-    "int64 2-d": lambda: torch.randint(0, 3, (4, 3)),
-    "float NaN -0": lambda: torch.tensor([1.0, float("nan"), 2.0, float("nan"), 1.0, -0.0, 0.0]),
-    "zero signs": lambda: torch.tensor([0.0, -0.0, 1.0, -0.0]),
-    "bool": lambda: torch.tensor([True, False, True, True]),
-    "0-d": lambda: torch.tensor(5.0),
-    "uint8 3-d": lambda: torch.randint(0, 2, (3, 2, 2)).to(torch.uint8),
-    "float16 repeats": lambda: torch.randn(5).half().repeat(3),
-    "bfloat16": lambda: torch.randint(0, 3, (6,)).to(torch.bfloat16),
-}
-
-
-def _calls(x: torch.Tensor, flags: tuple[bool, bool, bool]):
-    """Every unique entry point with these (sorted, inverse, counts) flags."""
-    s, ri, rc = flags
-    calls = [lambda t: torch.ops.aten._unique2(t, s, ri, rc),
-             lambda t: torch.ops.aten._unique(t, s, ri),
-             lambda t: torch.ops.aten.unique_consecutive(t, ri, rc),
-             lambda t: torch.unique(t, sorted=s, return_inverse=ri, return_counts=rc)]
-    for d in range(-x.dim(), x.dim()):
-        calls += [lambda t, d=d: torch.ops.aten.unique_dim(t, d, s, ri, rc),
-                  lambda t, d=d: torch.ops.aten.unique_consecutive(t, ri, rc, d)]
-    return calls
-
-
-# the n-d inputs compile about 30 small graphs each (~5 s on a CI worker):
-# slow; unique rows along a dim of a 2-d tensor stay covered by default by
-# test_unique_rows_deduplicate_a_replay_buffer_and_count_visits
-_SLOW = {"int64 2-d", "uint8 3-d"}
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in _SLOW else n
-                                  for n in _INPUTS])
-def test_unique_every_entry_point_and_flag_matches_eager_without_fallback(name):
-    torch.manual_seed(0)
-    x = _INPUTS[name]()
-    start = fallbacks()
-    for flags in [(True, True, True), (False, False, False)]:
-        for call in _calls(x, flags):
-            _same_exactly(call(x), call(x.to(DEV)))
-    # a sorted dim= unique of rows with NaN runs in torch: unique_dim at dims
-    # -1 and 0, for each of the two flag sets
-    allowed = 2 * 2 if name == "float NaN -0" else 0
-    assert fallbacks() - start == allowed
-
-
-def test_unique_errors_and_eager_cases_match_torch():
-    def calls(dev):
-        x = torch.tensor(3.0, device=dev)
-        m = torch.tensor([[1, 2], [1, 2]], device=dev)
-        return [lambda: torch.unique(x, dim=0), lambda: torch.unique_consecutive(x, dim=-1),
-                lambda: torch.unique(m, dim=2), lambda: torch.unique_consecutive(m, dim=-3),
-                lambda: torch.unique(torch.zeros(0, 3, device=dev), dim=1),
-                lambda: torch.unique(torch.ones(2, device=dev, dtype=torch.complex64)),
-                lambda: torch.unique(torch.zeros(0, 3, device=dev), dim=0)]
-
-    outcomes = []
+    errors = []
     for dev in (torch.device("cpu"), DEV):
-        row = []
-        for call in calls(dev):
-            try:
-                row.append(("value", call().cpu()))
-            except (IndexError, RuntimeError, NotImplementedError) as error:
-                row.append((type(error), str(error)))
-        outcomes.append(row)
-    for e, a in zip(*outcomes, strict=True):
-        assert a[0] == e[0]
-        assert torch.equal(a[1], e[1]) if e[0] == "value" else a[1] == e[1]
+        with pytest.raises(RuntimeError) as info:
+            call(dev)
+        errors.append((type(info.value), str(info.value)))
+    assert errors[0] == errors[1]
 
 
-# slow: 10 s on a loaded 2-core machine (XLA compiles); keeps CI near 10 minutes
-@pytest.mark.slow
-def test_class_balanced_loss_from_unique_labels_with_inverse_and_counts():
-    """Per-batch class weights from torch.unique(labels, return_inverse,
-    return_counts): inverse-frequency weights, a per-class mean embedding by
-    index_add over the inverse, and the batch's classes as a Python list."""
-    x, y = torch.randn(48, 10), torch.randint(0, 6, (48,))
-
-    def program(dev):
-        model = nn.Sequential(nn.Linear(10, 16), nn.ReLU(), nn.Linear(16, 6)).to(dev)
-        opt = torch.optim.Adam(model.parameters(), lr=1e-2)
-        out = []
-        for step in range(3):
-            xb, yb = x[step * 16:(step + 1) * 16].to(dev), y[step * 16:(step + 1) * 16].to(dev)
-            classes, inverse, counts = torch.unique(yb, return_inverse=True, return_counts=True)
-            weight = torch.zeros(6, device=dev).index_put_((classes,), counts.float().reciprocal())
-            logits = model(xb)
-            loss = F.cross_entropy(logits, yb, weight=weight * len(classes))
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            feats = model[1](model[0](xb)).detach()
-            means = torch.zeros(len(classes), 16, device=dev).index_add_(0, inverse, feats)
-            means = means / counts.unsqueeze(1)
-            out += [loss.item(), classes.tolist(), means, counts]
-        runs, run_inverse, run_counts = torch.unique_consecutive(
-            torch.sort(y[:16].to(dev)).values, return_inverse=True, return_counts=True)
-        return out + [runs, run_inverse, run_counts]
-
-    same_without_fallback(program, rtol=1e-4, atol=1e-5)
-
-
-def test_unique_rows_deduplicate_a_replay_buffer_and_count_visits():
-    """Unique states (rows, dim=0) of a replay buffer: the visit count of
-    each distinct state and a tabular value estimate averaged over them."""
-    def program(dev):
-        states = torch.randint(0, 3, (40, 2)).to(dev)
-        rewards = torch.randn(40).to(dev)
-        uniq, inverse, counts = torch.unique(states, dim=0, return_inverse=True,
-                                             return_counts=True)
-        value = torch.zeros(len(uniq), device=dev).scatter_add_(0, inverse, rewards) / counts
-        best = uniq[value.argmax()]
-        visited = torch.unique(states[:, 0], sorted=True)
-        cols = torch.unique(states.t().contiguous(), dim=1)
-        return [uniq, inverse, counts, value, best, visited, cols]
-
-    same_without_fallback(program, rtol=1e-5, atol=1e-6)
-
-
-def test_unique_rows_holding_nan_run_in_torch_counted(monkeypatch):
-    """A float dim= unique whose rows hold NaN runs in torch, warned and
-    counted (torch orders such rows by comparisons NaN leaves undefined)."""
-    from lazytensor.core import metrics
-
-    def program(dev):
-        x = torch.tensor([[1.0, float("nan")], [1.0, float("nan")], [0.0, 2.0]]).to(dev)
-        return list(torch.unique(x, dim=0, return_counts=True))
-
-    monkeypatch.setattr(metrics, "_WARNED", set())
-    start = fallbacks()
-    with pytest.warns(lt.LazyFallbackWarning, match="aten.unique_dim"):
-        same_on_both(program)
-    assert fallbacks() == start + 1
+def test_sparse_gradients_raise_a_clear_error():
+    model = nn.Embedding(5, 2, sparse=True).to(DEV)
+    loss = model(torch.tensor([1, 3]).to(DEV)).sum()
+    with pytest.warns(lt.LazyFallbackWarning), pytest.raises(NotImplementedError,
+                                                             match="sparse=False"):
+        loss.backward()
 
 
 def test_cat_shape_errors_are_torch_s():
@@ -373,3 +250,186 @@ def test_layer_norm_and_nll_argument_errors_are_torch_s():
                                    weight=torch.ones(5, device=dev))]
 
     same_outcomes(program)
+
+
+def test_class_index_targets_of_other_integer_dtypes_raise_as_torch():
+    """Segmentation masks read from numpy often arrive as int32: torch's
+    losses reject them (nll_loss/cross_entropy take int64 or uint8, the 2-d
+    form and multi_margin_loss int64 only); the lazy losses computed them."""
+    def program(dev):
+        logits = torch.arange(24.0).reshape(2, 3, 2, 2).to(dev)
+        mask = torch.tensor([[[0, 1], [2, 1]], [[2, 2], [0, 1]]])
+        calls = []
+        for dtype in (torch.int32, torch.uint8, torch.int16, torch.bool, torch.int64):
+            m = mask.to(dtype).to(dev)
+            calls += [lambda m=m: F.cross_entropy(logits, m),
+                      lambda m=m: F.cross_entropy(logits[..., 0, 0], m[:, 0, 0]),
+                      lambda m=m: F.nll_loss(logits[..., 0, 0].log_softmax(1), m[:, 0, 0]),
+                      lambda m=m: F.multi_margin_loss(logits[..., 0, 0], m[:, 0, 0])]
+        # (values compared exactly: rounded to 3 decimals)
+        return [lambda call=call: call().round(decimals=3) for call in calls]
+
+    same_outcomes(program)
+
+
+@pytest.mark.parametrize("call", [
+    lambda d: torch.randn(2, dtype=torch.long, device=d),
+    lambda d: torch.zeros(2, dtype=torch.bool, device=d).uniform_(),
+    lambda d: torch.zeros(2, dtype=torch.uint8, device=d).exponential_(),
+    lambda d: torch.tensor([1, 2], device=d).softmax(0),
+])
+def test_sampling_and_softmax_of_integers_raise_torch_errors(call):
+    """normal_/uniform_/exponential_ filled integer tensors (with zeros or
+    ones); softmax raised RuntimeError naming the dtype as 'torch.int64'."""
+    _assert_same_runtime_error(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda d: torch.lerp(torch.ones(2, device=d), torch.ones(2, dtype=torch.float64, device=d),
+                         0.5),                                   # mixed dtypes: no promotion
+    lambda d: torch.lerp(torch.ones(2, device=d), torch.ones(2, device=d),
+                         torch.ones(2, dtype=torch.float64, device=d)),
+    lambda d: torch.ones(2, dtype=torch.long, device=d).lerp(
+        torch.ones(2, dtype=torch.long, device=d), 0.5),          # integers
+    lambda d: torch.maximum(torch.ones(2, dtype=torch.complex64, device=d),
+                            torch.ones(2, device=d)),              # no complex kernel
+    lambda d: torch.hypot(torch.ones(2, dtype=torch.complex64, device=d),
+                          torch.ones(2, dtype=torch.complex64, device=d)),
+    lambda d: torch.ones(2, dtype=torch.complex64, device=d) < 1,
+    lambda d: torch.ones(2, dtype=torch.bool, device=d).abs(),    # no bool kernel
+    lambda d: torch.ones(2, dtype=torch.int64, device=d).frac(),  # no integer kernel
+])
+def test_lerp_dtypes_and_complex_only_ops_raise_as_torch(call):
+    """lerp promoted mixed or integer dtypes (torch raises: an EMA in float64
+    against float32 weights went silently float64); maximum, hypot,
+    copysign and comparisons of complex tensors returned values."""
+    _assert_same_runtime_error(call)
+
+
+def test_complex32_results_raise_a_clear_error():
+    """float16 with a complex scalar tensor (torch: complex32) raised KeyError
+    (which ``+`` turned into "unsupported operand type(s)")."""
+    from .conftest import DEV
+
+    with pytest.raises(RuntimeError, match="does not support dtype torch.complex32"):
+        torch.ones(2, dtype=torch.float16).to(DEV) + torch.tensor(2j).to(DEV)
+
+
+def test_arange_and_randint_reject_empty_or_reversed_ranges_as_torch():
+    """torch.arange(0, 10, -1) gave an empty tensor and arange(0, inf) was
+    accepted, and torch.randint(5, 2, ...) / random_(4, 1) drew 64-bit
+    garbage, where torch raises."""
+    def program(dev):
+        return [
+            lambda: torch.arange(0, 10, -1, device=dev), lambda: torch.arange(5, 0, device=dev),
+            lambda: torch.arange(0, float("inf"), device=dev),
+            lambda: torch.arange(0.5, -3, -1, device=dev), lambda: torch.arange(3, 3, device=dev),
+            lambda: torch.randint(5, 2, (3,), device=dev),
+            lambda: torch.randint(3, 3, (2,), device=dev),
+            lambda: torch.empty(2, device=dev).random_(4, 1),
+            lambda: torch.randint(0, 1, (2,), device=dev),
+        ]
+
+    same_outcomes(program)
+
+
+def test_bitwise_ops_of_floats_raise_torchs_not_implemented_error():
+    """x & y, x | 1, ~x, x << 1, bitwise_not... of float tensors (or an
+    integer tensor with a float scalar) raised a RuntimeError from the
+    core's type check; torch raises NotImplementedError ("bitwise_and_cpu"
+    not implemented for 'Float'), which is what a user's except catches."""
+    def program(dev):
+        x = torch.randn(3, 4).to(dev)
+        i = torch.tensor([1, 2, 3]).to(dev)
+        b = torch.tensor([True, False, True]).to(dev)
+        return [
+            lambda: x & x, lambda: x | 1, lambda: x ^ x, lambda: x << 1,
+            lambda: x.clone().bitwise_and_(x), lambda: torch.bitwise_xor(x, 1),
+            lambda: x.double() >> 2, lambda: x.bitwise_not(), lambda: x.int() & x,
+            lambda: b & x.T, lambda: i & 1.5, lambda: i << 1.5, lambda: 2.0 >> i,
+            lambda: x.half() & 1, lambda: torch.bitwise_not(x.bfloat16()), lambda: ~x,
+            lambda: i & (1 + 2j), lambda: i.bitwise_and(x.sum()),
+            lambda: i | True, lambda: b ^ 1, lambda: b << 1, lambda: 3 << i, lambda: ~b,
+        ]
+
+    same_outcomes(program)
+
+
+def test_ops_without_a_kernel_for_the_dtypes_raise_as_torch():
+    """Elementwise ops that torch has no kernel for computed or raised the
+    wrong type: bool // bool, bool % bool and clamp of complex numbers
+    gave results (torch: NotImplementedError), hypot/logaddexp/igamma of
+    integers and fmod of bools raised RuntimeError (torch:
+    NotImplementedError), a bool tensor ** True gave int64 (torch: a bool
+    copy), addcmul of bools raised RuntimeError."""
+    def program(dev):
+        b = torch.tensor([True, False, True]).to(dev)
+        i = torch.tensor([1, 2, 3]).to(dev)
+        z = torch.tensor([1 + 1j, -2j, 3]).to(dev)
+        return [
+            lambda: b // b, lambda: b % True, lambda: torch.fmod(b, b), lambda: b ** b,
+            lambda: b ** True, lambda: b ** False, lambda: b ** 2, lambda: True ** b,
+            lambda: torch.hypot(i, i), lambda: torch.logaddexp(i, i.flip(0)),
+            lambda: torch.igamma(i, i), lambda: torch.nextafter(i, i),
+            lambda: torch.clamp(z, min=0.5), lambda: z.clamp(max=z.flip(0)),
+            lambda: b.clamp(min=True), lambda: torch.addcmul(b, b, b),
+            lambda: torch.maximum(z, z), lambda: z < z, lambda: z // 2,
+            lambda: i // 2, lambda: i % 2, lambda: torch.hypot(i.float(), i.float()),
+            lambda: torch.clamp(i, min=1.5), lambda: i ** 2, lambda: torch.addcmul(i, i, i),
+        ]
+
+    same_outcomes(program)
+
+
+def test_order_statistics_of_bools_and_complex_numbers_raise_as_torch():
+    """mask.argmax(1) (to find a first True), topk/median/kthvalue of bools,
+    and max/sort/cummax/nansum of complex tensors gave answers on the lazy
+    device where torch has no kernel and raises; cummax of bools (which
+    torch computes) raised a TypeError."""
+    def program(dev):
+        mask = torch.tensor([[False, True, True], [True, False, False]]).to(dev)
+        z = torch.tensor([1 + 1j, 2j, 3 + 0j]).to(dev)
+        return [
+            lambda: mask.argmax(1), lambda: mask.argmin(), lambda: mask.int().argmax(1),
+            lambda: mask.topk(1), lambda: mask.median(), lambda: mask.median(0).values,
+            lambda: mask.kthvalue(1).values, lambda: mask.nanmedian(),
+            lambda: mask.cummax(1).values, lambda: mask.cummin(1).indices,
+            lambda: mask.max(), lambda: mask.amax(0), lambda: mask.sort(1).values,
+            lambda: z.max(), lambda: z.max(0).values, lambda: z.amin(), lambda: z.argmax(),
+            lambda: z.sort().values, lambda: z.topk(1).values, lambda: z.cummax(0).values,
+            lambda: z.median(), lambda: z.kthvalue(1).values, lambda: z.nansum(),
+            lambda: z.real.nansum(), lambda: z.msort(),
+        ]
+
+    same_outcomes(program)
+
+
+def test_unsupported_dtypes_raise_a_clear_type_error():
+    """x.chalf(), torch.zeros(..., dtype=torch.complex32, device=lazy) and
+    float8 dtypes raised a bare KeyError: torch.complex32."""
+    x = torch.randn(3).to(DEV)
+    for call in (x.chalf, lambda: x.to(torch.float8_e4m3fn),
+                 lambda: torch.zeros(2, dtype=torch.complex32, device=DEV),
+                 lambda: torch.zeros(2, dtype=torch.complex32).to(DEV)):
+        with pytest.raises(TypeError, match="does not support dtype torch"):
+            call()
+
+
+def test_empty_reductions_name_the_dim_as_torch():
+    """amax/amin over an empty dim named it normalized (torch: as given,
+    x.amin(-2) says -2) and argmax/argmin named it as given (torch:
+    normalized), or 'None' without a dim (torch asks for one)."""
+    def program(dev):
+        x = torch.zeros(0, 3).to(dev)
+        return [lambda: x.amin(-2), lambda: x.amax((1, -2)), lambda: x.argmax(-2),
+                lambda: x.argmin(), lambda: x.max(-2).values, lambda: x.amax(1)]
+
+    same_outcomes(program)
+
+
+def test_integer_errors_match_torch():
+    same_outcomes(lambda dev: [
+        lambda: torch.tensor([True]).to(dev) - torch.tensor([True]).to(dev),
+        lambda: -torch.tensor([True]).to(dev),
+        lambda: torch.tensor([1.5]).to(dev) << 1,
+    ])
