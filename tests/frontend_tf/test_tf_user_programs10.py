@@ -270,12 +270,12 @@ ROUND10 = {f.__name__: f for f in (
 
 
 @pytest.mark.parametrize("program", sorted(ROUND10))
-def test_user_program_round10(program):
+def test_function_and_keras_step_programs_match_tnp(program):
     same_as_tnp(ROUND10[program], program, precision="float32")
 
 
 @pytest.mark.parametrize("program", sorted(ROUND10))
-def test_user_program_round10_under_tensorflows_own_tape(program):
+def test_function_and_keras_step_programs_match_tnp_under_tensorflows_own_tape(program):
     """The same programs with TensorFlow's tf.GradientTape over the lazy
     arrays and lazytensor Variables (lazytensor.tf._tf_tape)."""
     same_as_tnp(ROUND10[program], program, tape=tf.GradientTape, precision="float32")

@@ -303,5 +303,5 @@ KERAS = {"keras_adam_on_tnp_variables", "sgd_momentum_logistic"}
 
 
 @pytest.mark.parametrize("program", sorted(ROUND11))
-def test_user_program_round11(program):
+def test_model_and_numerics_programs_match_tnp(program):
     same_as_tnp(ROUND11[program], program, fallbacks=program in KERAS, precision="float32")

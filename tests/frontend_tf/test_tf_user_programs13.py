@@ -242,6 +242,6 @@ FALLBACKS = {"adam_with_schedules_and_clipping", "keras_recurrent_layers", "retr
 
 
 @pytest.mark.parametrize("program", PROGRAMS, ids=lambda f: f.__name__)
-def test_user_program_round12(program):
+def test_keras_model_and_signal_programs_match_tnp(program):
     same_as_tnp(program, program.__name__, fallbacks=program.__name__ in FALLBACKS,
                 precision="float32")

@@ -320,6 +320,6 @@ FALLBACKS = {"keras_losses_and_metrics", "print_strings_ragged"}
 
 
 @pytest.mark.parametrize("program", PROGRAMS, ids=lambda f: f.__name__)
-def test_user_program_round14(program):
+def test_data_pipeline_and_tnp_method_programs_match_tnp(program):
     same_as_tnp(program, program.__name__, fallbacks=program.__name__ in FALLBACKS,
                 precision="float32")

@@ -12,37 +12,21 @@ import sys
 import numpy as np
 import pytest
 from lazytensor.core import metrics
-from tf_helpers import assert_same, lnp, tf
-
-
-def _both(fn, name: str = "", precision: str | None = None):
-    """fn(const) with tf.constant, then lazily with lnp.asarray: the same
-    results, and no eager fallback in the lazy run."""
-    want = fn(tf.constant)
-    metrics.reset()
-    got = fn(lnp.asarray)
-    assert not metrics.as_dict()["fallbacks"], metrics.as_dict()["fallbacks"]
-    assert_same(got, want, name, precision)
-    return got
-
-
-def _f32(seed: int, *shape) -> np.ndarray:
-    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
-
+from tf_helpers import assert_same, lnp, normal_f32, same_lazily, tf
 
 # ------------------------------------------------- observations, not fallbacks
 
 def test_tf_print_of_lazy_values_prints_tensorflows_text_without_a_fallback(capfd):
     """tf.print of a lazy array is an observation (as print): it was counted
     as the eager fallback logging_ops.print_v2."""
-    x = _f32(1, 2, 3)
+    x = normal_f32(1, 2, 3)
 
     def program(const):
         v = const(x)
         tf.print("x:", v, "max:", tf.reduce_max(v), output_stream=sys.stdout)
         return v * 2
 
-    _both(program)
+    same_lazily(program)
     lines = capfd.readouterr().out.strip().splitlines()[-4:]
     assert lines[2:] == lines[:2] and lines[0].startswith("x: [[")
 
@@ -51,7 +35,7 @@ def test_a_dataset_of_lazy_values_is_an_observation_not_a_fallback():
     """tf.data.Dataset.from_tensor_slices / from_tensors of lazy arrays hand
     them to TensorFlow's input pipeline (counted as eager fallbacks before);
     the batches are TensorFlow's."""
-    x, y = _f32(2, 10, 3), np.arange(10, dtype=np.int32)
+    x, y = normal_f32(2, 10, 3), np.arange(10, dtype=np.int32)
 
     def program(const):
         ds = tf.data.Dataset.from_tensor_slices((const(x), const(y)))
@@ -59,7 +43,7 @@ def test_a_dataset_of_lazy_values_is_an_observation_not_a_fallback():
         whole = next(iter(tf.data.Dataset.from_tensors(const(x) * 2)))
         return [lnp.asarray(t) for pair in batches for t in pair] + [lnp.asarray(whole)]
 
-    _both(program)
+    same_lazily(program)
 
 
 # ------------------------------------------------------------------- bitcast
@@ -74,7 +58,7 @@ def test_bitcast_records_lazily(src, to, shape):
     x = raw.view(src).reshape(shape)
     if np.dtype(src).kind == "f":  # NaN payloads aside
         x = np.nan_to_num(x, nan=1.0, posinf=2.0, neginf=-2.0)
-    _both(lambda const: tf.bitcast(const(x), getattr(tf, to)), f"{src}->{to}")
+    same_lazily(lambda const: tf.bitcast(const(x), getattr(tf, to)), f"{src}->{to}")
 
 
 def test_bitcast_of_bool_or_an_unfit_axis_raises_tensorflows_error():
@@ -89,16 +73,16 @@ def test_bitcast_of_bool_or_an_unfit_axis_raises_tensorflows_error():
 
 def test_global_norm_records_lazily():
     """tf.linalg.global_norm ran eagerly; None entries are skipped."""
-    a, b = _f32(4, 3, 2), _f32(5, 4)
-    _both(lambda const: tf.linalg.global_norm([const(a), None, const(b)]))
-    _both(lambda const: tf.linalg.global_norm((const(a).astype(np.float64),)))
+    a, b = normal_f32(4, 3, 2), normal_f32(5, 4)
+    same_lazily(lambda const: tf.linalg.global_norm([const(a), None, const(b)]))
+    same_lazily(lambda const: tf.linalg.global_norm((const(a).astype(np.float64),)))
 
 
 def test_global_norm_of_a_non_sequence_raises_tensorflows_type_error():
     with pytest.raises(TypeError, match="should be a sequence"):
-        tf.linalg.global_norm(tf.constant(_f32(6, 3)))
+        tf.linalg.global_norm(tf.constant(normal_f32(6, 3)))
     with pytest.raises(TypeError, match="should be a sequence"):
-        tf.linalg.global_norm(lnp.asarray(_f32(6, 3)))
+        tf.linalg.global_norm(lnp.asarray(normal_f32(6, 3)))
 
 
 # ------------------------------------------------------ stateless draws on data
@@ -108,7 +92,7 @@ def test_stateless_dropout_is_tensorflows_mask(kind):
     """tf.nn.experimental.stateless_dropout ran eagerly; now TensorFlow
     draws the mask from the seed and the data part records lazily: the
     same elements kept, scaled as TensorFlow scales them."""
-    x = _f32(7, 4, 6)
+    x = normal_f32(7, 4, 6)
 
     def program(const):
         v = const(x)
@@ -121,7 +105,7 @@ def test_stateless_dropout_is_tensorflows_mask(kind):
                                                         noise_shape=[4, 1])
         return tf.nn.experimental.stateless_dropout(v, 0.0, seed=[0, 0])
 
-    _both(program, kind)
+    same_lazily(program, kind)
 
 
 def test_stateless_dropout_of_integers_raises_tensorflows_error():
@@ -132,8 +116,8 @@ def test_stateless_dropout_of_integers_raises_tensorflows_error():
 
 @pytest.mark.parametrize("shape", [(7,), (5, 3)])
 def test_stateless_shuffle_is_tensorflows_order(shape):
-    x = _f32(8, *shape)
-    _both(lambda const: tf.random.experimental.stateless_shuffle(const(x), seed=[4, 2]))
+    x = normal_f32(8, *shape)
+    same_lazily(lambda const: tf.random.experimental.stateless_shuffle(const(x), seed=[4, 2]))
 
 
 @pytest.mark.parametrize("dtype", ["float32", "uint8"])
@@ -153,7 +137,7 @@ def test_stateless_image_flips_and_crops_are_tensorflows(dtype, rank):
             out.append(tf.image.stateless_random_crop(v, shape[:-3] + (3, 2, 3), seed=seed))
         return out
 
-    _both(program, f"{dtype} rank {rank}")
+    same_lazily(program, f"{dtype} rank {rank}")
 
 
 # -------------------------------------------------------- histogram bins, LU
@@ -161,10 +145,10 @@ def test_stateless_image_flips_and_crops_are_tensorflows(dtype, rank):
 def test_histogram_fixed_width_bins_records_lazily():
     """tf.histogram_fixed_width_bins ran eagerly: values outside the range
     land in the end bins, the shape is kept, the result is int32."""
-    x = _f32(10, 4, 5) * 2
+    x = normal_f32(10, 4, 5) * 2
     x[0, 0], x[1, 1] = 9.0, -9.0
-    _both(lambda const: tf.histogram_fixed_width_bins(const(x), [-2.0, 2.0], nbins=7))
-    _both(lambda const: tf.histogram_fixed_width_bins(
+    same_lazily(lambda const: tf.histogram_fixed_width_bins(const(x), [-2.0, 2.0], nbins=7))
+    same_lazily(lambda const: tf.histogram_fixed_width_bins(
         const(x.astype(np.float64)), const(np.array([-1.0, 3.0])), nbins=4, dtype=tf.int64))
 
 
@@ -180,7 +164,7 @@ def test_lu_solve_records_lazily(batch):
         lu, perm = tf.linalg.lu(const(a))
         return tf.linalg.lu_solve(lu, perm, const(b))
 
-    _both(program, batch, precision="float32")
+    same_lazily(program, batch, precision="float32")
 
 
 # ------------------------------------------------- functional control flow
@@ -192,7 +176,7 @@ def test_functional_control_flow_runs_lazily(api):
     predicate, elements or final loop variables (materialized: counted
     fallbacks, eager results); they now loop over lazy slices and return
     lazy arrays."""
-    x = _f32(12, 4, 3)
+    x = normal_f32(12, 4, 3)
 
     def program(const):
         v = const(x)
@@ -209,12 +193,12 @@ def test_functional_control_flow_runs_lazily(api):
         return fold(lambda a, row: a * 2.0 + tf.reduce_sum(row), v,
                     initializer=tf.constant(1.0))
 
-    got = _both(program, api, precision="float32")
+    got = same_lazily(program, api, precision="float32")
     assert isinstance(tf.nest.flatten(got)[-1], lnp.ndarray)
 
 
 def test_map_fn_without_a_signature_needs_the_elements_structure():
-    x = _f32(13, 3, 2)
+    x = normal_f32(13, 3, 2)
     for const in (tf.constant, lnp.asarray):
         with pytest.raises(ValueError, match="same nested structure"):
             tf.map_fn(lambda pair: pair[0][0] - pair[1], (const(x), const(x[:, 0])))
@@ -227,7 +211,7 @@ def test_a_lazy_array_an_undispatched_api_converts_from_a_closure_is_a_counted_f
     frame was taken for lazytensor's own conversion). tf.map_fn with a
     closure's lazy array stays lazy (its TensorArray keeps lazy writes;
     set_shape on a lazy array is tf.Tensor's check). Values are TensorFlow's."""
-    x = _f32(14, 4, 3)
+    x = normal_f32(14, 4, 3)
 
     def program(const):
         v = const(x)
@@ -252,7 +236,7 @@ def test_a_lazy_shape_or_seed_of_a_random_op_is_read_not_a_fallback():
     they read (TensorFlow draws, as tnp.random's draws) as eager fallbacks;
     data arguments (a lazy minval, tf.random.shuffle of lazy data) still
     count."""
-    x = _f32(15, 4, 3)
+    x = normal_f32(15, 4, 3)
 
     def program(const):
         v = const(x)
@@ -260,7 +244,7 @@ def test_a_lazy_shape_or_seed_of_a_random_op_is_read_not_a_fallback():
         return [v + tf.random.stateless_normal(tf.shape(v), seed=const(np.array([1, 2]))),
                 v * g.normal(tf.shape(v)), g.uniform([tf.shape(v)[0], 2])]
 
-    _both(program)
+    same_lazily(program)
     metrics.reset()
     tf.random.uniform([2], minval=lnp.asarray(x)[0, 0])
     assert metrics.as_dict()["fallbacks"] == {"tf random_ops.random_uniform": 1}
@@ -272,7 +256,7 @@ def test_a_tensor_array_keeps_lazy_writes():
     """tf.TensorArray.write of a lazy array converted it (a counted fallback
     per write, eager results); writes, dynamic growth, an unwritten slot,
     read/stack/gather/concat now stay lazy and equal TensorFlow's."""
-    x = _f32(16, 5, 3)
+    x = normal_f32(16, 5, 3)
 
     def program(const):
         v = const(x)
@@ -283,7 +267,7 @@ def test_a_tensor_array_keeps_lazy_writes():
             ta = ta.write(i + (i > 2), h)  # slot 3 stays unwritten: zeros
         return [ta.stack(), ta.read(4), ta.gather([0, 5]), ta.concat(), ta.size()]
 
-    got = _both(program)
+    got = same_lazily(program)
     assert isinstance(got[0], lnp.ndarray)
 
 
@@ -300,10 +284,10 @@ def test_a_tensor_array_refuses_a_lazy_write_as_tensorflow_does():
 
 def test_vectorized_map_of_lazy_elements_runs_lazily():
     """tf.vectorized_map converted lazy elements (a counted fallback)."""
-    x = _f32(17, 4, 3)
-    _both(lambda const: tf.vectorized_map(lambda r: tf.tensordot(r, r, 0), const(x)),
+    x = normal_f32(17, 4, 3)
+    same_lazily(lambda const: tf.vectorized_map(lambda r: tf.tensordot(r, r, 0), const(x)),
           precision="float32")
-    _both(lambda const: tf.vectorized_map(lambda p: (p[0] * 2, tf.reduce_sum(p[1])),
+    same_lazily(lambda const: tf.vectorized_map(lambda p: (p[0] * 2, tf.reduce_sum(p[1])),
                                           (const(x), const(x[:, :2]))))
 
 
@@ -323,7 +307,7 @@ def test_image_gradients_and_psnr_record_lazily(dtype):
         return [*tf.image.image_gradients(a), tf.image.psnr(a, b, 255),
                 tf.shape_n([a, b[0]]), tf.compat.v1.size(a, out_type=tf.int64)]
 
-    _both(program, dtype, precision="float32")
+    same_lazily(program, dtype, precision="float32")
 
 
 def test_image_gradients_of_a_3d_image_raises_tensorflows_error():
@@ -343,7 +327,7 @@ def test_ssim_records_lazily(dtype):
         return [tf.image.ssim(a, b, 255, filter_size=3),
                 tf.image.ssim(a[0], b[0], 255, filter_size=5, filter_sigma=1.0)]
 
-    _both(program, dtype, precision="float32")
+    same_lazily(program, dtype, precision="float32")
 
 
 def test_ssim_of_incompatible_images_raises_tensorflows_error():
@@ -358,7 +342,7 @@ def test_ssim_of_incompatible_images_raises_tensorflows_error():
 def test_compute_average_loss_records_lazily():
     """tf.nn.compute_average_loss (custom training loops' loss reduction)
     converted its lazy per-example losses (a counted fallback)."""
-    x, w = _f32(20, 6, 3) ** 2, np.abs(_f32(21, 6))
+    x, w = normal_f32(20, 6, 3) ** 2, np.abs(normal_f32(21, 6))
 
     def program(const):
         loss = const(x)
@@ -369,7 +353,7 @@ def test_compute_average_loss_records_lazily():
                 tf.nn.compute_average_loss(loss[:, 1], sample_weight=0.5,
                                            global_batch_size=tf.constant(3))]
 
-    _both(program, precision="float32")
+    same_lazily(program, precision="float32")
 
 
 def test_compute_average_loss_errors_are_tensorflows():
@@ -388,7 +372,7 @@ def test_debugging_checks_keep_lazy_values_and_assertions_observe():
     a tape's path left the lazy graph); tf.debugging.assert_* counted their
     look at the values as fallbacks. The checks return the lazy input now,
     gradients flow through them, and assertions are observations."""
-    x = _f32(22, 4, 3)
+    x = normal_f32(22, 4, 3)
 
     def program(const):
         v = const(x)
@@ -398,7 +382,7 @@ def test_debugging_checks_keep_lazy_values_and_assertions_observe():
         checked = tf.ensure_shape(tf.debugging.check_numerics(v * 2, "bad"), [None, 3])
         return [checked, tf.debugging.assert_all_finite(v, "bad") + 1]
 
-    got = _both(program)
+    got = same_lazily(program)
     assert all(isinstance(t, lnp.ndarray) for t in got)
     import lazytensor.tf as ltf
 
@@ -454,12 +438,12 @@ def test_compat_v2_names_of_undispatched_apis_take_lazy_arrays():
     by np_interop_test's testMapFn and testPForInterop."""
     import tensorflow.compat.v2 as tf2
 
-    x = _f32(23, 3, 2)
+    x = normal_f32(23, 3, 2)
 
     def program(const):
         v = const(x)
         return [*tf2.map_fn(lambda p: (p[0] + 1, p[1] * 2), (v, v)),
                 tf2.einsum("ij,kj->ik", v, v), tf2.vectorized_map(lambda r: r * 3, v)]
 
-    got = _both(program, precision="float32")
+    got = same_lazily(program, precision="float32")
     assert all(isinstance(t, lnp.ndarray) for t in got)

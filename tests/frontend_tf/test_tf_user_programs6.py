@@ -10,21 +10,11 @@ import lazytensor.tf as ltf
 import numpy as np
 import pytest
 from lazytensor.core import metrics
-from tf_helpers import assert_same, lnp, tf, tnp
+from tf_helpers import assert_same, lazy_and_eager, lnp, tf, tnp
 
 RNG = np.random.default_rng(6)
 
 
-def _lazy_and_eager(fn, *arrays, precision=None):
-    """fn on lazy arrays (a lazy result, no fallback) and on eager tensors."""
-    metrics.reset()
-    got = fn(*[lnp.asarray(a) for a in arrays])
-    for g in got if isinstance(got, (list, tuple)) else [got]:
-        assert isinstance(g, ltf.Tensor), type(g)
-    assert not metrics.as_dict()["fallbacks"], metrics.as_dict()["fallbacks"]
-    want = fn(*[tf.constant(a) for a in arrays])
-    assert_same(got, want, precision=precision)
-    return got
 
 
 def test_tf_is_tensor_of_lazy_arrays_and_variables():
@@ -66,13 +56,13 @@ def test_tf_einsum_records_lazily(equation):
     (materialized) and returned an eager tf.Tensor: TensorFlow gives it no
     dispatch (``*inputs``); it now records the core's einsum."""
     arrays = [_f32(*s) for s in EINSUM[equation]]
-    _lazy_and_eager(lambda *xs: tf.einsum(equation, *xs), *arrays)
-    _lazy_and_eager(lambda *xs: tf.linalg.einsum(equation, *xs), *arrays)
+    lazy_and_eager(lambda *xs: tf.einsum(equation, *xs), *arrays)
+    lazy_and_eager(lambda *xs: tf.linalg.einsum(equation, *xs), *arrays)
 
 
 def test_tf_einsum_int_and_errors_as_tensorflow():
     ints = np.arange(6, dtype=np.int32).reshape(2, 3)
-    _lazy_and_eager(lambda a: tf.einsum("ij,kj->ik", a, a), ints)
+    lazy_and_eager(lambda a: tf.einsum("ij,kj->ik", a, a), ints)
     with pytest.raises(tf.errors.InvalidArgumentError):
         tf.einsum("ij,j->i", lnp.asarray(_f32(2, 3)), tf.constant([1, 2, 3]))
     with pytest.raises(TypeError):
@@ -94,9 +84,9 @@ def test_tf_linalg_slogdet_records_lazily():
     """``tf.linalg.slogdet`` converted lazy arrays and ran eagerly (its
     export has no dispatch); now the core's slogdet, both results of the
     input's dtype (complex log|det| too), sign 0 / -inf when singular."""
-    _lazy_and_eager(tf.linalg.slogdet, _f32(3, 4, 4))
-    _lazy_and_eager(tf.linalg.slogdet, np.zeros((2, 2), np.float64))
-    _lazy_and_eager(tf.linalg.slogdet, np.array([[0, 1], [1, 0]], np.complex64))
+    lazy_and_eager(tf.linalg.slogdet, _f32(3, 4, 4))
+    lazy_and_eager(tf.linalg.slogdet, np.zeros((2, 2), np.float64))
+    lazy_and_eager(tf.linalg.slogdet, np.array([[0, 1], [1, 0]], np.complex64))
     got = tf.linalg.slogdet(lnp.asarray(_f32(2, 2)))
     assert got.sign.shape == () and got.log_abs_determinant.dtype == tf.float32
     with pytest.raises(tf.errors.InvalidArgumentError):
@@ -125,7 +115,7 @@ def test_tf_signal_rfft_irfft_record_lazily(case, dtype):
     ran eagerly (their exports have no dispatch); now the core's fourier
     transforms with TensorFlow's fft_length (crop / zero-pad) and dtypes
     (float32 <-> complex64, float64 <-> complex128)."""
-    _lazy_and_eager(RFFT[case], RNG.standard_normal((2, 4, 8)).astype(dtype),
+    lazy_and_eager(RFFT[case], RNG.standard_normal((2, 4, 8)).astype(dtype),
                     precision="float32")
 
 
@@ -186,7 +176,7 @@ def test_tf_image_ops_record_lazily(case, dtype):
         pytest.skip("float arithmetic on an integer image: tnp promotion, not tf.image")
     if dtype == "float16" and case.startswith("adjust_contrast"):
         pytest.skip("no float16 CPU kernel: test_tf_image_adjust_contrast_of_float16")
-    _lazy_and_eager(IMAGE[case], IMAGES[dtype])
+    lazy_and_eager(IMAGE[case], IMAGES[dtype])
 
 
 HSV_EDGES = np.array([[0.5, 0.5, 0.5], [0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [0, 1, 1],
@@ -203,9 +193,9 @@ def test_tf_image_rgb_to_hsv_and_back_record_lazily(dtype):
     hsv = RNG.random((10, 3))
     hsv[:, 0] = HUE_EDGES
     hsv = np.concatenate([RNG.random((30, 3)), hsv]).astype(dtype).reshape(5, 8, 3)
-    _lazy_and_eager(tf.image.rgb_to_hsv, rgb)
-    _lazy_and_eager(tf.image.hsv_to_rgb, hsv)
-    _lazy_and_eager(lambda x: tf.image.hsv_to_rgb(tf.image.rgb_to_hsv(x)), rgb)
+    lazy_and_eager(tf.image.rgb_to_hsv, rgb)
+    lazy_and_eager(tf.image.hsv_to_rgb, hsv)
+    lazy_and_eager(lambda x: tf.image.hsv_to_rgb(tf.image.rgb_to_hsv(x)), rgb)
     with pytest.raises(tf.errors.InvalidArgumentError):
         tf.image.rgb_to_hsv(lnp.asarray(rgb[..., :2]))
 
@@ -225,8 +215,8 @@ def test_tf_image_convert_image_dtype_between_integers_and_floats(case):
     source, target = case.split("_to_")
     info = np.iinfo(source)
     data = RNG.integers(info.min, info.max, (4, 5, 1), endpoint=True).astype(source)
-    _lazy_and_eager(lambda x: tf.image.convert_image_dtype(x, target), data)
-    _lazy_and_eager(lambda x: tf.image.convert_image_dtype(x, target, saturate=True), data)
+    lazy_and_eager(lambda x: tf.image.convert_image_dtype(x, target), data)
+    lazy_and_eager(lambda x: tf.image.convert_image_dtype(x, target, saturate=True), data)
 
 
 IMAGE_ERRORS = {
@@ -305,7 +295,7 @@ def test_tf_case_switch_case_and_monotonic_checks_of_lazy_arrays(case):
     must be a Tensor", "Expected x to be numeric"); now the predicates are
     read back (as tf.cond's are) and the branches record lazily, and the
     checks compare neighbours lazily."""
-    _lazy_and_eager(CONTROL[case], np.arange(4, dtype=np.float32))
+    lazy_and_eager(CONTROL[case], np.arange(4, dtype=np.float32))
 
 
 def test_tf_is_non_decreasing_of_bools_is_a_type_error_as_in_tensorflow():
@@ -334,7 +324,7 @@ def test_tf_signal_dct_idct_mfcc_record_lazily(case, dtype):
     ``mfccs_from_log_mel_spectrograms`` of lazy arrays materialized them
     and returned eager tensors (not in the signal table); now TensorFlow's
     rfft-based formulas on the core's transforms."""
-    _lazy_and_eager(DCT[case], RNG.standard_normal((2, 3, 10)).astype(dtype),
+    lazy_and_eager(DCT[case], RNG.standard_normal((2, 3, 10)).astype(dtype),
                     precision="float32")
 
 
@@ -360,7 +350,7 @@ def test_tf_reverse_sequence_records_lazily(case):
     index built from the lengths (read back, checked as TensorFlow's)."""
     lengths, seq_axis, batch_axis = REVERSE_SEQUENCE[case]
     x = np.arange(24, dtype=np.float32).reshape(3, 4, 2)
-    _lazy_and_eager(lambda a: tf.reverse_sequence(a, lengths, seq_axis, batch_axis), x)
+    lazy_and_eager(lambda a: tf.reverse_sequence(a, lengths, seq_axis, batch_axis), x)
 
 
 @pytest.mark.parametrize("lengths", [[1, 2, 5], [1, -2, 3], [1, 2], [1.0, 2.0, 3.0]])
@@ -626,7 +616,7 @@ PROGRAMS = [logistic_regression, mlp_manual_adam, conv_classifier_step, einsum_a
 
 
 @pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.__name__)
-def test_user_program_round6(program):
+def test_models_written_by_hand_match_tnp(program):
     """Lazy results equal TensorFlow's eager ones, with no fallback. Before
     this round, einsum_attention, stft_mfcc_features and masked_sequence_loss
     returned eager tensors for tf.einsum, rfft/irfft, the MFCC DCT and

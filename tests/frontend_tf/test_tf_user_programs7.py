@@ -681,7 +681,7 @@ COUNTED = {"random_ops", "ctc_program"}
 
 
 @pytest.mark.parametrize("program", sorted(PROGRAMS))
-def test_user_program_round7(program):
+def test_sequence_and_generative_programs_match_tnp(program):
     """Round-7 user programs (char-RNN, VAE step, word2vec negative sampling,
     beam search, k-means, framed signal features, learning-rate schedules,
     gradient accumulation, mixed float16/float32, tf.data feeding tnp,

@@ -324,7 +324,7 @@ COUNTED = {"stateless_random"}
 
 
 @pytest.mark.parametrize("program", sorted(ROUND8))
-def test_user_program_round8(program):
+def test_interop_and_dtype_programs_match_tnp(program):
     """Round-8 user programs (tnp on tf.Tensor inputs feeding tf ops, int8/uint8/
     int16/float16 arithmetic, promote_types, stateless random ops with a lazy
     seed, a causal multi-head attention block with layer norm under the tape,

@@ -217,7 +217,7 @@ ROUND9 = {f.__name__: f for f in (
 
 
 @pytest.mark.parametrize("program", sorted(ROUND9))
-def test_user_program_round9(program):
+def test_training_loop_programs_match_tnp(program):
     same_as_tnp(ROUND9[program], program, precision="float32")
 
 

@@ -11,9 +11,11 @@ import numpy as np
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
+import lazytensor.tf as ltf  # noqa: E402
 import lazytensor.tf.numpy as lnp  # noqa: E402
 import tensorflow as tf  # noqa: E402
 import tensorflow.experimental.numpy as tnp  # noqa: E402
+from lazytensor.core import metrics  # noqa: E402
 
 tnp.experimental_enable_numpy_behavior()
 
@@ -101,3 +103,31 @@ def dilate_kernel(w, rate: int):
                    w.dtype)
     out[tuple(slice(None, None, rate) for _ in range(spatial))] = w
     return tf.constant(out)
+
+
+def same_lazily(fn, name: str = "", precision: str | None = None):
+    """fn(const) with tf.constant, then lazily with lnp.asarray: the same
+    results, and no eager fallback in the lazy run."""
+    want = fn(tf.constant)
+    metrics.reset()
+    got = fn(lnp.asarray)
+    assert not metrics.as_dict()["fallbacks"], metrics.as_dict()["fallbacks"]
+    assert_same(got, want, name, precision)
+    return got
+
+
+def lazy_and_eager(fn, *arrays, precision=None):
+    """fn on lazy arrays (a lazy result, no fallback) and on eager tensors."""
+    metrics.reset()
+    got = fn(*[lnp.asarray(a) for a in arrays])
+    for g in got if isinstance(got, (list, tuple)) else [got]:
+        assert isinstance(g, ltf.Tensor), type(g)
+    assert not metrics.as_dict()["fallbacks"], metrics.as_dict()["fallbacks"]
+    want = fn(*[tf.constant(a) for a in arrays])
+    assert_same(got, want, precision=precision)
+    return got
+
+
+def normal_f32(seed: int, *shape) -> np.ndarray:
+    """Standard normal float32 values of ``shape`` from ``seed``."""
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
