@@ -1,9 +1,10 @@
-"""``tf.nn`` on lazy arrays (lazytensor.tf.tf_api.nn) against eager
-TensorFlow: each case runs on tf.Tensors and on lazy arrays of the same
-data, comparing values, dtype and shape; the lazy result must be a lazy
-array, recorded without a fallback. Then a training step through the tape,
-bad input raising TensorFlow's error types, and what a lazy graph answers
-where eager TensorFlow would raise on a value."""
+"""``tf.nn`` on lazy arrays (lazytensor.tf.tf_api.nn) against eager TensorFlow:
+each case runs on tf.Tensors and on lazy arrays of the same data, comparing
+values, dtype and shape; the lazy result must be a lazy array, recorded
+without a fallback. Then a training step through the tape, bad input raising
+TensorFlow's error types, and what a lazy graph answers where eager
+TensorFlow would raise on a value."""
+
 
 from __future__ import annotations
 
@@ -15,6 +16,28 @@ import pytest
 from lazytensor.core import metrics
 from tf_helpers import assert_same, channels_first, dilate_kernel, lnp, tf, tnp
 
+
+def _ctc(variable, tape_cls, const, labels, **kwargs):
+    logits = variable(np.random.default_rng(15).standard_normal((7, 3, 5)).astype(np.float32))
+    major = kwargs.pop("time_major", True)
+    with tape_cls() as tape:
+        x = logits if major else tf.transpose(logits, (1, 0, 2))
+        loss = tf.nn.ctc_loss(const(np.array(labels, np.int32)), x,
+                              label_length=const(np.array([3, 2, 3], np.int32)),
+                              logit_length=const(np.array([7, 5, 4], np.int32)),
+                              logits_time_major=major, **kwargs)
+        total = tf.reduce_sum(loss)
+    return [loss, tape.gradient(total, logits)]
+
+
+CTC = {  # labels, keyword arguments
+    "blank_0": ([[1, 2, 2], [3, 1, 0], [4, 4, 1]], {}),
+    "blank_last": ([[1, 2, 2], [3, 1, 0], [4, 4, 1]], {"blank_index": 4}),
+    "blank_minus_one": ([[1, 2, 2], [3, 1, 0], [0, 0, 1]], {"blank_index": -1}),
+    "batch_major": ([[1, 2, 2], [3, 1, 0], [4, 4, 1]], {"time_major": False}),
+}
+
+
 RNG = np.random.default_rng(7)
 
 
@@ -23,26 +46,65 @@ def _normal(*shape, dtype=np.float32):
 
 
 X = _normal(3, 5)
+
+
 X4 = X * 4
+
+
 INT = np.array([[-3, 0, 2], [7, -1, 9]], np.int32)
+
+
 PROBS = np.exp(X) / np.exp(X).sum(-1, keepdims=True)
+
+
 LABELS = np.array([0, 4, 2], np.int32)
+
+
 BITS = (RNG.random((3, 5)) > 0.5).astype(np.float32)
+
+
 COUNTS = np.array([[0.0, 1.0, 3.5, 2.0, 0.5]] * 3, np.float32)
+
+
 KINKS = np.array([np.nan, -1.0, 0.0, 3.0, 6.0, 7.5], np.float32)
+
+
 NAN_TIES = np.array([np.nan, 1, 3, 2, 1, np.nan, 3, 2, 5, 5, 5, 5], np.float32).reshape(
     3, 2, 2, 1)
+
+
 IMG = _normal(2, 7, 7, 3)
+
+
 IMG_NCHW = np.ascontiguousarray(IMG.transpose(0, 3, 1, 2))
+
+
 W2 = _normal(3, 3, 3, 4)
+
+
 SEQ = _normal(2, 9, 3)
+
+
 W1 = _normal(3, 3, 2)
+
+
 VOL = _normal(1, 5, 6, 4, 2)
+
+
 W3 = _normal(2, 3, 2, 2, 3)
+
+
 DEPTH = _normal(3, 3, 3, 2)
+
+
 TABLE = _normal(6, 4)
+
+
 TABLE3 = _normal(6, 2, 3)
+
+
 IDS = np.array([[0, 5], [3, 3]], np.int32)
+
 
 CASES = {
     # activations
@@ -221,6 +283,83 @@ def _lazy_tensors(out) -> bool:
     return isinstance(out, ltf.Tensor)
 
 
+def _dense_step(np_, x, labels, w, b):
+    logits = tf.nn.bias_add(x @ w, b)
+    per = tf.nn.sparse_softmax_cross_entropy_with_logits(labels, tf.nn.relu6(logits * 3.0))
+    return np_.sum(per) / 8.0 + 0.01 * tf.nn.l2_loss(w)
+
+
+def _conv_step(np_, x, labels, w, b):
+    h = tf.nn.max_pool2d(tf.nn.gelu(tf.nn.conv2d(x, w, 1, "SAME")), 2, 2, "VALID")
+    logits = np_.reshape(h, (h.shape[0], -1))[:, :3] + b
+    return np_.sum(tf.nn.softmax_cross_entropy_with_logits(labels, logits))
+
+
+def _decoder_step(np_, x, target, w, b):
+    y = tf.nn.bias_add(tf.nn.conv2d_transpose(x, w, [2, 14, 14, 2], 2, "SAME"), b)
+    per = tf.nn.sigmoid_cross_entropy_with_logits(target, tf.nn.elu(y))
+    return np_.sum(per) / 100.0
+
+
+BAD = {
+    "softmax int": lambda t, a: t.nn.softmax(a(INT)),
+    "softmax axis": lambda t, a: t.nn.softmax(a(X), axis=2),
+    "elu int": lambda t, a: t.nn.elu(a(INT)),
+    "sigmoid int": lambda t, a: t.math.sigmoid(a(INT)),
+    "gelu int": lambda t, a: t.nn.gelu(a(INT)),
+    "l2_loss int": lambda t, a: t.nn.l2_loss(a(INT)),
+    "l2_normalize int": lambda t, a: t.nn.l2_normalize(a(INT)),
+    "softmax ce shapes": lambda t, a: t.nn.softmax_cross_entropy_with_logits(
+        a(X[:, :4]), a(X)),
+    "softmax ce axis": lambda t, a: t.nn.softmax_cross_entropy_with_logits(
+        a(PROBS), a(X), axis=2),
+    "sparse ce shapes": lambda t, a: t.nn.sparse_softmax_cross_entropy_with_logits(
+        a(LABELS[:2]), a(X)),
+    "sparse ce float labels": lambda t, a: t.nn.sparse_softmax_cross_entropy_with_logits(
+        a(X[:, 0]), a(X)),
+    "sigmoid ce shapes": lambda t, a: t.nn.sigmoid_cross_entropy_with_logits(
+        a(X[:, :4]), a(X)),
+    "sigmoid ce dtypes": lambda t, a: t.nn.sigmoid_cross_entropy_with_logits(
+        a(X.astype(np.float64)), a(X)),
+    "bias_add size": lambda t, a: t.nn.bias_add(a(X), a(X[0, :4])),
+    "bias_add 2d bias": lambda t, a: t.nn.bias_add(a(X), a(X[:1])),
+    "bias_add dtypes": lambda t, a: t.nn.bias_add(a(X), a(X[0].astype(np.float64))),
+    "conv2d depth": lambda t, a: t.nn.conv2d(a(IMG), a(_normal(3, 3, 2, 4)), 1, "SAME"),
+    "conv2d padding": lambda t, a: t.nn.conv2d(a(IMG), a(W2), 1, "FULL"),
+    "conv2d dtypes": lambda t, a: t.nn.conv2d(a(IMG), a(W2.astype(np.float64)), 1, "SAME"),
+    "local_response_normalization rank": lambda t, a: t.nn.local_response_normalization(
+        a(X)),
+    "space_to_depth size": lambda t, a: t.nn.space_to_depth(a(_normal(1, 3, 4, 2)), 2),
+    "max_pool2d rank": lambda t, a: t.nn.max_pool2d(a(IMG[0]), 2, 1, "VALID"),
+    "avg_pool2d int": lambda t, a: t.nn.avg_pool2d(a(INT.reshape(1, 2, 3, 1)), 1, 1, "VALID"),
+    "in_top_k rows": lambda t, a: t.nn.in_top_k(a(LABELS[:2]), a(X), 2),
+    "embedding float ids": lambda t, a: t.nn.embedding_lookup(a(TABLE), a(X[0, :2])),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CTC))
+def test_ctc_loss_records_lazily_as_tf(case):
+    """tf.nn.ctc_loss of lazy logits ran eagerly in TensorFlow (counted), so
+    its gradient under lazytensor's tape was None; dense labels now use the
+    core's CTC recursion with TensorFlow's blank_index rotation."""
+    labels, kwargs = CTC[case]
+    want = _ctc(tf.Variable, tf.GradientTape, tf.constant, labels, **dict(kwargs))
+    metrics.reset()
+    got = _ctc(ltf.Variable, ltf.GradientTape, lnp.asarray, labels, **dict(kwargs))
+    assert not metrics.as_dict()["fallbacks"], metrics.as_dict()["fallbacks"]
+    assert isinstance(got[0], ltf.Tensor)
+    assert_same(got, want, case, precision="float32")
+
+
+def test_ctc_loss_of_an_impossible_alignment_is_tensorflows():
+    """Labels that need more frames than given: TensorFlow's loss is a large
+    finite number, the core's inf; such calls run in TensorFlow (counted)."""
+    labels = [[1, 2, 2], [3, 1, 0], [4, 4, 4]]
+    want = _ctc(tf.Variable, tf.GradientTape, tf.constant, labels)
+    got = _ctc(ltf.Variable, ltf.GradientTape, lnp.asarray, labels)
+    assert_same(got, want, precision="float32")
+
+
 @pytest.mark.parametrize("case", list(CASES))
 def test_tf_nn_matches_eager_tensorflow(case):
     fn, data = CASES[case]
@@ -240,24 +379,6 @@ def test_lazy_arrays_mix_with_tf_tensors():
     assert_same(got, tf.nn.conv2d(IMG, W2, 1, "SAME"))
     got = tf.nn.sparse_softmax_cross_entropy_with_logits(LABELS, lnp.asarray(X))
     assert_same(got, tf.nn.sparse_softmax_cross_entropy_with_logits(LABELS, X))
-
-
-def _dense_step(np_, x, labels, w, b):
-    logits = tf.nn.bias_add(x @ w, b)
-    per = tf.nn.sparse_softmax_cross_entropy_with_logits(labels, tf.nn.relu6(logits * 3.0))
-    return np_.sum(per) / 8.0 + 0.01 * tf.nn.l2_loss(w)
-
-
-def _conv_step(np_, x, labels, w, b):
-    h = tf.nn.max_pool2d(tf.nn.gelu(tf.nn.conv2d(x, w, 1, "SAME")), 2, 2, "VALID")
-    logits = np_.reshape(h, (h.shape[0], -1))[:, :3] + b
-    return np_.sum(tf.nn.softmax_cross_entropy_with_logits(labels, logits))
-
-
-def _decoder_step(np_, x, target, w, b):
-    y = tf.nn.bias_add(tf.nn.conv2d_transpose(x, w, [2, 14, 14, 2], 2, "SAME"), b)
-    per = tf.nn.sigmoid_cross_entropy_with_logits(target, tf.nn.elu(y))
-    return np_.sum(per) / 100.0
 
 
 @pytest.mark.parametrize("step", [_dense_step, _conv_step, _decoder_step],
@@ -304,42 +425,6 @@ def test_activation_gradients_at_the_kinks_match_tf(api):
         return tape.gradient(loss, w)
 
     np.testing.assert_allclose(run(ltf, lnp).numpy(), run(tf, tnp).numpy(), rtol=1e-6)
-
-
-BAD = {
-    "softmax int": lambda t, a: t.nn.softmax(a(INT)),
-    "softmax axis": lambda t, a: t.nn.softmax(a(X), axis=2),
-    "elu int": lambda t, a: t.nn.elu(a(INT)),
-    "sigmoid int": lambda t, a: t.math.sigmoid(a(INT)),
-    "gelu int": lambda t, a: t.nn.gelu(a(INT)),
-    "l2_loss int": lambda t, a: t.nn.l2_loss(a(INT)),
-    "l2_normalize int": lambda t, a: t.nn.l2_normalize(a(INT)),
-    "softmax ce shapes": lambda t, a: t.nn.softmax_cross_entropy_with_logits(
-        a(X[:, :4]), a(X)),
-    "softmax ce axis": lambda t, a: t.nn.softmax_cross_entropy_with_logits(
-        a(PROBS), a(X), axis=2),
-    "sparse ce shapes": lambda t, a: t.nn.sparse_softmax_cross_entropy_with_logits(
-        a(LABELS[:2]), a(X)),
-    "sparse ce float labels": lambda t, a: t.nn.sparse_softmax_cross_entropy_with_logits(
-        a(X[:, 0]), a(X)),
-    "sigmoid ce shapes": lambda t, a: t.nn.sigmoid_cross_entropy_with_logits(
-        a(X[:, :4]), a(X)),
-    "sigmoid ce dtypes": lambda t, a: t.nn.sigmoid_cross_entropy_with_logits(
-        a(X.astype(np.float64)), a(X)),
-    "bias_add size": lambda t, a: t.nn.bias_add(a(X), a(X[0, :4])),
-    "bias_add 2d bias": lambda t, a: t.nn.bias_add(a(X), a(X[:1])),
-    "bias_add dtypes": lambda t, a: t.nn.bias_add(a(X), a(X[0].astype(np.float64))),
-    "conv2d depth": lambda t, a: t.nn.conv2d(a(IMG), a(_normal(3, 3, 2, 4)), 1, "SAME"),
-    "conv2d padding": lambda t, a: t.nn.conv2d(a(IMG), a(W2), 1, "FULL"),
-    "conv2d dtypes": lambda t, a: t.nn.conv2d(a(IMG), a(W2.astype(np.float64)), 1, "SAME"),
-    "local_response_normalization rank": lambda t, a: t.nn.local_response_normalization(
-        a(X)),
-    "space_to_depth size": lambda t, a: t.nn.space_to_depth(a(_normal(1, 3, 4, 2)), 2),
-    "max_pool2d rank": lambda t, a: t.nn.max_pool2d(a(IMG[0]), 2, 1, "VALID"),
-    "avg_pool2d int": lambda t, a: t.nn.avg_pool2d(a(INT.reshape(1, 2, 3, 1)), 1, 1, "VALID"),
-    "in_top_k rows": lambda t, a: t.nn.in_top_k(a(LABELS[:2]), a(X), 2),
-    "embedding float ids": lambda t, a: t.nn.embedding_lookup(a(TABLE), a(X[0, :2])),
-}
 
 
 @pytest.mark.parametrize("case", list(BAD))

@@ -1,8 +1,8 @@
-"""Bugs found by a third round of TensorFlow's own tf.experimental.numpy
-tests (ci/tf_conformance.py: np_interop_test, np_arrays_test) and by the
-round-10 user programs. Each case runs eagerly (tensorflow.experimental.numpy)
-and lazily (lazytensor.tf.numpy) and must give the same values, dtypes, types
-and error types."""
+"""TensorFlow's own tf.GradientTape and ForwardAccumulator over lazy arrays and
+variables, as over tnp arrays. Each check runs eagerly (tnp, tf) and lazily
+(lazytensor.tf.numpy, lazytensor.tf) and compares values, dtypes and shapes,
+or the exception type."""
+
 
 from __future__ import annotations
 
@@ -11,13 +11,6 @@ import numpy as np
 import pytest
 from lazytensor.core import metrics
 from tf_helpers import assert_same, lnp, tf, tnp
-
-# ------------------------------------ np_interop_test: tf.GradientTape
-# TensorFlow's own tf.GradientTape did not see lazy arrays: watch() raised
-# ValueError ('Passed in object ... of type ndarray, not tf.Tensor'), and
-# gradient() of a lazy loss raised AttributeError ('ndarray' object has no
-# attribute '_id'). A tf.GradientTape now runs a lazytensor tape beside it
-# (lazytensor.tf._tf_tape); its gradients of lazy values are lazy arrays.
 
 
 def _watched(np_):
@@ -52,6 +45,66 @@ def _tf_variables(np_):
         b.assign_sub(0.5 * gb)
         losses.append(loss)
     return [np_.stack(losses), w, b, gw, gb]
+
+
+def _forward(np_):
+    x, xt = np_.asarray([1.0, 2.0]), np_.asarray([3.0, 4.0])
+    b = np_.asarray([[0.5, -1.0], [2.0, 0.25]])
+    with tf.autodiff.ForwardAccumulator(x, xt) as acc:
+        y = x * 2.0
+        w = np_.sin(x) * np_.sum(x * x)
+        m = np_.matmul(b, np_.tanh(x)[:, None])
+    z = np_.asarray([1.0])
+    return [acc.jvp(y), acc.jvp([w, m]), acc.jvp(x), acc.jvp(z, unconnected_gradients="zero")]
+
+
+def _hessian_vector_product(np_):
+    x, v = np_.asarray([1.0, 2.0, 0.5]), np_.asarray([0.3, -1.0, 2.0])
+    with tf.autodiff.ForwardAccumulator(x, v) as acc:
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = np_.sum(np_.exp(x) * x[::-1])
+        g = tape.gradient(y, x)
+    return [g, acc.jvp(g)]
+
+
+def _watched_tf_tensor(np_, tape_cls=tf.GradientTape):
+    x = tf.constant([3.0, 1.0])
+    with tape_cls(persistent=True) as t:
+        t.watch(x)
+        h = tf.exp(x)
+        y = np_.sum(np_.square(x) * np_.asarray([1.0, 2.0]))
+        z = np_.sum(np_.square(h) * np_.asarray([1.0, 2.0]))
+    return [y, z, t.gradient(y, x), t.gradient(z, x), t.gradient([y, z], [x])]
+
+
+def _gradient_norm_penalty(np_, tape_cls):
+    w = tf.Variable(np.array([0.5, -1.0, 2.0], np.float32))
+    x = np_.asarray(np.array([[1.0, 2.0, 0.5], [0.3, -0.2, 1.0]], np.float32))
+    with tape_cls() as outer:
+        with tape_cls() as inner:
+            y = np_.sum(np_.sin(np_.matmul(x, w[:, None])) * np_.sum(w * w))
+        g = inner.gradient(y, w)
+        penalty = np_.sum(g * g)
+    return [y, g, penalty, outer.gradient(penalty, w)]
+
+
+def _mixed_variables(tape_cls, const, np_):
+    """tf.Variables used directly and through TensorFlow-only ops (slicing a
+    variable, tf.gather of it) beside lazy arrays."""
+    x = np.arange(12, dtype=np.float32).reshape(3, 4) / 10
+    w = tf.Variable(np.arange(8, dtype=np.float32).reshape(4, 2) / 8)
+    b = tf.Variable(np.zeros(2, np.float32))
+    table = tf.Variable(np.arange(10, dtype=np.float32).reshape(5, 2))
+    frozen = tf.Variable(2.0, trainable=False)
+    with tape_cls(persistent=True) as tape:
+        y = tf.matmul(const(x), w) + b
+        z = np_.sum(np_.tanh(y) * w[0]) * frozen + tf.reduce_sum(
+            tf.gather(table, [1, 1, 3]) * y[:1])
+    out = [z, *tape.gradient(z, [w, b, frozen]), tape.gradient(y, w)]
+    out.append(tf.convert_to_tensor(tape.gradient(z, table)))
+    out += tape.gradient(z, [w, b], unconnected_gradients=tf.UnconnectedGradients.ZERO)
+    return out
 
 
 @pytest.mark.parametrize("program", [_watched, _jacobians, _tf_variables])
@@ -149,34 +202,6 @@ def test_lazy_variables_under_tf_tape_as_under_the_lazy_tape():
     assert_same(run(tf.GradientTape), run(ltf.GradientTape))
 
 
-# ------------------------------------ np_interop_test: ForwardAccumulator
-# tf.autodiff.ForwardAccumulator(lazy primals, tangents) raised SystemError
-# (TFE_Py_ForwardAccumulatorWatch). Over lazy primals it now watches them
-# with a lazytensor tape; jvp() is the gradient, with respect to a cotangent
-# u, of <J^T u, tangents> (lazy, recorded like any other op).
-
-
-def _forward(np_):
-    x, xt = np_.asarray([1.0, 2.0]), np_.asarray([3.0, 4.0])
-    b = np_.asarray([[0.5, -1.0], [2.0, 0.25]])
-    with tf.autodiff.ForwardAccumulator(x, xt) as acc:
-        y = x * 2.0
-        w = np_.sin(x) * np_.sum(x * x)
-        m = np_.matmul(b, np_.tanh(x)[:, None])
-    z = np_.asarray([1.0])
-    return [acc.jvp(y), acc.jvp([w, m]), acc.jvp(x), acc.jvp(z, unconnected_gradients="zero")]
-
-
-def _hessian_vector_product(np_):
-    x, v = np_.asarray([1.0, 2.0, 0.5]), np_.asarray([0.3, -1.0, 2.0])
-    with tf.autodiff.ForwardAccumulator(x, v) as acc:
-        with tf.GradientTape() as tape:
-            tape.watch(x)
-            y = np_.sum(np_.exp(x) * x[::-1])
-        g = tape.gradient(y, x)
-    return [g, acc.jvp(g)]
-
-
 @pytest.mark.parametrize("program", [_forward, _hessian_vector_product])
 def test_forward_accumulator_over_lazy_arrays_as_tnp(program):
     want = program(tnp)
@@ -194,21 +219,6 @@ def test_forward_accumulator_unconnected_and_repeated_primals_as_tensorflow():
         assert acc.jvp(np_.asarray([3.0])) is None
         with pytest.raises(ValueError):
             tf.autodiff.ForwardAccumulator([x, x], [x, x])
-
-
-# tf.GradientTape watching a tf.Tensor that tnp code then uses lazily gave a
-# None gradient (the lazy tape saw no source); the tensor is now a leaf of
-# the lazy graph and its gradient TensorFlow's, as in eager tnp.
-
-
-def _watched_tf_tensor(np_, tape_cls=tf.GradientTape):
-    x = tf.constant([3.0, 1.0])
-    with tape_cls(persistent=True) as t:
-        t.watch(x)
-        h = tf.exp(x)
-        y = np_.sum(np_.square(x) * np_.asarray([1.0, 2.0]))
-        z = np_.sum(np_.square(h) * np_.asarray([1.0, 2.0]))
-    return [y, z, t.gradient(y, x), t.gradient(z, x), t.gradient([y, z], [x])]
 
 
 @pytest.mark.parametrize("lazy_tape", ["tf", "lazytensor"])
@@ -229,24 +239,6 @@ def test_lazy_jacobian_with_respect_to_a_tf_tensor_raises_clearly():
         t.jacobian(y, x)
 
 
-# Second-order gradients with respect to tf.Variables read by tnp code
-# (nested tapes: the gradient norm's gradient, a Hessian row) were None: the
-# inner tape's crossing to TensorFlow read the lazy gradients back as
-# constants. While an outer tape records, they now cross as exit points and
-# leaves of that tape (_tf_variables._host_tensor, _entering).
-
-
-def _gradient_norm_penalty(np_, tape_cls):
-    w = tf.Variable(np.array([0.5, -1.0, 2.0], np.float32))
-    x = np_.asarray(np.array([[1.0, 2.0, 0.5], [0.3, -0.2, 1.0]], np.float32))
-    with tape_cls() as outer:
-        with tape_cls() as inner:
-            y = np_.sum(np_.sin(np_.matmul(x, w[:, None])) * np_.sum(w * w))
-        g = inner.gradient(y, w)
-        penalty = np_.sum(g * g)
-    return [y, g, penalty, outer.gradient(penalty, w)]
-
-
 @pytest.mark.parametrize("lazy_tape", ["tf", "lazytensor"])
 def test_second_order_gradients_of_tf_variables_read_by_tnp_code(lazy_tape):
     want = _gradient_norm_penalty(tnp, tf.GradientTape)
@@ -256,10 +248,11 @@ def test_second_order_gradients_of_tf_variables_read_by_tnp_code(lazy_tape):
     np.testing.assert_allclose(np.asarray(got[1]), want[1].numpy(), rtol=2e-5, atol=2e-5)
 
 
-@pytest.mark.parametrize("args", [(0, -8, -4, "uint8"), (250, 3, -100, "int8"),
-                                  (255, 0, -1, "uint8")])
-def test_arange_out_of_a_small_integer_range_wraps_as_tnp(args):
-    """tnp's arange casts tf.range's values (a C cast: -4 is 252 in uint8),
-    where numpy raises OverflowError (the core's default since 6ccbe67)."""
-    *bounds, dtype = args
-    assert_same(lnp.arange(*bounds, dtype=dtype), tnp.arange(*bounds, dtype=dtype), str(args))
+def test_tf_variables_beside_lazy_arrays_get_tensorflows_gradients():
+    want = _mixed_variables(tf.GradientTape, tf.constant, tnp)
+    got = _mixed_variables(ltf.GradientTape, lnp.asarray, lnp)
+    for i, (g, w) in enumerate(zip(got, want, strict=True)):
+        if w is None:
+            assert g is None, f"result {i}"
+        else:
+            assert_same(g, w, f"result {i}")

@@ -1,14 +1,11 @@
-"""Round-12 tnp / TensorFlow user programs: a Keras Model subclass
-(Embedding, Conv1D, LayerNormalization, Dropout with training=, Dense) on
-lazy token batches, Keras GRU/LSTM layers, a learning-rate schedule driving
-Keras Adam, gradient clipping by global norm, PCA by tf.linalg.eigh with
-svd/qr checks, stateless random inputs, tf.signal.stft spectra, masked
-attention with broadcast tf.where and tf.reduce_logsumexp, top-k retrieval
-with tf.unique, sorted segment means over gathered rows, a Gaussian-mixture
-log-likelihood and k-means steps. Each program runs eagerly
+"""Keras models (a Model subclass text classifier, recurrent layers, Adam with
+schedules and clipping) and signal and linear-algebra programs (PCA by eigh,
+STFT, masked attention, retrieval, mixtures, k-means). Each program is
+written once against a numpy-like module and TensorFlow, runs eagerly
 (tensorflow.experimental.numpy, tf.Variable, tf.GradientTape) and lazily
-(lazytensor.tf.numpy, lazytensor.tf.Variable, lazytensor.tf.GradientTape)
+(lazytensor.tf.numpy, lazytensor.tf.Variable, lazytensor.tf.GradientTape),
 and must give the same values, dtypes and shapes."""
+
 
 from __future__ import annotations
 
@@ -234,6 +231,8 @@ PROGRAMS = [keras_text_classifier, pytest.param(keras_recurrent_layers, marks=py
             adam_with_schedules_and_clipping,
             pca_by_eigh, stft_spectrogram, masked_attention, retrieval_top_k, segment_features,
             gaussian_mixture_nll, kmeans_steps]
+
+
 # Counted eager fallbacks, each a graph break the values survive: Keras
 # optimizers read the lazy gradients back; Keras's GRU/LSTM loop over time with
 # tf.while_loop and a TensorArray (TensorFlow control flow, not lowered);

@@ -1,13 +1,11 @@
-"""Round-11 tnp / TensorFlow user programs: a small CNN with tf.nn.conv2d and
-max_pool2d, Keras Adam and SGD-with-momentum on tnp Variables, Bayesian
-linear regression by Cholesky, spectral features from tf.signal.rfft, ranking
-metrics from tf.argsort, sparse table updates with tensor_scatter_nd_update,
-Viterbi decoding, sigma clipping with boolean masks, power iteration, RK4
-integration, Python lists and mixed float32/float64, iteration and host
-reads. Each program runs eagerly (tensorflow.experimental.numpy, tf.Variable,
-tf.GradientTape) and lazily (lazytensor.tf.numpy, lazytensor.tf.Variable,
-lazytensor.tf.GradientTape) and must give the same values, dtypes and
-shapes."""
+"""A small CNN, Keras optimizers on tnp variables, Bayesian linear regression,
+spectral features, ranking metrics, sparse table updates, Viterbi decoding,
+sigma clipping, power iteration, RK4. Each program is written once against a
+numpy-like module and TensorFlow, runs eagerly
+(tensorflow.experimental.numpy, tf.Variable, tf.GradientTape) and lazily
+(lazytensor.tf.numpy, lazytensor.tf.Variable, lazytensor.tf.GradientTape),
+and must give the same values, dtypes and shapes."""
+
 
 from __future__ import annotations
 
@@ -297,6 +295,7 @@ ROUND11 = {f.__name__: f for f in (
     sparse_table_updates, viterbi_decoding, sigma_clipping, power_iteration,
     rk4_integration, python_lists_and_mixed_precision, iteration_and_host_reads,
     bag_of_words_classifier, trapezoid_and_finite_differences)}
+
 
 # Keras optimizers read the gradients back (a counted fallback, see docs/tf_support.md)
 KERAS = {"keras_adam_on_tnp_variables", "sgd_momentum_logistic"}

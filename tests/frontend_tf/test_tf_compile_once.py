@@ -1,10 +1,9 @@
-"""Round-11 loops over data of one shape (second file): a tf.function-decorated
-CNN train step fed by tf.data, a tf.data pipeline with .map() normalisation
-feeding tnp code, Keras SGD with momentum on lazytensor Variables, Viterbi
-over many sequences and an embedding bag. Each loop runs lazily with a
-barrier per step (a Python float of the loss, or lazytensor.tf.sync) and
-must compile nothing after its second step; the first steps' values equal
-eager tnp's."""
+"""Loops over data of one shape compile once: tf.function steps, Keras losses,
+segment ops, tf.data pipelines, Keras momentum, Viterbi batches, embedding
+bags. Each check runs eagerly (tnp, tf) and lazily (lazytensor.tf.numpy,
+lazytensor.tf) and compares values, dtypes and shapes, or the exception
+type."""
+
 
 from __future__ import annotations
 
@@ -25,6 +24,71 @@ def _f32(rng, *shape, scale: float = 1.0):
 
 def _misses() -> int:
     return metrics.as_dict()["counters"].get("cache_misses", 0)
+
+
+def _function_step_loop(rng):
+    w1 = ltf.Variable(_f32(rng, 4, 8, scale=0.3))
+    w2 = ltf.Variable(_f32(rng, 8, 1, scale=0.3))
+
+    @tf.function
+    def step(xb, yb):
+        with tf.GradientTape() as t:
+            h = tf.nn.relu(lnp.matmul(xb, w1))
+            loss = lnp.mean(lnp.square(lnp.matmul(h, w2) - yb))
+        g1, g2 = t.gradient(loss, [w1, w2])
+        w1.assign_sub(0.1 * g1)
+        w2.assign_sub(0.1 * g2)
+        return loss
+
+    x = _f32(rng, 64, 4)
+    ds = tf.data.Dataset.from_tensor_slices((x, np.tanh(x[:, :1]))).batch(16, drop_remainder=True)
+    for xb, yb in ds.repeat(2):
+        float(step(lnp.asarray(xb), lnp.asarray(yb)))
+        yield _misses()
+
+
+def _keras_loss_loop(rng):
+    w, b = ltf.Variable(np.zeros((4, 3), np.float32)), ltf.Variable(np.zeros((3,), np.float32))
+    lossf = tf.keras.losses.CategoricalCrossentropy(from_logits=True, label_smoothing=0.1)
+    ds = tf.data.Dataset.from_tensor_slices((_f32(rng, 60, 4), rng.integers(0, 3, 60))).batch(12)
+    for xb, yb in ds:
+        with tf.GradientTape() as t:
+            loss = lossf(tf.one_hot(yb, 3), lnp.matmul(lnp.asarray(xb), w) + b)
+        gw, gb = t.gradient(loss, [w, b])
+        w.assign_sub(0.5 * gw)
+        b.assign_sub(0.5 * gb)
+        ltf.sync()
+        yield _misses()
+
+
+def _segment_loop(rng):
+    table = ltf.Variable(_f32(rng, 10, 4))
+    for _ in range(5):
+        nodes = lnp.asarray(rng.integers(0, 10, 8).astype(np.int32))
+        seg = lnp.asarray(np.sort(rng.integers(0, 3, 8)).astype(np.int32))
+        with tf.GradientTape() as t:
+            pooled = tf.math.unsorted_segment_sum(tf.gather(table, nodes), seg, num_segments=3)
+            loss = lnp.sum(lnp.square(pooled))
+        table.assign_sub(0.01 * tf.convert_to_tensor(t.gradient(loss, table)))
+        float(loss)
+        yield _misses()
+
+
+def _batch_norm_loop(rng):
+    gamma, beta = ltf.Variable(np.ones((4,), np.float32)), ltf.Variable(np.zeros((4,), np.float32))
+    running = ltf.Variable(np.zeros((4,), np.float32))
+    for _ in range(5):
+        xb = lnp.asarray(_f32(rng, 8, 4))
+        with tf.GradientTape() as t:
+            mean, var = tf.nn.moments(xb, axes=[0])
+            y = tf.nn.batch_normalization(xb, mean, var, beta, gamma, 1e-3)
+            loss = lnp.mean(lnp.square(y - 0.5))
+        gg, gb = t.gradient(loss, [gamma, beta])
+        gamma.assign_sub(0.1 * gg)
+        beta.assign_sub(0.1 * gb)
+        running.assign(0.9 * running + 0.1 * mean)
+        ltf.sync()
+        yield _misses()
 
 
 def _cnn_function_step(np_, V, T, seed=1201, steps=4):
@@ -116,7 +180,18 @@ def _embedding_bag(np_, V, T, seed=1205, steps=4):
 
 LOOPS = {f.__name__.lstrip("_"): f for f in (
     _cnn_function_step, _mapped_pipeline, _keras_momentum, _viterbi_batches, _embedding_bag)}
+
+
 KERAS = {"keras_momentum"}  # Keras optimizers read the gradients back (a counted fallback)
+
+
+@pytest.mark.parametrize("loop", [_function_step_loop, _keras_loss_loop, _segment_loop,
+                                  _batch_norm_loop])
+def test_loops_over_one_shape_compile_once(loop):
+    metrics.reset()
+    compiles = list(loop(_rng(120)))
+    assert compiles[0] >= 1 and compiles[1] == compiles[-1], compiles
+    assert not metrics.as_dict()["fallbacks"], metrics.as_dict()["fallbacks"]
 
 
 @pytest.mark.parametrize("loop", sorted(LOOPS))

@@ -1,8 +1,9 @@
-"""TensorFlow APIs that ran eagerly on lazy arrays (counted fallbacks, the
-input moved to the host): tf.unique, tf.unique_with_counts,
-tf.unravel_index and tf.meshgrid now record core ops. Each case runs on
-eager TensorFlow and on lazy arrays and must give the same values, dtypes
-and shapes with no fallback; bad input raises TensorFlow's exception type."""
+"""TensorFlow APIs that ran eagerly on lazy arrays: tf.unique,
+tf.unique_with_counts, tf.unravel_index, tf.meshgrid, with TensorFlow's
+orders, dtypes and errors. Each check runs eagerly (tnp, tf) and lazily
+(lazytensor.tf.numpy, lazytensor.tf) and compares values, dtypes and shapes,
+or the exception type."""
+
 
 from __future__ import annotations
 
@@ -25,8 +26,6 @@ def _lazy_same(fn, *values, name: str) -> None:
     assert_same(list(got), list(want), name)
 
 
-# ------------------------------------------------------------ tf.unique
-
 UNIQUE_CASES = {
     "ints": np.array([5, 1, 5, 2, 1, 7, 2], np.int32),
     "int64": np.array([9, -3, 9, 0, -3], np.int64),
@@ -37,6 +36,16 @@ UNIQUE_CASES = {
     "one": np.array([4], np.int32),
     "all_equal": np.array([2.0, 2.0, 2.0], np.float32),
 }
+
+
+UNRAVEL_CASES = [
+    (np.array([5, 7, 0], np.int32), [2, 4]),
+    (np.int32(5), [2, 4]),
+    (np.array([1, 2], np.int64), np.array([3, 1], np.int64)),
+    (np.array([23, 4], np.int64), [2, 3, 4]),
+    (np.array([-1], np.int32), [2, 4]),  # the kernel's truncating division
+    (np.array([], np.int32), [3]),
+]
 
 
 @pytest.mark.parametrize("case", sorted(UNIQUE_CASES))
@@ -79,18 +88,6 @@ def test_unique_of_non_vector_raises_as_tensorflow(value):
             fn(lnp.asarray(value))
 
 
-# ------------------------------------------------------- tf.unravel_index
-
-UNRAVEL_CASES = [
-    (np.array([5, 7, 0], np.int32), [2, 4]),
-    (np.int32(5), [2, 4]),
-    (np.array([1, 2], np.int64), np.array([3, 1], np.int64)),
-    (np.array([23, 4], np.int64), [2, 3, 4]),
-    (np.array([-1], np.int32), [2, 4]),  # the kernel's truncating division
-    (np.array([], np.int32), [3]),
-]
-
-
 @pytest.mark.parametrize("case", range(len(UNRAVEL_CASES)))
 def test_unravel_index(case):
     indices, dims = UNRAVEL_CASES[case]
@@ -118,8 +115,6 @@ def test_unravel_index_errors_as_tensorflow(indices, dims):
     assert type(got.value) is type(want.value)
     assert str(want.value).split("}} ")[-1].split(" [Op")[0] in str(got.value)
 
-
-# ----------------------------------------------------------- tf.meshgrid
 
 @pytest.mark.parametrize("indexing", ["xy", "ij"])
 @pytest.mark.parametrize("n", [1, 2, 3])

@@ -1,15 +1,10 @@
-"""More tf.experimental.numpy programs as tnp users write them (see
-test_tf_programs.py for the format): each runs eagerly (tnp, tf) and lazily
-(lazytensor.tf.numpy, lazytensor.tf) and must give the same values, dtypes
-and shapes. These cover what the first file does not: several training steps
-with accuracy, variables made from Python numbers, TensorFlow's gradient
-conventions at 0 (abs, relu, clip), ``tape.jacobian``, array-creation and
-reshaping helpers (``arange`` with float steps, ``meshgrid`` of mixed
-dtypes), tnp's weak Python scalars and lists of them, list indices read as
-tuples, integer division with negatives, numpy round trips, ndarray
-operators, tensor references as dictionary keys, and the assignments
-TensorFlow refuses.
-"""
+"""tf.experimental.numpy programs as tnp users write them (regressions, MLPs,
+curve fits, k-means, creation and reshaping). Each program is written once
+against a numpy-like module and TensorFlow, runs eagerly
+(tensorflow.experimental.numpy, tf.Variable, tf.GradientTape) and lazily
+(lazytensor.tf.numpy, lazytensor.tf.Variable, lazytensor.tf.GradientTape),
+and must give the same values, dtypes and shapes."""
+
 
 from __future__ import annotations
 
@@ -19,8 +14,12 @@ import pytest
 from tf_helpers import assert_same, lnp, tf, tnp
 
 RNG = np.random.default_rng(11)
+
+
 POINTS = np.concatenate([RNG.normal(loc=c, scale=0.4, size=(10, 2))
                          for c in ((-2.0, 0.0), (2.0, 1.0), (0.0, -2.5))]).astype(np.float32)
+
+
 CLASSES = np.repeat(np.arange(3), 10)
 
 
@@ -29,7 +28,6 @@ def check(program, precision: str | None = None) -> None:
     assert_same(got, want, program.__name__, precision)
 
 
-# ------------------------------------------------------------------ training
 def softmax_regression_steps(np_, t):
     """Multinomial logistic regression, several steps, accuracy by argmax."""
     w = t.Variable(np.zeros((2, 3), np.float32))
@@ -88,6 +86,8 @@ def l1_regularized_relu_layer_from_zeros(np_, t):
 
 
 RNG_W1 = np.random.default_rng(2).normal(size=(2, 8)).astype(np.float32)
+
+
 RNG_W2 = np.random.default_rng(3).normal(size=(8, 1)).astype(np.float32) * 0.3
 
 
@@ -125,7 +125,6 @@ def gauss_newton_curve_fit(np_, t):
     return [params.read_value(), residual, jac]
 
 
-# ------------------------------------------------------------- numeric code
 def kmeans_with_one_hot(np_, t):
     x = np_.asarray(POINTS)
     centers = x[::10]
@@ -306,11 +305,6 @@ PROGRAMS = [
 ]
 
 
-@pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.__name__)
-def test_user_program_matches_tnp(program):
-    check(program)
-
-
 # what TensorFlow refuses when a value is assigned to a variable
 BAD_ASSIGNMENTS = {
     "python float into an int counter": (np.zeros((), np.int32), "assign_add", lambda np_: 1.5),
@@ -321,6 +315,11 @@ BAD_ASSIGNMENTS = {
     "python floats into a bool variable": (
         np.zeros(2, bool), "assign", lambda np_: [1.0, 0.0]),
 }
+
+
+@pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.__name__)
+def test_user_program_matches_tnp(program):
+    check(program)
 
 
 @pytest.mark.parametrize("case", BAD_ASSIGNMENTS, ids=str)

@@ -1,18 +1,12 @@
-"""Round-14 tnp / TensorFlow user programs: numpy-behaviour tensor methods
-and indexing, a tf.function-decorated logistic-regression step, a tf.data
-pipeline built from lazy arrays, Keras loss and metric objects, stateless
-random draws on data (dropout, shuffle, image flips and crops), CTC with
-moments/batch normalization, gather_nd/scatter_nd, segment reductions,
-band-part masks with solve/lstsq/lu_solve, sorting and one-argument
-tf.where, signal frames with mel/MFCC features, einsum attention with
-gradient clipping, histograms, TensorFlow's functional control flow
-(scan/foldl/map_fn/while_loop/cond), an RNN collecting states in a
-TensorArray (with vectorized_map, SSIM and PSNR), and tf.print/strings/
-ragged tensors.
-Each program runs eagerly (tensorflow.experimental.numpy, tf.Variable,
+"""numpy-behaviour tensor methods and indexing, tf.function logistic steps,
+data pipelines from lazy values, Keras losses and metrics, stateless
+randomness, CTC, scatter/gather_nd, segment reductions, linear systems,
+sorting. Each program is written once against a numpy-like module and
+TensorFlow, runs eagerly (tensorflow.experimental.numpy, tf.Variable,
 tf.GradientTape) and lazily (lazytensor.tf.numpy, lazytensor.tf.Variable,
-lazytensor.tf.GradientTape) and must give the same values, dtypes and
-shapes, with no eager fallback except the ones listed in FALLBACKS."""
+lazytensor.tf.GradientTape), and must give the same values, dtypes and
+shapes."""
+
 
 from __future__ import annotations
 
@@ -313,6 +307,8 @@ PROGRAMS = [numpy_behavior_methods, tf_function_logistic_step, data_pipeline_fro
             scatter_gather_nd, segment_reductions, linear_systems_and_masks, sorting_and_where,
             frames_mel_mfcc, einsum_attention_clipping, histograms_and_counts,
             functional_control_flow, tensor_array_rnn, print_strings_ragged]
+
+
 # Counted eager fallbacks: Keras metrics keep their state in tf.Variables
 # (update_state assigns the lazy values: read back); strings and ragged
 # tensors have no core form.

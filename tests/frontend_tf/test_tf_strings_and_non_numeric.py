@@ -1,8 +1,9 @@
-"""Bugs found by a second round of TensorFlow's own tf.experimental.numpy
-tests (ci/tf_conformance.py: np_array_ops_test's StringArrayTest,
-np_random_test, np_interop_test). Each case runs eagerly
-(tensorflow.experimental.numpy) and lazily (lazytensor.tf.numpy) and must give
-the same values, dtypes, types and error types."""
+"""Strings and other non-numeric data next to lazy arrays: tnp's own functions
+run on them, numbers beside them stay lazy, non-numeric dtypes raise tnp's
+errors, float axes truncate. Each check runs eagerly (tnp, tf) and lazily
+(lazytensor.tf.numpy, lazytensor.tf) and compares values, dtypes and shapes,
+or the exception type."""
+
 
 from __future__ import annotations
 
@@ -10,12 +11,6 @@ import numpy as np
 import pytest
 from lazytensor.core import metrics
 from tf_helpers import lnp, tf, tnp
-
-# ------------------------------------ np_array_ops_test: StringArrayTest
-# Strings have no core dtype: lazytensor raised TypeError ('Cannot convert
-# ... to a lazytensor.tf array') where tnp makes a string tensor. A tnp
-# function given strings now runs eagerly in TensorFlow (a counted fallback)
-# and returns tnp's own result, a tf.Tensor of dtype string.
 
 STRINGS = {
     "array_str": lambda m: m.array("abcde\U0001f005", dtype="U8"),
@@ -28,6 +23,34 @@ STRINGS = {
     "where": lambda m: m.where([True, False], ["a", "b"], ["c", "d"]),
     "concatenate": lambda m: m.concatenate([["a"], ["b", "c"]]),
     "reshape": lambda m: m.reshape(["a", "b", "c", "d"], (2, 2)),
+}
+
+
+# A non-numeric dtype argument (or dates) reached the core and raised JAX's
+# TypeError ('Dtype |S2 is not a valid JAX array type'); tnp makes a string
+# tensor or raises its own error
+NON_NUMERIC_DTYPES = {
+    "zeros_bytes": lambda m: m.zeros(2, dtype="S2"),
+    "full_like_str": lambda m: m.full_like(np.ones(2), "x", dtype="S1"),
+}
+
+
+NON_NUMERIC_ERRORS = {
+    "ones_str": lambda m: m.ones(2, dtype=str),
+    "asarray_to_str": lambda m: m.asarray([1, 2], dtype=str),
+    "dates": lambda m: m.asarray(np.array(["2020-01-01"], dtype="datetime64[D]")),
+    "astype_str": lambda m: m.ones(2).astype(str),
+    "astype_bytes": lambda m: m.ones(2).astype("S3"),
+    "astype_object": lambda m: m.asarray([1.5]).astype(np.object_),
+}
+
+
+FLOAT_AXES = {
+    "f32_scalar": lambda m: m.array(1.7, dtype=np.float32),
+    "f64_pair": lambda m: m.array((1, 0), dtype=np.float64),
+    "np_f64": lambda m: np.float64(1.0),
+    "np_f64_array": lambda m: np.array([1.0, 0.0]),
+    "negative": lambda m: m.array(-1.2, dtype=np.float32),
 }
 
 
@@ -61,15 +84,6 @@ def test_numbers_next_to_strings_stay_lazy():
     np.testing.assert_array_equal(x.numpy(), (tnp.asarray([1.0, 2.0]) * 3).numpy())
 
 
-# A non-numeric dtype argument (or dates) reached the core and raised JAX's
-# TypeError ('Dtype |S2 is not a valid JAX array type'); tnp makes a string
-# tensor or raises its own error
-NON_NUMERIC_DTYPES = {
-    "zeros_bytes": lambda m: m.zeros(2, dtype="S2"),
-    "full_like_str": lambda m: m.full_like(np.ones(2), "x", dtype="S1"),
-}
-
-
 @pytest.mark.parametrize("case", sorted(NON_NUMERIC_DTYPES))
 def test_string_dtype_arguments_run_tnps_own_function(case):
     fn = NON_NUMERIC_DTYPES[case]
@@ -77,16 +91,6 @@ def test_string_dtype_arguments_run_tnps_own_function(case):
     got = fn(lnp)
     assert type(got) is type(want) and got.dtype == want.dtype
     np.testing.assert_array_equal(got.numpy(), want.numpy())
-
-
-NON_NUMERIC_ERRORS = {
-    "ones_str": lambda m: m.ones(2, dtype=str),
-    "asarray_to_str": lambda m: m.asarray([1, 2], dtype=str),
-    "dates": lambda m: m.asarray(np.array(["2020-01-01"], dtype="datetime64[D]")),
-    "astype_str": lambda m: m.ones(2).astype(str),
-    "astype_bytes": lambda m: m.ones(2).astype("S3"),
-    "astype_object": lambda m: m.asarray([1.5]).astype(np.object_),
-}
 
 
 @pytest.mark.parametrize("case", sorted(NON_NUMERIC_ERRORS))
@@ -97,20 +101,6 @@ def test_non_numeric_dtypes_raise_tnps_error(case):
     with pytest.raises(want.type) as got:
         fn(lnp)
     assert "JAX" not in str(got.value)
-
-
-# ------------------------------ np_array_ops_test: testSum / testAmax
-# tnp's reductions hand ``axis`` to tf.reduce_*, which truncates an array axis
-# of a float dtype (tnp.array(1.7) is axis 1); lazytensor raised TypeError
-# ('only integer scalar arrays can be converted to a scalar index')
-
-FLOAT_AXES = {
-    "f32_scalar": lambda m: m.array(1.7, dtype=np.float32),
-    "f64_pair": lambda m: m.array((1, 0), dtype=np.float64),
-    "np_f64": lambda m: np.float64(1.0),
-    "np_f64_array": lambda m: np.array([1.0, 0.0]),
-    "negative": lambda m: m.array(-1.2, dtype=np.float32),
-}
 
 
 @pytest.mark.parametrize("fn", ["sum", "prod", "amax", "max", "amin", "min", "mean", "var",
