@@ -1,5 +1,5 @@
-"""Core code that the numpy frontend (and tf.experimental.numpy's) share
-since the third reuse pass: one vander (numpy's repeated multiplication or
+"""Array functions of the core that the numpy frontend (and
+tf.experimental.numpy's) share: one vander (numpy's repeated multiplication or
 tnp's powers), lexsort, fill_diagonal, ndarray.resize's zero fill, numpy's
 sliding windows, nanmax/nanmin, n-d FFTs with fitting, reduceat's runs, the
 angle and heaviside rules, stop_gradient and the tree walk, against numpy

@@ -1,4 +1,4 @@
-"""Core code that the numpy frontend shares since its second reuse pass:
+"""Core code that the numpy frontend shares:
 indexing with host index arrays uploaded as device data, basic-index
 expansion, rot90 as steps, and numpy.resize's cyclic repetition."""
 

@@ -1,4 +1,4 @@
-"""Core composites moved out of the torch frontend (second pass), checked
+"""Core composites that the torch frontend uses, checked
 against numpy without any frontend: triangular and Cholesky solves with
 broadcast batches, the two-sided linspace, relu and the logical ops."""
 
