@@ -62,4 +62,4 @@ lint: $(STAMP)
 	$(PY) -m ruff check core frontend_numpy frontend_torch frontend_tf tests bench ci demo
 
 clean:
-	rm -rf $(VENV) $(REUSE_DATA) dist
+	rm -rf $(VENV) $(REUSE_DATA)

@@ -153,13 +153,15 @@ def _read_lines(directory: Path) -> dict[str, ModuleLines]:
                                 config_file=str(ROOT / "pyproject.toml"))
         cov.combine([str(p) for p in directory.glob(".coverage.*")], keep=True)
         data = cov.get_data()
-        measured = {str(Path(f).resolve()): f for f in data.measured_files()}
+        # by module name, so a run recorded in another clone (or through an
+        # installed copy of the core) reads the same
+        measured = {module_name(f): f for f in data.measured_files()}
         modules = {}
         for path in sorted(CORE_SOURCE.rglob("*.py")):
             statements = set(cov.analysis2(str(path))[1])
-            recorded = measured.get(str(path.resolve()))
-            contexts = data.contexts_by_lineno(recorded) if recorded else {}
             name = module_name(str(path))
+            recorded = measured.get(name)
+            contexts = data.contexts_by_lineno(recorded) if recorded else {}
             importers = frozenset(f for f in FRONTENDS if name in loaded[f])
             modules[name] = _attribute(statements, contexts, importers)
     return modules
