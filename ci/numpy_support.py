@@ -164,7 +164,16 @@ def render() -> str:
         "`from_dlpack`; `__array_namespace__(api_version=)` checks the version; the "
         "standard's `vecdot(axis=)` records lazily; `abs` of a complex value with an infinite "
         "part is `inf` and `sign(-0.0)` is `+0.0`; `arange` with small integer dtypes and "
-        "negative steps; a boolean mask with a zero-length axis selects nothing. Complex `exp`, `expm1`, `log`, `log1p`, `log2`, `log10`, `sqrt`, `sinh`, `cosh`, `tanh`, `arcsin`, `arccos`, `arccosh`, `arcsinh` and `arctanh` give C99 Annex G's values at infinities, NaNs and signed zeros (the core's `complex_special`: `exp(-inf + inf j)` is `0 + 0j`), numpy's where Annex G leaves a sign open; two differences from numpy, both the standard's values: `expm1` at an infinite or NaN real part (numpy gives NaNs) and complex `sign` with a NaN part (`NaN + NaN j`; numpy 2 gives `1 + 0j` for `inf + NaN j`). `__dlpack__` computes a pending value and exports a fresh host copy for every `copy=` (`copy=False` too: the device buffer may be donated to a later graph, so no consumer aliases it).",
+        "negative steps; a boolean mask with a zero-length axis selects nothing. Complex `exp`, "
+        "`expm1`, `log`, `log1p`, `log2`, `log10`, `sqrt`, `sinh`, `cosh`, `tanh`, `arcsin`, "
+        "`arccos`, `arccosh`, `arcsinh` and `arctanh` give C99 Annex G's values at infinities, "
+        "NaNs and signed zeros (the core's `complex_special`: `exp(-inf + inf j)` is `0 + 0j`), "
+        "numpy's where Annex G leaves a sign open; two differences from numpy, both the "
+        "standard's values: `expm1` at an infinite or NaN real part (numpy gives NaNs) and "
+        "complex `sign` with a NaN part (`NaN + NaN j`; numpy 2 gives `1 + 0j` for `inf + NaN "
+        "j`). `__dlpack__` computes a pending value and exports a fresh host copy for every "
+        "`copy=` (`copy=False` too: the device buffer may be donated to a later graph, so no "
+        "consumer aliases it).",
         "",
         "## known differences from numpy",
         "",

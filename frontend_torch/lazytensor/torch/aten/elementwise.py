@@ -88,7 +88,8 @@ UNARY_FLOAT = {  # a core op or a function; integer inputs become the default fl
 # torch's kernels (std::exp... of libstdc++) give them (its expm1, log1p, acos
 # and acosh use formulas of their own at those points: XLA's primitives stay)
 UNARY_FLOAT.update({op: complex_special.c99(core) for op, core in (
-    (aten.exp, Op.EXP), (aten.log, Op.LOG), (aten.sqrt, Op.SQRT), (aten.sinh, Op.SINH), (aten.cosh, Op.COSH), (aten.tanh, Op.TANH),
+    (aten.exp, Op.EXP), (aten.log, Op.LOG), (aten.sqrt, Op.SQRT), (aten.sinh, Op.SINH),
+    (aten.cosh, Op.COSH), (aten.tanh, Op.TANH),
     (aten.asin, Op.ASIN), (aten.asinh, Op.ASINH), (aten.atanh, Op.ATANH))})
 UNARY_FLOAT.update({aten.log2: complex_special.log_base(2.0),
                     aten.log10: complex_special.log_base(10.0)})
