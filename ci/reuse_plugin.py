@@ -130,8 +130,8 @@ def pytest_runtest_setup(item) -> None:
 
 
 def pytest_runtest_logreport(report) -> None:
-    if RECORDER is None:
-        return
+    if RECORDER is None or hasattr(report, "node"):  # xdist's controller: a worker's report,
+        return                                       # which that worker counted already
     folder = _folder(report.nodeid)
     RECORDER.seconds[folder] += report.duration
     if report.when == "call" or report.outcome != "passed":
