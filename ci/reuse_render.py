@@ -89,7 +89,8 @@ def _run_section(r) -> list[str]:
         "recorded by `ci/reuse_plugin.py`: coverage.py over `lazytensor.core` only "
         "(statements), with one coverage context per test folder. A frontend's tests are "
         "those under `tests/frontend_<name>`; a core module's import-time lines count for "
-        "a frontend whose tests run any other line of it. Seconds add up the tests' own "
+        "a frontend whose import loads the module or whose tests run any other line of it. "
+        "Seconds add up the tests' own "
         f"times over the workers (load average {os.getloadavg()[0]:.1f} on "
         f"{os.cpu_count()} cores when the report was built).",
         "",
