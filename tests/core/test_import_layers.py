@@ -100,11 +100,9 @@ def _describe(component: list[str], graph: dict[str, dict[str, int]]) -> str:
 
 # Function-level imports that still close a cycle, each with its reason. The
 # list may only shrink: an entry that no longer closes a cycle fails below.
-# TODO(issue 22): both came in with issue 26's work after the composites
-# were untangled; each moves its import above the module it reaches back to.
+# TODO(issue 22): it came in with issue 26's work after the composites were
+# untangled; it moves its import above the module it reaches back to.
 KNOWN_BACK_EDGES = {
-    # placement.mark takes a handle (a runtime object): it belongs above the runtime
-    ("lazytensor.core.placement", "lazytensor.core.runtime"),
     # donation's reference-count calibration runs a real plan
     ("lazytensor.core.compiler.donation", "lazytensor.core.compiler.planning"),
 }

@@ -6,9 +6,10 @@ one module besides lowering and the compile step that touches JAX devices.
   one device), cached per JAX sharding object, so it costs a dict lookup;
 - ``place``: an array or host value laid out as a ``Sharding``;
 - ``to_host``: a (possibly sharded, possibly multi-process) array gathered
-  into a host array;
-- ``mark``: the frontends' ``shard``/``mark_sharding``: device data is moved
-  at once, a pending value is constrained in its graph.
+  into a host array.
+
+Marking a runtime handle with a layout (the frontends' ``shard`` /
+``mark_sharding``) lives above the runtime, in ``lazytensor.core.marking``.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import numpy as np
 from jax.sharding import NamedSharding, PartitionSpec
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
-from lazytensor.core.sharding import Mesh, Sharding, ShardingError, constrain, sharding_of
+from lazytensor.core.sharding import Mesh, Sharding, ShardingError, sharding_of
 
 _PLATFORM_ENV = "LAZYTENSOR_PLATFORM"
 
@@ -144,39 +145,6 @@ def to_host(array) -> np.ndarray:
 
         return np.array(multihost_utils.process_allgather(array, tiled=True), copy=True)
     return np.array(array, copy=True)
-
-
-def mark(handle, mesh: Mesh, spec) -> Sharding:
-    """Lay ``handle``'s value out over ``mesh`` as ``spec``: device data is
-    moved now, a pending value is constrained in its graph (its handle then
-    keeps the layout through in-place updates: ``sharding.carried``). A
-    mesh of the default device alone changes nothing (checks aside), so
-    that a script written for N devices runs on one as unsharded code."""
-    from lazytensor.core.runtime import ViewHandle, data_leaf  # (runtime imports this module)
-
-    node = handle.node
-    sharding = sharding_of(_as_mesh(mesh), spec, len(node.shape))
-    if sharding.mesh.device_ids == (0,) and jax.process_count() == 1:
-        return sharding  # the default device: where values live anyway
-    if node.op in (Op.SCALAR, Op.CONST):  # a host value: upload it first
-        handle.value()
-        node = handle.node
-    if node.op is Op.DATA and not isinstance(handle, ViewHandle):
-        if node.attrs != (sharding,):
-            handle.node = data_leaf(place(node.data, sharding))
-    else:
-        handle.assign(constrain(node, sharding))
-    return sharding
-
-
-def _as_mesh(mesh) -> Mesh:
-    """A core ``Mesh``, or one made from a ``jax.sharding.Mesh``."""
-    if isinstance(mesh, Mesh):
-        return mesh
-    if hasattr(mesh, "devices") and hasattr(mesh, "axis_names"):
-        ordinal = {d: i for i, d in enumerate(devices())}
-        return Mesh([ordinal[d] for d in mesh.devices.flat], mesh.devices.shape, mesh.axis_names)
-    raise ShardingError(f"expected a Mesh, got {type(mesh).__name__}")
 
 
 def leaf_layout(node: Node):

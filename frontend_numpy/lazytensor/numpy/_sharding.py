@@ -14,7 +14,7 @@ ValueError: partition spec ('data', 'model') names axis 'model', which the mesh 
 
 from __future__ import annotations
 
-from lazytensor.core import placement
+from lazytensor.core import marking
 from lazytensor.core.sharding import Mesh, ShardingError
 from lazytensor.numpy._base import ndarray
 from lazytensor.numpy._dispatch import to_lazy
@@ -30,7 +30,7 @@ def shard(x, mesh: Mesh, spec) -> ndarray:
         if not isinstance(x, ndarray):
             raise TypeError(f"shard needs an array, got {type(x).__name__}")
     try:
-        placement.mark(x._h, mesh, tuple(spec))
+        marking.mark(x._h, mesh, tuple(spec))
     except ShardingError as exc:
         raise ValueError(str(exc)) from None
     return x

@@ -11,7 +11,7 @@ True
 
 from __future__ import annotations
 
-from lazytensor.core import placement
+from lazytensor.core import marking
 from lazytensor.core.sharding import Mesh, ShardingError
 from lazytensor.tf import _tf
 from lazytensor.tf._array import lift, ndarray, wrap
@@ -26,7 +26,7 @@ def shard(x, mesh: Mesh, spec) -> ndarray:
     if not isinstance(x, ndarray):
         x = wrap(lift(x))
     try:
-        placement.mark(x._h, mesh, tuple(spec))
+        marking.mark(x._h, mesh, tuple(spec))
     except ShardingError as exc:
         _tf.raise_as_tf(exc, {ShardingError: _tf.INVALID_ARGUMENT})
     return x

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import OrderedDict
 
 import numpy as np
-from lazytensor.core import placement
+from lazytensor.core import marking, placement
 from lazytensor.core import sharding as core_sharding
 from lazytensor.torch._tensor import handle_of
 
@@ -57,7 +57,7 @@ def mark_sharding(t: torch.Tensor, mesh: Mesh, partition_spec) -> torch.Tensor:
     pending value is constrained in its graph; in-place updates (optimizer
     steps) keep the layout. Returns ``t`` (torch_xla returns a wrapper)."""
     try:
-        placement.mark(handle_of(t), mesh, tuple(partition_spec))
+        marking.mark(handle_of(t), mesh, tuple(partition_spec))
     except core_sharding.ShardingError as exc:
         raise RuntimeError(str(exc)) from None
     return t
@@ -68,7 +68,7 @@ def clear_sharding(t: torch.Tensor) -> torch.Tensor:
     h = handle_of(t)
     layout = core_sharding.sharding_attr(h.node)
     if layout is not None:
-        placement.mark(h, layout.mesh, (None,) * t.dim())
+        marking.mark(h, layout.mesh, (None,) * t.dim())
     return t
 
 
