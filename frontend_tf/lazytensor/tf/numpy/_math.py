@@ -226,20 +226,25 @@ def _log_base(base: float):
     return impl
 
 
-def _logaddexp(exp: Op, scale):
-    """tnp: where(isnan(d), x1 + x2, max + log1p(exp(-|d|)) [/ log 2])."""
+def _per_ln2(tail: Node) -> Node:
+    """tnp: the tail over np.log(2), a strong numpy float64 scalar."""
+    return _true_divide(*promoted(tail, np.float64(np.log(2))))
+
+
+# tnp: where(isnan(x1 - x2), x1 + x2, maximum + log1p(exp(-|x1 - x2|)) [/ log(2)]),
+# with tf.maximum's and tf.abs's gradients and tnp's promotion
+_TNP_LOGADDEXP = arith.LogAddExpRules(maximum=_maximum, absolute=_abs, per_ln2=_per_ln2,
+                                      exact_ties=False, nan_from_gap=True, promote=promoted)
+
+
+def _logaddexp(core_fn):
     def impl(x1, x2):
-        a, b = promoted(x1, x2)
-        a, b = float_of(a), float_of(b)
-        delta = make(Op.SUB, (a, b))
-        tail = make(Op.LOG1P, (make(exp, (make(Op.NEG, (_abs(delta),)),)),))
-        if scale is not None:
-            tail = _true_divide(*promoted(tail, scale))
-        peak = _maximum(a, b)
-        out, nan_case = promoted(make(Op.ADD, (ew.convert(peak, tail.dtype), tail)),
-                                 make(Op.ADD, (a, b)))
-        return make(Op.SELECT, (ew.broadcast_to(predicates.isnan(delta), out.shape), nan_case,
-                                out))
+        a, b = (float_of(v) for v in promoted(x1, x2))
+        if dt.is_complex(a.dtype):  # tf.maximum has no complex kernel
+            raise DTypeError(f"Value for attr 'T' of {a.dtype} is not in the list of allowed "
+                             "values: bfloat16, half, float, double, int8, uint8, int16, uint16, "
+                             "int32, uint32, int64, uint64")
+        return core_fn(a, b, _TNP_LOGADDEXP)
 
     return impl
 
@@ -519,8 +524,8 @@ MATH = {
     "iscomplex": unary(predicates.iscomplex), "isreal": unary(predicates.isreal),
     "power": _power, "divmod": _divmod, "hypot": _hypot, "log2": _log_base(2.0),
     "log10": _log_base(10.0),
-    "logaddexp": _logaddexp(Op.EXP, None),
-    "logaddexp2": _logaddexp(Op.EXP2, np.float64(np.log(2))),
+    "logaddexp": _logaddexp(arith.logaddexp),
+    "logaddexp2": _logaddexp(arith.logaddexp2),
     "maximum": _maximum_or_relu, "isclose": _isclose, "allclose": _allclose,
     "array_equal": _array_equal, "clip": _clip,
     "sum": _sum_like("sum", "any"), "prod": _sum_like("prod", "all"),

@@ -25,6 +25,7 @@ from lazytensor.core.composite.movement import views as cviews
 from lazytensor.core.composite.movement.strides import (
     diagonal_layout,
     expand_strides,
+    scatter_at_positions,
     select_layout,
     slice_layout,
     strided_pair,
@@ -400,14 +401,7 @@ def _as_strided_scatter(x, src, size, stride, storage_offset=None):
             f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, "
             f"and itemsize {item} requiring a storage size of {(int(positions.max()) + 1) * item}"
             f" are out of bounds for storage of size {storage * item}")
-    order = np.argsort(held, kind="stable")
-    at = np.clip(np.searchsorted(held, positions, sorter=order), 0, max(held.size - 1, 0))
-    lands = held[order[at]] == positions if held.size else np.zeros(positions.shape, bool)
-    n = node(x)
-    flat = ix.setitem(cs.ravel(n), (order[at][lands],),
-                      ix.getitem(cs.ravel(node(src)), (np.flatnonzero(lands),)),
-                      unique_indices=True)
-    return wrap(cs.reshape(flat, n.shape), strides)
+    return wrap(scatter_at_positions(node(x), held, node(src), positions), strides)
 
 
 def _unfold(x, dimension, size, step):

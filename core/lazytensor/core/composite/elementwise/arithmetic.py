@@ -17,17 +17,46 @@ dtype('float32')
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 from lazytensor.core import dtypes as dt
-from lazytensor.core.composite.elementwise.apply import as_node, const, convert
+from lazytensor.core.composite.elementwise.apply import as_node, broadcast_to, const, convert
 from lazytensor.core.composite.elementwise.predicates import _or, _sel, isinf, isnan
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
 
 
-def logaddexp(a: Node, b: Node) -> Node:
+@dataclass(frozen=True)
+class LogAddExpRules:
+    """How a framework writes ``max(a, b) + log1p(exp(-|a - b|))``. The
+    defaults are numpy's (and torch's): the core's max and abs, the base-2
+    tail times 1/ln 2 in the operands' dtype, equal operands give exactly
+    ``a + ln 2`` (``a + 1``) by a select, and a NaN operand is returned as it
+    is. A framework that differs passes its own:
+
+    - ``maximum``, ``absolute``: its max and abs (their gradients at ties,
+      e.g. TensorFlow's sign(0) = 0 for abs);
+    - ``per_ln2``: the base-2 tail divided by ln 2 under its promotion;
+    - ``exact_ties``: False computes ties by the formula too;
+    - ``nan_from_gap``: True gives ``a + b`` where ``a - b`` is NaN (a NaN
+      operand, or equal infinities), paired with the formula's result by
+      ``promote`` (its dtype promotion of the two)."""
+
+    maximum: Callable[[Node, Node], Node] = lambda a, b: make(Op.MAX, (a, b))
+    absolute: Callable[[Node], Node] = lambda x: make(Op.ABS, (x,))
+    per_ln2: Callable[[Node], Node] = lambda t: make(Op.MUL, (t, const(1.0 / math.log(2.0), t)))
+    exact_ties: bool = True
+    nan_from_gap: bool = False
+    promote: Callable[[Node, Node], tuple] = lambda x, y: (x, y)
+
+
+NUMPY_RULES = LogAddExpRules()
+
+
+def logaddexp(a: Node, b: Node, rules: LogAddExpRules = NUMPY_RULES) -> Node:
     """log(exp(a) + exp(b)) without overflow; equal infinities stay put.
     Complex operands (torch's kernel; numpy has no complex loop):
     ``log1p(exp(lo - hi)) + hi`` with hi the operand of larger real part,
@@ -35,7 +64,7 @@ def logaddexp(a: Node, b: Node) -> Node:
     are -inf."""
     if dt.is_complex(a.dtype):
         return _complex_logaddexp(a, b)
-    return _logaddexp(a, b, Op.EXP, Op.LOG1P, math.log(2.0), 1.0)
+    return _logaddexp(a, b, Op.EXP, rules)
 
 
 def _complex_logaddexp(a: Node, b: Node) -> Node:
@@ -53,21 +82,24 @@ def _complex_logaddexp(a: Node, b: Node) -> Node:
     return _sel(nan, const(complex("nan+nanj"), out), out)
 
 
-def logaddexp2(a: Node, b: Node) -> Node:
+def logaddexp2(a: Node, b: Node, rules: LogAddExpRules = NUMPY_RULES) -> Node:
     """log2(2**a + 2**b) without overflow."""
-    return _logaddexp(a, b, Op.EXP2, None, 1.0, 1.0 / math.log(2.0))
+    return _logaddexp(a, b, Op.EXP2, rules)
 
 
-def _logaddexp(a: Node, b: Node, exp: Op, log1p: Op | None, tie: float, scale: float) -> Node:
-    peak = make(Op.MAX, (a, b))
-    gap = make(Op.NEG, (make(Op.ABS, (make(Op.SUB, (a, b)),)),))
-    e = make(exp, (gap,))
-    if log1p is not None:
-        tail = make(log1p, (e,))
-    else:  # log2(1 + e) = log1p(e) / ln 2
-        tail = make(Op.MUL, (make(Op.LOG1P, (e,)), const(scale, e)))
-    out = make(Op.ADD, (peak, tail))
-    out = _sel(make(Op.EQ, (a, b)), make(Op.ADD, (a, const(tie, a))), out)
+def _logaddexp(a: Node, b: Node, exp: Op, rules: LogAddExpRules) -> Node:
+    """The one logaddexp: the larger operand plus log1p(exp(-|gap|))."""
+    gap = make(Op.SUB, (a, b))
+    tail = make(Op.LOG1P, (make(exp, (make(Op.NEG, (rules.absolute(gap),)),)),))
+    if exp is Op.EXP2:  # log2(1 + e) = log1p(e) / ln 2
+        tail = rules.per_ln2(tail)
+    out = make(Op.ADD, (convert(rules.maximum(a, b), tail.dtype), tail))
+    if rules.exact_ties:
+        tie = math.log(2.0) if exp is Op.EXP else 1.0
+        out = _sel(make(Op.EQ, (a, b)), make(Op.ADD, (a, const(tie, a))), out)
+    if rules.nan_from_gap:
+        out, nan_case = rules.promote(out, make(Op.ADD, (a, b)))
+        return make(Op.SELECT, (broadcast_to(isnan(gap), out.shape), nan_case, out))
     return _sel(isnan(a), a, _sel(isnan(b), b, out))
 
 

@@ -153,6 +153,29 @@ def strided_positions(size: Sequence[int], stride: Sequence[int], offset: int) -
     return pos
 
 
+def scatter_at_positions(base: Node, held: np.ndarray, src: Node,
+                         positions: np.ndarray) -> Node:
+    """``base`` whose elements sit at buffer positions ``held`` (flat, C
+    order; distinct), with ``src``'s elements written where their positions
+    (``positions``, flat, distinct) meet one of them; a position between
+    base's elements is not seen. The positions are matched on the host, the
+    write is one scatter.
+
+    >>> import numpy as np
+    >>> from lazytensor.core.leaves import constant
+    >>> base = constant(np.zeros(3), np.dtype("float64"))
+    >>> src = constant(np.ones(2), np.dtype("float64"))
+    >>> scatter_at_positions(base, np.array([0, 2, 4]), src, np.array([1, 2])).shape
+    (3,)
+    """
+    order = np.argsort(held, kind="stable")
+    at = np.clip(np.searchsorted(held, positions, sorter=order), 0, max(held.size - 1, 0))
+    lands = held[order[at]] == positions if held.size else np.zeros(positions.shape, bool)
+    flat = ix.setitem(cs.ravel(base), (order[at][lands],),
+                      ix.getitem(cs.ravel(src), (np.flatnonzero(lands),)), unique_indices=True)
+    return cs.reshape(flat, base.shape)
+
+
 def strided_pair(positions: np.ndarray) -> tuple[Callable[[Node], Node],
                                                  Callable[[Node, Node], Node] | None]:
     """(forward, backward) of a view reading a buffer, seen as contiguous
