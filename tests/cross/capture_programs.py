@@ -35,6 +35,10 @@ def torch_train(optimizer: str, captured: bool, steps: int = STEPS) -> tuple[lis
         torch.nn.Dropout(0.25), torch.nn.Linear(HIDDEN, CLASSES)).to(dev)
     if optimizer == "sgd":
         opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, weight_decay=1e-2)
+    elif optimizer == "adam":  # torch's defaults: the step count on the host (a CPU tensor)
+        opt = torch.optim.Adam(model.parameters(), lr=0.01)
+    elif optimizer == "adamw":  # the same, with decoupled weight decay
+        opt = torch.optim.AdamW(model.parameters(), lr=0.01)
     else:  # fused: the step counter lives on the device, as torch_xla's and CUDA's
         opt = torch.optim.Adam(model.parameters(), lr=0.01, fused=True)
     scheduler = torch.optim.lr_scheduler.StepLR(opt, 7, gamma=0.5)

@@ -26,6 +26,8 @@ def needs(frontend: str):
 
 CASES = [pytest.param(f, o, marks=needs(f), id=f"{f}-{o}")
          for f in ("numpy", "torch", "tf") for o in ("sgd", "adam")]
+CASES += [pytest.param("torch", o, marks=needs("torch"), id=f"torch-{o}")
+          for o in ("adamw", "adam-fused")]  # torch's "adam", "adamw": its default settings
 
 
 def counters() -> dict:
@@ -206,8 +208,12 @@ class _Failing:
         raise RuntimeError("the device failed")
 
 
-@pytest.mark.parametrize("frontend", [pytest.param(f, marks=needs(f)) for f in ("numpy", "torch")])
-def test_a_failing_replay_leaves_the_state_as_it_was(frontend, monkeypatch):
+@pytest.mark.parametrize(("frontend", "optimizer"), [
+    pytest.param(f, o, marks=needs(f), id=f"{f}-{o}")
+    for f, o in (("numpy", "sgd"), ("torch", "sgd"), ("torch", "adam"))])
+def test_a_failing_replay_leaves_the_state_as_it_was(frontend, optimizer, monkeypatch):
+    """Parameters, optimizer state and host step counts (torch's default
+    Adam) are as they were before the failed call."""
     from lazytensor.core.capture import step as capture_step
 
     seen = []
@@ -219,11 +225,11 @@ def test_a_failing_replay_leaves_the_state_as_it_was(frontend, monkeypatch):
 
     monkeypatch.setattr(capture_step.Step, "__init__", remember)
     with use_runtime():
-        _, before = TRAIN[frontend]("sgd", True, steps=4)
+        _, before = TRAIN[frontend](optimizer, True, steps=5)
         step = seen[-1]
         assert step.captured is not None
-        guard, trace, executable = step.captured
-        step.captured = (guard, trace, _Failing(executable))
+        trace = step.captured[1]
+        step.replayer.executable = _Failing(step.replayer.executable)
         with pytest.raises(RuntimeError, match="the device failed"):
             _call_again(frontend, step)
         for sink in (s for sinks in trace.sinks for s in sinks):

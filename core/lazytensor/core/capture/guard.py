@@ -29,16 +29,24 @@ def Entry(where: str, key: object) -> tuple:  # noqa: N802  (a record: a plain t
 def argument_entries(leaves: list, names: list[str], adapter) -> tuple[list, list]:
     """Entries for the flattened arguments and the lazy arrays among them
     (``(position, array)``)."""
-    entries, arrays = [], []
-    for i, (value, where) in enumerate(zip(leaves, names, strict=True)):
-        handle = adapter.handle_of(value)
+    keys = argument_keys(leaves, adapter)
+    arrays = [(i, value) for i, (value, key) in enumerate(zip(leaves, keys, strict=True))
+              if key[0] == "array"]
+    return [Entry(where, key) for where, key in zip(names, keys, strict=True)], arrays
+
+
+def argument_keys(leaves: list, adapter) -> tuple:
+    """The guard's key of each flattened argument (a replay's check: no names)."""
+    keys = []
+    handle_of = adapter.handle_of
+    for value in leaves:
+        handle = handle_of(value)
         if handle is not None:
-            arrays.append((i, value))
-            key = ("array", handle.node.shape, handle.node.dtype, adapter.array_key(value))
+            node = handle.node
+            keys.append(("array", node.shape, node.dtype, adapter.array_key(value)))
         else:
-            key = _object_key(value, adapter)
-        entries.append(Entry(where, key))
-    return entries, arrays
+            keys.append(_object_key(value, adapter))
+    return tuple(keys)
 
 
 def _object_key(value, adapter) -> object:
@@ -68,6 +76,66 @@ def reached_entries(fn, adapter) -> list:
             continue
         entries.append(Entry(f"closure {name}", _reached_key(value, adapter)))
     return entries
+
+
+_EMPTY = object()  # an empty closure cell
+
+
+class Reached:
+    """What ``fn`` reached through its globals and closure at one call, for a
+    replay's quick check: the same objects (by identity), the same globals
+    table size (no name added that could shadow a builtin) and the same
+    fingerprints. A call that fails it is checked by ``reached_entries``
+    (equal values, not identical ones, still replay)."""
+
+    def __init__(self, fn, adapter) -> None:
+        code = fn.__code__
+        self.globals = fn.__globals__
+        self.size = len(self.globals)
+        self.names = [name for name in code.co_names if name in self.globals]
+        self.values = [self.globals[name] for name in self.names]
+        self.cells = list(fn.__closure__ or ())
+        self.contents = [_contents(cell) for cell in self.cells]
+        self.fingerprinted = [(value, adapter.fingerprint(value))
+                              for value in (*self.values, *self.contents)
+                              if _fingerprinted(value, adapter)]
+
+    def same(self, adapter) -> bool:
+        g = self.globals
+        if len(g) != self.size:
+            return False
+        for name, value in zip(self.names, self.values, strict=True):
+            if g.get(name, _EMPTY) is not value:
+                return False
+        for cell, value in zip(self.cells, self.contents, strict=True):
+            if _contents(cell) is not value:
+                return False
+        for value, fingerprint in self.fingerprinted:
+            if adapter.fingerprint(value) != fingerprint:
+                return False
+        return True
+
+    def objects(self) -> list:
+        """The reached objects and those one container level down (a tuple
+        of a model and its optimizer), for the adapter's host state."""
+        found = []
+        for value in (*self.values, *self.contents):
+            found += value if isinstance(value, (list, tuple)) else \
+                list(value.values()) if isinstance(value, dict) else [value]
+        return found
+
+
+def _contents(cell) -> object:
+    try:
+        return cell.cell_contents
+    except ValueError:
+        return _EMPTY
+
+
+def _fingerprinted(value, adapter) -> bool:
+    if value is _EMPTY or adapter.handle_of(value) is not None:
+        return False
+    return not isinstance(value, (float, *_VALUE_TYPES, *_STABLE_TYPES))
 
 
 def _reached_key(value, adapter) -> object:

@@ -18,6 +18,7 @@ import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
+from lazytensor.core.capture.host import derived_reader
 from lazytensor.core.ops import Op
 
 _SMALL = 4096  # elements: a buffer uploaded in the body is compared by value up to this
@@ -80,6 +81,8 @@ class Trace:
     output_bytes: list = field(default_factory=list)  # per root: its size in bytes
     bank_plan: object = None  # (fixed values per bank, dynamic slots), made at first replay
     bank_arrays: object = None  # the device banks, when every scalar is fixed
+    counters: tuple = ()  # (cells, deltas): host counters the call advanced (``host``)
+    derived_values: dict = field(default_factory=dict)  # label -> derived float this call
 
 
 def graph_inputs(plan) -> tuple[list, list]:
@@ -117,10 +120,12 @@ def _same_value(a, b) -> bool:
     return bool(np.array_equal(np.asarray(a.data), np.asarray(b.data), equal_nan=True))
 
 
-def classify_scalars(nodes: list, readers: dict, floats: dict, previous) -> tuple:
+def classify_scalars(nodes: list, readers: dict, floats: dict, previous,
+                     derived: list = ()) -> tuple:
     """Sources of the graph's SCALAR nodes and the float arguments still
-    static; a string says why a scalar has no source."""
-    sources, static = [], dict(floats)
+    static; a string says why a scalar has no source. ``derived``: the
+    floats the body may compute from host counters (``host``)."""
+    sources, static, used = [], dict(floats), set()
     for k, node in enumerate(nodes):
         if id(node) in readers and readers[id(node)][0] is node:
             sources.append(("read", readers[id(node)][1]))
@@ -135,6 +140,9 @@ def classify_scalars(nodes: list, readers: dict, floats: dict, previous) -> tupl
             static.pop(arg, None)
         elif _equal(before, node.data):
             sources.append(("fixed", node.data))
+        elif (reader := derived_reader(before, node.data, derived, previous.derived_values,
+                                       used)) is not None:
+            sources.append(("read", reader))
         else:
             return (f"a Python scalar computed in the body changes between calls "
                     f"({before!r}, then {node.data!r})"), None

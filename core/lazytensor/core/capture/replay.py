@@ -10,8 +10,13 @@ import sys
 import time
 
 import jax
+import numpy as np
+from lazytensor.core import placement
 from lazytensor.core.compiler import planning
+from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
+
+_DATA = Op.DATA
 
 
 class GuardMiss(Exception):
@@ -38,6 +43,29 @@ def bind_inputs(trace, arg_values: list, adapter) -> list:
             raise GuardMiss(f"input {kind} {source!r} is not a computed array")
         data.append(node)
     return data
+
+
+def bind_arrays(trace, arg_values: list, adapter) -> list:
+    """``bind_inputs``' device arrays (a graph without donations)."""
+    arrays = []
+    for kind, source in trace.inputs:
+        if kind == "fixed":
+            node = source
+        elif kind == "arg":
+            handle = adapter.handle_of(arg_values[source])
+            if handle.node.op is not _DATA:
+                handle.value()
+            node = handle.node
+        else:
+            handle = source()
+            if handle is None:
+                raise GuardMiss("state written by the step was dropped")
+            node = handle.node
+        data = node.data
+        if node.op is not _DATA or data is None or data.is_deleted():
+            raise GuardMiss(f"input {kind} {source!r} is not a computed array")
+        arrays.append(data)
+    return arrays
 
 
 def bind_scalars(trace, arg_values: list) -> list:
@@ -119,41 +147,83 @@ def scratch_buffers(trace, pool) -> list:
     return [planning._pop_aval(taken, aval) for aval in wanted]
 
 
-def run(trace, executable, runtime, arg_values: list, adapter):
-    """Replay ``trace`` for this call; returns the body's result. Under the
-    runtime's lock, as a graph of ``Runtime.sync`` (``threads``)."""
-    with runtime.lock:
-        leaves = bind_inputs(trace, arg_values, adapter)
-        banks = bind_scalars(trace, arg_values)
-        arrays = donated_arrays(trace, leaves, runtime.pool)
-        scratch = scratch_buffers(trace, runtime.pool)
-        del leaves
-        start = time.perf_counter()
-        outputs = executable.compiled(*arrays, *banks, *scratch)
-        runtime.metrics.add_time("execute", time.perf_counter() - start)
-        runtime.metrics.count("graphs_executed")
-        runtime.metrics.count("steps_replayed")
-        executable.hits += 1
-        if runtime.donate:  # large outputs may serve the next graph's outputs
-            large = [out for out, size in zip(outputs, trace.output_bytes, strict=True)
-                     if size >= runtime.pool.min_bytes]
-            if large:
-                runtime.pool.give(large)
-        return write_back(trace, outputs, arg_values, adapter)
+class Replayer:
+    """A captured trace made ready to replay: what each call needs is worked
+    out once (which outputs are large, where each goes, each output leaf's
+    layout, taken from the first replay: one executable, one layout)."""
+
+    def __init__(self, trace, executable, adapter) -> None:
+        self.trace, self.executable, self.adapter = trace, executable, adapter
+        self.donates = bool(trace.signature[2])
+        self.large = None  # positions of the outputs that may serve a later graph
+        self.leaf_meta = None  # per output: (attrs, shape, dtype) of its DATA leaf
+        self.sinks = [(i, [s for s in sinks if type(s) is int], [s for s in sinks
+                       if type(s) is not int]) for i, sinks in enumerate(trace.sinks) if sinks]
+        self.single = trace.returned if isinstance(trace.returned, Root) else None
+        self.counters = trace.counters  # host counters the step advances (``Adapter``)
+
+    def __call__(self, runtime, arg_values: list):
+        """Replay for this call; returns the body's result. Under the
+        runtime's lock, as a graph of ``Runtime.sync`` (``threads``)."""
+        trace, adapter = self.trace, self.adapter
+        with runtime.lock:
+            before = _advance(self.counters, adapter) if self.counters else None
+            try:
+                if self.donates:
+                    arrays = donated_arrays(trace, bind_inputs(trace, arg_values, adapter),
+                                            runtime.pool)
+                else:
+                    arrays = bind_arrays(trace, arg_values, adapter)
+                banks = bind_scalars(trace, arg_values)
+                scratch = scratch_buffers(trace, runtime.pool)
+                start = time.perf_counter()
+                outputs = self.executable.compiled(*arrays, *banks, *scratch)
+            except BaseException:
+                if before is not None:
+                    adapter.write_counters(self.counters[0], before)
+                raise
+            metrics = runtime.metrics
+            metrics.add_time("execute", time.perf_counter() - start)
+            counters = metrics.counters
+            counters["graphs_executed"] += 1
+            counters["steps_replayed"] += 1
+            self.executable.hits += 1
+            if self.large is None:
+                self.large = [i for i, size in enumerate(trace.output_bytes)
+                              if size >= runtime.pool.min_bytes]
+            if runtime.donate and self.large:  # they may serve the next graph's outputs
+                runtime.pool.give([outputs[i] for i in self.large])
+            return self.write_back(outputs, arg_values)
+
+    def write_back(self, outputs: list, arg_values: list):
+        """Point the state handles (and arguments written in place) at their
+        new values; the body's result."""
+        meta = self.leaf_meta
+        if meta is None:
+            meta = self.leaf_meta = [(placement.attrs_of(out), tuple(out.shape),
+                                      np.dtype(out.dtype)) for out in outputs]
+        leaves = [Node(_DATA, (), attrs, shape, dtype, data=out)
+                  for out, (attrs, shape, dtype) in zip(outputs, meta, strict=True)]
+        handle_of = self.adapter.handle_of
+        for i, positions, refs in self.sinks:
+            leaf = leaves[i]
+            for position in positions:
+                handle_of(arg_values[position])._materialized(leaf)
+            for ref in refs:
+                handle = ref()
+                if handle is not None:
+                    handle._materialized(leaf)
+        if self.single is not None:
+            return self.adapter.wrap(leaves[self.single.index], self.single.kind)
+        return _rebuild(self.trace.returned, leaves, self.adapter)
 
 
-def write_back(trace, outputs: list, arg_values: list, adapter):
-    """Point the state handles (and arguments written in place) at their
-    new values; the body's result."""
-    from lazytensor.core.runtime import data_leaf
-
-    leaves = [data_leaf(out) for out in outputs]
-    for sinks, leaf in zip(trace.sinks, leaves, strict=True):
-        for sink in sinks:
-            handle = adapter.handle_of(arg_values[sink]) if type(sink) is int else sink()
-            if handle is not None:
-                handle._materialized(leaf)
-    return _rebuild(trace.returned, leaves, adapter)
+def _advance(counters: tuple, adapter) -> list:
+    """Advance the host counters as the traced call did; their values before."""
+    cells, deltas = counters
+    before = [adapter.read_counter(cell) for cell in cells]
+    adapter.write_counters(cells, [b + d for b, d in zip(before, deltas, strict=True)])
+    return before
 
 
 def _rebuild(template, leaves: list, adapter):

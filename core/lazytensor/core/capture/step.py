@@ -8,15 +8,18 @@ import functools
 import math
 import weakref
 
+from lazytensor.core import runtime as _runtime
 from lazytensor.core.capture import guard as guards
 from lazytensor.core.capture import record
-from lazytensor.core.capture.replay import GuardMiss, Root
-from lazytensor.core.capture.replay import run as replay_run
+from lazytensor.core.capture.host import HostState
+from lazytensor.core.capture.replay import GuardMiss, Replayer, Root
 from lazytensor.core.ops import Op
 from lazytensor.core.trees import leaves as tree_leaves
 from lazytensor.core.trees import tree_map
 
 _SCALAR = Op.SCALAR
+
+
 
 
 # A body whose consecutive traces differ this many times is not replayed
@@ -42,6 +45,22 @@ class Adapter:
     def kind_of(self, value) -> object:
         return type(value)
 
+    def counters(self, value) -> list:
+        """Host counters in ``value`` that a step may advance outside the
+        graph (torch: an optimizer's step counts on the CPU; ``host``)."""
+        return []
+
+    def read_counter(self, cell) -> float:
+        raise NotImplementedError
+
+    def write_counters(self, cells: list, values: list) -> None:
+        raise NotImplementedError
+
+    def derived_scalars(self, value) -> list:
+        """``(label, reader)`` pairs: Python floats a body may compute from
+        ``value``'s host counters (torch: Adam's bias corrections)."""
+        return []
+
     def wrap(self, leaf, kind):
         raise NotImplementedError
 
@@ -56,30 +75,58 @@ class Step:
         self.last: record.Trace | None = None  # the previous traced call's trace
         self.last_guard: tuple | None = None
         self.captured: tuple | None = None  # (guard, trace, executable)
+        self.replayer: Replayer | None = None  # the captured trace, ready to run
+        self.quick: tuple = (None, None, None)  # (names, argument keys, Reached): quick guard
         self.refused: dict = {}  # guard -> reason the body is never replayed
         self.disagreements = 0
 
     def __call__(self, *args, **kwargs):
-        from lazytensor.core.runtime import get_runtime
-
-        runtime = get_runtime()
+        runtime = _runtime.ACTIVE.runtime
         values, names = _flatten(args, kwargs)
+        replayer = self.replayer
+        if replayer is not None and names == self.quick[0] \
+                and guards.argument_keys(values, self.adapter) == self.quick[1] \
+                and self.quick[2].same(self.adapter) and self._floats_hold(values):
+            try:
+                return self._replay(runtime, replayer, values)
+            except GuardMiss as miss:
+                return self._retrace(runtime, str(miss), args, kwargs, values, names)
         entries, arrays = guards.argument_entries(values, names, self.adapter)
+        reached = guards.Reached(self.fn, self.adapter)
         entries += guards.reached_entries(self.fn, self.adapter)
         guard = tuple(entries)
         if self.captured is not None:
             reason = self._mismatch(guard, values)
             if reason is None:
+                self.quick = (names, guards.argument_keys(values, self.adapter), reached)
                 try:
-                    if runtime.pending_handles():  # state written outside the step: computed first
-                        runtime.sync()
-                    return replay_run(self.captured[1], self.captured[2], runtime, values,
-                                      self.adapter)
+                    return self._replay(runtime, self.replayer, values)
                 except GuardMiss as miss:
                     reason = str(miss)
-            self._note(runtime, f"{self.where}: guard failed, traced again: {reason}")
-            self.captured = None
-        return self._trace(runtime, guard, args, kwargs, values, arrays)
+            self._drop(runtime, reason)
+        return self._trace(runtime, guard, reached, args, kwargs, values, arrays, names)
+
+    def _replay(self, runtime, replayer, values: list):
+        if runtime._thread.pending and runtime.pending_handles():
+            runtime.sync()  # state written outside the step: computed first
+        return replayer(runtime, values)
+
+    def _retrace(self, runtime, reason: str, args, kwargs, values, names):
+        self._drop(runtime, reason)
+        entries, arrays = guards.argument_entries(values, names, self.adapter)
+        reached = guards.Reached(self.fn, self.adapter)
+        guard = tuple(entries + guards.reached_entries(self.fn, self.adapter))
+        return self._trace(runtime, guard, reached, args, kwargs, values, arrays, names)
+
+    def _drop(self, runtime, reason: str) -> None:
+        self._note(runtime, f"{self.where}: guard failed, traced again: {reason}")
+        self.captured = self.replayer = None
+
+    def _floats_hold(self, values: list) -> bool:
+        for position, value in self.captured[1].static_floats.items():
+            if values[position] != value:
+                return False
+        return True
 
     def _mismatch(self, guard: tuple, values: list) -> str | None:
         captured_guard, trace, _ = self.captured
@@ -94,8 +141,9 @@ class Step:
     def _note(self, runtime, text: str) -> None:
         runtime.metrics.capture_note(text)
 
-    def _trace(self, runtime, guard, args, kwargs, values, arrays):
+    def _trace(self, runtime, guard, reached, args, kwargs, values, arrays, names):
         runtime.sync()  # the step's graph holds only the step
+        host = HostState(self.adapter, reached, values)
         recorder = record.Recorder(self.fn.__code__)
         arg_leaves, arg_handles = {}, {}
         for position, value in arrays:
@@ -114,8 +162,9 @@ class Step:
         finally:
             runtime.listener = previous_listener
         runtime.metrics.count("steps_traced")
-        self._learn(runtime, guard, recorder, result, returned, values,
-                    (arg_leaves, arg_handles), state)
+        host.after()
+        self._learn(runtime, (guard, reached, names), recorder, result, returned, values,
+                    (arg_leaves, arg_handles, host), state)
         return result
 
     def _state_handles(self) -> dict:
@@ -129,8 +178,9 @@ class Step:
                         state.setdefault(id(handle.node), handle)
         return state
 
-    def _learn(self, runtime, guard, recorder, result, returned, values, args, state):
+    def _learn(self, runtime, guards_, recorder, result, returned, values, args, state):
         """Keep this call's trace; capture it when it agrees with the last."""
+        guard, reached, names = guards_
         if guard in self.refused:
             return
         if recorder.observations:
@@ -156,6 +206,8 @@ class Step:
         if executable is not None:
             self.disagreements = 0
             self.captured = (guard, trace, executable)
+            self.replayer = Replayer(trace, executable, self.adapter)
+            self.quick = (names, guards.argument_keys(values, self.adapter), reached)
 
     def _refuse(self, runtime, guard, reason: str) -> None:
         self.refused[guard] = reason
@@ -169,14 +221,20 @@ _FLAT_NAMES: dict = {}  # (arguments, keywords) -> names, for calls without cont
 
 def _flatten(args: tuple, kwargs: dict) -> tuple[list, list[str]]:
     """The call's leaves and where each comes from (``argument 1``)."""
-    if not any(isinstance(a, _CONTAINERS) for a in args) and \
-            not any(isinstance(v, _CONTAINERS) for v in kwargs.values()):
+    if _flat(args) and (not kwargs or _flat(kwargs.values())):
         shape = (len(args), tuple(kwargs))
         names = _FLAT_NAMES.get(shape)
         if names is None:
             names = _FLAT_NAMES[shape] = _leaf_names(args, kwargs)
         return [*args, *kwargs.values()], names
     return list(tree_leaves((args, kwargs))), _leaf_names(args, kwargs)
+
+
+def _flat(values) -> bool:
+    for value in values:
+        if isinstance(value, _CONTAINERS):
+            return False
+    return True
 
 
 def _leaf_names(args: tuple, kwargs: dict) -> list[str]:
@@ -200,9 +258,18 @@ def _agree(a: record.Trace, b: record.Trace) -> bool:
     return (a.signature[0] == b.signature[0] and a.signature[1] == b.signature[1]
             and a.signature[3:] == b.signature[3:]
             and [k for k, _ in a.inputs] == [k for k, _ in b.inputs]
-            and [k for k, _ in a.scalars] == [k for k, _ in b.scalars]
+            and all(k == j or k == "fixed" and j != "fixed"  # (found to vary in b)
+                    for (k, _), (j, _) in zip(a.scalars, b.scalars, strict=True))
+            and _same_counters(a.counters, b.counters)
             and len(a.sinks) == len(b.sinks)
             and _shape(a.returned) == _shape(b.returned))
+
+
+def _same_counters(a: tuple, b: tuple) -> bool:
+    if not a or not b:
+        return not a and not b
+    return len(a[0]) == len(b[0]) and all(x is y for x, y in zip(a[0], b[0], strict=True)) \
+        and a[1] == b[1]
 
 
 def _shape(template) -> object:
@@ -214,7 +281,7 @@ def _make_trace(recorder, result, returned, values, args, state, previous, adapt
     """The Trace of this call, None when it ran no graph, or why it cannot be one."""
     if recorder.graph is None:
         return None
-    arg_leaves, arg_handles = args
+    arg_leaves, arg_handles, host = args
     handles, nodes, roots, plan = recorder.graph
     root_index = {id(r): i for i, r in enumerate(roots)}
     data, scalar_nodes = record.graph_inputs(plan)
@@ -223,7 +290,8 @@ def _make_trace(recorder, result, returned, values, args, state, previous, adapt
         return inputs
     floats = {i: v for i, v in enumerate(values) if isinstance(v, float)}
     readers = recorder.readers
-    scalars, static = record.classify_scalars(scalar_nodes, readers, floats, previous)
+    scalars, static = record.classify_scalars(scalar_nodes, readers, floats, previous,
+                                              host.derived)
     if isinstance(scalars, str):
         return scalars
     returned_ids = {id(h) for h in returned}
@@ -243,6 +311,7 @@ def _make_trace(recorder, result, returned, values, args, state, previous, adapt
                          plan.bank_dtypes, plan.bank_sizes, sinks, template, floats, static,
                          data)
     trace.scalar_entries = [e for e in plan.signature[0] if e[0] is _SCALAR]
+    trace.counters, trace.derived_values = host.counters(), host.derived_values()
     trace.output_bytes = [r.dtype.itemsize * math.prod(r.shape) for r in roots]
     return trace
 
