@@ -28,12 +28,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m demo", description=__doc__)
     parser.add_argument("--frontend", choices=sorted(FRONTENDS), default="torch")
     parser.add_argument("--epochs", type=int, default=None, help="override the epoch count")
-    parser.add_argument("--quick", action="store_true", help="two epochs (a smoke run)")
+    parser.add_argument("--quick", action="store_true",
+                        help="four epochs (a smoke run: the first compiles, three are timed)")
     parser.add_argument("--all-threads", action="store_true",
                         help="keep each framework's default thread pools (default: one thread)")
     args = parser.parse_args(argv)
     if args.quick:
-        args.epochs = 2
+        args.epochs = 4
     if not args.all_threads:
         for name, value in ONE_THREAD.items():
             os.environ.setdefault(name, value)

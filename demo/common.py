@@ -3,6 +3,7 @@ eager-vs-lazy comparison."""
 
 from __future__ import annotations
 
+import statistics
 import time
 from dataclasses import dataclass
 from typing import Callable
@@ -15,7 +16,7 @@ class Result:
     final_loss: float  # training loss of the last step
     steps: int
     first_epoch_seconds: float  # includes tracing and compilation for lazy runs
-    steady_steps_per_second: float  # epochs after the first
+    steady_steps_per_second: float  # the median epoch after the first
 
     def row(self) -> str:
         return (f"{self.label:<26}{self.accuracy:>9.2%}{self.final_loss:>12.4f}"
@@ -29,8 +30,10 @@ def fit(run_epoch: Callable[[int], tuple[int, float]],
         epochs: int) -> tuple[int, float, float, float]:
     """Call ``run_epoch(epoch) -> (steps, last_loss)`` ``epochs`` times; the
     epoch must end with its work finished (a host read of the loss does it).
-    Returns (steps, last loss, first epoch seconds, steady steps per second)."""
-    steps, loss, first, steady_steps, steady_seconds = 0, float("nan"), 0.0, 0, 0.0
+    Returns (steps, last loss, first epoch seconds, steady steps per second:
+    the median of the later epochs' rates, so that one epoch that another
+    process on a busy machine slowed down does not decide the figure)."""
+    steps, loss, first, rates = 0, float("nan"), 0.0, []
     for epoch in range(epochs):
         start = time.perf_counter()
         n, loss = run_epoch(epoch)
@@ -39,9 +42,8 @@ def fit(run_epoch: Callable[[int], tuple[int, float]],
         if epoch == 0:
             first = seconds
         else:
-            steady_steps, steady_seconds = steady_steps + n, steady_seconds + seconds
-    rate = steady_steps / steady_seconds if steady_seconds else float("nan")
-    return steps, loss, first, rate
+            rates.append(n / seconds)
+    return steps, loss, first, statistics.median(rates) if rates else float("nan")
 
 
 def report(title: str, eager: Result, lazy: Result | None, metrics_report: str = "",
