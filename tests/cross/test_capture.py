@@ -88,6 +88,42 @@ def test_each_guard_miss_retraces_and_is_named(changed, words):
             runtime.metrics.capture_notes
 
 
+SCALE = 2  # a global that a captured body reads
+
+
+def test_a_rebound_global_or_closure_retraces_and_is_named():
+    """The quick guard compares what the body reaches by identity; a global
+    rebound to another value, or a closure cell, re-traces and is named."""
+    global SCALE
+    import lazytensor.numpy as lnp
+
+    offset = 1.0
+
+    @lnp.capture
+    def step(x):
+        return x * SCALE + offset
+
+    x = lnp.ones(2, dtype=lnp.float32)
+    with use_runtime() as runtime:
+        try:
+            for _ in range(3):
+                step(x)
+            assert runtime.metrics.counters["steps_replayed"] == 1
+            SCALE = 3
+            np.testing.assert_allclose(np.asarray(step(x)), [4.0, 4.0])
+            assert any("global SCALE: Python value 3" in note
+                       for note in runtime.metrics.capture_notes), runtime.metrics.capture_notes
+            for _ in range(2):
+                step(x)
+            replayed = runtime.metrics.counters["steps_replayed"]
+            offset = 2.0
+            np.testing.assert_allclose(np.asarray(step(x)), [5.0, 5.0])
+            assert runtime.metrics.counters["steps_replayed"] == replayed
+            assert any("closure offset" in note for note in runtime.metrics.capture_notes)
+        finally:
+            SCALE = 2
+
+
 @needs("torch")
 def test_a_new_module_retraces_and_is_named():
     import lazytensor.torch as lt

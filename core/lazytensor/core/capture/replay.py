@@ -155,12 +155,14 @@ class Replayer:
     def __init__(self, trace, executable, adapter) -> None:
         self.trace, self.executable, self.adapter = trace, executable, adapter
         self.donates = bool(trace.signature[2])
+        self.scratch = len(trace.signature) >= 5  # undonated large outputs: buffers passed in
         self.large = None  # positions of the outputs that may serve a later graph
         self.leaf_meta = None  # per output: (attrs, shape, dtype) of its DATA leaf
         self.sinks = [(i, [s for s in sinks if type(s) is int], [s for s in sinks
                        if type(s) is not int]) for i, sinks in enumerate(trace.sinks) if sinks]
         self.single = trace.returned if isinstance(trace.returned, Root) else None
         self.counters = trace.counters  # host counters the step advances (``Adapter``)
+        self.static_floats = trace.static_floats  # float arguments guarded by value
 
     def __call__(self, runtime, arg_values: list):
         """Replay for this call; returns the body's result. Under the
@@ -175,7 +177,7 @@ class Replayer:
                 else:
                     arrays = bind_arrays(trace, arg_values, adapter)
                 banks = bind_scalars(trace, arg_values)
-                scratch = scratch_buffers(trace, runtime.pool)
+                scratch = scratch_buffers(trace, runtime.pool) if self.scratch else ()
                 start = time.perf_counter()
                 outputs = self.executable.compiled(*arrays, *banks, *scratch)
             except BaseException:

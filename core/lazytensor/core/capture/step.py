@@ -84,13 +84,17 @@ class Step:
         runtime = _runtime.ACTIVE.runtime
         values, names = _flatten(args, kwargs)
         replayer = self.replayer
-        if replayer is not None and names == self.quick[0] \
-                and guards.argument_keys(values, self.adapter) == self.quick[1] \
-                and self.quick[2].same(self.adapter) and self._floats_hold(values):
-            try:
-                return self._replay(runtime, replayer, values)
-            except GuardMiss as miss:
-                return self._retrace(runtime, str(miss), args, kwargs, values, names)
+        if replayer is not None:  # the quick guard (``guards.Reached``), then the replay
+            quick_names, keys, reached = self.quick
+            if names == quick_names and guards.argument_keys(values, self.adapter) == keys \
+                    and reached.same(self.adapter) \
+                    and (not replayer.static_floats or self._floats_hold(values)):
+                if runtime._thread.pending and runtime.pending_handles():
+                    runtime.sync()  # state written outside the step: computed first
+                try:
+                    return replayer(runtime, values)
+                except GuardMiss as miss:
+                    return self._retrace(runtime, str(miss), args, kwargs, values, names)
         entries, arrays = guards.argument_entries(values, names, self.adapter)
         reached = guards.Reached(self.fn, self.adapter)
         entries += guards.reached_entries(self.fn, self.adapter)
