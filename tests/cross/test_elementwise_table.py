@@ -113,23 +113,29 @@ def _function(row: Row, frontend: str, lazy: bool):
     return getattr(ALL[frontend].namespace(lazy)["tnp"], name)
 
 
-def _outcome(row: Row, frontend: str, x: np.ndarray, lazy: bool):
+def _outcome(fn, frontend: str, operands: list, lazy: bool):
     fe = ALL[frontend]
-    fn = _function(row, frontend, lazy)
+    args = [fe.make_input(a, lazy) if isinstance(a, np.ndarray) else a for a in operands]
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         try:
-            return fn(fe.make_input(x, lazy)), None
+            return fn(*args), None
         except Exception as error:  # noqa: BLE001  (the type is what is compared)
             return None, error
 
 
-def _compare(context: str, frontend: str, x: np.ndarray, want, got) -> str | None:
+def _least_precise(operands: list) -> np.dtype:
+    arrays = [a.dtype for a in operands if isinstance(a, np.ndarray) and a.dtype.kind in "fc"]
+    return min(arrays, key=lambda d: d.itemsize // (2 if d.kind == "c" else 1)) \
+        if arrays else np.dtype(bool)
+
+
+def _compare(context: str, frontend: str, operands: list, want, got) -> str | None:
     fe = ALL[frontend]
     w, g = np.asarray(fe.to_numpy(want)), np.asarray(fe.to_numpy(got))
     if g.dtype != w.dtype or g.shape != w.shape:
         return f"{context}: {g.dtype}{g.shape}, eager gives {w.dtype}{w.shape}"
-    rtol, atol = tolerance(w.dtype, x.dtype)
+    rtol, atol = tolerance(w.dtype, _least_precise(operands))
     try:
         np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, equal_nan=True)
     except AssertionError as error:
@@ -137,31 +143,36 @@ def _compare(context: str, frontend: str, x: np.ndarray, want, got) -> str | Non
     return None
 
 
-def check_cell(row: Row, frontend: str, dtypes=None) -> None:
-    """Every dtype of the frontend's column (or ``dtypes``) x every shape."""
+def run_cases(frontend: str, cases: list, function) -> None:
+    """Each (context, operands) case run eagerly and lazily through
+    ``function(lazy)``; every lazy result is recorded first and materialized
+    in one graph. Fails on any difference and on any eager fallback."""
     from lazytensor.core import metrics
 
     metrics.reset()
-    rng = np.random.default_rng(len(row.name))
-    runs = []
-    for dtype in dtypes or COLUMNS[frontend]:
-        for shape in SHAPES:
-            x = sample(row, dtype, shape, rng)
-            runs.append((f"{row.name} {frontend} {dtype}{shape}", x,
-                         _outcome(row, frontend, x, lazy=False),
-                         _outcome(row, frontend, x, lazy=True)))
-    ALL[frontend].sync()  # one graph for all cells of this row and frontend
+    eager_fn, lazy_fn = function(False), function(True)
+    runs = [(context, operands, _outcome(eager_fn, frontend, operands, lazy=False),
+             _outcome(lazy_fn, frontend, operands, lazy=True)) for context, operands in cases]
+    ALL[frontend].sync()  # one graph for all cases
     problems = []
-    for context, x, (want, want_error), (got, got_error) in runs:
+    for context, operands, (want, want_error), (got, got_error) in runs:
         if want_error is not None or got_error is not None:
             if want_error is None or got_error is None or \
                     not isinstance(got_error, type(want_error)):
                 problems.append(f"{context}: eager raised {want_error!r}, lazy {got_error!r}")
             continue
-        problems.append(_compare(context, frontend, x, want, got))
+        problems.append(_compare(context, frontend, operands, want, got))
     problems = [p for p in problems if p]
     assert not problems, "\n".join(problems[:12])
     assert metrics.as_dict()["counters"]["eager_fallbacks"] == 0, metrics.as_dict()["fallbacks"]
+
+
+def check_cell(row: Row, frontend: str, dtypes=None) -> None:
+    """Every dtype of the frontend's column (or ``dtypes``) x every shape."""
+    rng = np.random.default_rng(len(row.name))
+    cases = [(f"{row.name} {frontend} {dtype}{shape}", [sample(row, dtype, shape, rng)])
+             for dtype in dtypes or COLUMNS[frontend] for shape in SHAPES]
+    run_cases(frontend, cases, lambda lazy: _function(row, frontend, lazy))
 
 
 @pytest.mark.parametrize("row,frontend", CELLS, ids=[f"{r.name}-{fe}" for r, fe in CELLS])

@@ -6,8 +6,9 @@ Ufunc entries are generated from the frontend's own ufunc table (so a ufunc
 added there is tested here), with input domains where numpy's result would
 otherwise be NaN noise or undefined; function entries are listed by hand.
 The elementwise functions that all three frontends share (sin, exp, log,
-floor, isnan...) are rows of the cross-frontend table
-tests/cross/test_elementwise_table.py instead (``CROSS_TABLE``).
+floor, isnan...; add, maximum, arctan2, less, bitwise_and...) are rows of
+the cross-frontend tables tests/cross/test_elementwise_table.py and
+test_binary_table.py instead (``CROSS_TABLE``).
 """
 
 from __future__ import annotations
@@ -21,9 +22,11 @@ import numpy as np
 from lazytensor.numpy._ufunc_table import UFUNCS
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "cross"))
-from test_elementwise_table import covered  # noqa: E402
+import test_binary_table  # noqa: E402
+import test_elementwise_table  # noqa: E402
 
-CROSS_TABLE = covered("numpy")  # ufuncs checked by the cross-frontend table
+# ufuncs checked by the cross-frontend tables instead
+CROSS_TABLE = test_elementwise_table.covered("numpy") | test_binary_table.covered("numpy")
 
 DTYPES = ("bool", "int8", "int32", "int64", "uint8", "float32", "float64", "complex64")
 REAL = tuple(d for d in DTYPES if d != "complex64")

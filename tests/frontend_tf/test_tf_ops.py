@@ -1,7 +1,8 @@
 """Every lowered tnp function against eager tnp: values, dtype and shape over
 the op database's samples; where tnp raises, lnp raises the same type. The
 elementwise functions all three frontends share are checked by the
-cross-frontend table tests/cross/test_elementwise_table.py instead."""
+cross-frontend tables tests/cross/test_elementwise_table.py and
+test_binary_table.py instead."""
 
 from __future__ import annotations
 
@@ -15,9 +16,11 @@ from tf_helpers import assert_same, lnp, tnp
 from tf_opdb import OPS, Host
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "cross"))
-from test_elementwise_table import covered  # noqa: E402
+import test_binary_table  # noqa: E402
+import test_elementwise_table  # noqa: E402
 
-CROSS_TABLE = covered("tnp")  # checked by tests/cross/test_elementwise_table.py
+# checked by tests/cross/test_elementwise_table.py and test_binary_table.py
+CROSS_TABLE = test_elementwise_table.covered("tnp") | test_binary_table.covered("tnp")
 
 
 def convert(ns, value):

@@ -457,6 +457,13 @@ def _probed_unary(op, impl, probed_when=None):
     return probed
 
 
+def _heaviside(x, values):
+    """torch's decomposition, after its kernel's check: one dtype only."""
+    if x.dtype != values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    return decomposition_table[aten.heaviside.default](x, values)
+
+
 def _table() -> dict:
     table: dict = {}
     for op, fn in UNARY_FLOAT.items():
@@ -480,7 +487,7 @@ def _table() -> dict:
         aten.clamp_min: lambda x, min: _clamp(x, min=min),  # noqa: A006
         aten.clamp_max: lambda x, max: _clamp(x, max=max),  # noqa: A006
         aten.lerp: _lerp, aten.addcmul: _addcmul, aten.addcdiv: _addcdiv,
-        aten.angle: _angle, aten.frexp.Tensor: _frexp,
+        aten.angle: _angle, aten.frexp.Tensor: _frexp, aten.heaviside: _heaviside,
     })
     # all elementwise: x[m] reads stay x-shaped through them (masked_reads)
     return {op: masked_reads.through(impl) for op, impl in table.items()}

@@ -1,0 +1,182 @@
+"""Binary elementwise functions shared by the three frontends, one table:
+op x frontend x dtype. A row is one function with its name in each
+frontend, the dtypes each frontend checks it in, its input domain and the
+Python scalars it takes; each cell pairs operands of one dtype over
+broadcasting shapes, then mixed dtypes and Python scalars on either side, and
+compares the lazy result with the same framework's eager one (dtype, shape,
+values at a tolerance of the result's and least precise input's dtype;
+exact for integers and bools). Where the eager call raises, the lazy call
+raises the same exception type; no cell falls back to eager execution.
+
+The default run gives every dtype three of the five broadcasting pairs and
+one Python scalar (rotating), every frontend's own scalar cases and the
+mixed pairs; the slow run (`make test-slow`) every dtype x every pair x every
+scalar on both sides, as the frontends' op tables did.
+
+The frontends' op tables (tests/frontend_numpy/np_opdb.py,
+tests/frontend_tf/tf_opdb.py) leave these rows to this table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+from frontends import ALL, available
+from test_elementwise_table import COLUMNS, run_cases
+
+PAIRS = (((3, 4), (3, 4)), ((2, 3), (3,)), ((3, 1), (4,)), ((2, 1, 4), (3, 1)), ((), (3,)))
+MIXED = ((((2, 1), "float32"), ((1, 3), "float64")), (((4,), "int32"), ((4,), "float32")),
+         (((4,), "int64"), ((), "int8")))
+NUMPY_SCALARS = (2, 3.5, True)
+FLOATS = ("float32", "float64")
+TNP_BINARY = ("float32", "float64", "int32")
+TORCH_BINARY = ("float32", "float64", "int32", "int64")
+BITS = ("int8", "int32", "int64", "uint8", "bool")
+
+
+@dataclass(frozen=True)
+class BinaryRow:
+    """``names``: the function's name per frontend (numpy's by default);
+    ``dtypes``: the dtypes per frontend (the column's by default); ``floats``/
+    ``ints``: the ranges operands are drawn from; ``specials``: NaN, inf,
+    -inf and 0 among the float operands of four elements or more; ``scalars``: the Python
+    scalars per frontend; ``mixed``: whether mixed-dtype pairs are checked."""
+
+    name: str
+    names: dict = field(default_factory=dict)
+    dtypes: dict = field(default_factory=dict)
+    floats: tuple = (-3.0, 3.0)
+    ints: tuple = (-9, 10)
+    specials: bool = False
+    scalars: dict = field(default_factory=dict)
+    mixed: bool = True
+
+    def name_in(self, frontend: str) -> str | None:
+        return self.names.get(frontend, self.name)
+
+    def dtypes_in(self, frontend: str) -> tuple:
+        return self.dtypes.get(frontend, COLUMNS[frontend])
+
+    def scalars_in(self, frontend: str) -> tuple:
+        return self.scalars.get(frontend, ())
+
+
+def _row(name, torch=None, tnp_dtypes=TNP_BINARY, torch_dtypes=TORCH_BINARY,
+         numpy_scalars=(), other_scalars=(2, 1.5), **kw) -> BinaryRow:
+    return BinaryRow(name, {"torch": torch or name},
+                     {"tnp": tnp_dtypes, "torch": torch_dtypes},
+                     scalars={"numpy": numpy_scalars, "tnp": other_scalars,
+                              "torch": other_scalars}, **kw)
+
+
+_MATH = dict(tnp_dtypes=FLOATS, torch_dtypes=FLOATS)
+_COMPARE = dict(tnp_dtypes=TNP_BINARY + ("bool",), torch_dtypes=TORCH_BINARY + ("bool",),
+                specials=True)
+ROWS = [
+    _row("add", numpy_scalars=NUMPY_SCALARS),
+    _row("subtract", "sub", numpy_scalars=NUMPY_SCALARS),
+    _row("multiply", "mul", numpy_scalars=NUMPY_SCALARS),
+    _row("maximum", numpy_scalars=NUMPY_SCALARS, specials=True),
+    _row("minimum", specials=True),
+    _row("arctan2", "atan2", numpy_scalars=NUMPY_SCALARS, other_scalars=(1.5,), **_MATH),
+    _row("hypot", numpy_scalars=NUMPY_SCALARS, other_scalars=(1.5,), **_MATH),
+    _row("logaddexp", other_scalars=(1.5,), specials=True, **_MATH),
+    _row("logaddexp2", other_scalars=(1.5,), **_MATH),
+    _row("nextafter", other_scalars=(1.5,), specials=True, **_MATH),
+    _row("heaviside", other_scalars=(0.5,), specials=True, **_MATH),
+    _row("equal", "eq", numpy_scalars=NUMPY_SCALARS, **_COMPARE),
+    _row("not_equal", "ne", **_COMPARE),
+    _row("less", "lt", numpy_scalars=NUMPY_SCALARS, **_COMPARE),
+    _row("less_equal", "le", **{**_COMPARE, "specials": False}),
+    _row("greater", "gt", **_COMPARE),
+    _row("greater_equal", "ge", **{**_COMPARE, "specials": False}),
+    *(_row(f"logical_{op}", tnp_dtypes=("bool",), torch_dtypes=("bool", "int32", "float32"),
+           other_scalars=(True,)) for op in ("and", "or", "xor")),
+    *(_row(f"bitwise_{op}", tnp_dtypes=BITS, torch_dtypes=BITS, ints=(-50, 50),
+           numpy_scalars=NUMPY_SCALARS if op == "and" else (), other_scalars=(7,), mixed=False)
+      for op in ("and", "or", "xor")),
+]
+CELLS = [(row, fe) for row in ROWS for fe in COLUMNS if row.name_in(fe)]
+
+
+def covered(frontend: str) -> set[str]:
+    """The functions of ``frontend`` (by its own names) that this table checks."""
+    return {row.name_in(frontend) for row in ROWS if row.name_in(frontend)}
+
+
+def _draw(row: BinaryRow, dtype: str, shape: tuple, rng, special: bool = False) -> np.ndarray:
+    d = np.dtype(dtype)
+    if d.kind == "b":
+        return rng.random(shape) > 0.5
+    if d.kind in "iu":
+        lo, hi = row.ints
+        lo, hi = max(lo, np.iinfo(d).min, 0 if d.kind == "u" else lo), min(hi, np.iinfo(d).max)
+        return rng.integers(lo, hi, shape).astype(d)
+    values = rng.uniform(*row.floats, shape)
+    if d.kind == "c":
+        values = values + 1j * rng.uniform(*row.floats, shape)
+    out = values.astype(d)
+    if special and d.kind == "f" and out.size >= 4:
+        out.reshape(-1)[:4] = [np.nan, np.inf, -np.inf, 0.0]
+    return out
+
+
+def cases(row: BinaryRow, frontend: str, exhaustive: bool, rng):
+    """(label, operands) of one cell group: numpy arrays or Python scalars."""
+    dtypes, scalars = row.dtypes_in(frontend), row.scalars_in(frontend)
+    for i, dtype in enumerate(dtypes):
+        pairs = PAIRS if exhaustive else PAIRS[:2] + (PAIRS[2 + i % 3],)
+        for a, b in pairs:
+            yield f"{dtype}{a} {dtype}{b}", [_draw(row, dtype, a, rng, row.specials),
+                                             _draw(row, dtype, b, rng, row.specials)]
+        x = _draw(row, dtype, (3, 4), rng)
+        for j, s in enumerate(scalars):
+            if exhaustive or j == i % len(scalars):
+                yield f"{dtype} {s!r}", [x, s]
+            if exhaustive or (j == i % len(scalars) and i % 2):
+                yield f"{s!r} {dtype}", [s, x]
+    for (sa, da), (sb, db) in MIXED if row.mixed else ():
+        yield f"{da}{sa} {db}{sb}", [_draw(row, da, sa, rng), _draw(row, db, sb, rng)]
+    for dtype in ("float32", "int32"):
+        if dtype in dtypes:
+            for s in scalars:
+                yield f"{dtype}(3,) {s!r}", [_draw(row, dtype, (3,), rng), s]
+    if scalars and "float32" in dtypes:
+        yield f"{scalars[0]!r} float32(3,)", [scalars[0], _draw(row, "float32", (3,), rng)]
+
+
+def _function(row: BinaryRow, frontend: str, lazy: bool):
+    name = row.name_in(frontend)
+    if frontend == "torch":
+        import torch
+
+        return getattr(torch, name)
+    if frontend == "numpy":  # numpy's own ufunc: it dispatches to lazytensor.numpy
+        return getattr(np, name)
+    return getattr(ALL[frontend].namespace(lazy)["tnp"], name)
+
+
+def check(row: BinaryRow, frontend: str, exhaustive: bool) -> None:
+    rng = np.random.default_rng(len(row.name))
+    run_cases(frontend, [(f"{row.name} {frontend} {label}", operands)
+                         for label, operands in cases(row, frontend, exhaustive, rng)],
+              lambda lazy: _function(row, frontend, lazy))
+
+
+@pytest.mark.parametrize("row,frontend", CELLS, ids=[f"{r.name}-{fe}" for r, fe in CELLS])
+def test_binary_matches_the_framework(row, frontend):
+    if not available(frontend):
+        pytest.skip(f"lazytensor's {frontend} frontend is not installed")
+    check(row, frontend, exhaustive=False)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("row,frontend", CELLS, ids=[f"{r.name}-{fe}" for r, fe in CELLS])
+def test_binary_matches_the_framework_exhaustive(row, frontend):
+    """Every dtype x every broadcasting pair x every Python scalar on both
+    sides (slow: about three times the default's cases per cell)."""
+    if not available(frontend):
+        pytest.skip(f"lazytensor's {frontend} frontend is not installed")
+    check(row, frontend, exhaustive=True)
