@@ -8,7 +8,15 @@ program pays per op) and ``record+sync`` (build it, sync and wait: the whole
 cost per op of a cached graph, planning, cache lookup and execution included).
 numpy eager and JAX op-by-op dispatch are there for scale.
 
-Target (issue 2): at most 5 us per recorded op through lazytensor.numpy.
+``plan`` plans the recorded chain again and again (its structure cached, as
+every barrier of a repeated step is): the per-node figure is printed per
+graph node (a tensor-scalar op is two: the op and its scalar), and
+``plan, 4 ops`` the same for a chain of 4 ops, which is about the per-graph
+cost.
+
+Targets: at most 5 us per recorded op through lazytensor.numpy (issue 2);
+planning a cached structure at most 0.5 us a node plus 50 us a graph
+(issue 23), each read against numpy eager's figure of the same run.
 
     python bench/overhead.py [--rounds N] [--json out.json] [--quick]
 """
@@ -106,6 +114,37 @@ def setup_lazy_numpy_sync(kind: str, length: int):
     return _lazy_numpy(kind, length, sync=True)
 
 
+def _plan_step(kind: str, length: int):
+    """Plan the recorded chain from the plan cache (nothing runs)."""
+    import lazytensor.numpy as lnp
+    from lazytensor.core import compiler, get_runtime
+    from lazytensor.core.ir import toposort
+
+    x, y = _operands(kind, lnp.asarray)
+    roots = [chain(np, x, y, length)._h.node]
+    runtime = get_runtime()
+    cache = compiler.PlanCache()
+    compiler.plan(roots, None, runtime.pool, cache)  # the first sight: walked and stored
+    nodes = len(toposort(roots))
+
+    def step() -> None:
+        compiler.plan(roots, None, runtime.pool, cache)
+
+    step.info = lambda: {"graph_nodes": nodes}
+    return step
+
+
+def setup_lazy_numpy_plan(kind: str, length: int):
+    return _plan_step(kind, length)
+
+
+def setup_lazy_numpy_plan_small(kind: str, length: int):
+    return _plan_step(kind, PLAN_SMALL)
+
+
+PLAN_SMALL = 4  # user-level ops of the small graph: its planning is about the per-graph cost
+
+
 def _lazy_core(kind: str, length: int, sync: bool):
     import _core_ns as ns
 
@@ -125,9 +164,24 @@ SYSTEMS = {
     "jax op-by-op": setup_jax_eager,
     "lazytensor.numpy record": setup_lazy_numpy_record,
     "lazytensor.numpy record+sync": setup_lazy_numpy_sync,
+    "lazytensor.numpy plan": setup_lazy_numpy_plan,
+    "lazytensor.numpy plan, 4 ops": setup_lazy_numpy_plan_small,
     "core direct record": setup_lazy_core_record,
     "core direct record+sync": setup_lazy_core_sync,
 }
+
+
+def _print_planning(planning: dict, summary: dict) -> None:
+    """Planning a cached structure: us per graph node (and per graph, from
+    the small chain), next to numpy eager's us per op of the same run."""
+    if not planning:
+        return
+    print("\nplanning a cached structure (lazytensor.numpy plan; target 0.5 us/node + 50 us/graph)")
+    for kind, rows in planning.items():
+        eager = summary[kind].get("numpy (eager)", float("nan"))
+        cells = [f"{name.split(' plan')[1].lstrip(', ') or 'whole chain'}: {us:.0f} us for "
+                 f"{nodes} nodes ({us / nodes:.2f} us/node)" for name, (us, nodes) in rows.items()]
+        print(f"  {kind}: " + "; ".join(cells) + f" | numpy eager {eager:.2f} us/op")
 
 
 def main() -> int:
@@ -140,6 +194,7 @@ def main() -> int:
         print("lazytensor.numpy is not installed yet: measuring the core directly")
         systems = {k: v for k, v in systems.items() if "lazytensor.numpy" not in k}
     summary: dict[str, dict[str, float]] = {}
+    planning: dict[str, dict[str, float]] = {}
     results = []
     for kind in KINDS:
         result = compare(systems, params={"kind": kind, "length": length},
@@ -150,6 +205,8 @@ def main() -> int:
         summary[kind] = {name: res.median / length * 1e6
                          for name, res in result.systems.items() if not res.error}
         for name, res in result.systems.items():
+            if res.info and res.info.get("graph_nodes") and not res.error:
+                planning.setdefault(kind, {})[name] = (res.median * 1e6, res.info["graph_nodes"])
             nodes = res.info.get("ops_recorded") if res.info else None
             calls = res.info.get("graphs_executed") if res.info else None
             if nodes:
@@ -159,6 +216,7 @@ def main() -> int:
     for name in systems:
         cells = "".join(f"{summary[k].get(name, float('nan')):>16.2f}" for k in KINDS)
         print(f"{name:<32}{cells}")
+    _print_planning(planning, summary)
     prefix = "lazytensor.numpy" if "lazytensor.numpy record" in systems else "core direct"
     for mode in ("record", "record+sync"):
         name = f"{prefix} {mode}"
@@ -166,7 +224,8 @@ def main() -> int:
         verdict = "meets" if worst <= TARGET_US else "MISSES"
         print(f"{name}: worst {worst:.2f} us/op ({verdict} the {TARGET_US} us target)")
     if args.json:
-        Path(args.json).write_text(json.dumps({"runs": results, "us_per_op": summary},
+        Path(args.json).write_text(json.dumps({"runs": results, "us_per_op": summary,
+                                               "planning_us": planning},
                                               indent=2, default=str))
     return 0
 

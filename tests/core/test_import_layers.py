@@ -100,12 +100,9 @@ def _describe(component: list[str], graph: dict[str, dict[str, int]]) -> str:
 
 # Function-level imports that still close a cycle, each with its reason. The
 # list may only shrink: an entry that no longer closes a cycle fails below.
-# TODO(issue 22): it came in with issue 26's work after the composites were
-# untangled; it moves its import above the module it reaches back to.
-KNOWN_BACK_EDGES = {
-    # donation's reference-count calibration runs a real plan
-    ("lazytensor.core.compiler.donation", "lazytensor.core.compiler.planning"),
-}
+# (Empty: the last two, placement -> runtime and compiler.donation ->
+# compiler.planning, were moved above the modules they reached back to.)
+KNOWN_BACK_EDGES: set[tuple[str, str]] = set()
 
 
 def test_core_imports_have_no_cycle():

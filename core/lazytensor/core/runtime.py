@@ -238,6 +238,7 @@ class Runtime:
         self.interpret_nodes = _interpret_nodes() if interpret_nodes is None else interpret_nodes
         self.compile_seconds_per_node = compile_seconds_per_node
         self.cache = compiler.ExecutableCache()
+        self.plans = compiler.PlanCache()  # graph structure -> its plan (``structures``)
         self.rng = RngState()
         self.node_limit = node_limit
         self.donate = donate
@@ -360,16 +361,20 @@ class Runtime:
                 position[id(node)] = len(roots)
                 roots.append(node)
         start = time.perf_counter()
-        plan = compiler.plan(roots, None if donate else (lambda leaf, uses: False), self.pool)
+        plan = compiler.plan(roots, None if donate else (lambda leaf, uses: False), self.pool,
+                             self.plans)
         if self.donate:
             compiler.add_scratch(plan, self.pool)
         self.metrics.add_time("trace_plan", time.perf_counter() - start)
+        self.metrics.count("plans_cached" if plan.structure is not None and plan.structure.hits
+                           else "plans_walked")
         if self.listener is not None:
             self.listener.planned(handles, nodes, roots, plan)
-        executable = self.cache.get(plan.signature)
+        executable = self._cached_executable(plan)
         if executable is None and self._interpret_first(plan):
             executable = None  # run op by op (donates nothing)
         else:
+            self._fill_scratch(plan)
             executable = self._compiled(plan, executable)
             if plan.donate and not failures.fits_in_memory(executable, plan.data_args):
                 # it would fail for memory after XLA consumed its donated inputs
@@ -385,6 +390,27 @@ class Runtime:
                 self.pool.give(outputs)
             _commit(handles, nodes, roots, [position[id(node)] for node in nodes], outputs)
         return None
+
+    def _cached_executable(self, plan: compiler.Plan):
+        """The plan's executable if compiled: found through its structure's
+        entry in the plan cache (no signature to hash), else by signature."""
+        structure = plan.structure
+        if structure is None:
+            return self.cache.get(plan.signature)
+        executable = structure.executables.get(plan.signature[2:])
+        if executable is None:
+            executable = self.cache.get(plan.signature)
+            if executable is not None:
+                structure.executables[plan.signature[2:]] = executable
+        return executable
+
+    def _fill_scratch(self, plan: compiler.Plan) -> None:
+        """Fresh output buffers where the pool had no dead one (the first
+        steps): a memset of their size, timed apart from planning."""
+        if plan.missing:
+            start = time.perf_counter()
+            self.metrics.count("scratch_allocated", compiler.fill_scratch(plan))
+            self.metrics.add_time("scratch", time.perf_counter() - start)
 
     def _interpret(self, plan: compiler.Plan) -> list:
         start = time.perf_counter()
@@ -422,6 +448,8 @@ class Runtime:
                                                    executable.compile_seconds):
                     self.metrics.count("persistent_cache_writes")
             self.cache.put(plan.signature, executable)
+            if plan.structure is not None:
+                plan.structure.executables[plan.signature[2:]] = executable
         else:
             executable.hits += 1
             self.metrics.count("cache_hits")

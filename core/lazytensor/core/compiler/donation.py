@@ -5,29 +5,42 @@ and the pool of recent large outputs recycled as output memory."""
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from operator import gt
 
-import jax
-import numpy as np
 from lazytensor.core.ir import Node
-from lazytensor.core.ops import Op
-
-if TYPE_CHECKING:
-    from lazytensor.core.compiler.planning import _Walk
 
 
-def choose_donations(order: list[Node], walk: _Walk, root_pos: tuple, donatable) -> tuple:
+def candidates(order: list[Node], data_leaves: list, root_pos: tuple) -> tuple:
+    """The positions (in ``data_leaves``: parameter positions) of the DATA
+    leaves that have the shape and dtype of some output: the only ones a
+    donation could serve. Structure only: a plan cache keeps it."""
+    wanted = {(order[p].shape, order[p].dtype) for p in root_pos}
+    return tuple(k for k, i in enumerate(data_leaves)
+                 if (order[i].shape, order[i].dtype) in wanted)
+
+
+def choose_donations(order: list[Node], uses: list, data_leaves: list, root_pos: tuple,
+                     donatable, among: tuple | None = None, limits: list | None = None) -> tuple:
+    """The parameter positions whose buffers the outputs may take: a DATA
+    leaf (``data_leaves[k]``: its position in ``order``; ``uses``: operand
+    references per position) that ``donatable`` allows, of an output's shape
+    and dtype (each output takes one), and under no operation held outside
+    the graph (``_kept_leaves``). ``among`` (the ``candidates``) and
+    ``limits`` (``held_limits``) when a plan cache knows them. The caller
+    holds the graph's nodes in ``order`` only (the reference counts are
+    calibrated so: ``planning.calibrate``)."""
     wanted: dict[tuple, int] = {}
     for p in root_pos:
         aval = (order[p].shape, order[p].dtype)
         wanted[aval] = wanted.get(aval, 0) + 1
     donate, kept = [], None
-    for position, i in enumerate(walk.data_leaves):
+    for position in range(len(data_leaves)) if among is None else among:
+        i = data_leaves[position]
         leaf = order[i]
         aval = (leaf.shape, leaf.dtype)
-        if wanted.get(aval, 0) and donatable(leaf, walk.uses[i]):
+        if wanted.get(aval, 0) and donatable(leaf, uses[i]):
             if kept is None:
-                kept = _kept_leaves(order, walk, set(root_pos))
+                kept = _kept_leaves(order, uses, root_pos, limits)
             if i in kept:
                 continue
             wanted[aval] -= 1
@@ -35,16 +48,35 @@ def choose_donations(order: list[Node], walk: _Walk, root_pos: tuple, donatable)
     return tuple(donate)
 
 
-def _kept_leaves(order: list[Node], walk: _Walk, roots: set) -> set[int]:
+_NEVER = 1 << 62  # the limit of a position that is never held (a leaf, an output)
+
+
+def held_limits(order: list[Node], uses: list, root_pos: tuple) -> list:
+    """Per position, the reference count above which an operation is held
+    outside the graph (``_kept_leaves``); structure only, once calibrated."""
+    baseline, roots = _INTERIOR_BASELINE[0], set(root_pos)
+    return [u + baseline if node.operands and i not in roots else _NEVER
+            for i, (node, u) in enumerate(zip(order, uses, strict=True))]
+
+
+def _kept_leaves(order: list[Node], uses: list, root_pos: tuple, limits: list | None) -> set:
     """Positions of the leaves below an operation that something outside
     the graph holds: a frontend may keep a raw node across a barrier and
     build on it later, replaying it from these leaves, so their buffers must
     outlive this graph. The walk stops at roots: a root's node stands for
     its computed value while that lives (``ir.toposort``), and a view's
-    cache (``runtime.ViewHandle``) is always above a root or a held leaf."""
-    uses, index = walk.uses, walk.index
-    baseline = _interior_baseline()
-    measuring = baseline is None
+    cache (``runtime.ViewHandle``) is always above a root or a held leaf.
+    One pass in C finds whether any operation is held (usually none)."""
+    refs = list(map(sys.getrefcount, order))  # (counted as calibrated)
+    if _INTERIOR_BASELINE[0] is None:  # measuring (``planning.calibrate``)
+        _INTERIOR_BASELINE.extend(refs[i] - uses[i] for i, node in enumerate(order)
+                                  if node.operands and i not in root_pos)
+        return set()
+    if limits is None:
+        limits = held_limits(order, uses, root_pos)
+    if not any(map(gt, refs, limits)):
+        return set()
+    index = {node: i for i, node in enumerate(order)}
     below = [False] * len(order)
     kept = set()
     for i in range(len(order) - 1, -1, -1):
@@ -52,72 +84,36 @@ def _kept_leaves(order: list[Node], walk: _Walk, roots: set) -> set[int]:
         if not node.operands:
             if below[i]:
                 kept.add(i)
-            continue
-        if i in roots:
-            continue
-        outside = _outside_references(node, uses[i])
-        if measuring:
-            _INTERIOR_BASELINE.append(outside)
-        elif below[i] or outside > baseline:
+        elif limits[i] != _NEVER and (below[i] or refs[i] > limits[i]):
             for operand in node.operands:
                 below[index[operand]] = True
     return kept
 
 
-def _outside_references(node: Node, uses: int) -> int:
-    return sys.getrefcount(node) - uses
-
-
+# The reference counts that mean "only the graph being planned holds it",
+# measured once through a real plan's call path (``planning.calibrate``:
+# planning, which imports this module, runs the measuring plans).
 _INTERIOR_BASELINE: list = []  # references to an operation that only the graph holds
-
-
-def _interior_baseline() -> int:
-    """``_outside_references`` of an operation that nothing but the graph
-    being planned holds, measured once through a real plan's call path."""
-    if not _INTERIOR_BASELINE:
-        _INTERIOR_BASELINE.append(None)  # measuring: the plan below keeps every leaf
-        leaf = Node(Op.DATA, (), (), (1,), np.dtype("float32"), data=jax.numpy.zeros(1))
-        inner = Node(Op.NEG, (leaf,), (), (1,), np.dtype("float32"))
-        user = Node(Op.NEG, (inner,), (), (1,), np.dtype("float32"))
-        del leaf, inner
-        from lazytensor.core.compiler.planning import plan  # (planning imports this module)
-
-        plan([user], lambda leaf, uses: True)
-        _INTERIOR_BASELINE[:] = _INTERIOR_BASELINE[1:]  # what the measuring plan found
-    return _INTERIOR_BASELINE[0]
-
-
-def _reference_counts(leaf: Node, uses: int) -> tuple[int, int]:
-    return sys.getrefcount(leaf) - uses, sys.getrefcount(leaf.data)
-
-
 _BASELINE: list = []  # reference counts of a leaf that only the graph holds
 
 
-def _calibrate() -> tuple[int, int]:
-    """Measure, through the same call path as a real plan, the reference
-    counts of a DATA leaf that nothing but the graph being planned holds."""
-    seen: list = []
-    leaf = Node(Op.DATA, (), (), (1,), np.dtype("float32"), data=jax.numpy.zeros(1))
-    user = Node(Op.NEG, (leaf,), (), (1,), np.dtype("float32"))
-    del leaf
-    from lazytensor.core.compiler.planning import plan  # (planning imports this module)
+def calibrated() -> bool:
+    return bool(_BASELINE) and bool(_INTERIOR_BASELINE) and _INTERIOR_BASELINE[0] is not None
 
-    plan([user], lambda leaf, uses: seen.append(_reference_counts(leaf, uses)) or False)
-    return seen[0]
+
+def reference_counts(leaf: Node, uses: int) -> tuple[int, int]:
+    return sys.getrefcount(leaf) - uses, sys.getrefcount(leaf.data)
 
 
 def is_unreferenced(leaf: Node, uses: int) -> bool:
     """True when no live handle, view, user array or other graph holds
     ``leaf`` or its buffer: its memory may be donated to the outputs."""
-    return _reference_counts(leaf, uses) == _baseline(0)
+    return reference_counts(leaf, uses) == _baseline(0)
 
 
 def _baseline(pooled: int) -> tuple[int, int]:
     """The counts of an unreferenced leaf whose buffer ``pooled`` more
     references (the recycle pool's) hold."""
-    if not _BASELINE:
-        _BASELINE.append(_calibrate())
     nodes, buffers = _BASELINE[0]
     return nodes, buffers + pooled
 
@@ -157,7 +153,7 @@ class RecyclePool:
     def donatable(self, leaf: Node, uses: int) -> bool:
         """``is_unreferenced``, not counting the pool's own reference (same
         call depth as ``is_unreferenced``: frames hold references)."""
-        return _reference_counts(leaf, uses) == _baseline(self.holds(leaf.data))
+        return reference_counts(leaf, uses) == _baseline(self.holds(leaf.data))
 
 
 def aval_at(arrays: list, i: int) -> tuple:

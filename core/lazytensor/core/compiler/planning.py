@@ -13,12 +13,9 @@ from dataclasses import dataclass, field
 
 import jax
 import numpy as np
-from lazytensor.core.compiler.donation import (
-    RecyclePool,
-    aval_at,
-    choose_donations,
-    is_unreferenced,
-)
+from lazytensor.core.compiler import donation, structures
+from lazytensor.core.compiler.donation import RecyclePool, aval_at, choose_donations
+from lazytensor.core.compiler.structures import PlanCache, Structure
 from lazytensor.core.ir import Node, toposort
 from lazytensor.core.ops import Op
 
@@ -37,29 +34,108 @@ class Plan:
     scratch: list = field(default_factory=list)  # buffers for outputs (recycled, or fresh)
     bank_sizes: tuple = ()  # scalars per bank dtype
     recycled: int = 0  # how many of ``scratch`` came from the pool
+    structure: Structure | None = None  # its entry in the plan cache, if any
+    missing: tuple = ()  # scratch positions the pool had no buffer for (``fill_scratch``)
 
 
-
-def plan(roots: list[Node], donatable=None, pool: RecyclePool | None = None) -> Plan:
+def plan(roots: list[Node], donatable=None, pool: RecyclePool | None = None,
+         cache: PlanCache | None = None) -> Plan:
     """Walk the graph below ``roots`` and collect its signature and arguments.
     ``donatable(leaf, uses)`` decides per DATA leaf whether its buffer may be
     donated (``uses``: how often the graph's nodes name it as an operand);
     by default, when nothing outside this graph (``pool`` aside: a parameter
     updated every step is pooled output of the last step) can reach it,
-    and no operation held outside the graph reads it (``_kept_leaves``)."""
+    and no operation held outside the graph reads it (``_kept_leaves``).
+    With ``cache``, a graph of a structure planned before costs one walk
+    (``structures``); donations are judged anew at every plan."""
+    if not _CALIBRATED:
+        calibrate()
     if donatable is None:
-        donatable = is_unreferenced if pool is None else pool.donatable
+        donatable = donation.is_unreferenced if pool is None else pool.donatable
+    order, walk, structure = _structure(roots, cache)
+    # only ``order`` holds the nodes here, as when calibrated (``calibrate``)
+    donate = choose_donations(order, walk.uses, walk.data_leaves, walk.roots, donatable,
+                              *(() if structure is None else (structure.candidates,
+                                                              structure.limits)))
+    bank_dtypes = tuple(walk.banks)
+    scalar_banks = [a for d in bank_dtypes for a in _scalar_args(walk.banks[d], d)]
+    entries = tuple(walk.entries) if structure is None else structure.entries
+    signature = (entries, walk.roots, donate, bank_dtypes)
+    return Plan(signature, order, walk.data_args, scalar_banks, bank_dtypes, walk.roots, donate,
+                bank_sizes=tuple(len(walk.banks[d]) for d in bank_dtypes), structure=structure)
+
+
+def _structure(roots: list[Node], cache: PlanCache | None) -> tuple[list, _Walk, Structure | None]:
+    """The graph's topological order and its walk, from the plan cache when
+    its structure is there, else from a full walk (stored, if it can be)."""
+    walked = None if cache is None else structures.visit(roots)
+    if walked is not None:
+        structure = cache.find(roots, walked)
+        if structure is not None:
+            nodes = walked[0]
+            order = [nodes[i] for i in structure.to_order]
+            return order, _cached_walk(order, structure), structure
     computed: dict = {}
     order = toposort(roots, computed)
     walk = _walk(order, computed)
-    root_pos = tuple(walk.index[r] for r in roots)
-    # only the lists named here hold the leaves now (see _calibrate)
-    donate = choose_donations(order, walk, root_pos, donatable)
-    bank_dtypes = tuple(walk.banks)
-    scalar_banks = [a for d in bank_dtypes for a in _scalar_args(walk.banks[d], d)]
-    signature = (tuple(walk.entries), root_pos, donate, bank_dtypes)
-    return Plan(signature, order, walk.data_args, scalar_banks, bank_dtypes, root_pos, donate,
-                bank_sizes=tuple(len(walk.banks[d]) for d in bank_dtypes))
+    walk.roots = tuple(walk.index[r] for r in roots)
+    structure = None
+    if walked is not None and not computed:
+        structure = _learn(roots, walked, order, walk)
+        cache.store(roots, structure)
+    walk.index = None  # (a reference to every node: not held while donating)
+    return order, walk, structure
+
+
+def _cached_walk(order: list, s: Structure) -> _Walk:
+    """A walk's parameters and scalars, read at a cached structure's positions."""
+    banks = {d: [order[i].data for i in positions] for d, positions in s.banks.items()}
+    return _Walk(None, None, [order[i].data for i in s.data], s.data_leaves, banks, s.uses,
+                 s.roots)
+
+
+def _learn(roots: list[Node], walked: tuple, order: list, walk: _Walk) -> Structure:
+    """The structure of a graph just walked in full (nothing stood in)."""
+    nodes, record = walked
+    described, constants = structures.describe(nodes)
+    at = {id(n): i for i, n in enumerate(nodes)}
+    banks: dict = {}
+    data = []
+    for i, entry in enumerate(walk.entries):
+        if entry[0] is _SCALAR:
+            banks.setdefault(entry[2], []).append(i)
+        elif entry[0] is _DATA:
+            data.append(i)
+    candidates = donation.candidates(order, walk.data_leaves, walk.roots)
+    limits = donation.held_limits(order, walk.uses, walk.roots)
+    return Structure(record, described, constants, [at[id(n)] for n in order],
+                     tuple(walk.entries), walk.roots, data, walk.data_leaves, banks, walk.uses,
+                     candidates, limits)
+
+
+_CALIBRATED = False
+
+
+def calibrate() -> None:
+    """Measure, through a real plan's call path, the reference counts that
+    mean "only the graph being planned holds it" (``donation``): of an
+    operation below the outputs, and of a DATA leaf and its buffer."""
+    global _CALIBRATED
+    _CALIBRATED = True  # (the measuring plans below run through ``plan``)
+    leaf = Node(Op.DATA, (), (), (1,), np.dtype("float32"), data=jax.numpy.zeros(1))
+    inner = Node(Op.NEG, (leaf,), (), (1,), np.dtype("float32"))
+    user = Node(Op.NEG, (inner,), (), (1,), np.dtype("float32"))
+    del leaf, inner
+    donation._INTERIOR_BASELINE[:] = [None]  # measuring: the plan below keeps every leaf
+    plan([user], lambda leaf, uses: True)
+    donation._INTERIOR_BASELINE[:] = donation._INTERIOR_BASELINE[1:]
+    seen: list = []
+    leaf = Node(Op.DATA, (), (), (1,), np.dtype("float32"), data=jax.numpy.zeros(1))
+    user = Node(Op.NEG, (leaf,), (), (1,), np.dtype("float32"))
+    del leaf
+    plan([user], lambda leaf, uses: seen.append(donation.reference_counts(leaf, uses)) or False)
+    donation._BASELINE[:] = seen[:1]
+    assert donation.calibrated()
 
 
 # Above this many scalars of one dtype, each is a parameter of its own: XLA
@@ -71,17 +147,20 @@ BANK_LIMIT = 32
 
 
 def _scalar_args(values: list, dtype) -> list:
-    """One dtype's scalars as call arguments: one bank, or a 0-d array each."""
+    """One dtype's scalars as call arguments: one bank, or a numpy scalar
+    each (made in one conversion: 0-d arrays one by one cost 1 us each)."""
     if len(values) <= BANK_LIMIT:
         return [np.asarray(values, dtype=dtype)]
-    return [np.asarray(v, dtype=dtype) for v in values]
+    return list(np.asarray(values, dtype=dtype))
 
 
 def add_scratch(p: Plan, pool: RecyclePool) -> None:
     """Attach dead pooled buffers for outputs that no donated input covers;
-    where the pool has none (the first steps), a fresh buffer, so that the
-    graph's signature -- and its executable -- is the same from the first
-    step on (without them, the second step compiled the graph again).
+    where the pool has none (the first steps), mark the place ``missing``:
+    ``fill_scratch`` allocates a fresh buffer there, outside planning (a
+    fresh buffer costs a memset of its size), so that the graph's signature
+    -- and its executable -- is the same from the first step on (without
+    them, the second step compiled the graph again).
     None for a graph over sharded (committed) arguments: XLA lays its
     outputs out, the pool keeps no sharded buffer, and a fresh one-device
     buffer would be copied to every device each step."""
@@ -102,18 +181,36 @@ def add_scratch(p: Plan, pool: RecyclePool) -> None:
     if wanted:
         taken = pool.take(wanted)
         p.recycled = len(taken)
-        p.scratch = [_pop_aval(taken, aval) for aval in wanted]
+        p.scratch = [_take_aval(taken, aval) for aval in wanted]
+        p.missing = tuple(i for i, buffer in enumerate(p.scratch) if buffer is None)
         p.signature = p.signature + (tuple(wanted),)
+
+
+def fill_scratch(p: Plan) -> int:
+    """Fresh buffers where ``add_scratch`` found no pooled one; how many."""
+    for i in p.missing:
+        shape, dtype = p.signature[4][i]
+        p.scratch[i] = jax.numpy.zeros(shape, dtype)
+    return len(p.missing)
+
+
+def _take_aval(arrays: list, aval: tuple) -> jax.Array | None:
+    """The first of ``arrays`` with shape and dtype ``aval``, removed; None
+    if there is none."""
+    for i in range(len(arrays)):
+        if aval_at(arrays, i) == aval:
+            return arrays.pop(i)
+    return None
 
 
 def _pop_aval(arrays: list, aval: tuple) -> jax.Array:
     """The first of ``arrays`` with shape and dtype ``aval``, removed; a
     fresh buffer if there is none."""
-    for i in range(len(arrays)):
-        if aval_at(arrays, i) == aval:
-            return arrays.pop(i)
-    shape, dtype = aval
-    return jax.numpy.zeros(shape, dtype)
+    found = _take_aval(arrays, aval)
+    if found is None:
+        shape, dtype = aval
+        return jax.numpy.zeros(shape, dtype)
+    return found
 
 
 def _size(shape: tuple) -> int:
@@ -125,12 +222,13 @@ def _size(shape: tuple) -> int:
 
 @dataclass(slots=True)
 class _Walk:
-    index: dict = field(default_factory=dict)  # node (hashed by identity) -> position
-    entries: list = field(default_factory=list)
+    index: dict | None = field(default_factory=dict)  # node (by identity) -> position
+    entries: list | None = field(default_factory=list)
     data_args: list = field(default_factory=list)
     data_leaves: list = field(default_factory=list)  # positions of the DATA leaves
     banks: dict = field(default_factory=dict)  # dtype -> scalar values
     uses: list = field(default_factory=list)  # position -> operand references
+    roots: tuple = ()  # positions of the outputs
 
 
 def _walk(order: list[Node], computed: dict) -> _Walk:
