@@ -47,8 +47,14 @@ class Node:
         self.dtype = dtype
         self.data = data
         self.memo = None
-        if operands:  # (the common case first: a recorded op)
-            key = hash((op, attrs, shape, dtype, *[o.key for o in operands]))
+        if operands:  # (the common case first: a recorded op; no list built for 1-2 operands)
+            n = len(operands)
+            if n == 2:
+                key = hash((op, attrs, shape, dtype, operands[0].key, operands[1].key))
+            elif n == 1:
+                key = hash((op, attrs, shape, dtype, operands[0].key))
+            else:
+                key = hash((op, attrs, shape, dtype, *[o.key for o in operands]))
         elif op is _DATA:
             key = hash((op, shape, dtype, attrs))  # attrs: its layout, if sharded
         elif op is _SCALAR:

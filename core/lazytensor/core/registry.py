@@ -42,6 +42,8 @@ class OpDef:
 
 
 OPDEFS: dict[Op, OpDef] = {}
+# op -> (arity, number of attrs, rule): what ``make`` reads, in one lookup
+_MAKE: dict[Op, tuple] = {}
 
 
 def register(op: Op, arity: int | None, attr_names: tuple[str, ...], rule: Rule) -> OpDef:
@@ -49,6 +51,7 @@ def register(op: Op, arity: int | None, attr_names: tuple[str, ...], rule: Rule)
         raise KeyError(f"op {op.name} is registered twice")
     opdef = OpDef(op, arity, attr_names, rule)
     OPDEFS[op] = opdef
+    _MAKE[op] = (arity, len(attr_names), rule)
     return opdef
 
 
@@ -72,11 +75,11 @@ def make(op: Op, operands: tuple[Node, ...], *attrs) -> Node:
     >>> make(Op.BROADCAST_IN_DIM, (x,), (2, 3), ()).shape
     (2, 3)
     """
-    opdef = OPDEFS[op]
-    if opdef.arity is not None and len(operands) != opdef.arity:
-        raise CoreError(f"{op.name} takes {opdef.arity} operands, got {len(operands)}")
-    if len(attrs) != len(opdef.attr_names):
-        raise CoreError(f"{op.name} takes attrs {opdef.attr_names}, got {attrs!r}")
-    shape, dtype = opdef.rule(operands, attrs)
+    arity, n_attrs, rule = _MAKE[op]
+    if len(operands) != arity and arity is not None:
+        raise CoreError(f"{op.name} takes {arity} operands, got {len(operands)}")
+    if len(attrs) != n_attrs:
+        raise CoreError(f"{op.name} takes attrs {OPDEFS[op].attr_names}, got {attrs!r}")
+    shape, dtype = rule(operands, attrs)
     RECORDED.recorded += 1
     return Node(op, operands, attrs, shape, dtype)

@@ -27,9 +27,13 @@ def memoized(rule: Callable[[tuple, tuple], tuple]) -> Callable[[tuple, tuple], 
     memo: dict = {}
 
     def run(operands, attrs):
-        if len(operands) == 1:
+        n = len(operands)
+        if n == 1:
             x = operands[0]
             key = (attrs, x.shape, x.dtype)
+        elif n == 2:  # (no list built: a dtype in third place tells it from the others)
+            x, y = operands
+            key = (attrs, x.shape, x.dtype, y.shape, y.dtype)
         else:
             key = (attrs, *[(o.shape, o.dtype) for o in operands])
         found = memo.get(key)

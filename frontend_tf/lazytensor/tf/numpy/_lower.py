@@ -25,6 +25,7 @@ from lazytensor.core.registry import CoreError, make
 from lazytensor.core.trees import tree_map
 from lazytensor.tf import _tf
 from lazytensor.tf._array import (
+    WEAK,
     lift,
     ndarray,
     node_of,
@@ -41,6 +42,8 @@ Impl = Callable[..., object]
 def box(out):
     """Core results as lazy arrays (lists/tuples element-wise; other Python
     values, e.g. ``ndim``'s int, unchanged)."""
+    if type(out) is Node:  # (the common case: one result)
+        return wrap(out)
     return tree_map(lambda o: wrap(o) if isinstance(o, Node) else o, out)
 
 
@@ -123,10 +126,48 @@ def unary(fn: Callable[[Node], Node], to_float: bool = False) -> Impl:
     return impl
 
 
+# (operand dtypes and weak Python types) -> their TNP dtype: a finite set of
+# keys (dtypes x Python scalar types per position), bounded all the same
+_PROMOTED: dict = {}
+_PROMOTED_LIMIT = 4096
+
+
+def _plain_operands(values) -> tuple[list, np.dtype] | None:
+    """``operands_and_dtype`` of lazy arrays and plain Python scalars (the
+    hot path: no lists, numpy values or tf values, no float under
+    prefer_float32), with the promotion memoized by operand types; None
+    for anything else."""
+    if len(values) == 2:  # (unrolled: the commonest case)
+        a, b = values
+        if isinstance(a, ndarray):
+            a = a._node()
+        if isinstance(b, ndarray):
+            b = b._node()
+        operands = [a, b]
+        keys = (a.dtype if type(a) is Node else type(a), b.dtype if type(b) is Node else type(b))
+    else:
+        operands = [v._node() if isinstance(v, ndarray) else v for v in values]
+        keys = tuple([o.dtype if type(o) is Node else type(o) for o in operands])
+    dtype = _PROMOTED.get(keys)
+    if dtype is None:
+        if not all(isinstance(k, np.dtype) or k in WEAK for k in keys):
+            return None  # lists, numpy values, tf values: the general path
+        dtype = ew.promote(TNP, *operands)  # (by types only: never by value)
+        if len(_PROMOTED) >= _PROMOTED_LIMIT:
+            _PROMOTED.clear()
+        _PROMOTED[keys] = dtype
+    if (float in keys or complex in keys) and _tf.prefer_float32():
+        return None  # a Python float is a strong float32 then
+    return operands, dtype
+
+
 def operands_and_dtype(values) -> tuple[list, np.dtype]:
     """Operands (nodes or weak Python scalars) and their TNP dtype; a list of
     Python scalars promotes as the weak scalars it holds and is lifted at the
     promoted dtype (``weak_stand_in``)."""
+    plain = _plain_operands(values)
+    if plain is not None:
+        return plain
     stand_ins = [weak_stand_in(v) for v in values]
     if _tf.prefer_float32():  # a float scalar promotes as float32, its value converts at once
         stand_ins = [v if isinstance(v, (float, complex)) else s
@@ -143,12 +184,24 @@ def operands_and_dtype(values) -> tuple[list, np.dtype]:
 def promoted(*values) -> list[Node]:
     """Operands promoted with the TNP policy and broadcast together."""
     operands, dtype = operands_and_dtype(values)
+    if len(operands) == 2:  # the hot cases: nothing to insert, or an array and a scalar
+        a, b = operands
+        if type(a) is Node and (a.dtype is dtype or a.dtype == dtype):
+            if type(b) is not Node:
+                return [a, ew.as_node(b, dtype, a.shape)]
+            if a.shape == b.shape and (b.dtype is dtype or b.dtype == dtype):
+                return operands
     return ew.coerce(operands, dtype)
 
 
 def same_dtype(*values) -> list[Node]:
     """Operands promoted with the TNP policy, shapes kept (tnp's _promote_dtype)."""
     operands, dtype = operands_and_dtype(values)
+    if len(operands) == 2:  # (the hot case: nothing to convert)
+        a, b = operands
+        if type(a) is Node and type(b) is Node and (a.dtype is dtype or a.dtype == dtype) \
+                and (b.dtype is dtype or b.dtype == dtype):
+            return operands
     return [ew.as_node(o, dtype, o.shape if isinstance(o, Node) else ()) for o in operands]
 
 

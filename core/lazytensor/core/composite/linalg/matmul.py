@@ -25,6 +25,9 @@ def broadcast_batch(a: Node, b: Node) -> tuple[Node, Node]:
     return broadcast_to(a, batch + a.shape[-2:]), broadcast_to(b, batch + b.shape[-2:])
 
 
+_MATRIX_DIMS = (((1,), (0,)), ((), ()))  # what the general path gives two matrices
+
+
 def matmul(a: Node, b: Node) -> Node:
     """``a @ b`` with numpy semantics: 1-D operands are promoted to matrices
     and the added axis removed; leading (batch) dims broadcast. Operands
@@ -32,6 +35,8 @@ def matmul(a: Node, b: Node) -> Node:
 
     Shape rule: (..., n, k) @ (..., k, m) -> (..., n, m).
     """
+    if len(a.shape) == 2 and len(b.shape) == 2 and a.shape[1] == b.shape[0]:
+        return make(Op.DOT_GENERAL, (a, b), _MATRIX_DIMS, None)  # (the hot case: matrices)
     if a.ndim == 0 or b.ndim == 0:
         raise ShapeError("matmul: input operand does not have enough dimensions")
     a2 = make(Op.RESHAPE, (a,), (1, a.shape[0])) if a.ndim == 1 else a
