@@ -23,10 +23,10 @@ demo: $(STAMP)
 	$(PY) -m demo --frontend $(FRONTEND)
 
 test: $(STAMP)
-	$(RECORD) $(PY) -m pytest -n 2 --durations=25 $(if $(COVERAGE),-p reuse_plugin) $(PYTEST_ARGS)
+	$(RECORD) $(PY) -m pytest -n 2 --dist loadgroup --durations=25 $(if $(COVERAGE),-p reuse_plugin) $(PYTEST_ARGS)
 
 test-slow: $(STAMP)
-	LAZYTENSOR_SLOW=1 $(PY) -m pytest -n 2 -m slow $(PYTEST_ARGS)
+	LAZYTENSOR_SLOW=1 $(PY) -m pytest -n 2 --dist loadgroup -m slow $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(PY) bench/elementwise.py

@@ -3,6 +3,9 @@
 - ``--hypothesis-profile=thorough`` runs many more random programs;
   the default profile fits CI's budget.
 - tests marked ``slow`` run only with ``LAZYTENSOR_SLOW=1`` or ``-m slow``.
+- a parametrized test marked ``sweep(names..., reason=...)`` keeps one value
+  of the named parameters per combination of the others in the default run;
+  the rest of its product is ``slow`` (``tests/sweeps.py``).
 - the persistent compile cache (on by default, in the user's cache
   directory) is off in the suite and in the processes it starts, so that
   tests neither write into ``~/.cache`` nor load what an earlier run
@@ -11,21 +14,61 @@
 """
 
 import os
+import sys
+from pathlib import Path
 
 os.environ.setdefault("LAZYTENSOR_CACHE", "0")
 
 import pytest
 from hypothesis import settings
 
+sys.path.insert(0, str(Path(__file__).parent))
+from sweeps import kept_positions  # noqa: E402
+
 settings.register_profile("default", max_examples=15, deadline=None, derandomize=True)
 settings.register_profile("thorough", max_examples=400, deadline=None)
 settings.load_profile("default")
 
 
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` selects: thinned items are ``slow``
 def pytest_collection_modifyitems(config, items):
+    _thin_sweeps(items)
     if os.environ.get("LAZYTENSOR_SLOW") == "1" or "slow" in (config.getoption("-m") or ""):
         return
     skip = pytest.mark.skip(reason="slow: run with LAZYTENSOR_SLOW=1 (make test-slow)")
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip)
+
+
+def _thin_sweeps(items) -> None:
+    """Mark ``slow`` the part of each ``sweep`` test's product that the
+    default run leaves out (``sweeps.kept_positions``)."""
+    groups: dict = {}
+    for item in items:
+        marker = item.get_closest_marker("sweep")
+        if marker is None or not hasattr(item, "callspec"):
+            continue
+        if not marker.args or not marker.kwargs.get("reason"):
+            raise pytest.UsageError(f"{item.nodeid}: sweep needs parameter names and a reason")
+        groups.setdefault(item.nodeid.split("[")[0], (marker, []))[1].append(item)
+    for marker, group in groups.values():
+        thinned = marker.args
+        params = [item.callspec.params for item in group]
+        rows = [tuple((k, _key(v)) for k, v in sorted(p.items()) if k not in thinned)
+                for p in params]
+        values = [tuple(_key(p.get(name)) for name in thinned) for p in params]
+        kept = kept_positions(rows, values, marker.kwargs.get("per_row", 1))
+        for position, item in enumerate(group):
+            if position not in kept:
+                item.add_marker(pytest.mark.slow)
+
+
+def _key(value):
+    """A parameter value as a dictionary key: itself, or its identity when
+    unhashable (the same table entry is the same object in every item)."""
+    try:
+        hash(value)
+    except TypeError:
+        return id(value)
+    return value

@@ -200,6 +200,10 @@ CASES = [
 ] + [pytest.param(op, d, maker, attrs, ref, id=name) for name, op, d, maker, attrs, ref in OTHER]
 
 
+# two dtypes per op by default (in turn through the table's dtypes); every
+# op x dtype pair in make test-slow
+@pytest.mark.sweep("dtype", per_row=2, reason="every primitive in two of its dtypes, in turn; "
+                   "all its dtypes are slow")
 @pytest.mark.parametrize(("op", "dtype", "maker", "attrs", "ref"), CASES)
 def test_primitive_matches_numpy(op, dtype, maker, attrs, ref):
     inputs = maker(dtype)

@@ -16,6 +16,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+# one xdist worker runs the whole module (make test: --dist loadgroup):
+# its module fixture runs the sharding programs in one subprocess
+pytestmark = pytest.mark.xdist_group("test_sharding")
+
+
 HERE = Path(__file__).resolve().parent
 
 

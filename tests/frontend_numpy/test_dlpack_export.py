@@ -19,6 +19,8 @@ def _pending(dtype: str):
     return lazy[::-1] + lazy[::-1] * 0, host[::-1] + host[::-1] * 0
 
 
+@pytest.mark.sweep("copy", reason="every dtype with one copy mode, "
+                   "modes in turn; the product is slow")
 @pytest.mark.parametrize("copy", [None, True, False])
 @pytest.mark.parametrize("dtype", _DTYPES)
 def test_pending_values_export_through_dlpack(dtype, copy):

@@ -34,6 +34,12 @@ REAL = ("float32", "float64", "int64")
 NORMS = (None, "backward", "ortho", "forward")
 
 
+# each transform and argument set runs in one dtype, the dtypes in turn; the
+# dtype x transform x argument product (5x more compiles) is in make test-slow
+DTYPE_SWEEP = pytest.mark.sweep("dtype", reason="every transform and argument set, dtypes in "
+                                "turn; the full dtype product is slow")
+
+
 def sample(dtype: str, shape) -> np.ndarray:
     d = np.dtype(dtype)
     if d.kind == "c":
@@ -91,6 +97,7 @@ def test_fft_errors() -> None:
     _close(out, np.fft.fft(x))
 
 
+@DTYPE_SWEEP
 @pytest.mark.usefixtures('strict_runtime')
 @pytest.mark.filterwarnings('ignore:`axes` should not be:DeprecationWarning')
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -101,6 +108,7 @@ def test_fft_ifft(dtype, name, kwargs):
     both(name, sample(dtype, (4, 8)), **kwargs)
 
 
+@DTYPE_SWEEP
 @pytest.mark.usefixtures('strict_runtime')
 @pytest.mark.filterwarnings('ignore:`axes` should not be:DeprecationWarning')
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -112,6 +120,7 @@ def test_nd_complex_transforms(dtype, name, kwargs):
     both(name, sample(dtype, (3, 4, 6)), **kwargs)
 
 
+@DTYPE_SWEEP
 @pytest.mark.usefixtures('strict_runtime')
 @pytest.mark.filterwarnings('ignore:`axes` should not be:DeprecationWarning')
 @pytest.mark.parametrize("dtype", REAL)
@@ -121,6 +130,7 @@ def test_rfft(dtype, kwargs):
     both("rfft", sample(dtype, (4, 8)), **kwargs)
 
 
+@DTYPE_SWEEP
 @pytest.mark.usefixtures('strict_runtime')
 @pytest.mark.filterwarnings('ignore:`axes` should not be:DeprecationWarning')
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -130,6 +140,7 @@ def test_irfft(dtype, kwargs):
     both("irfft", sample(dtype, (4, 5)), **kwargs)
 
 
+@DTYPE_SWEEP
 @pytest.mark.usefixtures('strict_runtime')
 @pytest.mark.filterwarnings('ignore:`axes` should not be:DeprecationWarning')
 @pytest.mark.parametrize("dtype", REAL)
@@ -140,6 +151,7 @@ def test_rfftn(dtype, name, kwargs):
     both(name, sample(dtype, (3, 4, 6)), **kwargs)
 
 
+@DTYPE_SWEEP
 @pytest.mark.usefixtures('strict_runtime')
 @pytest.mark.filterwarnings('ignore:`axes` should not be:DeprecationWarning')
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -160,6 +172,7 @@ def test_round_trips():
     check(np.fft.irfftn(np.fft.rfftn(lazy), s=x.shape), x)
 
 
+@DTYPE_SWEEP
 @pytest.mark.usefixtures('strict_runtime')
 @pytest.mark.filterwarnings('ignore:`axes` should not be:DeprecationWarning')
 @pytest.mark.parametrize("dtype", DTYPES)

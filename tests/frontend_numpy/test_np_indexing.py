@@ -316,6 +316,8 @@ def test_select_wants_boolean_conditions(conditions) -> None:
     same_outcome(lambda xp: xp.select(conditions, choices))
 
 
+@pytest.mark.sweep("index", reason="every index count and rank with one index "
+                   "kind, kinds in turn; the product is slow")
 @pytest.mark.parametrize("index", [True, False, np.array([0]), 0, None])
 @pytest.mark.parametrize("num", [32, 63, 64, 80])
 @pytest.mark.parametrize("ndim", [0, 1, 64])
@@ -358,6 +360,8 @@ def test_flat_index_by_a_list_of_floats_is_deprecated_and_truncated(write) -> No
         same_outcome(lambda xp: xp.arange(4).flat[[]])
 
 
+@pytest.mark.sweep("lazy_ind", "method", reason="every index/value pair in one of the four "
+                   "host/lazy x function/method modes, in turn; all four are slow")
 @pytest.mark.parametrize(("ind", "v"), [
     (np.array([True, False, True]), [7, 8, 9]), ([True], [4]), (np.array(True), 2),
     (np.random.default_rng(0).integers(2, size=5).astype(bool), []), ([9], []), ([], []),

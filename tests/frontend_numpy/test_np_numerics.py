@@ -206,6 +206,8 @@ def test_apply_along_axis_errors_and_many_slices():
     assert _fallbacks() == before + 1  # 1000 slices: numpy's loop, eagerly and counted
 
 
+@pytest.mark.sweep("dtype", reason="every spacing/axis call and edge order in one "
+                   "dtype, dtypes in turn; the dtype product is slow")
 @pytest.mark.usefixtures('strict_runtime')
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("edge_order", [1, 2])
@@ -254,6 +256,8 @@ def test_gradient_errors(bad, exc):
         bad(lnp)
 
 
+@pytest.mark.sweep("dtype", reason="every bins/right case in one dtype, dtypes "
+                   "in turn; the dtype product is slow")
 @pytest.mark.usefixtures('strict_runtime')
 @pytest.mark.parametrize("dtype", DTYPES + ("bool",))
 @pytest.mark.parametrize("bins", [[1, 3, 5.5], [9, 3, 1], [2, 2, 7], [4], []])
@@ -278,6 +282,8 @@ def test_digitize_errors(bad, exc):
             bad(xp)
 
 
+@pytest.mark.sweep("dtype", reason="every bins/range/density/weights case in one data dtype, "
+                   "dtypes in turn; the dtype product is slow")
 @pytest.mark.usefixtures('strict_runtime')
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("kwargs", [
@@ -325,6 +331,8 @@ def test_histogram_errors(kwargs, exc):
         np.histogram(lnp.asarray([1.0, 2.0]), **kwargs)
 
 
+@pytest.mark.sweep("dtype", reason="each function and axis/keepdims case in one dtype, "
+                   "dtypes in turn; the dtype product is slow")
 @pytest.mark.usefixtures('strict_runtime')
 @pytest.mark.parametrize("fn", [np.nanargmax, np.nanargmin])
 @pytest.mark.parametrize("dtype", DTYPES + ("bool",))
@@ -399,6 +407,8 @@ def test_polyval(dtype, pdtype):
         np.polyval(lnp.asarray(2.0), lnp.asarray(x))
 
 
+@pytest.mark.sweep("dtype", reason="every degree and weighting in one dtype, "
+                   "dtypes in turn; the dtype product is slow")
 @pytest.mark.usefixtures('strict_runtime')
 @pytest.mark.parametrize("dtype", FLOAT_FIRST)
 @pytest.mark.parametrize("deg", [0, 1, 3])
@@ -455,6 +465,8 @@ def test_rank_deficient_and_vectors():
     close(np.linalg.pinv(lnp.zeros((0, 3))), np.linalg.pinv(np.zeros((0, 3))))
 
 
+@pytest.mark.sweep("dtype", reason="every shape and right-hand side in one dtype, "
+                   "dtypes in turn; the dtype product is slow")
 @pytest.mark.usefixtures('strict_runtime')
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", [(6, 3), (3, 5), (4, 4)])
@@ -476,6 +488,8 @@ def test_lstsq_rank_deficient_has_empty_residuals():
     assert int(got[2]) == want[2] == 1
 
 
+@pytest.mark.sweep("dtype", reason="every norm order in one dtype, dtypes "
+                   "in turn; the dtype product is slow")
 @pytest.mark.usefixtures('strict_runtime')
 @pytest.mark.parametrize("dtype", FLOAT_FIRST)
 @pytest.mark.parametrize("p", [None, 2, -2, 1, -1, np.inf, "fro", "nuc"])

@@ -152,6 +152,8 @@ def test_float16_sum_accumulates_in_float32(runtime, n):
     same(lnp.asarray(d).reshape(1, -1).sum(axis=1), d.reshape(1, -1).sum(axis=1), rtol=0)
 
 
+@pytest.mark.sweep("ydt", reason="every call and x dtype with one y "
+                   "dtype, y dtypes in turn; the product is slow")
 @pytest.mark.usefixtures('strict_runtime')
 @pytest.mark.parametrize("ydt", ["bool", "int8", "int64", "float16", "float32", "float64"])
 @pytest.mark.parametrize("call", [
@@ -220,6 +222,8 @@ def test_array_equality(pair, call):
     assert type(got) is bool and got == want
 
 
+@pytest.mark.sweep("dtype", reason="every where/initial call in one dtype, dtypes "
+                   "in turn; the dtype product is slow")
 @pytest.mark.usefixtures('strict_runtime')
 @pytest.mark.parametrize("dtype", ["bool", "int8", "int32", "float32", "float64"])
 @pytest.mark.parametrize("call", [
@@ -247,6 +251,8 @@ def test_reduce_where_needs_initial():
         assert str(got.value) == str(want.value)
 
 
+@pytest.mark.sweep("dtype", reason="every scan call in one dtype, dtypes "
+                   "in turn; the dtype product is slow")
 @pytest.mark.usefixtures('strict_runtime')
 @pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "float32"])
 @pytest.mark.parametrize("call", [

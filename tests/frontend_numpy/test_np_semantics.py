@@ -65,6 +65,8 @@ def test_concatenate_axis_none_takes_python_scalars_as_weak(items, lazy_items) -
     same_outcome(run)
 
 
+@pytest.mark.sweep("dtype", reason="every written value into one target dtype, "
+                   "dtypes in turn; the product is slow")
 @pytest.mark.parametrize("value", [
     "1.5", "abc", "0", "", b"1", np.array([b"1", b"0"]), np.array(["3", "4"]),
     np.longdouble(2.5), np.clongdouble(1 + 0j), np.array([1.5, 2.5], dtype=np.longdouble),

@@ -331,6 +331,8 @@ def test_quantile_nan_q_and_strong_scalar_q() -> None:
                 np.quantile(a, q, method=method).dtype
 
 
+@pytest.mark.sweep("dtype", reason="every function and bins case in one "
+                   "dtype, dtypes in turn; the product is slow")
 @pytest.mark.parametrize("fn", [np.histogram, np.digitize])
 @pytest.mark.parametrize("bins", [[1, 3, 1], [1, 3, 5], [5, 3, 1], [1, 1, 2]])
 @pytest.mark.parametrize("dtype", ["uint64", "uint8", "int64"])

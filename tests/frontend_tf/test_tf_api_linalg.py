@@ -182,6 +182,8 @@ def _flat(out):
     return list(out) if isinstance(out, (tuple, list)) else [out]
 
 
+@pytest.mark.sweep("dtype", reason="every op in one of its dtypes, dtypes "
+                   "in turn; every op x dtype pair is slow")
 @pytest.mark.parametrize(("name", "dtype"), PARAMS)
 def test_tf_op_on_lazy_arrays_matches_eager(name, dtype):
     fn, makers, _, post = CASES[name]

@@ -118,6 +118,8 @@ IMAGE_OPS = {
 }
 
 
+@pytest.mark.sweep("dtype", reason="every image op in one dtype, dtypes "
+                   "in turn; the dtype product is slow")
 @pytest.mark.parametrize("dtype", sorted(IMAGES))
 @pytest.mark.parametrize("case", sorted(IMAGE))
 def test_tf_image_ops_record_lazily(case, dtype):

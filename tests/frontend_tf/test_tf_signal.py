@@ -44,6 +44,8 @@ DCT = {
 }
 
 
+@pytest.mark.sweep("dtype", reason="every transform case in one dtype, dtypes "
+                   "in turn; the dtype product is slow")
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("case", sorted(RFFT))
 def test_tf_signal_rfft_irfft_record_lazily(case, dtype):
@@ -66,6 +68,8 @@ def test_tf_signal_rfft_errors_as_tensorflow():
             fn(lnp.asarray(value))
 
 
+@pytest.mark.sweep("dtype", reason="every transform case in one dtype, dtypes "
+                   "in turn; the dtype product is slow")
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("case", sorted(DCT))
 def test_tf_signal_dct_idct_mfcc_record_lazily(case, dtype):

@@ -103,6 +103,8 @@ def test_non_numeric_dtypes_raise_tnps_error(case):
     assert "JAX" not in str(got.value)
 
 
+@pytest.mark.sweep("axis", reason="every function with one float axis form, "
+                   "forms in turn; the product is slow")
 @pytest.mark.parametrize("fn", ["sum", "prod", "amax", "max", "amin", "min", "mean", "var",
                                 "std", "ptp", "nansum", "nanmean"])
 @pytest.mark.parametrize("axis", sorted(FLOAT_AXES))

@@ -279,6 +279,8 @@ def test_pdist(p):
     check(lambda t: torch.pdist(t, p), x, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.sweep("s1", "s2", reason="every p with one pair of shapes, "
+                   "pairs in turn; the product is slow")
 @pytest.mark.parametrize("p", P_NORMS)
 @pytest.mark.parametrize(("s1", "s2"), [((5, 3), (4, 3)), ((2, 5, 3), (4, 3)),
                                         ((5, 3), (2, 4, 3)), ((30, 3), (27, 3))])

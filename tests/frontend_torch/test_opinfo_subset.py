@@ -11,6 +11,11 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "ci"))
 import torch_opinfo  # noqa: E402
 
+# one xdist worker runs the whole module (make test: --dist loadgroup):
+# its module fixture runs all 32 ops' samples (about 30 s)
+pytestmark = pytest.mark.xdist_group("test_opinfo_subset")
+
+
 SUBSET = [
     "add", "mul", "sub", "div.no_rounding_mode", "sin", "exp", "sigmoid", "sum", "mean",
     "amax", "argmax", "mm", "matmul", "addmm", "transpose", "t", "permute", "view", "reshape",

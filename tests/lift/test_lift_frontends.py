@@ -8,6 +8,10 @@ import pytest
 from lazytensor.core.ops import LEAVES
 from lazytensor.lift import lift
 
+# one xdist worker runs the whole module (make test: --dist loadgroup):
+# its module fixture lifts five programs
+pytestmark = pytest.mark.xdist_group("test_lift_frontends")
+
 
 @pytest.fixture(scope="module")
 def programs():

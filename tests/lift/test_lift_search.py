@@ -6,6 +6,11 @@ import numpy as np
 import pytest
 from lazytensor.lift import LiftError, lift
 
+# one xdist worker runs the whole module (make test: --dist loadgroup):
+# its module fixture lifts every program
+pytestmark = pytest.mark.xdist_group("test_lift_search")
+
+
 NAMES = ["saxpy", "softmax", "fir", "overlay", "histogram", "matvec_flat"]
 
 
