@@ -4,8 +4,6 @@ processes)."""
 
 from __future__ import annotations
 
-import os
-
 import jax
 import numpy as np
 from lazytensor.core.compiler import disk_cache
@@ -14,21 +12,6 @@ from lazytensor.core.placement import select_platform
 # numpy, torch and tnp all have real 64-bit types; JAX narrows them unless told.
 jax.config.update("jax_enable_x64", True)
 select_platform()  # LAZYTENSOR_PLATFORM, before JAX's backend starts
-
-
-def _cpu_async_dispatch() -> bool:
-    """Whether the CPU backend hands each graph to XLA's own thread (the
-    barrier returns at once; the next step is traced meanwhile: the
-    default) or runs it on the calling thread before the barrier returns
-    (LAZYTENSOR_CPU_ASYNC=0). On a loaded machine, a process pinned to one
-    core paid 1.5-2.5 ms for the hand-off of a 127-op graph on 10x10 after
-    tracing a step, against 0.1-0.25 ms run in place; but a captured step,
-    replayed back to back, ran 2x slower in place."""
-    return os.environ.get("LAZYTENSOR_CPU_ASYNC", "1") != "0"
-
-
-if not _cpu_async_dispatch():  # (read when JAX's CPU client starts: after this)
-    jax.config.update("jax_cpu_enable_async_dispatch", False)
 
 
 def enable_persistent_cache(directory: str | None = None) -> str | None:
