@@ -354,6 +354,8 @@ def test_clip_bounds_positional_or_keyword_as_numpy(args, kwargs) -> None:
                                                   for k, v in kwargs.items()}))
 
 
+@pytest.mark.sweep("dtype", reason="every function in one complex dtype, in "
+                   "turn; both dtypes for each function are slow")
 @pytest.mark.parametrize("name", ["sqrt", "arcsin", "arccos", "arcsinh", "arccosh", "arctan",
                                   "arctanh"])
 @pytest.mark.parametrize("dtype", [np.complex64, np.complex128])

@@ -393,6 +393,8 @@ def test_index_conversion_errors(bad, exc):
         bad(lnp, lambda v: v if not isinstance(v[0], float) else lnp.asarray(v))
 
 
+@pytest.mark.sweep("dtype", reason="every coefficient dtype with one data "
+                   "dtype, in turn; the product is slow")
 @pytest.mark.usefixtures('strict_runtime')
 @pytest.mark.parametrize("dtype", DTYPES + ("bool",))
 @pytest.mark.parametrize("pdtype", ["int64", "float32", "float64"])
@@ -440,6 +442,8 @@ def test_polyfit_errors(args, exc):
         np.polyfit(*(lnp.asarray(a) if isinstance(a, np.ndarray) else a for a in args))
 
 
+@pytest.mark.sweep("dtype", reason="every shape in one dtype, dtypes "
+                   "in turn; the dtype product is slow")
 @pytest.mark.usefixtures('strict_runtime')
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", SHAPES)

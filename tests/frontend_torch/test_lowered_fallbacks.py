@@ -55,6 +55,8 @@ INDICES = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9, 7, 2, 2])
 OFFSETS = torch.tensor([0, 4, 4, 6, 9])  # an empty bag, a bag of padding only (9..10)
 
 
+@pytest.mark.sweep("include_last_offset", reason="every mode and padding index with one "
+                   "offsets convention, in turn; the product is slow")
 @pytest.mark.parametrize("mode", ["sum", "mean", "max"])
 @pytest.mark.parametrize("padding_idx", [None, 2])
 @pytest.mark.parametrize("include_last_offset", [False, True])
@@ -220,6 +222,8 @@ def test_shrink_backward(fn, lambd):
 
 
 # ------------------------------------------------------------------ losses
+@pytest.mark.sweep("weighted", reason="every p and reduction weighted or "
+                   "not, in turn; the product is slow")
 @pytest.mark.parametrize("p", [1, 2])
 @pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
 @pytest.mark.parametrize("weighted", [False, True])
