@@ -8,7 +8,11 @@ call whose guard matches does not run the Python body: its arrays are bound
 to the graph's parameters, the cached executable runs, every value the
 traced call wrote (parameters, optimizer state, running statistics, step
 counters) is re-pointed at its new value, and the result is built again
-over the new outputs (``replay``). A body that reads a value, or whose
+over the new outputs (``replay``); host counters that the body advanced
+outside the graph (torch's default Adam step counts) are advanced the same
+way, and the Python floats derived from them read again (``host``). A
+call is first checked by the identity of what it reaches (``guard.Reached``),
+then, if that fails, by the full guard. A body that reads a value, or whose
 traces keep differing, is never replayed; the metrics report says where
 and why, as it names each guard that failed.
 
