@@ -36,12 +36,14 @@ TORCH = ("float32", "float64", "int32", "int64")
 @dataclass(frozen=True)
 class Row:
     """One elementwise function: its name per frontend (numpy's by default,
-    None where the framework lacks it), the float range its inputs are
-    drawn from, the integer range, and whether NaN, inf, -inf and 0 are
-    among the float inputs."""
+    None where the framework lacks it), its dtypes per frontend (the
+    column's by default), the float range its inputs are drawn from, the
+    integer range, and whether NaN, inf, -inf and 0 are among the float
+    inputs."""
 
     name: str
     names: dict = field(default_factory=dict)
+    dtypes: dict = field(default_factory=dict)
     floats: tuple = (-2.0, 2.0)
     ints: tuple = (-9, 10)
     specials: bool = False
@@ -53,6 +55,8 @@ class Row:
 _UNIT = dict(floats=(-0.9, 0.9), ints=(-1, 2))
 _POSITIVE = dict(floats=(0.1, 4.0), ints=(1, 10))
 _NONNEG = dict(floats=(0.0, 4.0), ints=(0, 10))
+_SAME = {"tnp": ("float32", "float64", "int32", "int64", "complex64"),
+         "torch": ("float32", "float64", "int32", "int64", "complex64")}
 ROWS = [
     Row("sin"), Row("cos"), Row("tan"),
     Row("arcsin", {"torch": "asin"}, **_UNIT), Row("arccos", {"torch": "acos"}, **_UNIT),
@@ -67,6 +71,12 @@ ROWS = [
     Row("deg2rad"), Row("rad2deg"),
     Row("isnan", specials=True), Row("isfinite", specials=True),
     Row("fabs", {"torch": None}, specials=True),
+    # functions that keep their operand's dtype (tnp: with complex64 among its dtypes)
+    *(Row(name, {"torch": torch}, _SAME, specials=specials) for name, torch, specials in (
+        ("absolute", "abs", True), ("negative", "neg", False), ("positive", "positive", False),
+        ("square", "square", False), ("sign", "sign", True), ("signbit", "signbit", True),
+        ("conjugate", "conj_physical", False))),
+    Row("reciprocal", {}, {"tnp": ("float32", "float64")}, **_POSITIVE),
 ]
 BY_NAME = {row.name: row for row in ROWS}
 COLUMNS = {"numpy": NUMPY, "tnp": TNP, "torch": TORCH}
@@ -171,7 +181,8 @@ def check_cell(row: Row, frontend: str, dtypes=None) -> None:
     """Every dtype of the frontend's column (or ``dtypes``) x every shape."""
     rng = np.random.default_rng(len(row.name))
     cases = [(f"{row.name} {frontend} {dtype}{shape}", [sample(row, dtype, shape, rng)])
-             for dtype in dtypes or COLUMNS[frontend] for shape in SHAPES]
+             for dtype in dtypes or row.dtypes.get(frontend, COLUMNS[frontend])
+             for shape in SHAPES]
     run_cases(frontend, cases, lambda lazy: _function(row, frontend, lazy))
 
 

@@ -443,14 +443,14 @@ def _polygamma(n, x):
 
 def _probed_unary(op, impl, probed_when=None):
     """``impl``, after torch's own ``op`` ran on an empty CPU stand-in of a
-    bool or integer input (a floating one for ``bitwise_not``): it raises
-    torch's error where the op has no such kernel (abs/floor/round of bool,
-    frac of integers, ~ of floats...)."""
+    bool, integer or complex input (a floating one for ``bitwise_not``): it
+    raises torch's error where the op has no such kernel (abs/floor/round of
+    bool, frac of integers, ~ of floats, sign/signbit of complex...)."""
     integer_only = op in INTEGER_ONLY
 
     def probed(x):
         if (probed_when(x) if probed_when is not None else
-                integer_only or not (x.is_floating_point() or x.is_complex())):
+                integer_only or not x.is_floating_point()):
             op(torch.empty(0, dtype=x.dtype))
         return impl(x)
 
