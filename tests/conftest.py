@@ -1,7 +1,8 @@
 """Suite-wide settings: hypothesis profiles and the slow-test switch.
 
-- ``--hypothesis-profile=thorough`` runs many more random programs;
-  the default profile fits CI's budget.
+- hypothesis profiles: ``default`` (5 examples) in ``make test``, ``slow``
+  (15) in ``make test-slow``, which also selects the property tests;
+  ``--hypothesis-profile=thorough`` runs many more random programs.
 - tests marked ``slow`` run only with ``LAZYTENSOR_SLOW=1`` or ``-m slow``.
 - a parametrized test marked ``sweep(names..., reason=...)`` keeps one value
   of the named parameters per combination of the others in the default run;
@@ -37,15 +38,23 @@ from hypothesis import settings
 sys.path.insert(0, str(Path(__file__).parent))
 from sweeps import kept_positions  # noqa: E402
 
-settings.register_profile("default", max_examples=15, deadline=None, derandomize=True)
+SLOW = os.environ.get("LAZYTENSOR_SLOW") == "1"
+# property tests: 5 programs each in make test, 15 in make test-slow (which
+# selects them too), 400 with --hypothesis-profile=thorough
+settings.register_profile("default", max_examples=5, deadline=None, derandomize=True)
+settings.register_profile("slow", max_examples=15, deadline=None, derandomize=True)
 settings.register_profile("thorough", max_examples=400, deadline=None)
-settings.load_profile("default")
+settings.load_profile("slow" if SLOW else "default")
 
 
 @pytest.hookimpl(tryfirst=True)  # before ``-m`` selects: thinned items are ``slow``
 def pytest_collection_modifyitems(config, items):
     _thin_sweeps(items)
-    if os.environ.get("LAZYTENSOR_SLOW") == "1" or "slow" in (config.getoption("-m") or ""):
+    if SLOW:  # the property tests run again, with the slow profile's examples
+        for item in items:
+            if getattr(getattr(item, "obj", None), "is_hypothesis_test", False):
+                item.add_marker(pytest.mark.slow)
+    if SLOW or "slow" in (config.getoption("-m") or ""):
         return
     skip = pytest.mark.skip(reason="slow: run with LAZYTENSOR_SLOW=1 (make test-slow)")
     for item in items:
