@@ -8,10 +8,11 @@ values at a tolerance of the result's and least precise input's dtype;
 exact for integers and bools). Where the eager call raises, the lazy call
 raises the same exception type; no cell falls back to eager execution.
 
-The default run gives every dtype three of the five broadcasting pairs and
-one Python scalar (rotating), every frontend's own scalar cases and the
-mixed pairs; the slow run (`make test-slow`) every dtype x every pair x every
-scalar on both sides, as the frontends' op tables did.
+A cell is (row, frontend, dtype): every broadcasting pair and every Python
+scalar on either side in that dtype; a frontend's "mixed" column holds the
+mixed-dtype pairs and its scalar cases with float32/int32 arrays. The
+default run keeps one cell per (row, frontend), in turn (``sweep``); the
+whole product runs in ``make test-slow``.
 
 The frontends' op tables (tests/frontend_numpy/np_opdb.py,
 tests/frontend_tf/tf_opdb.py) leave these rows to this table.
@@ -98,7 +99,8 @@ ROWS = [
            numpy_scalars=NUMPY_SCALARS if op == "and" else (), other_scalars=(7,), mixed=False)
       for op in ("and", "or", "xor")),
 ]
-CELLS = [(row, fe) for row in ROWS for fe in COLUMNS if row.name_in(fe)]
+CELLS = [(row, fe, dtype) for row in ROWS for fe in COLUMNS if row.name_in(fe)
+         for dtype in row.dtypes_in(fe) + ("mixed",)]
 
 
 def covered(frontend: str) -> set[str]:
@@ -123,26 +125,30 @@ def _draw(row: BinaryRow, dtype: str, shape: tuple, rng, special: bool = False) 
     return out
 
 
-def cases(row: BinaryRow, frontend: str, exhaustive: bool, rng):
-    """(label, operands) of one cell group: numpy arrays or Python scalars."""
+MIXED_COLUMN = "mixed"  # mixed-dtype pairs and the frontend's own scalar cases
+
+
+def cases(row: BinaryRow, frontend: str, dtype: str, rng):
+    """(label, operands) of one cell: numpy arrays or Python scalars. A
+    dtype: same-dtype pairs over every broadcasting pair and every Python
+    scalar on either side; ``MIXED_COLUMN``: the mixed-dtype pairs and
+    Python scalars with float32/int32 arrays of the row's dtypes."""
     dtypes, scalars = row.dtypes_in(frontend), row.scalars_in(frontend)
-    for i, dtype in enumerate(dtypes):
-        pairs = PAIRS if exhaustive else PAIRS[:2] + (PAIRS[2 + i % 3],)
-        for a, b in pairs:
+    if dtype != MIXED_COLUMN:
+        for a, b in PAIRS:
             yield f"{dtype}{a} {dtype}{b}", [_draw(row, dtype, a, rng, row.specials),
                                              _draw(row, dtype, b, rng, row.specials)]
         x = _draw(row, dtype, (3, 4), rng)
-        for j, s in enumerate(scalars):
-            if exhaustive or j == i % len(scalars):
-                yield f"{dtype} {s!r}", [x, s]
-            if exhaustive or (j == i % len(scalars) and i % 2):
-                yield f"{s!r} {dtype}", [s, x]
+        for s in scalars:
+            yield f"{dtype} {s!r}", [x, s]
+            yield f"{s!r} {dtype}", [s, x]
+        return
     for (sa, da), (sb, db) in MIXED if row.mixed else ():
         yield f"{da}{sa} {db}{sb}", [_draw(row, da, sa, rng), _draw(row, db, sb, rng)]
-    for dtype in ("float32", "int32"):
-        if dtype in dtypes:
+    for d in ("float32", "int32"):
+        if d in dtypes:
             for s in scalars:
-                yield f"{dtype}(3,) {s!r}", [_draw(row, dtype, (3,), rng), s]
+                yield f"{d}(3,) {s!r}", [_draw(row, d, (3,), rng), s]
     if scalars and "float32" in dtypes:
         yield f"{scalars[0]!r} float32(3,)", [scalars[0], _draw(row, "float32", (3,), rng)]
 
@@ -158,25 +164,18 @@ def _function(row: BinaryRow, frontend: str, lazy: bool):
     return getattr(ALL[frontend].namespace(lazy)["tnp"], name)
 
 
-def check(row: BinaryRow, frontend: str, exhaustive: bool) -> None:
+def check(row: BinaryRow, frontend: str, dtype: str) -> None:
     rng = np.random.default_rng(len(row.name))
     run_cases(frontend, [(f"{row.name} {frontend} {label}", operands)
-                         for label, operands in cases(row, frontend, exhaustive, rng)],
+                         for label, operands in cases(row, frontend, dtype, rng)],
               lambda lazy: _function(row, frontend, lazy))
 
 
-@pytest.mark.parametrize("row,frontend", CELLS, ids=[f"{r.name}-{fe}" for r, fe in CELLS])
-def test_binary_matches_the_framework(row, frontend):
+@pytest.mark.sweep("dtype", reason="every row and frontend in one of its dtypes or its "
+                   "mixed-dtype column (in turn, every one reached); the full product is slow")
+@pytest.mark.parametrize("row,frontend,dtype", CELLS,
+                         ids=[f"{r.name}-{fe}-{d}" for r, fe, d in CELLS])
+def test_binary_matches_the_framework(row, frontend, dtype):
     if not available(frontend):
         pytest.skip(f"lazytensor's {frontend} frontend is not installed")
-    check(row, frontend, exhaustive=False)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("row,frontend", CELLS, ids=[f"{r.name}-{fe}" for r, fe in CELLS])
-def test_binary_matches_the_framework_exhaustive(row, frontend):
-    """Every dtype x every broadcasting pair x every Python scalar on both
-    sides (slow: about three times the default's cases per cell)."""
-    if not available(frontend):
-        pytest.skip(f"lazytensor's {frontend} frontend is not installed")
-    check(row, frontend, exhaustive=True)
+    check(row, frontend, dtype)

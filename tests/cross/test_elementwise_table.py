@@ -7,9 +7,10 @@ dtype, shape, and values within a tolerance fitting the result dtype and the
 least precise input (exact for integer and bool results). Where the eager
 call raises, the lazy call raises the same exception type.
 
-One test per (row, frontend) runs all its dtypes: every lazy result is
-recorded first and materialized in one graph (one compile per test), and no
-cell may fall back to eager execution.
+One test per cell: its lazy results are recorded first and materialized in
+one graph (one compile per test), and no cell may fall back to eager
+execution. The default run keeps one dtype per (row, frontend), in turn
+(``sweep``); the whole product runs in ``make test-slow``.
 
 The frontends' own op tables (tests/frontend_numpy/np_opdb.py,
 tests/frontend_tf/tf_opdb.py) leave these rows to this table; their
@@ -80,7 +81,8 @@ ROWS = [
 ]
 BY_NAME = {row.name: row for row in ROWS}
 COLUMNS = {"numpy": NUMPY, "tnp": TNP, "torch": TORCH}
-CELLS = [(row, fe) for row in ROWS for fe in COLUMNS if row.name_in(fe)]
+CELLS = [(row, fe, dtype) for row in ROWS for fe in COLUMNS if row.name_in(fe)
+         for dtype in row.dtypes.get(fe, COLUMNS[fe])]
 
 
 def covered(frontend: str) -> set[str]:
@@ -186,8 +188,11 @@ def check_cell(row: Row, frontend: str, dtypes=None) -> None:
     run_cases(frontend, cases, lambda lazy: _function(row, frontend, lazy))
 
 
-@pytest.mark.parametrize("row,frontend", CELLS, ids=[f"{r.name}-{fe}" for r, fe in CELLS])
-def test_elementwise_matches_the_framework(row, frontend):
+@pytest.mark.sweep("dtype", reason="every row and frontend in one of its dtypes (in turn, "
+                   "every dtype reached); the full op x frontend x dtype product is slow")
+@pytest.mark.parametrize("row,frontend,dtype", CELLS,
+                         ids=[f"{r.name}-{fe}-{d}" for r, fe, d in CELLS])
+def test_elementwise_matches_the_framework(row, frontend, dtype):
     if not available(frontend):
         pytest.skip(f"lazytensor's {frontend} frontend is not installed")
-    check_cell(row, frontend)
+    check_cell(row, frontend, (dtype,))
