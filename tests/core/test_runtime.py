@@ -102,6 +102,22 @@ def test_a_node_held_across_a_barrier_uses_its_computed_value(rt):
     gc.collect()
     assert held.memo() is None
 
+def test_a_computed_value_standing_in_for_its_node_is_never_donated(rt):
+    """The leaf that stands for an already computed node comes before a
+    donatable input in the graph's parameters: the donation must name the
+    input's parameter, not the stand-in's (the held value was deleted)."""
+    x = rt.from_host(np.ones(4, np.float32))
+    y = Handle(make(Op.NEG, (x.node,)))
+    held = y.node
+    y.numpy()  # computed: ``held`` stands for y's value from now on
+    fresh = rt.from_host(np.full(4, 5.0, np.float32)).node
+    out = Handle(make(Op.ADD, (held, fresh)))
+    del fresh  # only the graph holds it: its buffer is donated
+    np.testing.assert_array_equal(out.numpy(), np.full(4, 4.0, np.float32))
+    assert rt.metrics.counters["donated_buffers"] == 1
+    np.testing.assert_array_equal(y.numpy(), np.full(4, -1.0, np.float32))
+
+
 def test_graph_is_cut_automatically():
     with use_runtime(Runtime(node_limit=50)) as rt:
         x = rt.from_host(np.zeros(3, np.float32))

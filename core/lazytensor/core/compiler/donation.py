@@ -20,13 +20,16 @@ def candidates(order: list[Node], data_leaves: list, root_pos: tuple) -> tuple:
 
 
 def choose_donations(order: list[Node], uses: list, data_leaves: list, root_pos: tuple,
-                     donatable, among: tuple | None = None, limits: list | None = None) -> tuple:
+                     donatable, among: tuple | None = None, limits: list | None = None,
+                     params: list | None = None) -> tuple:
     """The parameter positions whose buffers the outputs may take: a DATA
     leaf (``data_leaves[k]``: its position in ``order``; ``uses``: operand
     references per position) that ``donatable`` allows, of an output's shape
     and dtype (each output takes one), and under no operation held outside
     the graph (``_kept_leaves``). ``among`` (the ``candidates``) and
-    ``limits`` (``held_limits``) when a plan cache knows them. The caller
+    ``limits`` (``held_limits``) when a plan cache knows them; ``params``:
+    each data leaf's parameter position, where leaves standing in for
+    computed nodes (never donated) are parameters too. The caller
     holds the graph's nodes in ``order`` only (the reference counts are
     calibrated so: ``planning.calibrate``)."""
     wanted: dict[tuple, int] = {}
@@ -44,7 +47,7 @@ def choose_donations(order: list[Node], uses: list, data_leaves: list, root_pos:
             if i in kept:
                 continue
             wanted[aval] -= 1
-            donate.append(position)
+            donate.append(position if params is None else params[position])
     return tuple(donate)
 
 

@@ -56,7 +56,8 @@ def plan(roots: list[Node], donatable=None, pool: RecyclePool | None = None,
     # only ``order`` holds the nodes here, as when calibrated (``calibrate``)
     donate = choose_donations(order, walk.uses, walk.data_leaves, walk.roots, donatable,
                               *(() if structure is None else (structure.candidates,
-                                                              structure.limits)))
+                                                              structure.limits)),
+                              params=walk.data_params)
     bank_dtypes = tuple(walk.banks)
     scalar_banks = [a for d in bank_dtypes for a in _scalar_args(walk.banks[d], d)]
     entries = tuple(walk.entries) if structure is None else structure.entries
@@ -90,8 +91,8 @@ def _structure(roots: list[Node], cache: PlanCache | None) -> tuple[list, _Walk,
 def _cached_walk(order: list, s: Structure) -> _Walk:
     """A walk's parameters and scalars, read at a cached structure's positions."""
     banks = {d: [order[i].data for i in positions] for d, positions in s.banks.items()}
-    return _Walk(None, None, [order[i].data for i in s.data], s.data_leaves, banks, s.uses,
-                 s.roots)
+    return _Walk(None, None, [order[i].data for i in s.data], s.data_leaves, None, banks,
+                 s.uses, s.roots)  # (nothing stands in: parameter k is data leaf k)
 
 
 def _learn(roots: list[Node], walked: tuple, order: list, walk: _Walk) -> Structure:
@@ -226,6 +227,7 @@ class _Walk:
     entries: list | None = field(default_factory=list)
     data_args: list = field(default_factory=list)
     data_leaves: list = field(default_factory=list)  # positions of the DATA leaves
+    data_params: list | None = field(default_factory=list)  # their parameter positions
     banks: dict = field(default_factory=dict)  # dtype -> scalar values
     uses: list = field(default_factory=list)  # position -> operand references
     roots: tuple = ()  # positions of the outputs
@@ -263,8 +265,9 @@ def _walk(order: list[Node], computed: dict) -> _Walk:
             if computed and node in computed:
                 for stood_for in computed[node]:
                     index[stood_for] = i
-            else:
+            else:  # (a leaf standing in for a computed node is never donated)
                 w.data_leaves.append(i)
+                w.data_params.append(len(w.data_args) - 1)
         elif op is _CONST:
             entries.append((op, node.shape, node.dtype, np.asarray(node.data).tobytes()))
         else:  # an operation without operands (iota, full)
