@@ -72,7 +72,8 @@ def _thin_sweeps(items) -> None:
             continue
         if not marker.args or not marker.kwargs.get("reason"):
             raise pytest.UsageError(f"{item.nodeid}: sweep needs parameter names and a reason")
-        groups.setdefault(item.nodeid.split("[")[0], (marker, []))[1].append(item)
+        if "slow" not in item.keywords:  # (a value marked slow stays slow)
+            groups.setdefault(item.nodeid.split("[")[0], (marker, []))[1].append(item)
     for marker, group in groups.values():
         thinned = marker.args
         params = [item.callspec.params for item in group]
