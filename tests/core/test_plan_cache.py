@@ -164,10 +164,13 @@ def test_the_cache_holds_no_node_or_buffer(rt):
     assert len(rt.plans) == 1
 
 
-def test_the_cache_is_bounded():
-    cache = compiler.PlanCache(limit=3)
+@pytest.mark.parametrize("limits, kept", [({"limit": 3}, 3), ({"node_limit": 5}, 2)])
+def test_the_cache_is_bounded(limits, kept):
+    """At most ``limit`` structures and ``node_limit`` nodes (2 a graph here)."""
+    cache = compiler.PlanCache(**limits)
     for n in range(1, 6):
         leaf = Node(Op.DATA, (), (), (n,), F32, data=np.zeros(n, F32))
         compiler.plan([Node(Op.NEG, (leaf,), (), (n,), F32)], lambda leaf, uses: False,
                       cache=cache)
-    assert len(cache) == 3
+    assert len(cache) == kept
+    assert cache.nodes == 2 * kept

@@ -81,12 +81,13 @@ class Structure:
 class PlanCache:
     """Structures by their roots' keys (a few per key: the keys collide for
     graphs that differ only in which leaves are shared); at most ``limit``
-    in all, the least recently stored dropped first."""
+    structures and ``node_limit`` nodes in all (a cached node costs about
+    150 bytes), the least recently stored dropped first."""
 
-    def __init__(self, limit: int = 512) -> None:
-        self.limit = limit
+    def __init__(self, limit: int = 512, node_limit: int = 500_000) -> None:
+        self.limit, self.node_limit = limit, node_limit
         self.by_key: dict = {}
-        self.size = 0
+        self.size = self.nodes = 0
 
     def find(self, roots: list[Node], walked: tuple) -> Structure | None:
         """The cached structure that the walked graph has exactly, or None."""
@@ -104,10 +105,12 @@ class PlanCache:
         key = tuple([r.key for r in roots])
         self.by_key.setdefault(key, []).insert(0, structure)
         self.size += 1
-        while self.size > self.limit:
+        self.nodes += len(structure.to_order)
+        while self.size > self.limit or (self.nodes > self.node_limit and self.size > 1):
             oldest = next(iter(self.by_key))
             dropped = self.by_key[oldest].pop()
             self.size -= 1
+            self.nodes -= len(dropped.to_order)
             if not self.by_key[oldest]:
                 del self.by_key[oldest]
             dropped.executables.clear()
