@@ -105,6 +105,14 @@ def _lazy_step(maximum, asarray, kind: str, length: int, sync: bool, sync_all, b
     from lazytensor.core import metrics
 
     x, y = _operands(kind, asarray)
+    # one graph first, as any program has run by its second step: the runtime
+    # freezes the objects alive at its first graph out of the collector's
+    # full passes (``runtime._freeze_startup_objects``); a record-only loop
+    # that never ran one would pay a walk of the whole heap (10^5-10^6
+    # objects of jax, torch, TensorFlow) at every full collection
+    warm = chain(maximum, x, y, 4)
+    sync_all()
+    block(warm)
 
     def step() -> None:
         out = chain(maximum, x, y, length)

@@ -21,6 +21,22 @@ COMPARISONS = {op: getattr(np, name) for op, name in CORE_COMPARISONS.items()}
 UNARY_OPERATORS = {"neg": np.negative, "pos": np.positive, "abs": np.absolute,
                    "invert": np.invert}
 _BINARY, _UNARY, _INPLACE, _CALL = _ufuncs.binary, _ufuncs.unary, _ufuncs.inplace, _ufuncs.call
+# ufuncs whose plain call (no keywords) is ``_ufuncs.unary`` or ``binary``, as
+# ``_lazy_ufunc`` decides: one output, not a gufunc
+_PLAIN = frozenset(u for u, impl in _ufuncs.UFUNCS.items()
+                   if u.nout == 1 and u.nin <= 2 and not impl.gufunc)
+
+
+def _plain(ufunc, inputs: tuple) -> bool:
+    """A call of a ``_PLAIN`` ufunc on lazy arrays and Python scalars, one of
+    them lazy (no masked array or matrix: they take over)."""
+    if ufunc not in _PLAIN or len(inputs) != ufunc.nin:
+        return False
+    if len(inputs) == 1:
+        return type(inputs[0]) is ndarray
+    a, b = inputs
+    return (type(a) is ndarray or type(a) in WEAK_TYPES) and \
+        (type(b) is ndarray or type(b) in WEAK_TYPES) and (type(a) is ndarray or type(b) is ndarray)
 
 
 def _operand_ok(other) -> bool:
@@ -121,6 +137,11 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
     numpy's own (eagerly, counted) for data lazy arrays cannot hold; with
     a masked array or matrix operand, numpy's on the host copies (that
     subclass's result, as numpy gives for an ndarray operand)."""
+    if not kwargs and method == "__call__" and _plain(ufunc, inputs):
+        try:  # (the hot path: what _lazy_ufunc does for these)
+            return _UNARY(ufunc, inputs[0]) if len(inputs) == 1 else _BINARY(ufunc, *inputs)
+        except UnsupportedDtype:
+            return _eager_ufunc(ufunc, method, inputs, kwargs)
     if any(host_subclass(x) for x in inputs) and not _dispatch.has_lazy(kwargs.get("out")):
         return getattr(ufunc, method)(*_dispatch.to_host(inputs), **kwargs)
     if not _ufuncs.has_method(ufunc, method):

@@ -26,11 +26,16 @@ class ufunc(metaclass=_UfuncType):  # noqa: N801  (numpy's name)
     """A lazy wrapper of one ``numpy.ufunc``; other attributes are numpy's.
     It equals (and hashes as) the numpy ufunc that it wraps."""
 
-    __slots__ = ("_np", "__name__")
+    __slots__ = ("_np", "__name__", "_plain")
 
     def __init__(self, np_ufunc: np.ufunc) -> None:
         self._np = np_ufunc
         self.__name__ = np_ufunc.__name__
+        impl = _ufuncs.UFUNCS.get(np_ufunc)
+        # the number of inputs of a plain call that takes the operator paths
+        # (``_ufuncs.unary``/``binary``); 0: never
+        self._plain = np_ufunc.nin if impl is not None and np_ufunc.nout == 1 \
+            and not impl.gufunc and np_ufunc.nin <= 2 else 0
 
     def __call__(self, *args, **kwargs):
         try:
@@ -40,6 +45,16 @@ class ufunc(metaclass=_UfuncType):  # noqa: N801  (numpy's name)
 
     def _call(self, args: tuple, kwargs: dict):
         np_ufunc = self._np
+        if len(args) == self._plain and not kwargs:  # the hot path: lazy arrays and scalars
+            a = args[0]
+            if len(args) == 1:
+                if type(a) is ndarray:
+                    return _ufuncs.unary(np_ufunc, a)
+            elif type(a) is ndarray or type(args[1]) is ndarray:
+                b = args[1]
+                if (type(a) is ndarray or type(a) in WEAK_TYPES) and \
+                        (type(b) is ndarray or type(b) in WEAK_TYPES):
+                    return _ufuncs.binary(np_ufunc, a, b)
         if len(args) > np_ufunc.nin:  # numpy's positional outputs: out=
             args, kwargs = _positional_out(np_ufunc, args, kwargs)
         if args and type(args[0]) is not ndarray and not kwargs and all(

@@ -38,7 +38,7 @@ from lazytensor.core.ops import Op
 from lazytensor.core.registry import RECORDED, CoreError, make
 from lazytensor.core.runtime import get_runtime
 from lazytensor.numpy import _errors, _masked_writes
-from lazytensor.numpy._base import lift, ndarray, numpy_only, wrap
+from lazytensor.numpy._base import WEAK_TYPES, lift, ndarray, numpy_only, wrap
 from lazytensor.numpy._errors import UnsupportedDtype
 from lazytensor.numpy._ufunc_table import ABOVE_RANGE, MIRROR, UFUNCS, direct_op
 
@@ -192,7 +192,7 @@ class _Plan:
     loop dtypes, the one primitive when there is one, the Python-int range
     check. ``op`` None means: take the general ``compute`` path."""
 
-    __slots__ = ("op", "dx", "dy", "out", "bounds", "cast")
+    __slots__ = ("op", "dx", "dy", "out", "bounds", "cast", "gufunc")
 
     def __init__(self, ufunc: np.ufunc, keys: tuple) -> None:
         loop = loop_dtypes(ufunc, keys)
@@ -208,6 +208,9 @@ class _Plan:
         weak_int = [i for i, k in enumerate(keys) if k is int and loop[i].kind in "iu"]
         self.bounds = INT_BOUNDS[loop[weak_int[0]]] if weak_int else None
         self.cast = _PY_CAST[dt.category(self.dx)]
+        # a two-input gufunc (matmul): its composite, for operands that are nodes
+        impl = UFUNCS[ufunc]
+        self.gufunc = impl.fn if impl.gufunc and len(keys) == 2 and ufunc.nout == 1 else None
 
 
 _EQUAL_RESULT = frozenset(Op) - frozenset({Op.EQ, Op.NE, Op.LT, Op.LE, Op.GT, Op.GE, Op.ABS})
@@ -222,16 +225,11 @@ def _plan(ufunc, keys: tuple) -> _Plan:
     return plan
 
 
-def _record(op: Op, x: Node, y: Node, out: np.dtype) -> Node:
-    """Node(op, (x, y)) without re-running the op's rule: the plan already
-    holds what the rule would check (equal shapes, the loop dtype numpy
-    accepts for this primitive, the result dtype)."""
-    RECORDED.recorded += 1
-    return Node(op, (x, y), (), x.shape, out)
-
-
 def _fast_binary(plan: _Plan, x, y) -> Node | None:
-    """The one-primitive path, or None when the general path is needed."""
+    """The one-primitive path, or None when the general path is needed. Its
+    node is made without re-running the op's rule: the plan already holds
+    what the rule would check (equal shapes, the loop dtype numpy accepts
+    for this primitive, the result dtype)."""
     op, dx = plan.op, plan.dx
     if type(x) is Node:
         if x.dtype is not dx and x.dtype != dx:
@@ -242,19 +240,22 @@ def _fast_binary(plan: _Plan, x, y) -> Node | None:
             if x.shape != y.shape:  # (the nodes _coerce would make: convert, then broadcast)
                 shape = broadcast_shapes(x.shape, y.shape)
                 x, y = broadcast_to(x, shape), broadcast_to(y, shape)
-            return _record(op, x, y, plan.out)
-        bounds = plan.bounds
-        if bounds is not None and not bounds[0] <= y <= bounds[1]:
-            return None
-        return _record(op, x, scalar(plan.cast(y), dx, x.shape), plan.out)
-    if type(y) is Node:
+        else:
+            bounds = plan.bounds
+            if bounds is not None and not bounds[0] <= y <= bounds[1]:
+                return None
+            y = scalar(plan.cast(y), dx, x.shape)
+    elif type(y) is Node:
         bounds = plan.bounds
         if bounds is not None and not bounds[0] <= x <= bounds[1]:
             return None
         if y.dtype is not dx and y.dtype != dx:
             y = make(_CONVERT, (y,), dx)
-        return _record(op, scalar(plan.cast(x), dx, y.shape), y, plan.out)
-    return None
+        x = scalar(plan.cast(x), dx, y.shape)
+    else:
+        return None
+    RECORDED.recorded += 1
+    return Node(op, (x, y), (), x.shape, plan.out)
 
 
 def binary(ufunc: np.ufunc, a, b):
@@ -262,12 +263,16 @@ def binary(ufunc: np.ufunc, a, b):
     if type(a) is ndarray:
         x = a._h.node
         kx = x.dtype
+    elif type(a) in WEAK_TYPES:  # (what lift gives: the Python scalar)
+        x, kx = a, type(a)
     else:
         x = lift(a)
         kx = x.dtype if type(x) is Node else type(x)
     if type(b) is ndarray:
         y = b._h.node
         ky = y.dtype
+    elif type(b) in WEAK_TYPES:
+        y, ky = b, type(b)
     else:
         y = lift(b)
         ky = y.dtype if type(y) is Node else type(y)
@@ -276,6 +281,8 @@ def binary(ufunc: np.ufunc, a, b):
         if ufunc is np.power and plan.dx.kind in "iu" and isinstance(b, (np.ndarray, list)):
             _check_int_power((x, y), (a, b))  # a host exponent array: numpy's check
         node = _fast_binary(plan, x, y) if plan.op is not None else None
+        if plan.gufunc is not None and type(x) is Node and type(y) is Node:
+            node = convert(plan.gufunc(convert(x, plan.dx), convert(y, plan.dy)), plan.out)
         if node is None:
             (node,) = compute(ufunc, (x, y))
     except CoreError as exc:
@@ -292,7 +299,8 @@ def binary(ufunc: np.ufunc, a, b):
 def unary(ufunc: np.ufunc, a):
     x = a._h.node if type(a) is ndarray else lift(a)
     try:
-        plan = _plan(ufunc, (x.dtype if type(x) is Node else type(x),))
+        kx = x.dtype if type(x) is Node else type(x)
+        plan = _PLANS.get((ufunc, kx)) or _plan(ufunc, (kx,))
         if plan.op is not None and type(x) is Node:
             dx = plan.dx
             if x.dtype is not dx and x.dtype != dx:
