@@ -77,6 +77,8 @@ def test_sort_complex_records_lazily(runtime, dtype):
     same(lnp.sort_complex(lnp.asarray(host[0, :0])), np.sort_complex(host[0, :0]))
 
 
+@pytest.mark.sweep("dtype", reason="inverted or not in one dtype, dtypes in "
+                   "turn (every dtype once); the product is slow")
 @pytest.mark.usefixtures('own_runtime')
 @pytest.mark.parametrize("dtype", [np.int64, np.float32, np.uint8, bool, np.complex64])
 @pytest.mark.parametrize("invert", [False, True])
