@@ -42,7 +42,9 @@ class BinaryRow:
     """``names``: the function's name per frontend (numpy's by default);
     ``dtypes``: the dtypes per frontend (the column's by default); ``floats``/
     ``ints``: the ranges operands are drawn from; ``specials``: NaN, inf,
-    -inf and 0 among the float operands of four elements or more; ``scalars``: the Python
+    -inf and 0 among the float operands of four elements or more;
+    ``positive_rhs``: the frontends whose divisors are drawn >= 1 (their
+    integer division by zero is an error or undefined, as tf_opdb had it); ``scalars``: the Python
     scalars per frontend; ``mixed``: whether mixed-dtype pairs are checked."""
 
     name: str
@@ -53,6 +55,7 @@ class BinaryRow:
     specials: bool = False
     scalars: dict = field(default_factory=dict)
     mixed: bool = True
+    positive_rhs: tuple = ()  # frontends whose right operands are drawn from [1, high)
 
     def name_in(self, frontend: str) -> str | None:
         return self.names.get(frontend, self.name)
@@ -80,6 +83,8 @@ ROWS = [
     _row("subtract", "sub", numpy_scalars=NUMPY_SCALARS),
     _row("multiply", "mul", numpy_scalars=NUMPY_SCALARS),
     _row("maximum", numpy_scalars=NUMPY_SCALARS, specials=True),
+    *(_row(name, torch, numpy_scalars=NUMPY_SCALARS, positive_rhs=("tnp", "torch"))
+      for name, torch in (("divide", "div"), ("floor_divide", None), ("remainder", None))),
     _row("minimum", specials=True),
     _row("arctan2", "atan2", numpy_scalars=NUMPY_SCALARS, other_scalars=(1.5,), **_MATH),
     _row("hypot", numpy_scalars=NUMPY_SCALARS, other_scalars=(1.5,), **_MATH),
@@ -108,15 +113,16 @@ def covered(frontend: str) -> set[str]:
     return {row.name_in(frontend) for row in ROWS if row.name_in(frontend)}
 
 
-def _draw(row: BinaryRow, dtype: str, shape: tuple, rng, special: bool = False) -> np.ndarray:
+def _draw(row: BinaryRow, dtype: str, shape: tuple, rng, special: bool = False,
+          positive: bool = False) -> np.ndarray:
     d = np.dtype(dtype)
     if d.kind == "b":
         return rng.random(shape) > 0.5
     if d.kind in "iu":
-        lo, hi = row.ints
+        lo, hi = (1, row.ints[1]) if positive else row.ints
         lo, hi = max(lo, np.iinfo(d).min, 0 if d.kind == "u" else lo), min(hi, np.iinfo(d).max)
         return rng.integers(lo, hi, shape).astype(d)
-    values = rng.uniform(*row.floats, shape)
+    values = rng.uniform(1.0 if positive else row.floats[0], row.floats[1], shape)
     if d.kind == "c":
         values = values + 1j * rng.uniform(*row.floats, shape)
     out = values.astype(d)
@@ -134,23 +140,26 @@ def cases(row: BinaryRow, frontend: str, dtype: str, rng):
     scalar on either side; ``MIXED_COLUMN``: the mixed-dtype pairs and
     Python scalars with float32/int32 arrays of the row's dtypes."""
     dtypes, scalars = row.dtypes_in(frontend), row.scalars_in(frontend)
+    positive = frontend in row.positive_rhs
     if dtype != MIXED_COLUMN:
         for a, b in PAIRS:
             yield f"{dtype}{a} {dtype}{b}", [_draw(row, dtype, a, rng, row.specials),
-                                             _draw(row, dtype, b, rng, row.specials)]
-        x = _draw(row, dtype, (3, 4), rng)
+                                             _draw(row, dtype, b, rng, row.specials, positive)]
+        x, divisor = _draw(row, dtype, (3, 4), rng), _draw(row, dtype, (3, 4), rng, False, positive)
         for s in scalars:
             yield f"{dtype} {s!r}", [x, s]
-            yield f"{s!r} {dtype}", [s, x]
+            yield f"{s!r} {dtype}", [s, divisor if positive else x]
         return
     for (sa, da), (sb, db) in MIXED if row.mixed else ():
-        yield f"{da}{sa} {db}{sb}", [_draw(row, da, sa, rng), _draw(row, db, sb, rng)]
+        yield f"{da}{sa} {db}{sb}", [_draw(row, da, sa, rng), _draw(row, db, sb, rng, False,
+                                                                     positive)]
     for d in ("float32", "int32"):
         if d in dtypes:
             for s in scalars:
                 yield f"{d}(3,) {s!r}", [_draw(row, d, (3,), rng), s]
     if scalars and "float32" in dtypes:
-        yield f"{scalars[0]!r} float32(3,)", [scalars[0], _draw(row, "float32", (3,), rng)]
+        yield f"{scalars[0]!r} float32(3,)", [scalars[0],
+                                              _draw(row, "float32", (3,), rng, False, positive)]
 
 
 def _function(row: BinaryRow, frontend: str, lazy: bool):

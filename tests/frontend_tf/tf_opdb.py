@@ -136,10 +136,10 @@ OPS["around"] = OPS["round"] = _samples(
     ((arr((5,), F32, -9, 9),), {}), ((arr((5,), F64, -9, 9),), {"decimals": 2}),
     ((arr((4,), I32, -99, 99),), {"decimals": -1}), ((np.array([0.5, 1.5, 2.5, -0.5]),), {}))
 
-# add, subtract, multiply, maximum, minimum, arctan2, hypot, logaddexp(2),
-# nextafter, heaviside, the comparisons and the logical and bitwise and/or/xor
-# are rows of tests/cross/test_binary_table.py
-for _name in ("true_divide", "divide", "floor_divide", "mod", "remainder", "divmod"):
+# add, subtract, multiply, divide, floor_divide, remainder, maximum, minimum,
+# arctan2, hypot, logaddexp(2), nextafter, heaviside, the comparisons and the
+# logical and bitwise and/or/xor are rows of tests/cross/test_binary_table.py
+for _name in ("true_divide", "mod", "divmod"):
     OPS[_name] = binary(positive_rhs=True)
 OPS["power"] = OPS["float_power"] = binary(0.5, 3.0, dtypes=FLOATS + ("int32",),
                                            scalars=(2, 0.5))
