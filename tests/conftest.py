@@ -6,7 +6,9 @@
 - tests marked ``slow`` run only with ``LAZYTENSOR_SLOW=1`` or ``-m slow``.
 - a parametrized test marked ``sweep(names..., reason=...)`` keeps one value
   of the named parameters per combination of the others in the default run;
-  the rest of its product is ``slow`` (``tests/sweeps.py``).
+  the rest of its product is ``slow`` (``tests/sweeps.py``). ``skips=fn``:
+  ``fn(**params)`` gives the reason the test skips those parameters (None
+  when it runs), so that a row never keeps a test that only skips.
 - the persistent compile cache (on by default, in the user's cache
   directory) is off in the suite and in the processes it starts, so that
   tests neither write into ``~/.cache`` nor load what an earlier run
@@ -27,18 +29,17 @@ import sys
 from pathlib import Path
 
 os.environ.setdefault("LAZYTENSOR_CACHE", "0")
-SLOW_RUN = os.environ.get("LAZYTENSOR_SLOW") == "1"
-if not SLOW_RUN and "xla_backend_optimization_level" not in os.environ.get("XLA_FLAGS", ""):
+SLOW = os.environ.get("LAZYTENSOR_SLOW") == "1"
+if not SLOW and "xla_backend_optimization_level" not in os.environ.get("XLA_FLAGS", ""):
     os.environ["XLA_FLAGS"] = (
         os.environ.get("XLA_FLAGS", "") + " --xla_backend_optimization_level=0").strip()
 
-import pytest
-from hypothesis import settings
+import pytest  # noqa: E402
+from hypothesis import settings  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
 from sweeps import kept_positions  # noqa: E402
 
-SLOW = os.environ.get("LAZYTENSOR_SLOW") == "1"
 # property tests: 5 programs each in make test, 15 in make test-slow (which
 # selects them too), 400 with --hypothesis-profile=thorough
 settings.register_profile("default", max_examples=5, deadline=None, derandomize=True)
@@ -72,8 +73,10 @@ def _thin_sweeps(items) -> None:
             continue
         if not marker.args or not marker.kwargs.get("reason"):
             raise pytest.UsageError(f"{item.nodeid}: sweep needs parameter names and a reason")
-        if "slow" not in item.keywords:  # (a value marked slow stays slow)
-            groups.setdefault(item.nodeid.split("[")[0], (marker, []))[1].append(item)
+        skips = marker.kwargs.get("skips")  # (params -> why the test skips them, or None)
+        if "slow" in item.keywords or (skips and skips(**item.callspec.params)):
+            continue  # a value marked slow stays slow; a skipped one is never the one kept
+        groups.setdefault(item.nodeid.split("[")[0], (marker, []))[1].append(item)
     for marker, group in groups.values():
         thinned = marker.args
         params = [item.callspec.params for item in group]
