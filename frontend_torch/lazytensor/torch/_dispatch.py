@@ -48,11 +48,22 @@ RESOLVED: dict[OpOverload, Impl] = {}
 HOW: dict[OpOverload, str] = {}  # overload -> which resolver served it (for reports)
 
 
+# id(overload) -> (overload, implementation): the hot lookup (an OpOverload
+# hashes in Python); the overload is kept and compared, so a reused id never
+# answers for another overload. Bounded by the overloads resolved.
+_BY_ID: dict[int, tuple] = {}
+
+
 def dispatch(func: OpOverload, args: tuple, kwargs: dict | None):
     """Run one ATen call on lazy tensors (the body of ``__torch_dispatch__``)."""
-    impl = RESOLVED.get(func)
-    if impl is None:
-        impl = resolve(func)
+    found = _BY_ID.get(id(func))
+    if found is not None and found[0] is func:
+        impl = found[1]
+    else:
+        impl = RESOLVED.get(func)
+        if impl is None:
+            impl = resolve(func)
+        _BY_ID[id(func)] = (func, impl)
     try:
         return impl(*args, **kwargs) if kwargs else impl(*args)
     except CoreError as exc:
@@ -60,7 +71,14 @@ def dispatch(func: OpOverload, args: tuple, kwargs: dict | None):
 
 
 def _torch_dispatch(cls, func, types, args=(), kwargs=None):
-    return dispatch(func, args, kwargs)
+    """``__torch_dispatch__``: ``dispatch``, inlined (it runs for every ATen call)."""
+    found = _BY_ID.get(id(func))
+    if found is None or found[0] is not func:
+        return dispatch(func, args, kwargs)
+    try:
+        return found[1](*args, **kwargs) if kwargs else found[1](*args)
+    except CoreError as exc:
+        raise _torch_error(func, exc) from None
 
 
 def _torch_error(func: OpOverload, exc: CoreError) -> Exception:

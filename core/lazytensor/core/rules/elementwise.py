@@ -3,6 +3,8 @@ operands share shape and dtype; frontends insert convert/broadcast nodes)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from lazytensor.core import dtypes as dt
 from lazytensor.core.ops import BINARY_ARITH, BITWISE, COMPARE, UNARY_SAME, Op
 from lazytensor.core.registry import OPDEFS, DTypeError, register
@@ -10,7 +12,7 @@ from lazytensor.core.rules.common import check_dtype, same_dtypes, same_shapes
 
 
 def _numeric(d):
-    return not dt.is_bool(d)
+    return d.kind != "b"  # not bool (inlined: the commonest check of recorded ops)
 
 
 def _integral(d):
@@ -40,14 +42,37 @@ UNARY_ACCEPTS = {
 }
 
 
-def unary(op: Op, accepts, result=lambda d: d) -> None:
-    """Register a unary elementwise op: same shape, ``result(dtype)``."""
+_SEEN_LIMIT = 64  # dtypes remembered per op (the core has 15; a bound all the same)
+
+
+def _result_dtypes(op: Op, accepts, result) -> Callable:
+    """``op``'s result dtype of an operand dtype, remembered per dtype (a
+    finite set); a dtype the op does not accept raises, and is not remembered.
+    (A dict lookup: the category predicates cost more, and these rules run
+    for most recorded ops.)"""
     allowed, what = accepts
+    seen: dict = {}
+
+    def result_dtype(dtype):
+        out = seen.get(dtype)
+        if out is None:
+            check_dtype(op, dtype, allowed, what)
+            out = dtype if result is None else result(dtype)
+            if len(seen) >= _SEEN_LIMIT:
+                seen.clear()
+            seen[dtype] = out
+        return out
+
+    return result_dtype
+
+
+def unary(op: Op, accepts, result=None) -> None:
+    """Register a unary elementwise op: same shape, ``result(dtype)``."""
+    result_dtype = _result_dtypes(op, accepts, result)
 
     def rule(operands, attrs):
         (x,) = operands
-        check_dtype(op, x.dtype, allowed, what)
-        return x.shape, result(x.dtype)
+        return x.shape, result_dtype(x.dtype)
 
     register(op, 1, (), rule)
 
@@ -55,18 +80,16 @@ def unary(op: Op, accepts, result=lambda d: d) -> None:
 def binary(op: Op, accepts, result=None) -> None:
     """Register a strict binary elementwise op: equal shapes and dtypes.
     (Inlined checks: this rule runs for most recorded ops.)"""
-    allowed, what = accepts
+    result_dtype = _result_dtypes(op, accepts, result)
 
     def rule(operands, attrs):
         x, y = operands
         dtype = x.dtype
         if x.shape != y.shape:
             same_shapes(op, operands)
-        if y.dtype != dtype:
+        if y.dtype is not dtype and y.dtype != dtype:
             same_dtypes(op, operands)
-        if not allowed(dtype):
-            check_dtype(op, dtype, allowed, what)
-        return x.shape, dtype if result is None else result(dtype)
+        return x.shape, result_dtype(dtype)
 
     register(op, 2, (), rule)
 

@@ -122,6 +122,18 @@ def fast_operands(*xs, float_only: bool = False) -> tuple[Node, ...] | None:
     rank = _FAST_RANK.get(n0.dtype)
     if rank is None or (float_only and rank < 2):
         return None
+    if len(xs) == 2:  # (unrolled: the commonest case, a binary op)
+        x = xs[1]
+        hx = getattr(x, "_h", None)
+        if hx is not None:
+            nx = hx.node
+            if nx.shape != n0.shape or nx.dtype is not n0.dtype or not x.is_contiguous():
+                return None
+            return n0, nx
+        srank = _SCALAR_RANK.get(type(x))
+        if srank is None or srank > rank:
+            return None
+        return n0, scalar(_CAST[rank](x), n0.dtype, n0.shape)
     nodes = [n0]
     for x in xs[1:]:
         hx = getattr(x, "_h", None)

@@ -202,9 +202,18 @@ def _scaled(y: Node, alpha) -> Node:
     return make(Op.MUL, (y, as_node(alpha, y.dtype, y.shape)))
 
 
+def _is_bool_operand(x) -> bool:
+    h = getattr(x, "_h", None)
+    if h is not None:  # (a lazy tensor: its dtype at once)
+        return h.node.dtype.kind == "b"
+    if type(x) is float or type(x) is int:
+        return False
+    k = key_of(x)
+    return k is bool or isinstance(k, tuple) and k[0] == dt.bool_
+
+
 def _sub(a, b, alpha=1):
-    bools = [k is bool or isinstance(k, tuple) and k[0] == dt.bool_
-             for k in (key_of(a), key_of(b))]
+    bools = [_is_bool_operand(a), _is_bool_operand(b)]
     if all(bools):
         raise RuntimeError(
             "Subtraction, the `-` operator, with two bool tensors is not supported. "
@@ -351,14 +360,17 @@ def _binary(fn, kind, op=None):
     divides = op in INTEGER_DIVISIONS  # decided once, not per call
 
     def impl(a, b):
-        if op is not None:
-            _probe(op, a, b, integer_only=integer_only)
-        if divides:
-            _integer_division_by_zero(a, b)
-        if kind is not P.NO_OPMATH:
-            fast = fast_operands(a, b, float_only=float_only)
-            if fast is not None:
-                return wrap(fn(*fast))
+        fast = None if kind is P.NO_OPMATH else fast_operands(a, b, float_only=float_only)
+        # real floating operands (fast_operands' float32/float64 tensors with
+        # real scalars) are what every probed kernel takes and never divide
+        # by an integer zero: the checks are skipped
+        if fast is None or integer_only or fast[0].dtype.kind != "f":
+            if op is not None:
+                _probe(op, a, b, integer_only=integer_only)
+            if divides:
+                _integer_division_by_zero(a, b)
+        if fast is not None:
+            return wrap(fn(*fast))
         return elementwise(fn, kind, a, b)
 
     return impl
@@ -391,14 +403,19 @@ def _where(cond, a, b):
 def _clamp(x, min=None, max=None):  # noqa: A002  (ATen's argument names)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    _probe(torch.clamp, x, min=min, max=max)
+    bounds = [v for v in (min, max) if v is not None]
+    fast = fast_operands(x, *bounds)
+    if fast is None or fast[0].dtype.kind != "f":  # (real floating operands: no probe needed)
+        _probe(torch.clamp, x, min=min, max=max)
 
     def fn(n: Node, *bounds: Node) -> Node:
         it = iter(bounds)
         return pw.clamp(n, next(it) if min is not None else None,
                         next(it) if max is not None else None)
 
-    return elementwise(fn, P.DEFAULT, x, *[v for v in (min, max) if v is not None])
+    if fast is not None:
+        return wrap(fn(*fast))
+    return elementwise(fn, P.DEFAULT, x, *bounds)
 
 
 def _lerp(start, end, weight):

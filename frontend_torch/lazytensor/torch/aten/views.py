@@ -123,8 +123,18 @@ def _view_as_complex(x):
 
 
 # ---------------------------------------------------------- permutations
-def _permute(x, dims):
-    n = x.dim()
+_PERMUTATIONS: dict = {}  # (dims, rank) -> (permutation, inverse); bounded below
+_PERMUTATIONS_LIMIT = 4096
+
+
+def _permutation(dims, n: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """``dims`` of a rank-``n`` tensor as a permutation and its inverse
+    (remembered: a training step transposes the same few ways each step;
+    torch's errors are raised again, never remembered)."""
+    key = (tuple(dims), n)
+    found = _PERMUTATIONS.get(key)
+    if found is not None:
+        return found
     if len(dims) != n:  # torch's wording, "sparse_coo" included
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
                            f"not match the length of the desired ordering of dimensions i.e. "
@@ -132,7 +142,15 @@ def _permute(x, dims):
     perm = tuple(dim(d, n) for d in dims)
     if len(set(perm)) != n:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    inverse = cs.inverse_permutation(perm)
+    if len(_PERMUTATIONS) >= _PERMUTATIONS_LIMIT:
+        _PERMUTATIONS.clear()
+    found = _PERMUTATIONS[key] = (perm, cs.inverse_permutation(perm))
+    return found
+
+
+def _permute(x, dims):
+    n = x.dim()
+    perm, inverse = _permutation(dims, n)
     stride = x.stride()
     if perm == tuple(range(n)):  # the identity records nothing, as numpy's transpose
         return wrap_view(x, _same, _second, stride, x.storage_offset())
