@@ -14,14 +14,6 @@
   tests neither write into ``~/.cache`` nor load what an earlier run
   compiled; tests/core/test_persistent_cache.py turns it on in a temporary
   directory.
-- XLA compiles at backend optimization level 0 in the default run (and in
-  the processes it starts): most of the suite's time is XLA compiling small
-  graphs once, and LLVM's optimizations account for about a quarter of it
-  (tests/frontend_numpy/test_np_reductions.py: 22.9 s CPU at XLA's default
-  level, 17.3 s at 0). What the suite checks -- our graphs, lowering and
-  semantics -- does not depend on it: XLA's CPU backend keeps fast-math off
-  at every level, so LLVM may not reassociate floating-point arithmetic. The slow
-  run (``make test-slow``), the benchmarks and the demo keep XLA's default.
 """
 
 import os
@@ -30,9 +22,6 @@ from pathlib import Path
 
 os.environ.setdefault("LAZYTENSOR_CACHE", "0")
 SLOW = os.environ.get("LAZYTENSOR_SLOW") == "1"
-if not SLOW and "xla_backend_optimization_level" not in os.environ.get("XLA_FLAGS", ""):
-    os.environ["XLA_FLAGS"] = (
-        os.environ.get("XLA_FLAGS", "") + " --xla_backend_optimization_level=0").strip()
 
 import pytest  # noqa: E402
 from hypothesis import settings  # noqa: E402
