@@ -151,6 +151,25 @@ def test_a_node_computed_before_stands_for_its_value_and_is_not_cached(rt):
     assert rt.metrics.counters.get("plans_cached", 0) == 0
 
 
+def test_a_held_operation_over_a_computed_node_keeps_its_inputs(rt):
+    """An operation held outside the graph whose operand an earlier graph
+    computed (its leaf stands in for it): the walk for the held operation's
+    inputs passes the stand-in (a KeyError in donation once; numpy's ridge
+    regression with lstsq over a concatenation met it)."""
+    x = _ones(rt)
+    y = Handle(make(Op.NEG, (x.node,)))
+    computed = y.node
+    y.numpy()  # from now on y's leaf stands for ``computed``
+    leaf = rt.from_host(np.full(4, 3.0, np.float32)).node  # donatable, the output's shape
+    inner = make(Op.ADD, (computed, leaf))  # held outside the graph
+    out = Handle(make(Op.EXP, (inner,)))
+    del leaf
+    rt.sync()
+    np.testing.assert_allclose(out.numpy(), np.full(4, np.exp(2.0), np.float32), rtol=1e-6)
+    np.testing.assert_allclose(_value(make(Op.SIN, (inner,))), np.full(4, np.sin(2.0)),
+                               rtol=1e-6)
+
+
 def test_the_cache_holds_no_node_or_buffer(rt):
     import gc
     import weakref

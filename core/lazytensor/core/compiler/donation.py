@@ -89,7 +89,9 @@ def _kept_leaves(order: list[Node], uses: list, root_pos: tuple, limits: list | 
                 kept.add(i)
         elif limits[i] != _NEVER and (below[i] or refs[i] > limits[i]):
             for operand in node.operands:
-                below[index[operand]] = True
+                j = index.get(operand)
+                if j is not None:  # (else a computed node: its leaf, never donated, stands in)
+                    below[j] = True
     return kept
 
 
