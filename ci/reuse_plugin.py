@@ -86,13 +86,11 @@ def _counting(name: str, rule):
 
 def install_op_counter() -> None:
     """Wrap every registered op's rule (idempotent per op)."""
-    from dataclasses import replace
-
     from lazytensor.core import registry
 
     for op, opdef in list(registry.OPDEFS.items()):
         if getattr(opdef.rule, "__name__", "") != "rule_and_count":
-            registry.OPDEFS[op] = replace(opdef, rule=_counting(op.name, opdef.rule))
+            registry.replace_rule(op, _counting(op.name, opdef.rule))
 
 
 def _folder(nodeid: str) -> str:

@@ -55,6 +55,14 @@ def register(op: Op, arity: int | None, attr_names: tuple[str, ...], rule: Rule)
     return opdef
 
 
+def replace_rule(op: Op, rule: Rule) -> None:
+    """Give a registered op another rule (a tool wrapping every rule, such as
+    ci/reuse_plugin.py's op counter): both tables ``make`` and readers use."""
+    opdef = OPDEFS[op]
+    OPDEFS[op] = OpDef(op, opdef.arity, opdef.attr_names, rule)
+    _MAKE[op] = (opdef.arity, len(opdef.attr_names), rule)
+
+
 class _Counter(threading.local):
     """Counts recorded ops, per thread: the runtime cuts a thread's graph
     once that thread recorded enough (``lazytensor.core.threads``)."""
