@@ -133,6 +133,16 @@ def test_ctrl_c_during_an_execution_is_raised_once_the_values_are_there(monkeypa
         signal.raise_signal(signal.SIGINT)  # Ctrl-C as the call returns
         return outputs
 
+    # Python's own Ctrl-C handler, as an interactive run has it (a process
+    # started in the background by a shell without job control ignores SIGINT)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        _interrupted_sync_keeps_the_values(monkeypatch, interrupted)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _interrupted_sync_keeps_the_values(monkeypatch, interrupted):
     with use_runtime() as rt:
         program = Program(rt)
         with monkeypatch.context() as patch:
