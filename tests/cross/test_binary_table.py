@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pytest
-from frontends import ALL, available
-from test_elementwise_table import COLUMNS, run_cases
+from frontends import available
+from test_elementwise_table import COLUMNS, function, run_cases
 
 PAIRS = (((3, 4), (3, 4)), ((2, 3), (3,)), ((3, 1), (4,)), ((2, 1, 4), (3, 1)), ((), (3,)))
 MIXED = ((((2, 1), "float32"), ((1, 3), "float64")), (((4,), "int32"), ((4,), "float32")),
@@ -162,22 +162,11 @@ def cases(row: BinaryRow, frontend: str, dtype: str, rng):
                                               _draw(row, "float32", (3,), rng, False, positive)]
 
 
-def _function(row: BinaryRow, frontend: str, lazy: bool):
-    name = row.name_in(frontend)
-    if frontend == "torch":
-        import torch
-
-        return getattr(torch, name)
-    if frontend == "numpy":  # numpy's own ufunc: it dispatches to lazytensor.numpy
-        return getattr(np, name)
-    return getattr(ALL[frontend].namespace(lazy)["tnp"], name)
-
-
 def check(row: BinaryRow, frontend: str, dtype: str) -> None:
     rng = np.random.default_rng(len(row.name))
     run_cases(frontend, [(f"{row.name} {frontend} {label}", operands)
                          for label, operands in cases(row, frontend, dtype, rng)],
-              lambda lazy: _function(row, frontend, lazy))
+              lambda lazy: function(row, frontend, lazy))
 
 
 @pytest.mark.sweep("dtype", reason="every row and frontend in one of its dtypes or its "

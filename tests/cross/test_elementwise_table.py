@@ -114,7 +114,8 @@ def tolerance(result: np.dtype, inputs: np.dtype) -> tuple[float, float]:
     return table[min(sizes)] if sizes else (0.0, 0.0)
 
 
-def _function(row: Row, frontend: str, lazy: bool):
+def function(row, frontend: str, lazy: bool):
+    """The row's function in ``frontend`` (the binary table's rows too)."""
     name = row.name_in(frontend)
     if frontend == "torch":
         import torch
@@ -185,7 +186,7 @@ def check_cell(row: Row, frontend: str, dtypes=None) -> None:
     cases = [(f"{row.name} {frontend} {dtype}{shape}", [sample(row, dtype, shape, rng)])
              for dtype in dtypes or row.dtypes.get(frontend, COLUMNS[frontend])
              for shape in SHAPES]
-    run_cases(frontend, cases, lambda lazy: _function(row, frontend, lazy))
+    run_cases(frontend, cases, lambda lazy: function(row, frontend, lazy))
 
 
 @pytest.mark.sweep("dtype", reason="every row and frontend in one of its dtypes (in turn, "
