@@ -11,7 +11,7 @@
   when it runs), so that a row never keeps a test that only skips.
 - each xdist worker runs on a core of its own (``_pin_xdist_worker``): two
   workers on two cores otherwise contend with each other's XLA compile
-  and Eigen threads (measured: 11:41 unpinned, 10:56 pinned, one run each).
+  and Eigen threads (full runs: 11:41 unpinned; 10:56 and 11:12 pinned).
 - the persistent compile cache (on by default, in the user's cache
   directory) is off in the suite and in the processes it starts, so that
   tests neither write into ``~/.cache`` nor load what an earlier run
