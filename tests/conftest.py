@@ -9,9 +9,10 @@
   the rest of its product is ``slow`` (``tests/sweeps.py``). ``skips=fn``:
   ``fn(**params)`` gives the reason the test skips those parameters (None
   when it runs), so that a row never keeps a test that only skips.
-- each xdist worker runs on a core of its own (``_pin_xdist_worker``): two
-  workers on two cores otherwise contend with each other's XLA compile
-  and Eigen threads (full runs: 11:41 unpinned; 10:56 and 11:12 pinned).
+- on a machine with as many cores as xdist workers, each worker runs on a
+  core of its own (``_pin_xdist_worker``): two workers on two cores
+  otherwise contend with each other's XLA compile and Eigen threads (full
+  runs: 11:41 unpinned; 10:56 and 11:12 pinned).
 - the persistent compile cache (on by default, in the user's cache
   directory) is off in the suite and in the processes it starts, so that
   tests neither write into ``~/.cache`` nor load what an earlier run
@@ -29,14 +30,16 @@ SLOW = os.environ.get("LAZYTENSOR_SLOW") == "1"
 
 def _pin_xdist_worker() -> None:
     """Each xdist worker on a core of its own (gw0 on the first allowed
-    core, gw1 on the next...), set before torch, jax or TensorFlow start
-    their thread pools, which size themselves by the process's affinity."""
+    core, gw1 on the next...) where there are no more cores than workers,
+    set before torch, jax or TensorFlow start their thread pools, which
+    size themselves by the process's affinity. On a larger machine the
+    workers keep every core: XLA compiles on several threads."""
     worker = os.environ.get("PYTEST_XDIST_WORKER", "")
     count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0") or 0)
     if not worker.startswith("gw") or not hasattr(os, "sched_setaffinity"):
         return
     cpus = sorted(os.sched_getaffinity(0))
-    if count < 2 or len(cpus) < count:
+    if count < 2 or len(cpus) != count:
         return
     os.sched_setaffinity(0, {cpus[int(worker[2:]) % len(cpus)]})
 
