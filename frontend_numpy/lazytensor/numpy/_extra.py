@@ -28,7 +28,7 @@ from lazytensor.core.composite.sorting import sort as csort
 from lazytensor.core.ir import Node
 from lazytensor.core.ops import Op
 from lazytensor.core.registry import make
-from lazytensor.numpy import _shape, _ufuncs
+from lazytensor.numpy import _shape, _ufunc_methods, _ufuncs
 from lazytensor.numpy._base import lift, ndarray, node_of, wrap
 from lazytensor.numpy._dispatch import NUMPY_DIRS, eager, implements, to_host
 
@@ -114,7 +114,7 @@ def choose(a, choices, out=None, mode="raise"):
         if ((host < 0) | (host >= len(nodes))).any():
             raise ValueError("invalid entry in choice array")
     node = ctake.choose(idx, [ew.convert(c, dtype) for c in nodes], mode)
-    return _ufuncs._finish(np.add, node, out)
+    return _ufunc_methods.finish_unsafe(np.add, node, out)
 
 
 # ---------------------------------------------------------- small functions

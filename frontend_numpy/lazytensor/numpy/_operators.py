@@ -8,7 +8,7 @@ from __future__ import annotations
 from lazytensor.core.composite.elementwise.apply import full
 from lazytensor.core.composite.elementwise.ufuncs import COMPARISONS as CORE_COMPARISONS
 from lazytensor.core.composite.elementwise.ufuncs import OPERATORS
-from lazytensor.numpy import _dispatch, _ufuncs
+from lazytensor.numpy import _dispatch, _ufunc_methods, _ufuncs
 from lazytensor.numpy._base import WEAK_TYPES, _is_explicit, ndarray, wrap
 from lazytensor.numpy._dispatch import host_subclass
 from lazytensor.numpy._errors import UnsupportedDtype, call_guarded
@@ -144,7 +144,7 @@ def array_ufunc(self, ufunc, method, *inputs, **kwargs):
             return _eager_ufunc(ufunc, method, inputs, kwargs)
     if any(host_subclass(x) for x in inputs) and not _dispatch.has_lazy(kwargs.get("out")):
         return getattr(ufunc, method)(*_dispatch.to_host(inputs), **kwargs)
-    if not _ufuncs.has_method(ufunc, method):
+    if not _ufunc_methods.has_method(ufunc, method):
         return _eager_ufunc(ufunc, method, inputs, kwargs)
     try:  # (a copy: the lazy path pops the keywords it reads)
         return _lazy_ufunc(ufunc, method, inputs, dict(kwargs))
@@ -165,7 +165,7 @@ def _lazy_ufunc(ufunc, method, inputs, kwargs):
             if len(inputs) == 1:
                 return _UNARY(ufunc, inputs[0])
         return _CALL(ufunc, inputs, kwargs)
-    return call_guarded(_ufuncs.METHODS[method], ufunc, *inputs, **kwargs)
+    return call_guarded(_ufunc_methods.METHODS[method], ufunc, *inputs, **kwargs)
 
 
 def array_namespace(self, /, *, api_version=None):

@@ -25,7 +25,8 @@ from lazytensor.numpy import _masked_writes
 from lazytensor.numpy._base import lift, ndarray, node_of, wrap
 from lazytensor.numpy._creation import as_dtype
 from lazytensor.numpy._dispatch import NUMPY_DIRS, implements
-from lazytensor.numpy._ufuncs import finish, reduce, scalar_axis, scan
+from lazytensor.numpy._ufunc_methods import reduce, scalar_axis, scan
+from lazytensor.numpy._ufuncs import finish
 
 import numpy as np
 
