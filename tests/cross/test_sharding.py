@@ -16,8 +16,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-# one xdist worker runs the whole module (make test: --dist loadgroup):
-# its module fixture runs the sharding programs in one subprocess
+# meant to keep the module on one xdist worker (--dist loadgroup); pytest-xdist
+# 3.8 under pytest 9 ignores the group, so the fixture below shares one run of
+# the sharding programs between workers through a file lock
 pytestmark = pytest.mark.xdist_group("test_sharding")
 
 

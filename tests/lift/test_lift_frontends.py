@@ -8,8 +8,10 @@ import pytest
 from lazytensor.core.ops import LEAVES
 from lazytensor.lift import lift
 
-# one xdist worker runs the whole module (make test: --dist loadgroup):
-# its module fixture lifts five programs
+# meant to keep the module on one xdist worker (--dist loadgroup), so that its
+# module fixture lifts the five programs once; pytest-xdist 3.8 under pytest 9
+# ignores the group (it renames item._nodeid, no longer item.nodeid), so each
+# worker that gets tests of this module lifts them (a few seconds)
 pytestmark = pytest.mark.xdist_group("test_lift_frontends")
 
 

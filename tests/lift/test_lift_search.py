@@ -6,8 +6,10 @@ import numpy as np
 import pytest
 from lazytensor.lift import LiftError, lift
 
-# one xdist worker runs the whole module (make test: --dist loadgroup):
-# its module fixture lifts every program
+# meant to keep the module on one xdist worker (--dist loadgroup), so that its
+# module fixture lifts every program once; pytest-xdist 3.8 under pytest 9
+# ignores the group (it renames item._nodeid, no longer item.nodeid), so each
+# worker that gets tests of this module lifts them (a few seconds)
 pytestmark = pytest.mark.xdist_group("test_lift_search")
 
 
