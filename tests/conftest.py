@@ -30,8 +30,8 @@ SLOW = os.environ.get("LAZYTENSOR_SLOW") == "1"
 
 def _pin_xdist_worker() -> None:
     """Each xdist worker on a core of its own (gw0 on the first allowed
-    core, gw1 on the next...) where there are no more cores than workers,
-    set before torch, jax or TensorFlow start their thread pools, which
+    core, gw1 on the next...) where the machine has exactly as many cores
+    as workers, set before torch, jax or TensorFlow start their thread pools, which
     size themselves by the process's affinity. On a larger machine the
     workers keep every core: XLA compiles on several threads."""
     worker = os.environ.get("PYTEST_XDIST_WORKER", "")

@@ -24,11 +24,10 @@ SUBSET = [
 def test_op_fully_lowered(name):
     """Each op on its own (a test per op, so that xdist spreads them): the op
     and the variants its name brings, every sample correct, none fell back."""
-    ops, totals = torch_opinfo.run([name], verbose=False, max_samples=12)
+    ops, _ = torch_opinfo.run([name], verbose=False, max_samples=12)
     by_name = {r.name: r for r in ops}
     assert name in by_name, sorted(by_name)
     for result in ops:
         assert result.samples > 0, result.name
         assert result.correct == result.samples, (result.name, result.failures)
         assert not result.fallback_ops, (result.name, result.fallback_ops)
-    assert totals.sample_rate == 1.0 and totals.lowered_rate == 1.0
