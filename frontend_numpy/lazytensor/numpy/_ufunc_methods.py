@@ -13,7 +13,6 @@ from lazytensor.core.composite.elementwise import predicates
 from lazytensor.core.composite.elementwise.apply import as_node, convert
 from lazytensor.core.composite.indexing import subscript as ci
 from lazytensor.core.composite.reduce import folds
-from lazytensor.core.composite.reduce import folds as cfolds
 from lazytensor.core.composite.reduce.axes import normalize_axes, normalize_axis
 from lazytensor.core.composite.reduce.numerics import reduce_runs
 from lazytensor.core.composite.reduce.reduction import reduce_where
@@ -53,7 +52,7 @@ def reduce(ufunc, a, axis=0, dtype=None, out=None, keepdims=False, initial=_NO_V
     found = _masked_writes.whole(a, axis, keepdims) if where is True else None
     kind, loop, x = _reduction_operand(ufunc, _strong(a) if found is None else found[0], dtype)
     if found is not None and kind in _IDENTITIES:  # x[m].sum(): no data-dependent shape
-        x, axis = masked.select(found[1], x, cfolds.identity_of(x.dtype, kind)), found[2]
+        x, axis = masked.select(found[1], x, folds.identity_of(x.dtype, kind)), found[2]
     elif found is not None:
         kind, loop, x = _reduction_operand(ufunc, _strong(a), dtype)
     axis = scalar_axis(x, axis)
